@@ -1,0 +1,258 @@
+"""The database registry: dbs.yaml, loaded once, looked up by db_id.
+
+Locations follow "flag > environment > file > default": the config file from the caller's flag,
+then ``NL2SQL_CONFIG``, then ``./dbs.yaml``; data dir and workspace likewise (see
+ARCHITECTURE.md, "Environment"). With no dbs.yaml at all the bundled ``bookstore`` SQLite sample
+is still registered.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Iterator
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from nl2sql.errors import ConfigError, UnknownDatabaseError
+
+ENV_CONFIG = "NL2SQL_CONFIG"
+ENV_DATA_DIR = "NL2SQL_DATA_DIR"
+ENV_WORKSPACE = "NL2SQL_WORKSPACE"
+ENV_MODEL = "NL2SQL_MODEL"
+
+SAMPLE_DB_ID = "bookstore"
+SAMPLE_DESCRIPTION = "Bundled sample: a small bookstore (authors, books, customers, orders)."
+
+
+class DatabaseType(StrEnum):
+    SQLITE = "sqlite"
+    POSTGRES = "postgres"
+
+
+class DbConnectionConfig(BaseModel):
+    """One entry under ``databases:`` in dbs.yaml."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+
+    db_id: str
+    type: DatabaseType
+    description: str | None = None
+    # sqlite
+    path: Path | None = None
+    # postgres
+    host: str = "localhost"
+    port: int = 5432
+    dbname: str | None = None
+    user: str | None = None
+    # Plain text, ``ENC:<fernet token>`` or absent; decrypted only when a connection is made.
+    password: str | None = Field(default=None, repr=False)
+    schema_name: str | None = Field(default=None, alias="schema")
+    sslmode: str | None = None
+    # runtime bounds
+    query_timeout_seconds: float = Field(default=30.0, gt=0)
+    max_rows: int = Field(default=1_000_000, gt=0)
+    # True for the bundled sample, which is built from its SQL script when the file is missing.
+    is_bundled_sample: bool = Field(default=False, exclude=True)
+
+    @model_validator(mode="after")
+    def _check_backend_fields(self) -> DbConnectionConfig:
+        match self.type:
+            case DatabaseType.SQLITE:
+                if self.path is None:
+                    raise ValueError("field 'path' is required for type sqlite")
+            case DatabaseType.POSTGRES:
+                if not self.dbname:
+                    raise ValueError("field 'dbname' is required for type postgres")
+        return self
+
+    @property
+    def effective_schema(self) -> str | None:
+        """The schema to inspect and query: the configured one, ``public`` on Postgres."""
+        if self.type is DatabaseType.POSTGRES:
+            return self.schema_name or "public"
+        return self.schema_name
+
+    def resolve_password(self) -> str | None:
+        """The password in plain text, decrypting an ``ENC:`` value with the secrets key."""
+        if self.password is None:
+            return None
+        from nl2sql import secrets  # lazy: only connections with a password pay for cryptography
+
+        return secrets.reveal(self.password, db_id=self.db_id)
+
+
+def sample_database_path(data_dir: Path) -> Path:
+    return data_dir / "bookstore" / "bookstore.db"
+
+
+class DbConnectionConfigs:
+    """The registry of configured databases plus the resolved data dir, workspace and model."""
+
+    def __init__(self, databases: dict[str, DbConnectionConfig], *, config_path: Path | None,
+                 data_dir: Path, workspace: Path, model: str | None = None) -> None:
+        self.databases = databases
+        self.config_path = config_path
+        self.data_dir = data_dir
+        self.workspace = workspace
+        self.model = model
+
+    # -- lookup ---------------------------------------------------------------------------
+    def get(self, db_id: str) -> DbConnectionConfig:
+        try:
+            return self.databases[db_id]
+        except KeyError:
+            raise UnknownDatabaseError(self._unknown_message(db_id), db_id=db_id) from None
+
+    def _unknown_message(self, db_id: str) -> str:
+        known = ", ".join(sorted(self.databases)) or "none"
+        close = difflib.get_close_matches(db_id, list(self.databases), n=1, cutoff=0.6)
+        hint = f"Did you mean '{close[0]}'? " if close else ""
+        where = f" in {self.config_path}" if self.config_path else ""
+        return (f"Unknown database '{db_id}'{where}. {hint}"
+                f"Known databases: {known}.")
+
+    def ids(self) -> list[str]:
+        return list(self.databases)
+
+    def __iter__(self) -> Iterator[DbConnectionConfig]:
+        return iter(self.databases.values())
+
+    def __len__(self) -> int:
+        return len(self.databases)
+
+    def __contains__(self, db_id: object) -> bool:
+        return db_id in self.databases
+
+    # -- loading --------------------------------------------------------------------------
+    @classmethod
+    def load(cls, config_path: str | Path | None = None, *, data_dir: str | Path | None = None,
+             workspace: str | Path | None = None, model: str | None = None) -> DbConnectionConfigs:
+        """Load the registry. Arguments are the command-line flags (None when not given)."""
+        explicit = config_path or os.environ.get(ENV_CONFIG)
+        path = Path(explicit).expanduser() if explicit else Path("dbs.yaml")
+        if explicit and not path.is_file():
+            raise ConfigError(f"Config file {path} does not exist; create it from "
+                              f"dbs.yaml.example or unset {ENV_CONFIG}.")
+        document: dict[str, Any] = {}
+        node: yaml.Node | None = None
+        if path.is_file():
+            document, node = _read_yaml(path)
+        path = path.resolve() if path.is_file() else None  # type: ignore[assignment]
+        base = path.parent if path else Path.cwd()
+
+        # Flags and environment are relative to the current folder, file values to the file.
+        resolved_data_dir = _first_path(data_dir, os.environ.get(ENV_DATA_DIR),
+                                        document.get("data_dir"), base=base,
+                                        default=base / "data")
+        resolved_workspace = _first_path(workspace, os.environ.get(ENV_WORKSPACE),
+                                         document.get("workspace"), base=base,
+                                         default=Path.cwd() / "workspace")
+        resolved_model = model or os.environ.get(ENV_MODEL) or document.get("model") or None
+
+        databases = _parse_databases(document, node, path, base)
+        sample_path = sample_database_path(resolved_data_dir)
+        if SAMPLE_DB_ID not in databases:
+            databases[SAMPLE_DB_ID] = DbConnectionConfig(
+                db_id=SAMPLE_DB_ID, type=DatabaseType.SQLITE, path=sample_path,
+                description=SAMPLE_DESCRIPTION, is_bundled_sample=True)
+        else:
+            entry = databases[SAMPLE_DB_ID]
+            if entry.type is DatabaseType.SQLITE and entry.path == sample_path:
+                databases[SAMPLE_DB_ID] = entry.model_copy(update={"is_bundled_sample": True})
+        return cls(databases, config_path=path, data_dir=resolved_data_dir,
+                   workspace=resolved_workspace, model=resolved_model)
+
+
+_TOP_LEVEL_KEYS = {"databases", "data_dir", "workspace", "model"}
+
+
+def _read_yaml(path: Path) -> tuple[dict[str, Any], yaml.Node | None]:
+    text = path.read_text(encoding="utf-8")
+    try:
+        node = yaml.compose(text)
+        document = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f" line {mark.line + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or "invalid YAML"
+        raise ConfigError(f"{path}{line}: {problem}; fix the YAML syntax there.") from None
+    if document is None:
+        return {}, None
+    if not isinstance(document, dict):
+        raise ConfigError(f"{path}: expected a mapping with a 'databases:' key at the top.")
+    unknown = set(document) - _TOP_LEVEL_KEYS
+    if unknown:
+        raise ConfigError(f"{path}: unknown top-level key '{sorted(unknown)[0]}'; allowed keys "
+                          f"are {', '.join(sorted(_TOP_LEVEL_KEYS))}.")
+    return document, node
+
+
+def _parse_databases(document: dict[str, Any], node: yaml.Node | None, path: Path | None,
+                     base: Path) -> dict[str, DbConnectionConfig]:
+    entries = document.get("databases") or {}
+    if not isinstance(entries, dict):
+        raise ConfigError(f"{path}: 'databases' must be a mapping of db_id to settings.")
+    databases: dict[str, DbConnectionConfig] = {}
+    for db_id, settings in entries.items():
+        line = _line_of(node, "databases", str(db_id))
+        where = f"{path}{f' line {line}' if line else ''}: database '{db_id}'"
+        if not isinstance(settings, dict):
+            raise ConfigError(f"{where}: expected a mapping of settings (type, path, ...).")
+        settings = dict(settings)
+        if settings.get("type") == "sqlite" and settings.get("path"):
+            settings["path"] = (base / Path(str(settings["path"])).expanduser()).resolve()
+        try:
+            databases[str(db_id)] = DbConnectionConfig(db_id=str(db_id), **settings)
+        except ValidationError as exc:
+            raise ConfigError(_validation_message(exc, where, node, str(db_id), path)) from None
+    return databases
+
+
+def _validation_message(exc: ValidationError, where: str, node: yaml.Node | None, db_id: str,
+                        path: Path | None) -> str:
+    error = exc.errors()[0]
+    field = ".".join(str(p) for p in error["loc"] if p != "db_id")
+    line = _line_of(node, "databases", db_id, field) if field else None
+    if line:
+        where = f"{path} line {line}: database '{db_id}'"
+    match error["type"]:
+        case "extra_forbidden":
+            return f"{where}: unknown field '{field}'; remove it or check its spelling."
+        case "missing":
+            return f"{where}: field '{field}' is missing; add it."
+        case "enum":
+            allowed = ", ".join(t.value for t in DatabaseType)
+            return (f"{where}: unknown type '{error.get('input')}'; use one of: {allowed}.")
+        case _:
+            message = str(error["msg"]).removeprefix("Value error, ")
+            suffix = f" (field '{field}')" if field else ""
+            return f"{where}: {message}{suffix}."
+
+
+def _line_of(node: yaml.Node | None, *keys: str) -> int | None:
+    """1-based line of the deepest of ``keys`` found in the composed YAML node tree."""
+    line = None
+    for key in keys:
+        if not isinstance(node, yaml.MappingNode):
+            break
+        for key_node, value_node in node.value:
+            if key_node.value == key:
+                line, node = key_node.start_mark.line + 1, value_node
+                break
+        else:
+            break
+    return line
+
+
+def _first_path(flag: str | Path | None, env: str | None, file_value: str | None, *,
+                base: Path, default: Path) -> Path:
+    if flag or env:
+        return Path(flag or env).expanduser().resolve()  # type: ignore[arg-type]
+    if file_value:
+        return (base / Path(file_value).expanduser()).resolve()
+    return default.resolve()

@@ -1,0 +1,1 @@
+"""Database access: connections and read-only operations, one module per backend."""

@@ -1,0 +1,85 @@
+"""Every expected failure of nl2sql, under one root.
+
+Messages are one sentence a person can act on: what went wrong and what to do next. They never
+contain a password, a key or a ciphertext. The edges translate them once: the CLI prints
+``error: <message>``, MCP tools raise ``ToolError(message)``, agents raise ``ModelRetry`` for
+what the model can fix and ``UserError`` for the rest.
+"""
+
+from __future__ import annotations
+
+
+class Nl2SqlError(Exception):
+    """Root of every expected nl2sql error; ``str(error)`` is the message for people."""
+
+    #: True when a model could correct the input (bad SQL, unknown column) and try again.
+    model_fixable: bool = False
+
+    def __init__(self, message: str, *, db_id: str | None = None, table: str | None = None,
+                 sql: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.db_id = db_id
+        self.table = table
+        self.sql = sql
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class ConfigError(Nl2SqlError):
+    """dbs.yaml is missing a field, has a wrong value, or is not valid YAML."""
+
+
+class UnknownDatabaseError(Nl2SqlError):
+    """A db_id that is not in the registry."""
+
+    model_fixable = True
+
+
+class SecretsError(Nl2SqlError):
+    """The secrets key is missing, unsafe or wrong, or an ENC: value cannot be decrypted."""
+
+
+class SchemaCacheMissingError(Nl2SqlError):
+    """No annotation cache exists for a database yet."""
+
+
+class SchemaCacheError(Nl2SqlError):
+    """The annotation cache exists but cannot be read."""
+
+
+class DatabaseConnectionError(Nl2SqlError):
+    """The database cannot be reached or refused the login."""
+
+
+class UnknownTableError(Nl2SqlError):
+    """A table or column name that is not in the cached schema."""
+
+    model_fixable = True
+
+
+class QueryRejectedError(Nl2SqlError):
+    """SQL refused by the read-only guard before it reaches the database."""
+
+    model_fixable = True
+
+
+class QueryExecutionError(Nl2SqlError):
+    """The database refused or failed a query (syntax, missing column, timeout...)."""
+
+    model_fixable = True
+
+
+class QueryTimeoutError(QueryExecutionError):
+    """A query ran longer than the statement time limit and was stopped."""
+
+
+class WorkspacePathError(Nl2SqlError):
+    """A file path that resolves outside the workspace, or a file that does not exist there."""
+
+    model_fixable = True
+
+
+class ModelSetupError(Nl2SqlError):
+    """The LLM provider cannot be used: no API key, unreachable host, rate limit, bad model name."""

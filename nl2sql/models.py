@@ -1,0 +1,191 @@
+"""Schema and annotation models: the JSON cache contract (see ARCHITECTURE.md, "Cache").
+
+The contract fields are kept as named there; extra fields carry what extraction and annotation
+learn (row-count source, enum candidates, fingerprints, annotation runs). Parent references
+(column -> table -> database) are private attributes rebuilt after validation, so they are never
+serialized and a cache load restores them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime, timezone
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+DescriptionSource = Literal["comment", "llm", "user"]
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class _Model(BaseModel):
+    # Extra fields in a cache written by a newer version are kept, not rejected.
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+
+class EnumValueCount(_Model):
+    """One distinct value of a column with how often it occurs (in the table or in a sample)."""
+
+    value: str | None
+    count: int
+
+
+class ColumnInfo(_Model):
+    name: str
+    data_type: str
+    nullable: bool = True
+    description: str | None = None
+    description_source: DescriptionSource | None = None
+    is_primary_key: bool = False
+    is_unique: bool = False
+    is_enum: bool = False
+    enum_values: list[str] = Field(default_factory=list)
+    # Enum screening: candidates with counts, the distinct count it saw, and the decision's origin.
+    enum_candidates: list[EnumValueCount] | None = None
+    distinct_count: int | None = None
+    enum_decision: Literal["statistics", "llm", "user"] | None = None
+    enum_reasoning: str | None = None
+    default: str | None = None
+
+    _table: TableInfo | None = PrivateAttr(default=None)
+
+    @property
+    def table(self) -> TableInfo:
+        assert self._table is not None, "column is not attached to a table"
+        return self._table
+
+
+class ForeignKeyInfo(_Model):
+    name: str | None = None
+    columns: list[str]
+    referenced_table: str
+    referenced_columns: list[str]
+    referenced_schema: str | None = None
+    on_delete: str | None = None
+    on_update: str | None = None
+
+
+class IndexInfo(_Model):
+    name: str | None = None
+    columns: list[str]
+    is_unique: bool = False
+    is_primary: bool = False
+    index_type: str | None = None
+
+
+class TableInfo(_Model):
+    name: str
+    schema_name: str | None = None
+    is_view: bool = False
+    description: str | None = None
+    description_source: DescriptionSource | None = None
+    columns: list[ColumnInfo] = Field(default_factory=list)
+    foreign_keys: list[ForeignKeyInfo] = Field(default_factory=list)
+    indexes: list[IndexInfo] = Field(default_factory=list)
+    row_count: int | None = None
+    row_count_is_estimate: bool = False
+    sample_data_csv: str | None = None
+
+    _db: DbInfo | None = PrivateAttr(default=None)
+
+    def model_post_init(self, __context: object) -> None:
+        for column in self.columns:
+            column._table = self
+
+    @property
+    def db(self) -> DbInfo:
+        assert self._db is not None, "table is not attached to a database"
+        return self._db
+
+    @property
+    def primary_key(self) -> list[str]:
+        return [c.name for c in self.columns if c.is_primary_key]
+
+    def column(self, name: str) -> ColumnInfo | None:
+        """The column named ``name`` (exact match first, then case-insensitive), or None."""
+        for column in self.columns:
+            if column.name == name:
+                return column
+        lowered = name.lower()
+        matches = [c for c in self.columns if c.name.lower() == lowered]
+        return matches[0] if len(matches) == 1 else None
+
+    def fingerprint(self) -> str:
+        """A hash of the table's structure (not its data or descriptions).
+
+        Annotation compares it with the cached one to send only changed tables to the model.
+        """
+        structure = {
+            "name": self.name,
+            "is_view": self.is_view,
+            "columns": [[c.name, c.data_type, c.nullable, c.is_primary_key, c.is_unique]
+                        for c in self.columns],
+            "foreign_keys": [[fk.columns, fk.referenced_table, fk.referenced_columns]
+                             for fk in self.foreign_keys],
+        }
+        blob = json.dumps(structure, sort_keys=True).encode()
+        return hashlib.sha256(blob).hexdigest()[:16]
+
+
+class ExampleQuery(_Model):
+    question: str
+    sql: str
+    row_count: int | None = None
+
+
+class StepUsage(_Model):
+    """Model usage of one annotation step, from pydantic-ai's ``RunUsage``."""
+
+    requests: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+class AnnotationRun(_Model):
+    started_at: datetime = Field(default_factory=utc_now)
+    finished_at: datetime | None = None
+    model: str | None = None
+    steps: dict[str, StepUsage] = Field(default_factory=dict)
+    skipped_steps: list[str] = Field(default_factory=list)
+
+
+class DbInfo(_Model):
+    db_id: str
+    db_type: str
+    description: str | None = None
+    description_source: DescriptionSource | None = None
+    tables: list[TableInfo] = Field(default_factory=list)
+    example_queries: list[ExampleQuery] = Field(default_factory=list)
+    schema_name: str | None = None
+    extracted_at: datetime = Field(default_factory=utc_now)
+    annotation_runs: list[AnnotationRun] = Field(default_factory=list)
+
+    def model_post_init(self, __context: object) -> None:
+        self.attach()
+
+    def attach(self) -> None:
+        """(Re)build the parent references; call after appending tables or columns."""
+        for table in self.tables:
+            table._db = self
+            table.model_post_init(None)
+
+    def table(self, name: str) -> TableInfo | None:
+        """The table named ``name`` (exact match first, then case-insensitive), or None."""
+        for table in self.tables:
+            if table.name == name:
+                return table
+        lowered = name.lower()
+        matches = [t for t in self.tables if t.name.lower() == lowered]
+        return matches[0] if len(matches) == 1 else None
+
+    @property
+    def foreign_key_count(self) -> int:
+        return sum(len(t.foreign_keys) for t in self.tables)
+
+    @property
+    def enum_columns(self) -> list[ColumnInfo]:
+        return [c for t in self.tables for c in t.columns if c.is_enum]

@@ -1,0 +1,247 @@
+"""Shared fixtures: real SQLite files and real throwaway PostgreSQL databases.
+
+Per-backend setup lives here and only here. Postgres tests skip with a reason when no server is
+reachable, except under ``CI=true`` where a missing server is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import psycopg
+import pytest
+import yaml
+from psycopg import sql
+
+from nl2sql.config import DatabaseType, DbConnectionConfig, DbConnectionConfigs
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+PG_HOST = os.environ.get("NL2SQL_TEST_PG_HOST", "127.0.0.1")
+PG_PORT = int(os.environ.get("NL2SQL_TEST_PG_PORT", "5432"))
+PG_USER = os.environ.get("NL2SQL_TEST_PG_USER", "postgres")
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+@pytest.fixture(autouse=True)
+def _no_model_requests() -> Iterator[None]:
+    """No test may reach a real LLM."""
+    from pydantic_ai import models
+
+    previous = models.ALLOW_MODEL_REQUESTS
+    models.ALLOW_MODEL_REQUESTS = False
+    yield
+    models.ALLOW_MODEL_REQUESTS = previous
+
+
+@pytest.fixture(autouse=True)
+def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Tests never read the developer's dbs.yaml, key file, model or workspace."""
+    for name in ("NL2SQL_CONFIG", "NL2SQL_DATA_DIR", "NL2SQL_WORKSPACE", "NL2SQL_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("NL2SQL_SECRETS_KEY_FILE", str(tmp_path / "keys" / "secret.key"))
+
+
+# -- PostgreSQL -----------------------------------------------------------------------------
+
+def _admin_dsn(dbname: str = "postgres") -> str:
+    return f"host={PG_HOST} port={PG_PORT} user={PG_USER} dbname={dbname}"
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> str:
+    """The admin DSN of the test server; skip (fail under CI) when it is unreachable."""
+    try:
+        with psycopg.connect(_admin_dsn(), connect_timeout=3):
+            pass
+    except psycopg.OperationalError as exc:
+        reason = f"PostgreSQL at {PG_HOST}:{PG_PORT} is unreachable ({str(exc).strip()})"
+        if IN_CI:
+            pytest.fail(f"{reason}; Postgres tests are mandatory when CI=true.")
+        pytest.skip(reason)
+    return _admin_dsn()
+
+
+def _create_database(name: str, template: str | None = None) -> None:
+    with psycopg.connect(_admin_dsn(), autocommit=True) as conn:
+        statement = sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name))
+        if template:
+            statement += sql.SQL(" TEMPLATE {}").format(sql.Identifier(template))
+        conn.execute(statement)
+
+
+def _drop_database(name: str) -> None:
+    with psycopg.connect(_admin_dsn(), autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
+            sql.Identifier(name)))
+
+
+def run_pg_script(dbname: str, script: str) -> None:
+    """Run a multi-statement SQL script (no psql meta-commands) as the admin user."""
+    with psycopg.connect(_admin_dsn(dbname), autocommit=True) as conn:
+        conn.execute(script)  # no parameters: simple query protocol, many statements allowed
+
+
+def pg_execute(dbname: str, statement: str) -> None:
+    with psycopg.connect(_admin_dsn(dbname), autocommit=True) as conn:
+        conn.execute(statement)
+
+
+def _chinook_pg_script() -> str:
+    text = (SHARED_DATA / "chinook" / "chinook_postgres.sql").read_text(encoding="utf-8")
+    # The script creates and connects to its own database; keep only what follows `\c`.
+    return text.split("\\c chinook;", 1)[1]
+
+
+def _northwind_pg_script() -> str:
+    return (SHARED_DATA / "northwind" / "northwind_postgres.sql").read_text(encoding="utf-8")
+
+
+def _unique_name(prefix: str) -> str:
+    return f"nl2sql_{prefix}_{uuid.uuid4().hex[:10]}"
+
+
+@pytest.fixture(scope="session")
+def pg_templates(pg_server: str) -> Iterator[dict[str, str]]:
+    """Template databases loaded once per session; tests copy them (CREATE ... TEMPLATE)."""
+    templates: dict[str, str] = {}
+    loaders = {"chinook": _chinook_pg_script, "northwind": _northwind_pg_script}
+    try:
+        for key, loader in loaders.items():
+            name = _unique_name(f"tpl_{key}")
+            _create_database(name)
+            templates[key] = name
+            run_pg_script(name, loader())
+        yield templates
+    finally:
+        for name in templates.values():
+            _drop_database(name)
+
+
+@pytest.fixture
+def pg_database(pg_server: str) -> Iterator[Callable[..., str]]:
+    """Factory: a fresh throwaway database (empty, or a copy of a template); dropped after."""
+    created: list[str] = []
+
+    def make(template: str | None = None, script: str | None = None) -> str:
+        name = _unique_name("t")
+        _create_database(name, template)
+        created.append(name)
+        if script:
+            run_pg_script(name, script)
+        return name
+
+    yield make
+    for name in created:
+        _drop_database(name)
+
+
+def pg_config(db_id: str, dbname: str, **extra: object) -> DbConnectionConfig:
+    return DbConnectionConfig(db_id=db_id, type=DatabaseType.POSTGRES, host=PG_HOST,
+                              port=PG_PORT, user=PG_USER, dbname=dbname, **extra)
+
+
+# -- SQLite ---------------------------------------------------------------------------------
+
+def sqlite_config(db_id: str, path: Path, **extra: object) -> DbConnectionConfig:
+    return DbConnectionConfig(db_id=db_id, type=DatabaseType.SQLITE, path=path, **extra)
+
+
+@pytest.fixture(scope="session")
+def _northwind_sqlite_master(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("northwind") / "northwind.db"
+    script = (SHARED_DATA / "northwind" / "northwind_sqlite.sql").read_text(encoding="utf-8")
+    with sqlite3.connect(path) as conn:
+        conn.executescript(script)
+    conn.close()
+    return path
+
+
+# -- sample databases, parametrized over backends -------------------------------------------
+
+@dataclass
+class SampleDb:
+    """A real sample database on one backend, plus what its catalog says it holds."""
+
+    name: str
+    backend: str
+    config: DbConnectionConfig
+    table_names: dict[str, str] = field(default_factory=dict)  # logical -> real name
+    # For Postgres: the database name, so a test can alter it through an admin connection.
+    pg_dbname: str | None = None
+
+    def table(self, logical: str) -> str:
+        return self.table_names.get(logical, logical)
+
+
+CHINOOK_TABLES = {
+    "sqlite": {"album": "Album", "artist": "Artist", "track": "Track", "invoice": "Invoice",
+               "invoice_line": "InvoiceLine", "customer": "Customer", "employee": "Employee",
+               "genre": "Genre", "media_type": "MediaType", "playlist": "Playlist",
+               "playlist_track": "PlaylistTrack"},
+    "postgres": {},  # snake_case names are the logical names
+}
+NORTHWIND_TABLES = {
+    "sqlite": {"order_details": "Order Details", "orders": "Orders", "customers": "Customers",
+               "products": "Products", "employees": "Employees"},
+    "postgres": {},
+}
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def chinook(request: pytest.FixtureRequest, tmp_path: Path) -> SampleDb:
+    if request.param == "sqlite":
+        path = tmp_path / "chinook.sqlite"
+        shutil.copyfile(SHARED_DATA / "chinook" / "chinook.sqlite", path)
+        return SampleDb("chinook", "sqlite", sqlite_config("chinook", path),
+                        CHINOOK_TABLES["sqlite"])
+    templates = request.getfixturevalue("pg_templates")
+    dbname = request.getfixturevalue("pg_database")(template=templates["chinook"])
+    return SampleDb("chinook", "postgres", pg_config("chinook", dbname),
+                    CHINOOK_TABLES["postgres"], pg_dbname=dbname)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def northwind(request: pytest.FixtureRequest, tmp_path: Path) -> SampleDb:
+    if request.param == "sqlite":
+        path = tmp_path / "northwind.db"
+        shutil.copyfile(request.getfixturevalue("_northwind_sqlite_master"), path)
+        return SampleDb("northwind", "sqlite", sqlite_config("northwind", path),
+                        NORTHWIND_TABLES["sqlite"])
+    templates = request.getfixturevalue("pg_templates")
+    dbname = request.getfixturevalue("pg_database")(template=templates["northwind"])
+    return SampleDb("northwind", "postgres", pg_config("northwind", dbname),
+                    NORTHWIND_TABLES["postgres"], pg_dbname=dbname)
+
+
+# -- registry -------------------------------------------------------------------------------
+
+def write_dbs_yaml(folder: Path, configs: list[DbConnectionConfig], **top_level: object) -> Path:
+    """Write a dbs.yaml for ``configs`` into ``folder``; returns its path."""
+    databases = {}
+    for config in configs:
+        entry = config.model_dump(mode="json", by_alias=True, exclude_none=True,
+                                  exclude={"db_id", "query_timeout_seconds", "max_rows"})
+        databases[config.db_id] = entry
+    path = folder / "dbs.yaml"
+    path.write_text(yaml.safe_dump({"databases": databases, **top_level}, sort_keys=False))
+    return path
+
+
+@pytest.fixture
+def make_registry(tmp_path: Path) -> Callable[..., DbConnectionConfigs]:
+    """Factory: a registry from a dbs.yaml written in tmp_path for the given configs."""
+
+    def make(*configs: DbConnectionConfig, **top_level: object) -> DbConnectionConfigs:
+        folder = tmp_path / "config"
+        folder.mkdir(exist_ok=True)
+        path = write_dbs_yaml(folder, list(configs), **top_level)
+        return DbConnectionConfigs.load(path, workspace=tmp_path / "workspace")
+
+    return make
