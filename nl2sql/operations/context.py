@@ -1,0 +1,78 @@
+"""What every ``*_op`` needs: the registry, the data dir, the workspace, and per-database
+connections, cached schemas and operations, created lazily and reused across calls.
+
+One ``OpsContext`` lives for the life of a process face (an MCP server's lifespan, a CLI call, an
+agent's deps); it holds no per-request state, so it is safe to share between concurrent calls.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from nl2sql.cache import cache_path, load_db_info
+from nl2sql.config import DbConnectionConfig, DbConnectionConfigs
+from nl2sql.db.base import DbConnection
+from nl2sql.models import DbInfo
+
+if TYPE_CHECKING:
+    from nl2sql.db.base import DbOperations
+
+
+@dataclass
+class OpsContext:
+    configs: DbConnectionConfigs
+    _connections: dict[str, DbConnection] = field(default_factory=dict, repr=False)
+    _db_infos: dict[str, tuple[float, DbInfo]] = field(default_factory=dict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @classmethod
+    def load(cls, config_path: str | Path | None = None, **overrides: object) -> OpsContext:
+        return cls(DbConnectionConfigs.load(config_path, **overrides))  # type: ignore[arg-type]
+
+    @property
+    def data_dir(self) -> Path:
+        return self.configs.data_dir
+
+    @property
+    def workspace(self) -> Path:
+        return self.configs.workspace
+
+    def config(self, db_id: str) -> DbConnectionConfig:
+        return self.configs.get(db_id)
+
+    def connection(self, db_id: str) -> DbConnection:
+        config = self.configs.get(db_id)
+        with self._lock:
+            if db_id not in self._connections:
+                from nl2sql.db.factory import create_connection
+
+                self._connections[db_id] = create_connection(config)
+            return self._connections[db_id]
+
+    def db_info(self, db_id: str) -> DbInfo:
+        """The cached schema, re-read when ``annotate-schema`` has rewritten the file."""
+        self.configs.get(db_id)  # unknown db_id -> UnknownDatabaseError first
+        path = cache_path(self.data_dir, db_id)
+        mtime = path.stat().st_mtime if path.is_file() else -1.0
+        with self._lock:
+            cached = self._db_infos.get(db_id)
+            if cached and cached[0] == mtime:
+                return cached[1]
+        info = load_db_info(self.data_dir, db_id)
+        with self._lock:
+            self._db_infos[db_id] = (mtime, info)
+        return info
+
+    def operations(self, db_id: str) -> DbOperations:
+        from nl2sql.db.factory import create_operations
+
+        return create_operations(self.connection(db_id), self.db_info(db_id))
+
+    def close(self) -> None:
+        with self._lock:
+            for connection in self._connections.values():
+                connection.dispose()
+            self._connections.clear()
