@@ -1,0 +1,147 @@
+"""``nl2sql-secrets``: manage the secrets key and the encrypted passwords in dbs.yaml.
+
+A thin adapter over ``nl2sql.secrets``; secrets are read from a no-echo prompt or from standard
+input, never from the command line (it would end up in the shell history).
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+import sys
+from pathlib import Path
+
+from nl2sql import secrets
+from nl2sql.cli.errors import configure_logging, run_cli
+from nl2sql.config import ENV_CONFIG
+from nl2sql.errors import ConfigError, SecretsError
+
+DESCRIPTION = f"""\
+Manage the key that encrypts database passwords and the ENC: values in dbs.yaml.
+Key file: ${secrets.ENV_KEY_FILE} (default {secrets.DEFAULT_KEY_FILE}), mode 0600.
+Config file: --config, else ${ENV_CONFIG}, else ./dbs.yaml."""
+
+EXAMPLES = {
+    None: """\
+Example:
+  nl2sql-secrets set-key
+  nl2sql-secrets set-db-password shop          # prompts without echo
+  nl2sql-secrets rotate-key --config ~/nl2sql/dbs.yaml""",
+    "set-key": """\
+Example:
+  nl2sql-secrets set-key
+  NL2SQL_SECRETS_KEY_FILE=./secret.key nl2sql-secrets set-key""",
+    "set-db-password": """\
+Example:
+  nl2sql-secrets set-db-password shop                 # prompts twice, without echo
+  printf '%s\\n' "$PGPASSWORD" | nl2sql-secrets set-db-password shop --config dbs.yaml""",
+    "encrypt": """\
+Example:
+  nl2sql-secrets encrypt                     # prompts, prints ENC:gAAAA...
+  printf '%s\\n' "$PGPASSWORD" | nl2sql-secrets encrypt""",
+    "decrypt": """\
+Example:
+  echo 'ENC:gAAAA...' | nl2sql-secrets decrypt""",
+    "rotate-key": """\
+Example:
+  nl2sql-secrets rotate-key
+  nl2sql-secrets rotate-key --config ~/nl2sql/dbs.yaml""",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    formatter = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(prog="nl2sql-secrets", description=DESCRIPTION,
+                                     epilog=EXAMPLES[None], formatter_class=formatter)
+    parser.add_argument("-v", "--verbose", action="store_true", help="log details to stderr")
+    parser.add_argument("--config", help=f"path of dbs.yaml (default: ${ENV_CONFIG} or ./dbs.yaml)")
+    # SUPPRESS: a subcommand's --config only counts when given, so it never hides the global one.
+    config_flag = argparse.ArgumentParser(add_help=False)
+    config_flag.add_argument("--config", default=argparse.SUPPRESS,
+                             help=f"path of dbs.yaml (default: ${ENV_CONFIG} or ./dbs.yaml)")
+    verbs = parser.add_subparsers(dest="verb", required=True, metavar="COMMAND")
+
+    def verb(name: str, summary: str, **kwargs: object) -> argparse.ArgumentParser:
+        return verbs.add_parser(name, help=summary, description=summary, epilog=EXAMPLES[name],
+                                formatter_class=formatter, **kwargs)  # type: ignore[arg-type]
+
+    set_key = verb("set-key", "Create a new secrets key file (mode 0600).")
+    set_key.add_argument("--force", action="store_true",
+                         help="overwrite an existing key: values encrypted with it become "
+                              "unreadable (use rotate-key to replace a key safely)")
+    set_password = verb("set-db-password", "Encrypt a password and store it as ENC: in "
+                        "dbs.yaml for one database, leaving the rest of the file as it is.",
+                        parents=[config_flag])
+    set_password.add_argument("db_id", help="the database entry under 'databases:'")
+    verb("encrypt", "Read a value (prompt or stdin) and print it as ENC:<token>.")
+    verb("decrypt", "Read an ENC: value (prompt or stdin) and print it in plain text.")
+    verb("rotate-key", "Create a new key and re-encrypt every ENC: value in dbs.yaml with it.",
+         parents=[config_flag])
+    return parser
+
+
+def config_path(flag: str | None) -> Path:
+    """flag > $NL2SQL_CONFIG > ./dbs.yaml; the file must exist."""
+    path = Path(flag or os.environ.get(ENV_CONFIG) or "dbs.yaml").expanduser()
+    if not path.is_file():
+        raise ConfigError(f"Config file {path} does not exist; pass --config, set {ENV_CONFIG}, "
+                          f"or run from the folder that holds dbs.yaml.")
+    return path
+
+
+def read_secret(prompt: str, *, confirm: bool = False) -> str:
+    """A no-echo prompt in a terminal, else one line of standard input."""
+    if sys.stdin.isatty():
+        value = getpass.getpass(prompt)
+        if confirm and value and getpass.getpass("Again: ") != value:
+            raise SecretsError("The two entries differ; nothing was changed; try again.")
+    else:
+        value = sys.stdin.readline().rstrip("\r\n")
+    if not value:
+        raise SecretsError("No value was given; type it at the prompt or pipe it to standard "
+                           "input.")
+    return value
+
+
+def _run(argv: list[str] | None) -> int:
+    args = build_parser().parse_args(argv)
+    configure_logging(args.verbose)
+    match args.verb:
+        case "set-key":
+            path = secrets.create_key(force=args.force)
+            if args.force:
+                print(f"warning: replaced the key in {path}; ENC: values encrypted with the "
+                      f"previous key can no longer be decrypted (next time use "
+                      f"`nl2sql-secrets rotate-key`).", file=sys.stderr)
+            print(f"Created a new secrets key in {path} (mode 0600); back it up: without it "
+                  f"the ENC: values cannot be decrypted.")
+        case "set-db-password":
+            path = config_path(args.config)
+            secrets.load_key()  # fail on a missing key before asking for the password
+            plain = read_secret(f"Password for database '{args.db_id}': ", confirm=True)
+            secrets.set_db_password(path, args.db_id, plain)
+            print(f"Stored an encrypted password for database '{args.db_id}' in {path}.")
+        case "encrypt":
+            secrets.load_key()
+            print(secrets.encrypt_value(read_secret("Value to encrypt: ")))
+        case "decrypt":
+            value = read_secret("ENC: value to decrypt: ").strip()
+            if not secrets.is_encrypted(value):
+                raise SecretsError("The value does not start with ENC:; paste the whole "
+                                   "ENC:... value from dbs.yaml.")
+            print(secrets.reveal(value))
+        case "rotate-key":
+            path = config_path(args.config)
+            count = secrets.rotate_key(path)
+            print(f"Created a new key in {secrets.key_file_path()} and re-encrypted {count} "
+                  f"ENC: value{'s' if count != 1 else ''} in {path}.")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_cli(_run, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
