@@ -1,0 +1,163 @@
+"""Backend-neutral schema inspection over SQLAlchemy's batched reflection API.
+
+One ``reflect()`` call runs each ``Inspector.get_multi_*`` method once for the whole schema
+(one catalog query per method on Postgres), plus the few catalog queries SQLAlchemy has no
+answer for (row counts, the database comment). Backend differences are class attributes and
+small hooks in ``sqlite.py`` / ``postgres.py``; callers never test the dialect name.
+"""
+
+from __future__ import annotations
+
+import warnings
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from sqlalchemy import Connection, inspect
+from sqlalchemy.engine.reflection import Inspector, ObjectKind
+from sqlalchemy.exc import CompileError
+from sqlalchemy.types import TypeEngine
+
+from nl2sql.db.base import DbConnection
+
+
+@dataclass(frozen=True)
+class RowCount:
+    """Rows in a table; ``value`` is None when neither a count nor an estimate is available."""
+
+    value: int | None
+    is_estimate: bool = False
+
+
+@dataclass
+class ReflectedSchema:
+    """Everything reflected from one schema, keyed by table (or view) name.
+
+    Values are SQLAlchemy's reflection dicts (``ReflectedColumn``, ...), with the index dicts
+    completed by the backend: every index carries ``is_primary`` and ``index_type`` keys.
+    """
+
+    schema: str | None
+    tables: list[str]
+    views: set[str]
+    columns: dict[str, list[dict[str, Any]]]
+    primary_keys: dict[str, dict[str, Any]]
+    foreign_keys: dict[str, list[dict[str, Any]]]
+    indexes: dict[str, list[dict[str, Any]]]
+    unique_constraints: dict[str, list[dict[str, Any]]]
+    comments: dict[str, str | None]
+    row_counts: dict[str, RowCount] = field(default_factory=dict)
+    database_comment: str | None = None
+
+    @property
+    def names(self) -> list[str]:
+        """Tables and views, sorted by name."""
+        return sorted([*self.tables, *self.views])
+
+
+class DbSchemaInspector(ABC):
+    """Reflects the structure of the schema of one configured database."""
+
+    #: Object kinds reflected by the ``get_multi_*`` calls.
+    reflect_kind: ClassVar[ObjectKind] = ObjectKind.TABLE | ObjectKind.VIEW
+    #: Whether the backend stores table/column comments (SQLAlchemy raises otherwise).
+    supports_comments: ClassVar[bool] = True
+    #: Index access method reported when the reflection says nothing (the backend default).
+    default_index_type: ClassVar[str] = "btree"
+    #: Extra keyword arguments for ``get_multi_indexes`` (dialect-specific options).
+    index_reflection_kw: ClassVar[dict[str, Any]] = {}
+
+    def __init__(self, connection: DbConnection) -> None:
+        self.connection = connection
+
+    @property
+    def schema(self) -> str | None:
+        return self.connection.schema
+
+    def quote(self, identifier: str) -> str:
+        """``identifier`` quoted for this backend's SQL (quotes only when needed)."""
+        return self.connection.engine.dialect.identifier_preparer.quote(identifier)
+
+    def qualified_name(self, table: str) -> str:
+        """``table`` quoted and, when a schema is configured, schema-qualified."""
+        if self.schema is None:
+            return self.quote(table)
+        return f"{self.quote(self.schema)}.{self.quote(table)}"
+
+    # -- reflection ---------------------------------------------------------------------------
+    def reflect(self) -> ReflectedSchema:
+        """Reflect the whole schema through one connection."""
+        with self.connection.connect() as conn:
+            return self.reflect_with(conn)
+
+    def reflect_with(self, conn: Connection) -> ReflectedSchema:
+        """Reflect the whole schema through ``conn`` (one inspector; each batched call once)."""
+        inspector = inspect(conn)
+        schema = self.schema
+        kind = self.reflect_kind
+        tables = list(inspector.get_table_names(schema=schema))
+        views = set(self._view_names(inspector))
+
+        def by_name(result: dict[tuple[str | None, str], Any]) -> dict[str, Any]:
+            return {name: value for (_schema, name), value in result.items()}
+
+        with warnings.catch_warnings():
+            # Reflection warns (and skips) on what it cannot represent; the backend hooks
+            # below fill the gaps, so the warnings would only be noise.
+            warnings.filterwarnings("ignore", message=r"Skipped unsupported reflection")
+            warnings.filterwarnings("ignore", message=r"Did not recognize type")
+            columns = by_name(inspector.get_multi_columns(schema=schema, kind=kind))
+            primary_keys = by_name(inspector.get_multi_pk_constraint(schema=schema, kind=kind))
+            foreign_keys = by_name(inspector.get_multi_foreign_keys(schema=schema, kind=kind))
+            indexes = by_name(inspector.get_multi_indexes(
+                schema=schema, kind=kind, **self.index_reflection_kw))
+            uniques = by_name(inspector.get_multi_unique_constraints(schema=schema, kind=kind))
+            comments: dict[str, str | None] = {}
+            if self.supports_comments:
+                comments = {name: value.get("text") for name, value in by_name(
+                    inspector.get_multi_table_comment(schema=schema, kind=kind)).items()}
+
+        reflected = ReflectedSchema(
+            schema=schema, tables=sorted(tables), views=views, columns=columns,
+            primary_keys=primary_keys, foreign_keys=foreign_keys, indexes=indexes,
+            unique_constraints=uniques, comments=comments)
+        self._complete_indexes(conn, reflected)
+        reflected.row_counts = self.row_counts(conn, reflected.tables)
+        reflected.database_comment = self.database_comment(conn)
+        return reflected
+
+    def _view_names(self, inspector: Inspector) -> list[str]:
+        return list(inspector.get_view_names(schema=self.schema))
+
+    def _complete_indexes(self, conn: Connection, reflected: ReflectedSchema) -> None:
+        """Add ``is_primary``/``index_type`` to every index; subclasses add missing indexes."""
+        for name, indexes in reflected.indexes.items():
+            pk_columns = reflected.primary_keys.get(name, {}).get("constrained_columns") or []
+            for index in indexes:
+                index.setdefault("is_primary", self._backs_primary_key(index, pk_columns))
+                index.setdefault("index_type", self._index_type(index))
+
+    def _backs_primary_key(self, index: dict[str, Any], pk_columns: Sequence[str]) -> bool:
+        return False
+
+    def _index_type(self, index: dict[str, Any]) -> str:
+        return self.default_index_type
+
+    def type_string(self, conn: Connection, type_: TypeEngine[Any]) -> str:
+        """The backend's spelling of a reflected type, e.g. ``VARCHAR(160)``."""
+        try:
+            return type_.compile(dialect=conn.dialect)
+        except CompileError:
+            # NullType (no declared type, e.g. some SQLite view columns) has no spelling.
+            return ""
+
+    # -- what SQLAlchemy has no API for -----------------------------------------------------
+    @abstractmethod
+    def row_counts(self, conn: Connection, tables: Sequence[str]) -> dict[str, RowCount]:
+        """Row counts of ``tables`` (not views: counting a view runs its query)."""
+
+    def database_comment(self, conn: Connection) -> str | None:
+        """The database's own comment, where the backend has one."""
+        return None
+

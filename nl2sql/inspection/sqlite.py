@@ -1,0 +1,113 @@
+"""SQLite specifics: auto-indexes, expression indexes, row counts. SQLite has no comments."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import sqlglot
+from sqlglot import exp
+from sqlalchemy import Connection
+from sqlalchemy.exc import DBAPIError
+
+from nl2sql.inspection.base import DbSchemaInspector, ReflectedSchema, RowCount
+
+AUTOINDEX_PREFIX = "sqlite_autoindex_"
+
+
+class SqliteSchemaInspector(DbSchemaInspector):
+    supports_comments = False
+    # Auto-indexes back PRIMARY KEY (non-rowid) and UNIQUE constraints: list them like any
+    # index, so the index list matches PRAGMA index_list.
+    index_reflection_kw = {"include_auto_indexes": True}
+    #: Tables estimated to hold at most this many rows are counted exactly.
+    exact_count_max_rows = 1_000_000
+
+    def _backs_primary_key(self, index: dict[str, Any], pk_columns: Sequence[str]) -> bool:
+        return (bool(pk_columns) and (index.get("name") or "").startswith(AUTOINDEX_PREFIX)
+                and list(index.get("column_names") or []) == list(pk_columns))
+
+    def _complete_indexes(self, conn: Connection, reflected: ReflectedSchema) -> None:
+        super()._complete_indexes(conn, reflected)
+        # SQLAlchemy skips expression indexes on SQLite (with a warning); read them from
+        # sqlite_master and take their columns apart with sqlglot instead.
+        known = {(table, index.get("name")) for table, indexes in reflected.indexes.items()
+                 for index in indexes}
+        query = (f"SELECT tbl_name, name, sql FROM {self._prefix()}sqlite_master "
+                 "WHERE type = 'index' AND sql IS NOT NULL")
+        for table, name, sql in conn.exec_driver_sql(query):
+            if (table, name) in known or table not in reflected.columns:
+                continue
+            index = _parse_index(name, sql)
+            index.update(is_primary=False, index_type=self.default_index_type)
+            reflected.indexes.setdefault(table, []).append(index)
+
+    def row_counts(self, conn: Connection, tables: Sequence[str]) -> dict[str, RowCount]:
+        """Exact ``COUNT(*)`` up to ``exact_count_max_rows``; above that an estimate from
+        ``sqlite_stat1`` (written by ANALYZE) or, failing that, ``max(rowid)``."""
+        # No catalog keeps row counts in SQLite; max(rowid) is an O(log n) upper bound for
+        # rowid tables (exact unless rows were deleted), NULL exactly when the table is empty.
+        stats = self._stat1_counts(conn)
+        counts: dict[str, RowCount] = {}
+        for name in tables:
+            estimate = stats.get(name)
+            if estimate is None:
+                estimate = self._scalar(conn, f"SELECT max(rowid) FROM {self.qualified_name(name)}",
+                                        default=-1)
+                if estimate is None:
+                    counts[name] = RowCount(0)
+                    continue
+            if estimate <= self.exact_count_max_rows:  # -1: no estimate at all
+                exact = self._scalar(conn, f"SELECT count(*) FROM {self.qualified_name(name)}")
+                counts[name] = RowCount(exact)
+            else:
+                counts[name] = RowCount(estimate, True)
+        return counts
+
+    def _stat1_counts(self, conn: Connection) -> dict[str, int]:
+        prefix = self._prefix()
+        exists = self._scalar(conn, f"SELECT count(*) FROM {prefix}sqlite_master "
+                                    "WHERE type = 'table' AND name = 'sqlite_stat1'")
+        if not exists:
+            return {}
+        counts: dict[str, int] = {}
+        for table, stat in conn.exec_driver_sql(f"SELECT tbl, stat FROM {prefix}sqlite_stat1"):
+            first = (stat or "").split(" ", 1)[0]
+            if first.isdigit():
+                counts[table] = max(counts.get(table, 0), int(first))
+        return counts
+
+    def _scalar(self, conn: Connection, query: str, default: Any = None) -> Any:
+        try:
+            return conn.exec_driver_sql(query).scalar()
+        except DBAPIError:  # e.g. max(rowid) on a WITHOUT ROWID table
+            return default
+
+    def _prefix(self) -> str:
+        return f"{self.quote(self.schema)}." if self.schema else ""
+
+
+def _parse_index(name: str, sql: str) -> dict[str, Any]:
+    """An index dict shaped like SQLAlchemy's Postgres one from a ``CREATE INDEX`` statement:
+    an expression is None in ``column_names`` and has its SQL text in ``expressions``."""
+    index: dict[str, Any] = {"name": name, "unique": False, "column_names": [],
+                             "dialect_options": {}}
+    try:
+        create = sqlglot.parse_one(sql, read="sqlite")
+    except sqlglot.errors.ParseError:
+        return index
+    index["unique"] = bool(create.args.get("unique"))
+    params = create.this.args.get("params") if isinstance(create.this, exp.Index) else None
+    if params is None:
+        return index
+    texts: list[str] = []
+    for item in params.args.get("columns") or []:
+        expression = item.this if isinstance(item, exp.Ordered) else item
+        is_column = isinstance(expression, exp.Column)
+        index["column_names"].append(expression.name if is_column else None)
+        texts.append(expression.name if is_column else expression.sql(dialect="sqlite"))
+    if None in index["column_names"]:
+        index["expressions"] = texts  # like Postgres: every element's text, in order
+    if params.args.get("where") is not None:
+        index["dialect_options"]["sqlite_where"] = params.args["where"].this.sql("sqlite")
+    return index
