@@ -82,6 +82,7 @@ def write_private_file(path: Path, text: str, *, overwrite: bool) -> None:
     """Write ``text`` with mode 0600 through a temporary file: the target is either absent,
     the old file, or the whole new one. Without ``overwrite`` an existing file is kept."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    # mktemp only picks a name; O_EXCL makes the create safe, and 0o600 holds from the start.
     tmp = Path(tempfile.mktemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"))
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
