@@ -6,6 +6,7 @@ reachable, except under ``CI=true`` where a missing server is a failure.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import sqlite3
@@ -38,6 +39,15 @@ def _no_model_requests() -> Iterator[None]:
     models.ALLOW_MODEL_REQUESTS = False
     yield
     models.ALLOW_MODEL_REQUESTS = previous
+
+
+@pytest.fixture(autouse=True)
+def _restore_nl2sql_log_level() -> Iterator[None]:
+    """CLI ``main()`` calls configure logging; keep one test's level out of the next."""
+    logger = logging.getLogger("nl2sql")
+    level = logger.level
+    yield
+    logger.setLevel(level)
 
 
 @pytest.fixture(autouse=True)
