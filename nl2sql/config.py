@@ -185,11 +185,27 @@ def _read_yaml(path: Path) -> tuple[dict[str, Any], yaml.Node | None]:
         return {}, None
     if not isinstance(document, dict):
         raise ConfigError(f"{path}: expected a mapping with a 'databases:' key at the top.")
+    _refuse_duplicate_keys(node, path)
     unknown = set(document) - _TOP_LEVEL_KEYS
     if unknown:
         raise ConfigError(f"{path}: unknown top-level key '{sorted(unknown)[0]}'; allowed keys "
                           f"are {', '.join(sorted(_TOP_LEVEL_KEYS))}.")
     return document, node
+
+
+def _refuse_duplicate_keys(node: yaml.Node | None, path: Path) -> None:
+    """PyYAML keeps the last of two equal keys silently; a second entry for a db_id is a typo
+    that would hide the first, so it is refused."""
+    if not isinstance(node, yaml.MappingNode):
+        return
+    for key_node, value_node in node.value:
+        if key_node.value == "databases" and isinstance(value_node, yaml.MappingNode):
+            seen: set[str] = set()
+            for db_key, _ in value_node.value:
+                if db_key.value in seen:
+                    raise ConfigError(f"{path} line {db_key.start_mark.line + 1}: database "
+                                      f"'{db_key.value}' is defined twice; keep one entry.")
+                seen.add(db_key.value)
 
 
 def _parse_databases(document: dict[str, Any], node: yaml.Node | None, path: Path | None,

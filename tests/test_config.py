@@ -191,3 +191,12 @@ def test_postgres_defaults_and_schema_alias(tmp_path):
     assert (shop.host, shop.port, shop.effective_schema) == ("localhost", 5432, "sales")
     assert registry.get("plain").effective_schema == "public"
     assert registry.get("bookstore").effective_schema is None
+
+
+def test_duplicate_db_id_is_refused_with_its_line(tmp_path):
+    path = tmp_path / "dbs.yaml"
+    path.write_text("databases:\n  a:\n    type: sqlite\n    path: a.db\n"
+                    "  a:\n    type: sqlite\n    path: b.db\n")
+    with pytest.raises(ConfigError) as info:
+        DbConnectionConfigs.load(path)
+    assert str(info.value) == f"{path} line 5: database 'a' is defined twice; keep one entry."
