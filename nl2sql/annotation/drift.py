@@ -1,0 +1,104 @@
+"""Schema drift: the live schema compared with the cached one (``annotate-schema --check``).
+
+Structure only (tables, columns with type/nullability/keys, foreign keys), the same facts as
+``TableInfo.fingerprint()``; descriptions, samples and row counts are not drift.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from nl2sql.models import ColumnInfo, DbInfo, TableInfo
+
+
+@dataclass
+class TableDrift:
+    name: str
+    added_columns: list[str] = field(default_factory=list)
+    removed_columns: list[str] = field(default_factory=list)
+    #: "column: what changed", e.g. "Total: type NUMERIC(10,2) -> REAL".
+    changed_columns: list[str] = field(default_factory=list)
+    other_changes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class SchemaDrift:
+    db_id: str
+    added_tables: list[str] = field(default_factory=list)
+    removed_tables: list[str] = field(default_factory=list)
+    changed_tables: list[TableDrift] = field(default_factory=list)
+
+    @property
+    def has_drift(self) -> bool:
+        return bool(self.added_tables or self.removed_tables or self.changed_tables)
+
+    def lines(self) -> list[str]:
+        """Human-readable report, one fact per line."""
+        if not self.has_drift:
+            return [f"{self.db_id}: no drift: the cache matches the live schema."]
+        lines = [f"{self.db_id}: the live schema differs from the cache:"]
+        lines += [f"  + table {name}" for name in self.added_tables]
+        lines += [f"  - table {name}" for name in self.removed_tables]
+        for table in self.changed_tables:
+            lines.append(f"  ~ table {table.name}")
+            lines += [f"      + column {name}" for name in table.added_columns]
+            lines += [f"      - column {name}" for name in table.removed_columns]
+            lines += [f"      ~ column {change}" for change in table.changed_columns]
+            lines += [f"      ~ {change}" for change in table.other_changes]
+        lines.append(f"  Run `annotate-schema {self.db_id}` to update the cache "
+                     f"(only changed tables are sent to the model).")
+        return lines
+
+
+def compare_schemas(live: DbInfo, cached: DbInfo) -> SchemaDrift:
+    drift = SchemaDrift(live.db_id)
+    cached_tables = {t.name: t for t in cached.tables}
+    live_tables = {t.name: t for t in live.tables}
+    drift.added_tables = [name for name in live_tables if name not in cached_tables]
+    drift.removed_tables = [name for name in cached_tables if name not in live_tables]
+    for name, table in live_tables.items():
+        before = cached_tables.get(name)
+        if before is not None and before.fingerprint() != table.fingerprint():
+            drift.changed_tables.append(_table_drift(before, table))
+    return drift
+
+
+def _table_drift(before: TableInfo, after: TableInfo) -> TableDrift:
+    drift = TableDrift(after.name)
+    old = {c.name: c for c in before.columns}
+    new = {c.name: c for c in after.columns}
+    drift.added_columns = [name for name in new if name not in old]
+    drift.removed_columns = [name for name in old if name not in new]
+    for name, column in new.items():
+        if name in old:
+            drift.changed_columns += [f"{name}: {change}" for change in
+                                      _column_changes(old[name], column)]
+    if before.is_view != after.is_view:
+        drift.other_changes.append("view" if after.is_view else "no longer a view")
+    old_fks = _foreign_keys(before)
+    new_fks = _foreign_keys(after)
+    drift.other_changes += [f"foreign key added: {fk}" for fk in sorted(new_fks - old_fks)]
+    drift.other_changes += [f"foreign key removed: {fk}" for fk in sorted(old_fks - new_fks)]
+    if not (drift.added_columns or drift.removed_columns or drift.changed_columns
+            or drift.other_changes):
+        drift.other_changes.append("column order changed")
+    return drift
+
+
+def _column_changes(old: ColumnInfo, new: ColumnInfo) -> list[str]:
+    changes = []
+    if old.data_type != new.data_type:
+        changes.append(f"type {old.data_type} -> {new.data_type}")
+    if old.nullable != new.nullable:
+        changes.append("now nullable" if new.nullable else "now NOT NULL")
+    if old.is_primary_key != new.is_primary_key:
+        changes.append("now part of the primary key" if new.is_primary_key
+                       else "no longer in the primary key")
+    if old.is_unique != new.is_unique:
+        changes.append("now unique" if new.is_unique else "no longer unique")
+    return changes
+
+
+def _foreign_keys(table: TableInfo) -> set[str]:
+    return {f"({', '.join(fk.columns)}) -> {fk.referenced_table}"
+            f"({', '.join(fk.referenced_columns)})" for fk in table.foreign_keys}

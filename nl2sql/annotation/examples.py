@@ -1,0 +1,161 @@
+"""Example queries: the model writes question + SQL pairs; each one is checked by the read-only
+guard, executed, and kept only when it returns rows. Failures go back to the model as feedback
+(an output validator raising ``ModelRetry`` with the database's error) up to a retry limit;
+what still fails is dropped, so a weak model ends with fewer examples, never with broken ones.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, Field
+from pydantic_ai import Agent, ModelRetry, RunContext
+from pydantic_ai.exceptions import UnexpectedModelBehavior
+from sqlalchemy import text
+from sqlalchemy.exc import SQLAlchemyError
+
+from nl2sql.annotation import context
+from nl2sql.annotation.prompts import render_prompt
+from nl2sql.annotation.runner import StepRunner
+from nl2sql.db.base import DbConnection
+from nl2sql.errors import Nl2SqlError
+from nl2sql.models import DbInfo, ExampleQuery
+
+try:  # the read-only guard (layer 1); a minimal stand-in until it is available
+    from nl2sql.sql_guard import validate_read_only
+except ImportError:  # pragma: no cover - depends on the guard package being present
+    from nl2sql.annotation._guard_fallback import validate_read_only
+
+STEP = "example_queries"
+ROW_LIMIT = 1_000          # rows fetched to check a query; ExampleQuery.row_count is capped here
+ERROR_CHARS = 300
+#: Extra field on DbInfo: the schema fingerprint the examples were last generated for.
+MARKER = "example_queries_schema"
+
+
+class ExampleQueryDraft(BaseModel):
+    question: str = Field(description="A question a user might ask, in plain language.")
+    sql: str = Field(description="One read-only SELECT statement that answers the question.")
+
+
+class ExampleQueryBatch(BaseModel):
+    queries: list[ExampleQueryDraft]
+
+
+@dataclass
+class ExampleDeps:
+    connection: DbConnection
+    dialect: str
+    wanted: int
+    accepted: list[ExampleQuery] = field(default_factory=list)
+
+
+def schema_fingerprint(db_info: DbInfo) -> str:
+    parts = sorted(f"{t.name}:{t.fingerprint()}" for t in db_info.tables)
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+def examples_up_to_date(db_info: DbInfo, previous: DbInfo | None) -> bool:
+    """True when examples were generated for exactly this schema (0 requests needed)."""
+    marker = getattr(db_info, MARKER, None) or getattr(previous, MARKER, None)
+    return marker == schema_fingerprint(db_info)
+
+
+def run_example_query(connection: DbConnection, sql: str, limit: int = ROW_LIMIT) -> int:
+    """Execute ``sql`` read-only under a row limit; the number of rows (at most ``limit``).
+
+    The one place that executes generated SQL (switch to ``DbOperations`` once it exists).
+    Colons are escaped because ``text()`` would read ``:name`` inside string literals as a bind
+    parameter.
+    """
+    body = sql.strip().rstrip(";").strip()
+    wrapped = f"SELECT * FROM ({body}) AS example_query LIMIT {int(limit)}"
+    with connection.connect() as conn:
+        try:
+            return len(conn.execute(text(wrapped.replace(":", "\\:"))).fetchmany(limit))
+        finally:
+            conn.rollback()
+
+
+def check_example(deps: ExampleDeps, draft: ExampleQueryDraft) -> tuple[ExampleQuery | None, str]:
+    """(kept example, '') or (None, why it was refused)."""
+    if not draft.question.strip() or not draft.sql.strip():
+        return None, "the question or the SQL is empty"
+    try:
+        validate_read_only(draft.sql, deps.dialect)
+    except Nl2SqlError as exc:
+        return None, f"refused by the read-only check: {exc}"
+    try:
+        rows = run_example_query(deps.connection, draft.sql)
+    except SQLAlchemyError as exc:
+        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+        return None, f"the database rejected it: {(reason[0] if reason else type(exc).__name__)[:ERROR_CHARS]}"
+    except Nl2SqlError as exc:
+        return None, str(exc)[:ERROR_CHARS]
+    if rows == 0:
+        return None, "it returned no rows; use values that occur in the data"
+    return ExampleQuery(question=draft.question.strip(), sql=draft.sql.strip(), row_count=rows), ""
+
+
+def example_agent(retries: int = 3) -> Agent[ExampleDeps, ExampleQueryBatch]:
+    agent = Agent(output_type=ExampleQueryBatch, deps_type=ExampleDeps, name="example_queries",
+                  retries={"output": retries, "tools": retries})
+
+    @agent.output_validator
+    def _validate(ctx: RunContext[ExampleDeps], batch: ExampleQueryBatch) -> ExampleQueryBatch:
+        deps = ctx.deps
+        failures = []
+        seen = {q.sql for q in deps.accepted} | {q.question.lower() for q in deps.accepted}
+        for number, draft in enumerate(batch.queries, 1):
+            if len(deps.accepted) >= deps.wanted:
+                break
+            if draft.sql.strip() in seen or draft.question.strip().lower() in seen:
+                failures.append(f"{number}. {draft.question!r}: a duplicate of a kept example")
+                continue
+            example, reason = check_example(deps, draft)
+            if example is None:
+                failures.append(f"{number}. {draft.question!r}: {reason}\n   SQL: {draft.sql}")
+            else:
+                deps.accepted.append(example)
+                seen |= {example.sql, example.question.lower()}
+        missing = deps.wanted - len(deps.accepted)
+        if missing > 0 and ctx.retry < ctx.max_retries:
+            # Kept examples are remembered in deps; the answer only needs the replacements.
+            problems = "\n".join(failures) or f"only {len(batch.queries)} queries were given"
+            raise ModelRetry(f"{len(deps.accepted)} examples are kept. These failed:\n{problems}"
+                             f"\nAnswer with {missing} new example(s) (question + sql), fixing "
+                             f"the errors above; do not repeat the kept ones.")
+        return batch
+
+    return agent
+
+
+def existing_text(examples: list[ExampleQuery]) -> str:
+    return "\n".join(f"- {q.question}" for q in examples) or "(none)"
+
+
+async def generate_examples(runner: StepRunner, agent: Agent[ExampleDeps, ExampleQueryBatch],
+                            db_info: DbInfo, connection: DbConnection, *, wanted: int) -> int:
+    """Re-check the cached examples, ask the model for the missing ones; returns how many were
+    added. Updates ``db_info.example_queries`` and the schema marker."""
+    deps = ExampleDeps(connection, connection.sqlglot_dialect, wanted)
+    for example in db_info.example_queries:  # schema changed: keep only what still works
+        kept, _reason = check_example(deps, ExampleQueryDraft(question=example.question,
+                                                               sql=example.sql))
+        if kept is not None and len(deps.accepted) < wanted:
+            deps.accepted.append(kept)
+    before = len(deps.accepted)
+    missing = wanted - before
+    if missing > 0:
+        prompt = render_prompt(
+            "example_queries", db_id=db_info.db_id, db_type=db_info.db_type,
+            dialect=connection.sqlglot_dialect, count=missing,
+            schema=context.schema_text(db_info), existing=existing_text(deps.accepted))
+        try:
+            await runner.run(agent, prompt, step=STEP, deps=deps)
+        except UnexpectedModelBehavior:
+            pass  # answers that never fit the output schema: keep what was validated
+    db_info.example_queries = deps.accepted[:wanted]
+    setattr(db_info, MARKER, schema_fingerprint(db_info))
+    return len(db_info.example_queries) - before

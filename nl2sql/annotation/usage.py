@@ -1,0 +1,62 @@
+"""Model usage per annotation step: summed from pydantic-ai ``RunUsage`` and reported at the end.
+
+Every agent run gets its own ``RunUsage`` (passed as ``usage=``, which pydantic-ai updates in
+place), so a run that fails half-way still counts the requests it made.
+"""
+
+from __future__ import annotations
+
+from pydantic_ai.usage import RunUsage
+
+from nl2sql.models import AnnotationRun, StepUsage
+
+#: Annotation steps in the order they run. The names key ``AnnotationRun.steps``.
+STEP_NAMES: tuple[str, ...] = ("table_descriptions", "enum_classification",
+                               "database_description", "example_queries")
+STEP_TITLES = {"table_descriptions": "table and column descriptions",
+               "enum_classification": "enum classification",
+               "database_description": "database description",
+               "example_queries": "example queries"}
+
+
+class UsageTracker:
+    """Requests and tokens per step for one annotation run."""
+
+    def __init__(self) -> None:
+        self.steps: dict[str, StepUsage] = {}
+
+    def start(self, step: str) -> None:
+        """Make ``step`` appear in the summary even when it needs no request."""
+        self.steps.setdefault(step, StepUsage())
+
+    def add(self, step: str, usage: RunUsage) -> None:
+        total = self.steps.setdefault(step, StepUsage())
+        total.requests += usage.requests
+        total.input_tokens += usage.input_tokens
+        total.output_tokens += usage.output_tokens
+
+    @property
+    def total(self) -> StepUsage:
+        return StepUsage(requests=sum(s.requests for s in self.steps.values()),
+                         input_tokens=sum(s.input_tokens for s in self.steps.values()),
+                         output_tokens=sum(s.output_tokens for s in self.steps.values()))
+
+
+def summary_lines(run: AnnotationRun) -> list[str]:
+    """A small table for people: one line per step, then the total (and the skipped steps)."""
+    lines = []
+    if run.steps:
+        width = max(len(step) for step in run.steps)
+        lines.append(f"model {run.model}: {'step':<{width}}  requests  input tok  output tok")
+        indent = " " * len(f"model {run.model}: ")
+        for step, usage in run.steps.items():
+            lines.append(f"{indent}{step:<{width}}  {usage.requests:>8}  {usage.input_tokens:>9}"
+                         f"  {usage.output_tokens:>10}")
+        total = StepUsage(requests=sum(s.requests for s in run.steps.values()),
+                          input_tokens=sum(s.input_tokens for s in run.steps.values()),
+                          output_tokens=sum(s.output_tokens for s in run.steps.values()))
+        lines.append(f"{indent}{'total':<{width}}  {total.requests:>8}  {total.input_tokens:>9}"
+                     f"  {total.output_tokens:>10}")
+    if run.skipped_steps:
+        lines.append("skipped LLM steps: " + ", ".join(run.skipped_steps))
+    return lines

@@ -1,0 +1,95 @@
+"""Model selection and provider failures: any pydantic-ai model string, ``test`` is TestModel,
+and setup/provider errors become one-line ``ModelSetupError`` messages naming what to fix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic_ai import exceptions as ai_errors
+from pydantic_ai.models.function import FunctionModel
+from pydantic_ai.models.test import TestModel
+
+from nl2sql.annotation.model_selection import build_model, model_label, model_setup_error
+from nl2sql.annotation.usage import UsageTracker, summary_lines
+from nl2sql.config import DbConnectionConfigs
+from nl2sql.errors import ModelSetupError
+from nl2sql.models import AnnotationRun, StepUsage
+
+
+def test_test_string_is_pydantic_ai_test_model() -> None:
+    assert isinstance(build_model("test"), TestModel)
+
+
+def test_model_instances_pass_through_and_are_labelled() -> None:
+    model = FunctionModel(lambda messages, info: None, model_name="scripted")  # type: ignore[arg-type,return-value]
+    assert build_model(model) is model
+    assert model_label("openai:gpt-4o") == "openai:gpt-4o"
+    assert "scripted" in model_label(model)
+
+
+def test_unknown_model_string_names_the_flag() -> None:
+    with pytest.raises(ModelSetupError) as info:
+        build_model("no-such-provider:foo")
+    message = str(info.value)
+    assert "Unknown model 'no-such-provider:foo'" in message and "--model / NL2SQL_MODEL" in message
+    assert "\n" not in message
+
+
+def test_missing_provider_package_says_what_to_install() -> None:
+    try:
+        import openai  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        pytest.skip("the openai package is installed here")
+    with pytest.raises(ModelSetupError, match=r"pip install 'nl2sql\[openai\]'"):
+        build_model("openai:gpt-4o-mini")
+
+
+@pytest.mark.parametrize(("error", "expected"), [
+    (ai_errors.UserError("Set the `OPENAI_API_KEY` environment variable or pass it via "
+                         "`OpenAIProvider(api_key=...)` to use the OpenAI provider."),
+     "Set OPENAI_API_KEY or choose another model with --model / NL2SQL_MODEL."),
+    (ai_errors.ModelHTTPError(401, "gpt-4o", body={"error": "bad key sk-123"}),
+     "set a valid OPENAI_API_KEY"),
+    (ai_errors.ModelHTTPError(429, "gpt-4o"), "rate-limited"),
+    (ai_errors.ModelRateLimitError("gpt-4o", "slow down"), "lower --concurrency"),
+    (ai_errors.ModelConnectionError("gpt-4o", "connection refused", phase="connect"),
+     "Cannot reach the provider"),
+    (ConnectionRefusedError(111, "Connection refused"), "Cannot reach the provider"),
+    (ai_errors.ModelHTTPError(404, "gpt-9"), "does not know the model"),
+    (ai_errors.ModelHTTPError(500, "gpt-4o"), "run again later"),
+])
+def test_provider_errors_become_one_line_setup_errors(error: BaseException, expected: str) -> None:
+    message = str(model_setup_error(error, "openai:gpt-4o"))
+    assert expected in message
+    assert "\n" not in message and "sk-123" not in message
+
+
+def test_model_precedence_flag_over_env_over_file(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "dbs.yaml"
+    config.write_text("model: file:model\ndatabases: {}\n")
+    assert DbConnectionConfigs.load(config).model == "file:model"
+    monkeypatch.setenv("NL2SQL_MODEL", "env:model")
+    assert DbConnectionConfigs.load(config).model == "env:model"
+    assert DbConnectionConfigs.load(config, model="flag:model").model == "flag:model"
+
+
+def test_usage_tracker_sums_runs_and_summary_lists_steps() -> None:
+    from pydantic_ai.usage import RunUsage
+
+    tracker = UsageTracker()
+    tracker.start("enum_classification")
+    tracker.add("table_descriptions", RunUsage(requests=2, input_tokens=300, output_tokens=40))
+    tracker.add("table_descriptions", RunUsage(requests=1, input_tokens=100, output_tokens=10))
+    assert tracker.steps["table_descriptions"] == StepUsage(requests=3, input_tokens=400,
+                                                            output_tokens=50)
+    assert tracker.steps["enum_classification"].requests == 0
+    assert tracker.total.requests == 3
+    run = AnnotationRun(model="test", steps=tracker.steps, skipped_steps=["example_queries"])
+    lines = summary_lines(run)
+    assert any("table_descriptions" in line and "400" in line for line in lines)
+    assert lines[-2].split()[-3:] == ["3", "400", "50"]
+    assert lines[-1] == "skipped LLM steps: example_queries"

@@ -1,0 +1,53 @@
+"""Annotation prompt files: every file is non-empty, its placeholders match exactly the values
+the code fills in, and the strict filler refuses a missing or an unused value."""
+
+from __future__ import annotations
+
+import pytest
+
+from nl2sql.annotation.prompts import (PROMPT_FIELDS, PromptTemplateError, fill_prompt,
+                                       load_prompt, prompt_fields, render_prompt)
+from nl2sql.resources import prompt_path
+
+
+def test_every_prompt_file_is_registered() -> None:
+    folder = prompt_path("annotation/x.md").parent
+    on_disk = {path.stem for path in folder.glob("*.md")}
+    assert on_disk == set(PROMPT_FIELDS), "a prompt file without a test, or a test without a file"
+
+
+@pytest.mark.parametrize("name", sorted(PROMPT_FIELDS))
+def test_prompt_placeholders_match_the_values_the_code_gives(name: str) -> None:
+    text = load_prompt(name)
+    assert len(text.strip()) > 200, f"{name}.md is empty or a stub"
+    assert prompt_fields(text) == PROMPT_FIELDS[name]
+    filled = render_prompt(name, **{field: f"<{field}>" for field in PROMPT_FIELDS[name]})
+    for field in PROMPT_FIELDS[name]:
+        assert f"<{field}>" in filled
+
+
+@pytest.mark.parametrize("name", sorted(PROMPT_FIELDS))
+def test_render_refuses_a_missing_value(name: str) -> None:
+    values = {field: "x" for field in PROMPT_FIELDS[name]}
+    values.pop(sorted(values)[0])
+    with pytest.raises(PromptTemplateError, match="placeholders without a value"):
+        render_prompt(name, **values)
+
+
+def test_fill_reports_both_directions_of_mismatch() -> None:
+    with pytest.raises(PromptTemplateError) as info:
+        fill_prompt("Hello {name}, table {table}", {"name": "a", "extra": "b"})
+    assert "['table']" in str(info.value) and "['extra']" in str(info.value)
+
+
+def test_doubled_braces_are_literal_and_values_are_not_reformatted() -> None:
+    template = "JSON like {{\"a\": 1}} for {db_id}"
+    assert prompt_fields(template) == {"db_id"}
+    # A value containing braces (sample data, SQL) is inserted verbatim, not parsed again.
+    assert fill_prompt(template, {"db_id": "{x}"}) == 'JSON like {"a": 1} for {x}'
+
+
+@pytest.mark.parametrize("template", ["{a.b}", "{0}", "{a!r}", "{a:>10}", "{}"])
+def test_only_plain_placeholder_names_are_allowed(template: str) -> None:
+    with pytest.raises(PromptTemplateError):
+        prompt_fields(template)
