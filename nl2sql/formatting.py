@@ -1,0 +1,165 @@
+"""The annotated schema as SQL text: what a model (or a person) reads to write queries.
+
+``format_schema(db_info)`` renders one ``CREATE TABLE`` per table with descriptions as comments,
+enum values as ``[a, b, c]``, keys and foreign keys (with their actions), indexes, row counts and
+sample rows. Output is deterministic: the same ``DbInfo`` always gives the same text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import cache
+
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.sql.compiler import IdentifierPreparer
+
+from nl2sql.models import ColumnInfo, DbInfo, ExampleQuery, IndexInfo, TableInfo
+
+INDENT = "    "
+Quote = Callable[[str], str]
+_PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+@cache
+def _preparer(db_type: str) -> IdentifierPreparer:
+    dialect = postgresql.dialect() if db_type == "postgres" else sqlite.dialect()
+    return dialect.identifier_preparer
+
+
+def quote_identifier(name: str, db_type: str) -> str:
+    """``name`` as the backend needs it written: quoted only when it must be.
+
+    Postgres folds unquoted names to lower case, so mixed case needs quotes there; SQLite
+    compares names case-insensitively, so only odd characters and reserved words need them.
+    """
+    if db_type == "postgres":
+        return _preparer(db_type).quote(name)
+    preparer = _preparer(db_type)
+    if _PLAIN.match(name) and name.lower() not in preparer.reserved_words:
+        return name
+    return preparer.quote_identifier(name)
+
+
+def format_schema(db_info: DbInfo, *, include_samples: bool = True,
+                  include_examples: bool = True) -> str:
+    """The whole annotated schema of ``db_info`` as SQL with comments."""
+    parts = [_header(db_info)]
+    parts += [format_table(t, db_info.db_type, include_samples=include_samples)
+              for t in db_info.tables]
+    if include_examples and db_info.example_queries:
+        parts.append(_examples(db_info.example_queries))
+    return "\n\n".join(parts) + "\n"
+
+
+def _header(db_info: DbInfo) -> str:
+    lines = [f"-- Database: {db_info.db_id} ({db_info.db_type})"]
+    if db_info.schema_name:
+        lines.append(f"-- Schema: {db_info.schema_name}")
+    lines += _comment_lines(db_info.description)
+    return "\n".join(lines)
+
+
+def format_table(table: TableInfo, db_type: str, *, include_samples: bool = True) -> str:
+    """One table (or view) as ``CREATE TABLE``/``CREATE VIEW`` with its comments."""
+    def q(name: str) -> str:
+        return quote_identifier(name, db_type)
+
+    lines = _comment_lines(table.description)
+    if table.row_count is not None:
+        approx = "about " if table.row_count_is_estimate else ""
+        lines.append(f"-- {approx}{table.row_count:,} rows")
+    keyword = "VIEW" if table.is_view else "TABLE"
+    if table.is_view:
+        lines.append("-- (view: columns listed for reference)")
+    lines.append(f"CREATE {keyword} {q(table.name)} (")
+
+    pk = table.primary_key
+    body: list[tuple[str, str]] = []  # (definition, comment)
+    for column in table.columns:
+        body.append((_column_definition(column, q, single_pk=len(pk) == 1),
+                     _column_comment(column)))
+    if len(pk) > 1:
+        body.append((f"PRIMARY KEY ({_names(pk, q)})", ""))
+    for fk in sorted(table.foreign_keys, key=lambda f: (f.referenced_table, f.columns)):
+        target = q(fk.referenced_table)
+        if fk.referenced_schema:
+            target = f"{q(fk.referenced_schema)}.{target}"
+        definition = (f"FOREIGN KEY ({_names(fk.columns, q)}) REFERENCES {target} "
+                      f"({_names(fk.referenced_columns, q)})")
+        if fk.on_delete:
+            definition += f" ON DELETE {fk.on_delete}"
+        if fk.on_update:
+            definition += f" ON UPDATE {fk.on_update}"
+        body.append((definition, ""))
+    for i, (definition, comment) in enumerate(body):
+        comma = "," if i < len(body) - 1 else ""
+        lines.append(f"{INDENT}{definition}{comma}" + (f"  -- {comment}" if comment else ""))
+    lines.append(");")
+
+    for index in sorted(table.indexes, key=lambda i: (i.name or "", i.columns)):
+        if index.is_primary or _said_by_unique_column(table, index):
+            continue  # the PRIMARY KEY / UNIQUE on the column line says it already
+        unique = "UNIQUE " if index.is_unique else ""
+        using = f" USING {index.index_type}" if index.index_type else ""
+        name = f"{q(index.name)} " if index.name else ""
+        # Expression indexes keep their SQL text in place of a column name: leave it as is.
+        columns = ", ".join(q(c) if table.column(c) else c for c in index.columns)
+        lines.append(f"-- {unique}INDEX {name}ON {q(table.name)} ({columns}){using}")
+    if include_samples and table.sample_data_csv:
+        sample = table.sample_data_csv.strip("\n").splitlines()
+        lines.append(f"-- Sample rows ({len(sample) - 1}):")
+        lines += [f"--   {row}" for row in sample]
+    return "\n".join(lines)
+
+
+def _column_definition(column: ColumnInfo, q: Quote, *, single_pk: bool) -> str:
+    parts = [q(column.name)]
+    if column.data_type:
+        parts.append(column.data_type)
+    if not column.nullable and not (single_pk and column.is_primary_key):
+        parts.append("NOT NULL")
+    if single_pk and column.is_primary_key:
+        parts.append("PRIMARY KEY")
+    elif column.is_unique:
+        parts.append("UNIQUE")
+    return " ".join(parts)
+
+
+def _said_by_unique_column(table: TableInfo, index: IndexInfo) -> bool:
+    column = table.column(index.columns[0]) if len(index.columns) == 1 else None
+    return index.is_unique and column is not None and column.is_unique
+
+
+def _column_comment(column: ColumnInfo) -> str:
+    parts = []
+    if column.description:
+        parts.append(" ".join(column.description.split()))
+    if column.is_enum and column.enum_values:
+        parts.append("[" + ", ".join(_enum_value(v) for v in column.enum_values) + "]")
+    return " ".join(parts)
+
+
+def _enum_value(value: str) -> str:
+    # Quote only values that would be ambiguous in the bracket list.
+    if value == "" or value != value.strip() or any(c in value for c in ",[]'\n"):
+        return "'" + value.replace("'", "''").replace("\n", " ") + "'"
+    return value
+
+
+def _names(names: list[str], q: Quote) -> str:
+    return ", ".join(q(n) for n in names)
+
+
+def _comment_lines(text: str | None) -> list[str]:
+    if not text:
+        return []
+    return [f"-- {line}".rstrip() for line in text.strip().splitlines()]
+
+
+def _examples(examples: list[ExampleQuery]) -> str:
+    lines = ["-- Example queries:"]
+    for example in examples:
+        lines.append(f"-- Q: {' '.join(example.question.split())}")
+        lines += [f"--   {line}" for line in example.sql.strip().splitlines()]
+    return "\n".join(lines)
