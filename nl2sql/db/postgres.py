@@ -1,10 +1,41 @@
-"""PostgreSQL backend through psycopg 3."""
+"""PostgreSQL backend through psycopg 3.
+
+Engine layers (ARCHITECTURE.md, "Read-only, in layers"), each holding without the parser guard:
+- the query is sent as one statement over the extended protocol, so the server itself refuses
+  text with several commands, and it is wrapped as ``SELECT * FROM (<query>) LIMIT n``, so only
+  a query fits (no COPY, DDL, DML, SET, CALL) and the row cap is enforced by the server;
+- a ``READ ONLY`` transaction, always rolled back (even on success), with ``statement_timeout``,
+  ``lock_timeout`` and ``idle_in_transaction_session_timeout``, plus a client-side cancel as a
+  backstop;
+- a superuser login drops to the ``pg_read_all_data`` role for the transaction, so server file,
+  large-object export and admin functions are refused (use a read-only login anyway);
+- session-level advisory locks, which survive a rollback, are released after every call.
+"""
 
 from __future__ import annotations
 
-from sqlalchemy import URL, Engine, create_engine
+import csv
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
-from nl2sql.db.base import DbConnection
+import psycopg
+from psycopg import errors as pg_errors
+from sqlalchemy import URL, Connection, Engine, create_engine
+from sqlalchemy.exc import DBAPIError
+
+from nl2sql.db.base import CsvResultSink, DbConnection, DbOperations, QueryStats, ResultSink
+from nl2sql.errors import QueryExecutionError, QueryTimeoutError
+
+#: Seconds past the statement timeout after which the client cancels the query itself.
+_CANCEL_GRACE_SECONDS = 1.0
+_WRAP_PREFIX = "SELECT * FROM (\n"
+_COPY_PREFIX = "COPY (" + _WRAP_PREFIX
+# Traces a query must not leave: an assigned xid (it wrote), session advisory locks, settings.
+_EFFECTS_CHECK = """SELECT txid_current_if_assigned() IS NOT NULL,
+  EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()),
+  ARRAY(SELECT name || '=' || setting FROM pg_settings WHERE source = 'session')"""
 
 
 class PostgresConnection(DbConnection):
@@ -32,3 +63,174 @@ def _quote_option(identifier: str) -> str:
     # libpq options are space-separated; a backslash escapes a space inside a value.
     quoted = '"' + identifier.replace('"', '""') + '"'
     return quoted.replace(" ", "\\ ")
+
+
+class _SingleStatementCursor(psycopg.Cursor[Any]):
+    """A cursor that always uses the extended query protocol.
+
+    psycopg sends a parameter-less query with the simple protocol, which runs every statement
+    in the text; the extended protocol carries exactly one, and the server rejects more
+    ("cannot insert multiple commands into a prepared statement"). ``Cursor.copy`` has no
+    switch for it, hence this override of the one method that picks the protocol.
+    """
+
+    def _execute_send(self, query: Any, *, force_extended: bool = False,
+                      binary: bool | None = None) -> None:
+        super()._execute_send(query, force_extended=True, binary=binary)
+
+
+class PostgresOperations(DbOperations):
+    connection: PostgresConnection
+
+    @contextmanager
+    def _read_only(self, timeout: float) -> Iterator[Connection]:
+        with self.connection.connect() as conn:
+            raw: psycopg.Connection[Any] = conn.connection.driver_connection
+            raw.rollback()
+            ms = max(1, int(timeout * 1000))
+            setup = (f"SET TRANSACTION READ ONLY; SET LOCAL statement_timeout = {ms}; "
+                     f"SET LOCAL lock_timeout = {ms}; "
+                     f"SET LOCAL idle_in_transaction_session_timeout = {ms + 10_000}")
+            if raw.info.parameter_status("is_superuser") == "on" \
+                    and raw.info.server_version >= 140000:
+                setup += "; SET LOCAL ROLE pg_read_all_data"
+            watchdog = threading.Timer(timeout + _CANCEL_GRACE_SECONDS, raw.cancel_safe)
+            watchdog.daemon = True
+            try:
+                raw.execute(setup)  # our own text: several statements, one round trip
+                watchdog.start()
+                yield conn
+            except DBAPIError as exc:
+                raise self._translate(exc.orig, timeout, conn) from None
+            except psycopg.Error as exc:
+                raise self._translate(exc, timeout, conn) from None
+            finally:
+                watchdog.cancel()
+                self._reset(raw, conn)
+
+    def _reset(self, raw: psycopg.Connection[Any], conn: Connection) -> None:
+        """Roll back always; drop session advisory locks, the one effect a rollback keeps."""
+        try:
+            raw.rollback()
+            raw.execute("SELECT pg_advisory_unlock_all()")
+            raw.rollback()
+        except psycopg.Error:
+            conn.invalidate()  # a broken session goes away instead of back into the pool
+
+    def _stream(self, sql: str, sink: ResultSink, *, max_rows: int, timeout: float,
+                is_explain: bool) -> QueryStats:
+        body = sql.rstrip().rstrip(";").rstrip()
+        wrapped = f"{_WRAP_PREFIX}{body}\n) AS nl2sql_result LIMIT {max_rows + 1}"
+        with self._read_only(timeout) as conn:
+            raw = conn.connection.driver_connection
+            offset = 0
+            try:
+                if is_explain:  # EXPLAIN cannot be a subquery; it is still one statement
+                    stats = self._stream_rows(raw, body, sink, max_rows)
+                elif isinstance(sink, CsvResultSink):
+                    offset = len(_COPY_PREFIX)
+                    stats = self._copy_csv(raw, wrapped, sink, max_rows)
+                else:
+                    offset = len(_WRAP_PREFIX)
+                    stats = self._stream_rows(raw, wrapped, sink, max_rows)
+                self._check_effects(raw, timeout)
+                return stats
+            except psycopg.Error as exc:
+                raise self._translate(exc, timeout, conn, body, offset) from None
+
+    def _copy_csv(self, raw: psycopg.Connection[Any], wrapped: str, sink: CsvResultSink,
+                  max_rows: int) -> QueryStats:
+        """COPY ... TO STDOUT: the server formats the CSV; we only move bytes.
+
+        The protocol sends one CopyData message per row in COPY TO ("messages sent from the
+        backend will always correspond to single data rows"), so counting messages counts rows
+        exactly, even with newlines inside quoted values, at no parsing cost.
+        """
+        statement = f"COPY ({wrapped}) TO STDOUT WITH (FORMAT csv, HEADER true)"
+        count, truncated, batch = 0, False, []
+        batch_size = self.batch_size
+        with _SingleStatementCursor(raw) as cursor, cursor.copy(statement) as copy:
+            records = iter(copy)
+            header = next(records, b"")
+            columns = next(csv.reader([bytes(header).decode(raw.info.encoding)]), [])
+            sink.begin(columns)
+            for record in records:
+                if count == max_rows:
+                    truncated = True
+                    for _ in records:  # drain the end of COPY (LIMIT n+1: nothing big is left)
+                        pass
+                    break
+                batch.append(record)
+                count += 1
+                if len(batch) == batch_size:
+                    sink.write_csv_records(batch)
+                    batch = []
+            if batch:
+                sink.write_csv_records(batch)
+        return QueryStats(columns, count, truncated)
+
+    def _stream_rows(self, raw: psycopg.Connection[Any], statement: str, sink: ResultSink,
+                     max_rows: int) -> QueryStats:
+        count, truncated = 0, False
+        # A server-side cursor: DECLARE goes over the extended protocol (one statement), the
+        # columns are known even for an empty result, and rows come in bounded batches.
+        with raw.cursor(name="nl2sql_rows") as cursor:
+            cursor.execute(statement)
+            columns = [d.name for d in cursor.description or ()]
+            sink.begin(columns)
+            while True:
+                wanted = min(self.batch_size, max_rows - count)
+                if wanted == 0:  # the cap is reached: one more row means it cut the result
+                    truncated = cursor.fetchone() is not None
+                    break
+                batch = cursor.fetchmany(wanted)
+                if not batch:
+                    break
+                sink.write_rows(batch)
+                count += len(batch)
+        return QueryStats(columns, count, truncated)
+
+    def _check_effects(self, raw: psycopg.Connection[Any], timeout: float) -> None:
+        """Refuse a query that left a trace the rollback alone would hide or keep: a write
+        (an xid was assigned), a session advisory lock, or a changed setting."""
+        wrote, locked, settings = raw.execute(_EFFECTS_CHECK).fetchone()  # type: ignore[misc]
+        ms = max(1, int(timeout * 1000))
+        own = {f"statement_timeout={ms}", f"lock_timeout={ms}", "transaction_read_only=on",
+               f"idle_in_transaction_session_timeout={ms + 10_000}"}
+        changed = sorted(s.split("=", 1)[0] for s in set(settings) - own)
+        effects = (["wrote data"] if wrote else []) + (["took an advisory lock"] if locked else [])
+        effects += [f"changed settings ({', '.join(changed)})"] if changed else []
+        if effects:
+            raise QueryExecutionError(
+                f"The query on database '{self.db_id}' {' and '.join(effects)}, which a "
+                f"read-only query may not do; it was undone: remove that part and try "
+                f"again.", db_id=self.db_id)
+
+    def _translate(self, exc: BaseException | None, timeout: float, conn: Connection,
+                   body: str | None = None, offset: int = 0) -> Exception:
+        """One line for people: the server's message and, for a query, the line it points at."""
+        if isinstance(exc, pg_errors.QueryCanceled):
+            return QueryTimeoutError(
+                f"Query on database '{self.db_id}' stopped after {timeout:g} s; add a "
+                f"LIMIT/filter or raise query_timeout_seconds for db {self.db_id} in dbs.yaml.",
+                db_id=self.db_id)
+        if isinstance(exc, psycopg.OperationalError) and raw_closed(conn):
+            conn.invalidate()
+        diag = getattr(exc, "diag", None)
+        message = (diag.message_primary if diag and diag.message_primary else str(exc)).strip()
+        message = message.splitlines()[0] if message else type(exc).__name__
+        where = ""
+        position = diag.statement_position if diag else None
+        if position and body is not None:
+            index = max(0, int(position) - 1 - offset)  # positions are 1-based, in sent text
+            where = f" (line {body[:index].count(chr(10)) + 1})"
+        return QueryExecutionError(
+            f"PostgreSQL rejected the query on database '{self.db_id}': {message.rstrip('.')}{where}; "
+            f"fix the SQL and try again.", db_id=self.db_id)
+
+
+def raw_closed(conn: Connection) -> bool:
+    try:
+        return bool(conn.connection.driver_connection.closed)
+    except Exception:  # noqa: BLE001 - a connection we cannot even inspect is broken
+        return True

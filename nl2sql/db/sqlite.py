@@ -1,16 +1,82 @@
-"""SQLite backend: the database file opened read-only through a URI (``mode=ro``)."""
+"""SQLite backend: the file opened read-only (``mode=ro``) plus an authorizer and a deadline.
+
+Engine layers (ARCHITECTURE.md, "Read-only, in layers"): ``mode=ro``; an authorizer that denies
+writes, ATTACH/DETACH, PRAGMA setters and side-effect functions; no attached databases at all
+(``SQLITE_LIMIT_ATTACHED = 0``, which also stops ``VACUUM INTO``); extension loading off; the
+``sqlite3`` module runs one statement per call; a progress handler stops runaway queries.
+"""
 
 from __future__ import annotations
 
 import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy.exc import DBAPIError
 
-from nl2sql.db.base import DbConnection
-from nl2sql.errors import DatabaseConnectionError
+from nl2sql.db.base import DbConnection, DbOperations, QueryStats, ResultSink
+from nl2sql.errors import DatabaseConnectionError, QueryExecutionError, QueryTimeoutError
 from nl2sql.sample import ensure_bookstore
+
+# Pragmas that only read the schema (SQLAlchemy reflection needs them with an argument).
+_READ_PRAGMAS = frozenset({
+    "table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo",
+    "foreign_key_list", "database_list", "collation_list", "function_list", "module_list",
+    "pragma_list", "compile_options", "integrity_check", "quick_check", "foreign_key_check"})
+# Pragmas that act even without a value.
+_ACTING_PRAGMAS = frozenset({"optimize", "wal_checkpoint", "incremental_vacuum", "shrink_memory"})
+# Functions with effects outside the query (core SQLite has none besides load_extension; the
+# others come with common extensions and the CLI shell).
+_DENIED_FUNCTIONS = frozenset({"load_extension", "readfile", "writefile", "edit",
+                               "fts3_tokenizer", "zipfile", "sqlar_uncompress", "lsmode"})
+_ALLOWED_ACTIONS = frozenset({sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ,
+                              sqlite3.SQLITE_RECURSIVE, sqlite3.SQLITE_TRANSACTION,
+                              sqlite3.SQLITE_SAVEPOINT})
+_SCHEMA_TABLES = frozenset({"sqlite_master", "sqlite_schema", "sqlite_temp_master"})
+#: VM instructions between two deadline checks (a Python call each: cheap at this spacing).
+_PROGRESS_STEPS = 1000
+
+
+def read_only_authorizer(action: int, arg1: str | None, arg2: str | None, _db: str | None,
+                         _trigger: str | None) -> int:
+    """Allow reads; deny every action that writes, attaches, sets or reaches outside."""
+    if action in _ALLOWED_ACTIONS:
+        return sqlite3.SQLITE_OK
+    if action == sqlite3.SQLITE_FUNCTION:
+        return sqlite3.SQLITE_DENY if (arg2 or "").lower() in _DENIED_FUNCTIONS \
+            else sqlite3.SQLITE_OK
+    if action == sqlite3.SQLITE_PRAGMA:
+        name = (arg1 or "").lower()
+        if name in _READ_PRAGMAS or (arg2 is None and name not in _ACTING_PRAGMAS):
+            return sqlite3.SQLITE_OK
+        return sqlite3.SQLITE_DENY
+    if action == sqlite3.SQLITE_UPDATE and arg1 in _SCHEMA_TABLES:
+        # SQLite reports this while it parses the schema for pragma table functions;
+        # a real write to the schema table still fails on the mode=ro file.
+        return sqlite3.SQLITE_OK
+    return sqlite3.SQLITE_DENY
+
+
+def query_authorizer() -> Callable[[int, str | None, str | None, str | None, str | None], int]:
+    """The stricter authorizer for one user query (not for inspection): no PRAGMA statement and
+    no transaction control at all; ``pragma_*()`` table functions inside a SELECT stay allowed."""
+    select_seen = False
+
+    def authorize(action: int, arg1: str | None, arg2: str | None, db: str | None,
+                  trigger: str | None) -> int:
+        nonlocal select_seen
+        if action == sqlite3.SQLITE_SELECT:
+            select_seen = True
+        elif action in (sqlite3.SQLITE_TRANSACTION, sqlite3.SQLITE_SAVEPOINT) or (
+                action == sqlite3.SQLITE_PRAGMA and not select_seen):
+            return sqlite3.SQLITE_DENY
+        return read_only_authorizer(action, arg1, arg2, db, trigger)
+
+    return authorize
 
 
 class SqliteConnection(DbConnection):
@@ -39,5 +105,68 @@ class SqliteConnection(DbConnection):
         return engine
 
     def _on_connect(self, dbapi_connection: sqlite3.Connection, _record: object) -> None:
-        """Per-connection settings; the runtime adds its read-only guards here."""
+        """Per-connection read-only guards; every connection of the engine gets them."""
         dbapi_connection.execute("PRAGMA busy_timeout = 5000")
+        if hasattr(dbapi_connection, "enable_load_extension"):  # absent: built without it
+            dbapi_connection.enable_load_extension(False)
+        dbapi_connection.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+        dbapi_connection.set_authorizer(read_only_authorizer)
+
+
+class SqliteOperations(DbOperations):
+    connection: SqliteConnection
+
+    @contextmanager
+    def _read_only(self, timeout: float) -> Iterator[Connection]:
+        with self.connection.connect() as conn:
+            raw = conn.connection.driver_connection
+            deadline = time.monotonic() + timeout
+            raw.set_progress_handler(lambda: time.monotonic() > deadline, _PROGRESS_STEPS)
+            try:
+                yield conn
+            except DBAPIError as exc:
+                raise self._translate(exc.orig, timeout) from None
+            except sqlite3.Error as exc:
+                raise self._translate(exc, timeout) from None
+            finally:
+                raw.set_progress_handler(None, 0)
+                conn.rollback()
+
+    def _stream(self, sql: str, sink: ResultSink, *, max_rows: int, timeout: float,
+                is_explain: bool) -> QueryStats:
+        with self._read_only(timeout) as conn:
+            raw = conn.connection.driver_connection
+            cursor = raw.cursor()
+            raw.set_authorizer(query_authorizer())
+            try:
+                cursor.execute(sql)  # sqlite3 refuses more than one statement per call
+                columns = [d[0] for d in cursor.description or ()]
+                sink.begin(columns)
+                count, truncated = 0, False
+                while True:
+                    wanted = min(self.batch_size, max_rows - count)
+                    if wanted == 0:  # the cap is reached: one more row means it cut the result
+                        truncated = cursor.fetchone() is not None
+                        break
+                    batch = cursor.fetchmany(wanted)
+                    if not batch:
+                        break
+                    sink.write_rows(batch)
+                    count += len(batch)
+            finally:
+                cursor.close()
+                raw.set_authorizer(read_only_authorizer)
+        return QueryStats(columns, count, truncated)
+
+    def _translate(self, exc: BaseException | None, timeout: float) -> Exception:
+        message = str(exc).strip().splitlines()[0] if exc else "unknown error"
+        if message == "interrupted":
+            return QueryTimeoutError(
+                f"Query on database '{self.db_id}' stopped after {timeout:g} s; add a "
+                f"LIMIT/filter or raise query_timeout_seconds for db {self.db_id} in dbs.yaml.",
+                db_id=self.db_id)
+        if message in ("not authorized", "authorization denied") or "too many attached" in message:
+            message = "not authorized: the database is read-only (writes, ATTACH, settings " \
+                      "and side-effect functions are refused)"
+        return QueryExecutionError(f"SQLite rejected the query on database '{self.db_id}': "
+                                   f"{message.rstrip('.')}; fix the SQL and try again.", db_id=self.db_id)

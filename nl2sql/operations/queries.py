@@ -1,0 +1,145 @@
+"""Query operations: run read-only SQL into workspace files, and look rows up by key.
+
+``db_execute_sql_op`` is the whole workflow the MCP tool ``db_execute_sql`` and the agents call:
+parser guard in the backend's dialect, engine-guarded streamed execution, CSV + metadata written
+atomically, and a short preview for the model. ``db_get_row_by_id_op`` reads one row by primary
+key (composite keys too) and the rows its outbound foreign keys point at.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from nl2sql.db.base import DbOperations
+from nl2sql.db.lookup import primary_key_values, resolve_table
+from nl2sql.errors import SchemaCacheMissingError
+from nl2sql.operations.context import OpsContext
+from nl2sql.results import (CSV_SUFFIX, METADATA_SUFFIX, CsvResultWriter, ResultMetadata,
+                            format_preview, resolve_workspace_path, safe_name_from_query)
+
+_RENDER_CELL_CHARS = 200
+
+
+class QueryResult(ResultMetadata):
+    """The metadata of a saved result plus the preview text shown to the model or person."""
+
+    preview: str = ""
+
+    def render(self) -> str:
+        return self.preview
+
+
+class RowResult(BaseModel):
+    db_id: str
+    table: str
+    row_id: dict[str, Any]  # primary key column -> value
+    found: bool
+    row: dict[str, Any] | None = None
+    # Outbound foreign keys, one level: key (the referenced table's name) -> row or None.
+    related: dict[str, dict[str, Any] | None] = Field(default_factory=dict)
+    # The same keys -> "order_id -> orders.order_id", to say how each row is related.
+    related_via: dict[str, str] = Field(default_factory=dict)
+
+    def render(self) -> str:
+        key = ", ".join(f"{k}={v!r}" for k, v in self.row_id.items())
+        if not self.found or self.row is None:
+            return f"No row in {self.table} where {key}."
+        lines = [f"{self.table} where {key}:", *_render_fields(self.row, "  ")]
+        if self.related:
+            lines.append("Related rows (outbound foreign keys):")
+            for name, row in self.related.items():
+                lines.append(f"  {name} ({self.related_via.get(name, '')}):")
+                lines.extend(_render_fields(row, "    ") if row else ["    (no matching row)"])
+        return "\n".join(lines)
+
+
+def db_execute_sql_op(ctx: OpsContext, db_id: str, query: str, output_file: str | None = None,
+                      nl_query: str | None = None) -> QueryResult:
+    """Validate ``query`` as read-only, run it, and save ``{name}.csv`` + metadata."""
+    from nl2sql.sql_guard import validate_read_only
+
+    connection = ctx.connection(db_id)
+    config = ctx.config(db_id)
+    validated = validate_read_only(query, connection.sqlglot_dialect)
+    stem = output_file.removesuffix(CSV_SUFFIX).removesuffix(METADATA_SUFFIX) \
+        if output_file else safe_name_from_query(query)
+    csv_path = resolve_workspace_path(ctx.workspace, stem + CSV_SUFFIX)
+    operations = _operations_for_query(ctx, db_id)
+    writer = CsvResultWriter(csv_path)
+    try:
+        stats = operations.execute_select_query(validated, writer, max_rows=config.max_rows,
+                                                timeout_seconds=config.query_timeout_seconds)
+        metadata = ResultMetadata(
+            sql_query=query, row_count=stats.row_count, column_count=len(stats.columns),
+            csv_filename=csv_path.relative_to(ctx.workspace.resolve()).as_posix(),
+            db_id=db_id, natural_language_query=nl_query, columns=stats.columns,
+            elapsed_seconds=round(stats.elapsed_seconds, 4), truncated=stats.truncated,
+            max_rows=config.max_rows)
+        writer.publish(metadata)
+    except BaseException:
+        writer.discard()
+        raise
+    preview = format_preview(metadata, writer.preview)
+    return QueryResult(**metadata.model_dump(), preview=preview)
+
+
+def db_get_row_by_id_op(ctx: OpsContext, db_id: str, table: str, row_id: object,
+                        follow_foreign_keys: bool = True) -> RowResult:
+    """The row of ``table`` with primary key ``row_id`` and, one level deep, its parents."""
+    operations = ctx.operations(db_id)
+    info = resolve_table(operations.db_info, table)
+    key = primary_key_values(info, row_id)
+    row = operations.fetch_row_by_id(info.name, key)
+    result = RowResult(db_id=db_id, table=info.name, row_id=key, found=row is not None,
+                       row=_jsonable(row) if row is not None else None)
+    if row is None or not follow_foreign_keys:
+        return result
+    for fk in info.foreign_keys:
+        if operations.db_info.table(fk.referenced_table) is None:
+            continue  # a table outside the cached schema: nothing validated to read
+        name = fk.referenced_table
+        if name in result.related:
+            name = f"{fk.referenced_table} via {', '.join(fk.columns)}"
+        values = [row.get(c) for c in fk.columns]
+        result.related_via[name] = (f"{', '.join(fk.columns)} -> {fk.referenced_table}."
+                                    f"{', '.join(fk.referenced_columns)}")
+        related = None if any(v is None for v in values) else operations.fetch_related_row(
+            fk.referenced_table, fk.referenced_columns, values)
+        result.related[name] = _jsonable(related) if related is not None else None
+    return result
+
+
+def _operations_for_query(ctx: OpsContext, db_id: str) -> DbOperations:
+    """Running SQL needs no schema cache: without one, identifier lookups are simply empty."""
+    try:
+        return ctx.operations(db_id)
+    except SchemaCacheMissingError:
+        from nl2sql.db.factory import create_operations
+        from nl2sql.models import DbInfo
+
+        connection = ctx.connection(db_id)
+        return create_operations(connection, DbInfo(db_id=db_id,
+                                                     db_type=connection.config.type.value))
+
+
+def _jsonable(row: dict[str, Any]) -> dict[str, Any]:
+    """Row values JSON can carry: binary shown as a short hex string, the rest unchanged."""
+    out = {}
+    for name, value in row.items():
+        if isinstance(value, (bytes, bytearray, memoryview)):
+            data = bytes(value)
+            value = f"0x{data[:32].hex()}{'…' if len(data) > 32 else ''} ({len(data)} bytes)"
+        out[name] = value
+    return out
+
+
+def _render_fields(row: dict[str, Any], indent: str) -> list[str]:
+    lines = []
+    for name, value in row.items():
+        text = "NULL" if value is None else str(value).replace("\n", "\\n")
+        if len(text) > _RENDER_CELL_CHARS:
+            text = text[: _RENDER_CELL_CHARS - 1] + "…"
+        lines.append(f"{indent}{name}: {text}")
+    return lines
