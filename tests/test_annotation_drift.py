@@ -3,7 +3,17 @@ schemas: structure changes are drift, descriptions and row counts are not."""
 
 from __future__ import annotations
 
-from nl2sql.annotation.drift import compare_schemas
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from conftest import SampleDb, pg_execute
+from nl2sql.annotation.drift import check_drift, compare_schemas
+from nl2sql.cache import save_db_info
+from nl2sql.db.factory import create_connection
+from nl2sql.errors import SchemaCacheMissingError
+from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.models import ColumnInfo, DbInfo, ForeignKeyInfo, TableInfo
 
 
@@ -59,3 +69,31 @@ def test_removed_column_is_drift() -> None:
     del live_orders.columns[2]
     drift = compare_schemas(_db(live_orders), _db(_orders()))
     assert drift.changed_tables[0].removed_columns == ["customer_id"]
+
+
+def _add_column(chinook: SampleDb, table: str, column: str) -> None:
+    statement = f'ALTER TABLE "{table}" ADD COLUMN {column} TEXT'
+    if chinook.pg_dbname:
+        pg_execute(chinook.pg_dbname, statement)
+    else:
+        with sqlite3.connect(chinook.config.path) as conn:  # type: ignore[arg-type]
+            conn.execute(statement)
+        conn.close()
+
+
+def test_live_drift_after_add_column(chinook: SampleDb, tmp_path: Path) -> None:
+    with create_connection(chinook.config) as connection:
+        save_db_info(DbSchemaExtractor(connection).extract("chinook"), tmp_path)
+        assert not check_drift(connection, tmp_path).has_drift
+    _add_column(chinook, chinook.table("album"), "label")
+    with create_connection(chinook.config) as connection:
+        drift = check_drift(connection, tmp_path)
+    assert drift.has_drift and not drift.added_tables and not drift.removed_tables
+    [album] = drift.changed_tables
+    assert (album.name, album.added_columns) == (chinook.table("album"), ["label"])
+
+
+def test_check_without_cache_says_to_annotate_first(chinook: SampleDb, tmp_path: Path) -> None:
+    with create_connection(chinook.config) as connection:
+        with pytest.raises(SchemaCacheMissingError, match="annotate-schema chinook"):
+            check_drift(connection, tmp_path)

@@ -7,7 +7,9 @@ Structure only (tables, columns with type/nullability/keys, foreign keys), the s
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from nl2sql.db.base import DbConnection
 from nl2sql.models import ColumnInfo, DbInfo, TableInfo
 
 
@@ -102,3 +104,16 @@ def _column_changes(old: ColumnInfo, new: ColumnInfo) -> list[str]:
 def _foreign_keys(table: TableInfo) -> set[str]:
     return {f"({', '.join(fk.columns)}) -> {fk.referenced_table}"
             f"({', '.join(fk.referenced_columns)})" for fk in table.foreign_keys}
+
+
+def check_drift(connection: DbConnection, data_dir: Path) -> SchemaDrift:
+    """Extract the live schema of ``connection`` and compare it with its cache.
+
+    Raises ``SchemaCacheMissingError`` when there is no cache to compare with.
+    """
+    from nl2sql.cache import load_db_info
+    from nl2sql.inspection import DbSchemaExtractor
+
+    cached = load_db_info(data_dir, connection.db_id)
+    live = DbSchemaExtractor(connection).extract(connection.db_id)
+    return compare_schemas(live, cached)

@@ -43,20 +43,20 @@ class UsageTracker:
 
 
 def summary_lines(run: AnnotationRun) -> list[str]:
-    """A small table for people: one line per step, then the total (and the skipped steps)."""
+    """A small table for people: one line per step, the total, and the skipped steps."""
     lines = []
     if run.steps:
-        width = max(len(step) for step in run.steps)
-        lines.append(f"model {run.model}: {'step':<{width}}  requests  input tok  output tok")
-        indent = " " * len(f"model {run.model}: ")
-        for step, usage in run.steps.items():
-            lines.append(f"{indent}{step:<{width}}  {usage.requests:>8}  {usage.input_tokens:>9}"
-                         f"  {usage.output_tokens:>10}")
-        total = StepUsage(requests=sum(s.requests for s in run.steps.values()),
-                          input_tokens=sum(s.input_tokens for s in run.steps.values()),
-                          output_tokens=sum(s.output_tokens for s in run.steps.values()))
-        lines.append(f"{indent}{'total':<{width}}  {total.requests:>8}  {total.input_tokens:>9}"
-                     f"  {total.output_tokens:>10}")
+        width = max(len("total"), *(len(step) for step in run.steps))
+        lines.append(f"LLM usage (model {run.model}):")
+        lines.append(f"  {'step':<{width}}  requests  input tokens  output tokens")
+        total = StepUsage()
+        for step, usage in [*run.steps.items(), ("total", total)]:
+            if step != "total":
+                total.requests += usage.requests
+                total.input_tokens += usage.input_tokens
+                total.output_tokens += usage.output_tokens
+            lines.append(f"  {step:<{width}}  {usage.requests:>8}  {usage.input_tokens:>12}"
+                         f"  {usage.output_tokens:>13}")
     if run.skipped_steps:
         lines.append("skipped LLM steps: " + ", ".join(run.skipped_steps))
     return lines

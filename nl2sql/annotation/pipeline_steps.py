@@ -1,0 +1,34 @@
+"""The LLM steps as the pipeline's seam (``nl2sql.pipeline.LlmSteps``): a callable that gets the
+pipeline's ``AnnotationContext`` and runs ``DbSchemaAnnotator`` on it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from pydantic_ai.models import Model
+
+from nl2sql.annotation.annotator import AnnotatorOptions, DbSchemaAnnotator
+
+if TYPE_CHECKING:
+    from nl2sql.pipeline import AnnotationContext
+
+
+@dataclass
+class LlmAnnotationSteps:
+    """Run the LLM steps for one pipeline run.
+
+    ``model`` overrides the context's model string (tests pass a ``FunctionModel``).
+    Results are saved through ``context.save`` after every request, so an interrupted or failed
+    run keeps what it paid for.
+    """
+
+    options: AnnotatorOptions = field(default_factory=AnnotatorOptions)
+    model: Model | None = None
+
+    def __call__(self, context: AnnotationContext) -> None:
+        annotator = DbSchemaAnnotator(self.model or context.model, context.connection,
+                                      options=self.options,
+                                      checkpoint=getattr(context, "save", None),
+                                      progress=context.progress)
+        annotator.annotate(context.db_info, context.previous, run=context.run)
