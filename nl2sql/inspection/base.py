@@ -123,6 +123,7 @@ class DbSchemaInspector(ABC):
             primary_keys=primary_keys, foreign_keys=foreign_keys, indexes=indexes,
             unique_constraints=uniques, comments=comments)
         self._complete_indexes(conn, reflected)
+        self._complete_foreign_keys(conn, reflected)
         reflected.row_counts = self.row_counts(conn, reflected.tables)
         reflected.database_comment = self.database_comment(conn)
         return reflected
@@ -137,6 +138,9 @@ class DbSchemaInspector(ABC):
             for index in indexes:
                 index.setdefault("is_primary", self._backs_primary_key(index, pk_columns))
                 index.setdefault("index_type", self._index_type(index))
+
+    def _complete_foreign_keys(self, conn: Connection, reflected: ReflectedSchema) -> None:
+        """Fill what the backend's FK reflection misses (nothing by default)."""
 
     def _backs_primary_key(self, index: dict[str, Any], pk_columns: Sequence[str]) -> bool:
         return False

@@ -42,6 +42,33 @@ class SqliteSchemaInspector(DbSchemaInspector):
             index.update(is_primary=False, index_type=self.default_index_type)
             reflected.indexes.setdefault(table, []).append(index)
 
+    def _complete_foreign_keys(self, conn: Connection, reflected: ReflectedSchema) -> None:
+        # SQLAlchemy reads ON DELETE/ON UPDATE by parsing table-level FOREIGN KEY clauses only,
+        # so an inline `col REFERENCES t (id) ON DELETE CASCADE` loses its actions. The
+        # pragma reports them for every key: take them from there.
+        query = (f"SELECT m.name, f.id, f.\"from\", f.\"table\", f.on_update, f.on_delete "
+                 f"FROM {self._prefix()}sqlite_master AS m, pragma_foreign_key_list(m.name) AS f "
+                 "WHERE m.type = 'table' ORDER BY m.name, f.id, f.seq")
+        actions: dict[tuple[str, int], dict[str, Any]] = {}
+        for table, key_id, column, referred, on_update, on_delete in conn.exec_driver_sql(query):
+            entry = actions.setdefault((table, key_id), {
+                "columns": [], "referred": referred.strip('"[]`').lower(),
+                "onupdate": on_update, "ondelete": on_delete})
+            entry["columns"].append(column)
+        by_signature = {(table, tuple(e["columns"]), e["referred"]): e
+                        for (table, _id), e in actions.items()}
+        for table, fks in reflected.foreign_keys.items():
+            for fk in fks:
+                signature = (table, tuple(fk["constrained_columns"]),
+                             fk["referred_table"].lower())
+                entry = by_signature.get(signature)
+                if entry is None:
+                    continue
+                options = fk.setdefault("options", {})
+                for key in ("ondelete", "onupdate"):
+                    if entry[key] and entry[key].upper() != "NO ACTION":
+                        options[key] = entry[key]
+
     def row_counts(self, conn: Connection, tables: Sequence[str]) -> dict[str, RowCount]:
         """Exact ``COUNT(*)`` up to ``exact_count_max_rows``; above that an estimate from
         ``sqlite_stat1`` (written by ANALYZE) or, failing that, ``max(rowid)``."""

@@ -1,0 +1,135 @@
+"""Benchmark: schema extraction on a wide Postgres schema against ``pg_dump --schema-only``.
+
+Creates a throwaway database with N tables (10 columns, a foreign key, an index, a table
+comment and a column comment each), times ``DbSchemaExtractor.extract`` and
+``pg_dump --schema-only`` on it in the same run (best of ``--repeat``), prints both and the
+ratio, and drops the database.
+
+    .venv/bin/python bench/extract_wide.py [--tables 1000] [--repeat 3] [--profile]
+
+Connection: NL2SQL_TEST_PG_HOST / _PORT / _USER (default 127.0.0.1:5432, postgres), the
+same variables the test suite uses; the user must be allowed to create databases.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import os
+import pstats
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable
+
+import psycopg
+from psycopg import sql
+
+from nl2sql.config import DatabaseType, DbConnectionConfig
+from nl2sql.db.factory import create_connection
+from nl2sql.inspection import DbSchemaExtractor
+
+HOST = os.environ.get("NL2SQL_TEST_PG_HOST", "127.0.0.1")
+PORT = int(os.environ.get("NL2SQL_TEST_PG_PORT", "5432"))
+USER = os.environ.get("NL2SQL_TEST_PG_USER", "postgres")
+TARGET_RATIO = 1.5
+
+
+def admin(dbname: str = "postgres") -> psycopg.Connection:
+    return psycopg.connect(host=HOST, port=PORT, user=USER, dbname=dbname, autocommit=True)
+
+
+def wide_schema_script(tables: int) -> str:
+    """DDL for ``tables`` tables; table i references table i-1 (table 0 references itself)."""
+    statements = []
+    for i in range(tables):
+        name, parent = f"t{i:04d}", f"t{max(i - 1, 0):04d}"
+        statements.append(f"""
+CREATE TABLE {name} (
+    id bigserial PRIMARY KEY,
+    parent_id bigint REFERENCES {parent} (id) ON DELETE CASCADE,
+    code varchar(32) NOT NULL,
+    title varchar(200),
+    amount numeric(12, 2) DEFAULT 0,
+    quantity integer,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    is_active boolean DEFAULT true,
+    notes text,
+    ratio double precision
+);
+CREATE INDEX {name}_code_idx ON {name} (code);
+COMMENT ON TABLE {name} IS 'Wide benchmark table {i}';
+COMMENT ON COLUMN {name}.code IS 'Business code of row in table {i}';""")
+    return "\n".join(statements)
+
+
+def best_of(repeat: int, run: Callable[[], object]) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def extract(dbname: str) -> int:
+    config = DbConnectionConfig(db_id="wide", type=DatabaseType.POSTGRES, host=HOST, port=PORT,
+                                user=USER, dbname=dbname)
+    with create_connection(config) as connection:  # a fresh engine: pg_dump connects too
+        info = DbSchemaExtractor(connection).extract()
+    return len(info.tables)
+
+
+def pg_dump(dbname: str) -> None:
+    subprocess.run(["pg_dump", "--schema-only", "-h", HOST, "-p", str(PORT), "-U", USER,
+                    "-d", dbname], check=True, stdout=subprocess.DEVNULL)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--profile", action="store_true",
+                        help="print the top cProfile entries of one extraction")
+    args = parser.parse_args(argv)
+    if shutil.which("pg_dump") is None:
+        print("pg_dump is not on PATH; install the PostgreSQL client tools.", file=sys.stderr)
+        return 2
+
+    dbname = f"nl2sql_bench_{uuid.uuid4().hex[:8]}"
+    with admin() as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(dbname)))
+    try:
+        start = time.perf_counter()
+        with admin(dbname) as conn:
+            conn.execute(wide_schema_script(args.tables))
+            conn.execute("ANALYZE")
+        setup = time.perf_counter() - start
+        found = extract(dbname)  # warm-up (imports, server caches) and a sanity check
+        assert found == args.tables, f"extracted {found} tables, expected {args.tables}"
+        extract_s = best_of(args.repeat, lambda: extract(dbname))
+        dump_s = best_of(args.repeat, lambda: pg_dump(dbname))
+        if args.profile:
+            profiler = cProfile.Profile()
+            profiler.runcall(extract, dbname)
+            pstats.Stats(profiler, stream=sys.stderr).sort_stats("cumulative").print_stats(25)
+    finally:
+        with admin() as conn:
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
+                sql.Identifier(dbname)))
+
+    ratio = extract_s / dump_s
+    print(f"wide schema: {args.tables} tables x 10 columns (setup {setup:.1f}s), "
+          f"best of {args.repeat}")
+    print(f"{'what':<32}{'seconds':>10}")
+    print(f"{'DbSchemaExtractor.extract':<32}{extract_s:>10.3f}")
+    print(f"{'pg_dump --schema-only':<32}{dump_s:>10.3f}")
+    verdict = "OK" if ratio <= TARGET_RATIO else "TOO SLOW"
+    print(f"{'ratio extract / pg_dump':<32}{ratio:>10.2f}  (target <= {TARGET_RATIO}: {verdict})")
+    return 0 if ratio <= TARGET_RATIO else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

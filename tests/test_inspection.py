@@ -1,0 +1,350 @@
+"""Schema inspection and extraction against real SQLite files and a real Postgres server.
+
+Expected counts come from independent catalog queries (sqlite_master / PRAGMA functions,
+information_schema / pg_catalog), not from SQLAlchemy.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import psycopg
+import pytest
+from conftest import PG_HOST, PG_PORT, PG_USER, SampleDb, pg_config, pg_execute, sqlite_config
+
+from nl2sql.cache import load_db_info, save_db_info
+from nl2sql.config import DbConnectionConfig, DbConnectionConfigs
+from nl2sql.db.factory import create_connection
+from nl2sql.inspection import DbSchemaExtractor, DbSchemaInspector, create_inspector
+from nl2sql.inspection.postgres import PostgresSchemaInspector
+from nl2sql.inspection.sqlite import SqliteSchemaInspector
+from nl2sql.models import DbInfo
+
+
+def extract(config: DbConnectionConfig, **inspector_attrs: object) -> DbInfo:
+    with create_connection(config) as connection:
+        inspector = create_inspector(connection)
+        for name, value in inspector_attrs.items():
+            setattr(inspector, name, value)
+        return DbSchemaExtractor(connection, inspector).extract()
+
+
+# -- independent catalog queries ------------------------------------------------------------
+
+def sqlite_catalog(path: Path) -> dict[str, object]:
+    with sqlite3.connect(path) as conn:
+        tables = [r[0] for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]
+        views = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'view'")]
+        fks = sum(conn.execute("SELECT count(DISTINCT id) FROM pragma_foreign_key_list(?)",
+                               (t,)).fetchone()[0] for t in tables)
+        indexes = sum(conn.execute("SELECT count(*) FROM pragma_index_list(?)",
+                                   (t,)).fetchone()[0] for t in tables)
+        pks = {t: [r[0] for r in conn.execute(
+            "SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk", (t,))]
+            for t in tables}
+    conn.close()
+    return {"tables": sorted(tables), "views": sorted(views), "fks": fks, "indexes": indexes,
+            "pks": pks}
+
+
+def pg_catalog(dbname: str, schema: str = "public") -> dict[str, object]:
+    dsn = f"host={PG_HOST} port={PG_PORT} user={PG_USER} dbname={dbname}"
+    with psycopg.connect(dsn) as conn:
+        def names(kind: str) -> list[str]:
+            return sorted(r[0] for r in conn.execute(
+                "SELECT table_name FROM information_schema.tables "
+                "WHERE table_schema = %s AND table_type = %s", (schema, kind)))
+
+        tables, views = names("BASE TABLE"), names("VIEW")
+        fks = conn.execute("SELECT count(*) FROM information_schema.table_constraints "
+                           "WHERE table_schema = %s AND constraint_type = 'FOREIGN KEY'",
+                           (schema,)).fetchone()[0]
+        indexes = conn.execute(
+            "SELECT count(*) FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid "
+            "JOIN pg_namespace n ON n.oid = t.relnamespace "
+            "WHERE n.nspname = %s AND t.relkind IN ('r', 'p')", (schema,)).fetchone()[0]
+        pks: dict[str, list[str]] = {t: [] for t in tables}
+        for table, column in conn.execute(
+                "SELECT t.relname, a.attname FROM pg_index i "
+                "JOIN pg_class t ON t.oid = i.indrelid "
+                "JOIN pg_namespace n ON n.oid = t.relnamespace "
+                "JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, pos) ON true "
+                "JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum "
+                "WHERE n.nspname = %s AND i.indisprimary ORDER BY t.relname, k.pos",
+                (schema,)):
+            pks[table].append(column)
+    return {"tables": tables, "views": views, "fks": fks, "indexes": indexes, "pks": pks}
+
+
+def catalog(sample: SampleDb) -> dict[str, object]:
+    if sample.backend == "sqlite":
+        assert sample.config.path is not None
+        return sqlite_catalog(sample.config.path)
+    assert sample.pg_dbname is not None
+    return pg_catalog(sample.pg_dbname)
+
+
+def assert_matches_catalog(info: DbInfo, expected: dict[str, object]) -> None:
+    assert sorted(t.name for t in info.tables if not t.is_view) == expected["tables"]
+    assert sorted(t.name for t in info.tables if t.is_view) == expected["views"]
+    assert info.foreign_key_count == expected["fks"]
+    assert sum(len(t.indexes) for t in info.tables) == expected["indexes"]
+    assert {t.name: t.primary_key for t in info.tables if not t.is_view} == expected["pks"]
+    assert [t.name for t in info.tables] == sorted(t.name for t in info.tables)
+
+
+# -- a scratch database per backend, from a DDL script ----------------------------------------
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def scratch(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[str], DbConnectionConfig]:
+    """Factory: a fresh database on the parametrized backend built from a DDL script."""
+
+    def make(script: str) -> DbConnectionConfig:
+        if request.param == "sqlite":
+            path = tmp_path / "scratch.db"
+            with sqlite3.connect(path) as conn:
+                conn.executescript(script)
+            conn.close()
+            return sqlite_config("scratch", path)
+        dbname = request.getfixturevalue("pg_database")(script=script)
+        return pg_config("scratch", dbname)
+
+    return make
+
+
+# -- sample databases -------------------------------------------------------------------------
+
+def test_chinook_matches_catalog(chinook: SampleDb) -> None:
+    info = extract(chinook.config)
+    assert_matches_catalog(info, catalog(chinook))
+    assert len(info.tables) == 11 and info.foreign_key_count == 11
+    playlist_track = info.table(chinook.table("playlist_track"))
+    assert playlist_track is not None
+    expected_pk = (["PlaylistId", "TrackId"] if chinook.backend == "sqlite"
+                   else ["playlist_id", "track_id"])
+    assert playlist_track.primary_key == expected_pk
+    assert [i.columns for i in playlist_track.indexes if i.is_primary] == [expected_pk]
+    track = info.table(chinook.table("track"))
+    assert track is not None
+    assert (track.row_count, track.row_count_is_estimate) == (3503, False)
+    assert track.column("unit_price" if chinook.backend == "postgres" else "UnitPrice"
+                        ).data_type == "NUMERIC(10, 2)"
+    assert info.db_type == chinook.backend
+
+
+def test_northwind_matches_catalog(northwind: SampleDb) -> None:
+    info = extract(northwind.config)
+    assert_matches_catalog(info, catalog(northwind))
+    details = info.table(northwind.table("order_details"))
+    assert details is not None and details.row_count == 2155
+    expected_pk = (["OrderID", "ProductID"] if northwind.backend == "sqlite"
+                   else ["order_id", "product_id"])
+    assert details.primary_key == expected_pk
+    if northwind.backend == "sqlite":
+        assert details.name == "Order Details"
+        assert sum(t.is_view for t in info.tables) == 16
+        view = info.table("Alphabetical list of products")
+        assert view is not None and view.is_view and view.row_count is None
+        assert view.column("ProductName") is not None
+
+
+def test_cache_round_trip_rebuilds_parents(chinook: SampleDb, tmp_path: Path) -> None:
+    info = extract(chinook.config)
+    save_db_info(info, tmp_path)
+    loaded = load_db_info(tmp_path, info.db_id)
+    assert loaded.model_dump() == info.model_dump()
+    for table in loaded.tables:
+        assert table.db is loaded
+        assert all(column.table is table for column in table.columns)
+
+
+def test_bundled_bookstore_composite_foreign_key(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    config = DbConnectionConfigs.load(None, data_dir=tmp_path / "data").get("bookstore")
+    info = extract(config)
+    returns = info.table("returns")
+    assert returns is not None
+    [fk] = [fk for fk in returns.foreign_keys if fk.referenced_table == "order_items"]
+    assert (fk.columns, fk.referenced_columns) == (["order_id", "line_no"],
+                                                   ["order_id", "line_no"])
+    assert (fk.on_delete, fk.on_update) == ("CASCADE", "CASCADE")
+    # Inline REFERENCES clauses keep their actions too (SQLAlchemy alone drops them).
+    orders, books = info.table("orders"), info.table("books")
+    assert orders is not None and books is not None
+    assert [fk.on_delete for fk in orders.foreign_keys] == ["CASCADE"]
+    assert [fk.on_delete for fk in books.foreign_keys] == ["RESTRICT"]
+    order_items = info.table("order_items")
+    assert order_items is not None and order_items.primary_key == ["order_id", "line_no"]
+    book_sales = info.table("book_sales")
+    assert book_sales is not None and book_sales.is_view
+    assert_matches_catalog(info, sqlite_catalog(config.path))
+
+
+# -- structure details on both backends ---------------------------------------------------
+
+FK_SCRIPT = """
+CREATE TABLE parent (id INTEGER PRIMARY KEY, code VARCHAR(20) NOT NULL UNIQUE);
+CREATE TABLE child (
+    id INTEGER PRIMARY KEY,
+    parent_id INTEGER REFERENCES parent (id) ON DELETE CASCADE ON UPDATE SET NULL,
+    other_id INTEGER REFERENCES parent (id),
+    label VARCHAR(160) DEFAULT 'none',
+    price NUMERIC(10, 2),
+    email TEXT
+);
+CREATE UNIQUE INDEX child_email_key ON child (email);
+CREATE INDEX child_lower_email ON child (lower(email));
+CREATE UNIQUE INDEX child_partial ON child (label) WHERE price > 0;
+CREATE VIEW child_view AS SELECT id, label FROM child;
+INSERT INTO parent VALUES (1, 'a'), (2, 'b');
+"""
+
+
+def test_foreign_key_actions_round_trip(scratch: Callable[[str], DbConnectionConfig]) -> None:
+    info = extract(scratch(FK_SCRIPT))
+    child = info.table("child")
+    assert child is not None
+    by_column = {fk.columns[0]: fk for fk in child.foreign_keys}
+    assert (by_column["parent_id"].on_delete, by_column["parent_id"].on_update) == (
+        "CASCADE", "SET NULL")
+    # Nothing declared is NO ACTION, reported as None.
+    assert (by_column["other_id"].on_delete, by_column["other_id"].on_update) == (None, None)
+    assert by_column["parent_id"].referenced_table == "parent"
+    assert by_column["parent_id"].referenced_schema is None
+
+
+def test_columns_indexes_and_views(scratch: Callable[[str], DbConnectionConfig]) -> None:
+    info = extract(scratch(FK_SCRIPT))
+    parent, child, view = info.table("parent"), info.table("child"), info.table("child_view")
+    assert parent is not None and child is not None and view is not None
+    assert parent.column("code").is_unique and not parent.column("id").is_unique
+    assert parent.column("id").is_primary_key and not parent.column("code").nullable
+    assert child.column("email").is_unique
+    assert not child.column("label").is_unique  # only a partial unique index
+    assert child.column("label").data_type == "VARCHAR(160)"
+    assert child.column("price").data_type == "NUMERIC(10, 2)"
+    assert "none" in (child.column("label").default or "")
+    indexes = {i.name: i for i in child.indexes}
+    assert [c.lower() for c in indexes["child_lower_email"].columns] == ["lower(email)"]
+    assert indexes["child_email_key"].is_unique and not indexes["child_email_key"].is_primary
+    assert all(i.index_type == "btree" for i in child.indexes)
+    assert view.is_view and not parent.is_view and view.row_count is None
+    assert [c.name for c in view.columns] == ["id", "label"]
+    assert (parent.row_count, parent.row_count_is_estimate) == (2, False)
+    assert (child.row_count, child.row_count_is_estimate) == (0, False)
+
+
+def test_inspector_per_backend(scratch: Callable[[str], DbConnectionConfig]) -> None:
+    config = scratch("CREATE TABLE t (id INTEGER PRIMARY KEY);")
+    with create_connection(config) as connection:
+        inspector = create_inspector(connection)
+        assert isinstance(inspector, DbSchemaInspector)
+        expected = {"sqlite": SqliteSchemaInspector, "postgres": PostgresSchemaInspector}
+        assert type(inspector) is expected[config.type.value]
+        assert inspector.supports_comments is (config.type.value == "postgres")
+        reflected = inspector.reflect()
+    assert reflected.tables == ["t"] and reflected.row_counts["t"].value == 0
+
+
+def test_row_count_estimates_above_threshold(
+        scratch: Callable[[str], DbConnectionConfig]) -> None:
+    rows = ", ".join(f"({i})" for i in range(1, 101))
+    config = scratch(f"CREATE TABLE big (id INTEGER PRIMARY KEY); "
+                     f"INSERT INTO big VALUES {rows}; ANALYZE big;")
+    threshold = ({"exact_count_max_rows": 10} if config.type.value == "sqlite"
+                 else {"exact_count_max_bytes": 0})
+    big = extract(config, **threshold).table("big")
+    assert big is not None and big.row_count_is_estimate
+    assert big.row_count == 100  # sqlite_stat1 / reltuples after ANALYZE
+
+
+def test_awkward_names(scratch: Callable[[str], DbConnectionConfig]) -> None:
+    info = extract(scratch("""
+        CREATE TABLE "Order Details" ("Order ID" INTEGER, "Line" INTEGER, "pct%" REAL,
+                                      PRIMARY KEY ("Order ID", "Line"));
+        CREATE TABLE "rate%:x" ("Id" INTEGER PRIMARY KEY,
+            "Order ID" INTEGER, "Line" INTEGER,
+            FOREIGN KEY ("Order ID", "Line") REFERENCES "Order Details" ("Order ID", "Line"));
+        INSERT INTO "Order Details" VALUES (1, 1, 0.5), (1, 2, 0.25);
+        INSERT INTO "rate%:x" VALUES (1, 1, 2);
+    """))
+    details, rate = info.table("Order Details"), info.table("rate%:x")
+    assert details is not None and rate is not None
+    assert details.primary_key == ["Order ID", "Line"]
+    assert [(fk.columns, fk.referenced_table) for fk in rate.foreign_keys] == [
+        (["Order ID", "Line"], "Order Details")]
+    assert (details.row_count, rate.row_count) == (2, 1)
+    assert not details.row_count_is_estimate
+
+
+# -- Postgres only: comments and non-public schemas --------------------------------------
+
+COMMENTS_SCRIPT = """
+CREATE TABLE artist (artist_id int PRIMARY KEY, name varchar(120));
+CREATE TABLE plain (id int);
+COMMENT ON TABLE artist IS 'People and bands who record albums.';
+COMMENT ON COLUMN artist.name IS 'Display name, as printed on the cover.';
+"""
+
+
+def test_postgres_comments_round_trip(pg_database: Callable[..., str]) -> None:
+    dbname = pg_database(script=COMMENTS_SCRIPT)
+    pg_execute(dbname, f"COMMENT ON DATABASE \"{dbname}\" IS 'A small music catalogue.'")
+    info = extract(pg_config("music", dbname))
+    assert (info.description, info.description_source) == ("A small music catalogue.",
+                                                           "comment")
+    artist, plain = info.table("artist"), info.table("plain")
+    assert artist is not None and plain is not None
+    assert (artist.description, artist.description_source) == (
+        "People and bands who record albums.", "comment")
+    name = artist.column("name")
+    assert (name.description, name.description_source) == (
+        "Display name, as printed on the cover.", "comment")
+    assert artist.column("artist_id").description is None
+    assert (plain.description, plain.description_source) == (None, None)
+
+
+SALES_SCRIPT = """
+CREATE SCHEMA sales;
+CREATE TABLE public.customer (id int PRIMARY KEY);
+CREATE TABLE sales.customer (customer_id int PRIMARY KEY, name text);
+CREATE TABLE sales."order" (
+    order_id int, line int,
+    customer_id int REFERENCES sales.customer (customer_id) ON DELETE CASCADE,
+    PRIMARY KEY (order_id, line));
+CREATE INDEX order_customer_idx ON sales."order" USING hash (customer_id);
+CREATE VIEW sales.big_orders AS SELECT * FROM sales."order";
+CREATE MATERIALIZED VIEW sales.order_totals AS SELECT customer_id, count(*) AS n
+    FROM sales."order" GROUP BY customer_id;
+INSERT INTO sales.customer VALUES (1, 'Ada'), (2, 'Bob');
+INSERT INTO sales."order" VALUES (1, 1, 1), (1, 2, 1), (2, 1, 2);
+"""
+
+
+def test_postgres_non_public_schema(pg_database: Callable[..., str]) -> None:
+    dbname = pg_database(script=SALES_SCRIPT)
+    info = extract(pg_config("shop", dbname, schema="sales"))
+    assert info.schema_name == "sales"
+    assert [(t.name, t.is_view) for t in info.tables] == [
+        ("big_orders", True), ("customer", False), ("order", False), ("order_totals", True)]
+    order, customer = info.table("order"), info.table("customer")
+    assert order is not None and customer is not None
+    assert customer.column("customer_id") is not None  # sales.customer, not public.customer
+    assert order.primary_key == ["order_id", "line"]
+    [fk] = order.foreign_keys
+    assert (fk.referenced_table, fk.referenced_columns, fk.on_delete) == (
+        "customer", ["customer_id"], "CASCADE")
+    assert fk.referenced_schema is None
+    indexes = {i.name: i for i in order.indexes}
+    assert indexes["order_customer_idx"].index_type == "hash"
+    assert indexes["order_pkey"].is_primary and indexes["order_pkey"].columns == [
+        "order_id", "line"]
+    assert (order.row_count, customer.row_count) == (3, 2)
+    assert all(t.schema_name == "sales" for t in info.tables)
+    expected = pg_catalog(dbname, "sales")
+    assert info.foreign_key_count == expected["fks"]
+    assert sum(len(t.indexes) for t in info.tables) == expected["indexes"]
