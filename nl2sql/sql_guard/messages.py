@@ -1,0 +1,91 @@
+"""One-line rejection messages, each saying what to do instead."""
+
+from __future__ import annotations
+
+import re
+
+from sqlglot.errors import ParseError, TokenError
+
+from nl2sql.errors import QueryRejectedError
+
+# First words of statements that are not queries, by what they do (for the message).
+_WRITES = {"INSERT", "UPDATE", "DELETE", "MERGE", "REPLACE", "UPSERT", "TRUNCATE", "COPY"}
+_SCHEMA = {"CREATE", "DROP", "ALTER", "COMMENT", "GRANT", "REVOKE", "REINDEX", "CLUSTER",
+           "REFRESH", "SECURITY", "IMPORT", "VACUUM", "ANALYZE", "ANALYSE"}
+_TRANSACTION = {"BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT", "SAVEPOINT", "RELEASE"}
+_SETTINGS = {"SET", "RESET", "PRAGMA", "DISCARD", "LOAD"}
+_ATTACH = {"ATTACH", "DETACH"}
+
+
+def reject(message: str, sql: str | None = None) -> QueryRejectedError:
+    """The error to raise; messages are forced onto one line."""
+    return QueryRejectedError(" ".join(message.split()), sql=sql)
+
+
+def not_a_query(keyword: str) -> str:
+    """Message for a statement whose first word is ``keyword``."""
+    kw = keyword.upper()
+    if kw in _WRITES:
+        what = "is a write"
+    elif kw in _SCHEMA:
+        what = "changes the schema or the database"
+    elif kw in _TRANSACTION:
+        what = "controls transactions"
+    elif kw in _SETTINGS:
+        what = "changes settings"
+    elif kw in _ATTACH:
+        what = "opens or closes other database files"
+    else:
+        what = "is not a query"
+    return f"Only read-only queries are allowed: {kw} {what}; write a SELECT instead."
+
+
+def write_inside(keyword: str) -> str:
+    return (f"Only read-only queries are allowed: {keyword.upper()} inside a query is a write; "
+            "use only SELECTs in WITH clauses and subqueries.")
+
+
+def denied_function(name: str) -> str:
+    return f"Function {name} is not allowed (it has side effects); remove it."
+
+
+MULTIPLE_STATEMENTS = ("Only one statement per query is allowed; send the statements one at a "
+                       "time.")
+EMPTY = "The query is empty; send one SELECT statement."
+LEADING_SEMICOLON = "The query starts with ';'; remove it and send one SELECT statement."
+NUL_CHARACTER = "The query contains a NUL character; remove it and retry."
+TOO_DEEP = "The query is nested too deeply to check; simplify it and retry."
+SELECT_INTO = ("SELECT ... INTO creates a table and is not allowed; remove the INTO clause "
+               "(results are saved for you).")
+LOCKING = ("Locking clauses (FOR UPDATE, FOR SHARE, ...) are not allowed in read-only queries; "
+           "remove the FOR ... clause.")
+EXPLAIN_ANALYZE = ("EXPLAIN ANALYZE runs the statement and is not allowed; use EXPLAIN without "
+                   "ANALYZE.")
+EXPLAIN_EMPTY = "EXPLAIN needs a query after it; write EXPLAIN SELECT ..."
+EXPLAIN_TWICE = "EXPLAIN may appear only once, at the start; remove the inner EXPLAIN."
+
+_TOKEN_REPR = re.compile(r"<Token token_type: TokenType\.(\w+), text: (.*?), line: .*?>")
+
+
+def _clean(description: str) -> str:
+    def token_text(match: re.Match[str]) -> str:
+        return "end of input" if match.group(1) == "SENTINEL" else f"'{match.group(2)}'"
+    return " ".join(_TOKEN_REPR.sub(token_text, description).split())
+
+
+def parse_error(error: ParseError) -> str:
+    """sqlglot's first error with its line and column."""
+    first = error.errors[0] if error.errors else {}
+    description = _clean(str(first.get("description") or error).split("\n")[0])
+    line, col = first.get("line"), first.get("col")
+    near = (first.get("highlight") or "").strip()
+    where = f" at line {line}, column {col}" if line and col else ""
+    near_text = f" near '{near}'" if near else ""
+    return f"SQL syntax error{where}: {description}{near_text}; fix the SQL and retry."
+
+
+def token_error(line: int | None, col: int | None) -> str:
+    where = f" at line {line}, column {col}" if line and col else ""
+    return (f"SQL syntax error{where}: unterminated string, quoted name or comment; "
+            "fix the SQL and retry.")
+

@@ -1,0 +1,430 @@
+"""Allow/deny corpus for the read-only guard, as plain data shared by every guard layer.
+
+The parser layer (``tests/test_sql_guard.py``) asserts each DENIED case is refused with a message
+containing ``reason``; the engine layers run the same cases straight against a database built from
+``SCHEMA`` with the parser switched off and assert that nothing of ``effect`` survives. ALLOWED
+cases must pass the parser and run on that schema (checked against real databases too).
+
+Import from any test module: ``from guard_corpus import ALLOWED, DENIED, SCHEMA, cases_for``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DIALECTS = ("postgres", "sqlite")
+
+#: Objects the cases refer to: table t(a, b) with 3 rows; on Postgres also sequence s,
+#: materialized view mv and procedure p (which would delete from t).
+SCHEMA = {
+    "postgres": (
+        "CREATE TABLE t (a integer PRIMARY KEY, b text);\n"
+        "INSERT INTO t VALUES (1, 'x'), (2, 'y'), (3, 'x');\n"
+        "CREATE SEQUENCE s;\n"
+        "CREATE MATERIALIZED VIEW mv AS SELECT a FROM t;\n"
+        "CREATE PROCEDURE p() LANGUAGE sql AS $$ DELETE FROM t $$;\n"
+    ),
+    "sqlite": (
+        "CREATE TABLE t (a INTEGER PRIMARY KEY, b TEXT);\n"
+        "INSERT INTO t VALUES (1, 'x'), (2, 'y'), (3, 'x');\n"
+    ),
+}
+
+#: What a denied case would do if nothing stopped it (for the engine-layer assertions).
+EFFECTS = {
+    "write": "changes rows or sequences of existing tables",
+    "schema": "creates, drops or alters objects, or rewrites the database (VACUUM, REINDEX...)",
+    "multi_statement": "smuggles a second statement after the first",
+    "transaction": "ends or opens a transaction (escaping the read-only/rollback wrapper)",
+    "setting": "changes a session or server setting (e.g. read-only mode off)",
+    "sleep": "blocks for at least one second",
+    "file": "reads or writes files on the database server",
+    "large_object": "creates, reads or writes large objects (server files via lo_import/export)",
+    "remote_sql": "runs SQL text the guard never sees (dblink, query_to_xml, ts_stat...)",
+    "lock": "takes row or advisory locks",
+    "attach": "opens another database file",
+    "extension": "loads native code",
+    "admin": "signals backends, rotates logs, switches WAL and similar server actions",
+    "notify": "sends or listens for notifications",
+    "none": "harmless at the engine, refused because it is not a plain query",
+}
+
+MULTI = "Only one statement"
+LOCK = "Locking clauses"
+INTO = "SELECT ... INTO"
+SYNTAX = "SQL syntax error"
+
+
+@dataclass(frozen=True)
+class Case:
+    """A denied statement: dialect is "postgres", "sqlite" or "both"."""
+
+    dialect: str
+    sql: str
+    reason: str
+    effect: str
+
+    @property
+    def id(self) -> str:
+        return _case_id(self.sql)
+
+
+@dataclass(frozen=True)
+class AllowedCase:
+    """An accepted query and the ``statement_type`` the guard must report."""
+
+    dialect: str
+    sql: str
+    statement_type: str
+
+    @property
+    def id(self) -> str:
+        return _case_id(self.sql)
+
+
+def _case_id(sql: str) -> str:
+    readable = "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in sql)
+    return readable if len(readable) <= 70 else readable[:67] + "..."
+
+
+def fn(name: str) -> str:
+    return f"Function {name} is not allowed"
+
+
+def _denied(dialect: str, rows: list[tuple[str, str, str]]) -> list[Case]:
+    return [Case(dialect, sql, reason, effect) for sql, reason, effect in rows]
+
+
+def _allowed(dialect: str, rows: list[tuple[str, str]]) -> list[AllowedCase]:
+    return [AllowedCase(dialect, sql, kind) for sql, kind in rows]
+
+
+DENIED: list[Case] = [
+    *_denied("both", [
+        # several statements
+        ("COMMIT; DROP TABLE t", "COMMIT controls transactions", "multi_statement"),
+        ("SELECT 1; DELETE FROM t", MULTI, "multi_statement"),
+        ("select 1;delete from t", MULTI, "multi_statement"),
+        ("SELECT 1;\nDROP TABLE t", MULTI, "multi_statement"),
+        ("SELECT 1 /* c */; DELETE FROM t", MULTI, "multi_statement"),
+        ("SELECT 1; SELECT 2", MULTI, "multi_statement"),
+        ("SELECT '\\'; DELETE FROM t; --'", MULTI, "multi_statement"),
+        ("SELECT 1 AS a$$, 2; DELETE FROM t; SELECT 1 AS b$$", MULTI, "multi_statement"),
+        ("SELECT 1 -- c\n; DELETE FROM t", MULTI, "multi_statement"),
+        ("EXPLAIN SELECT 1; DELETE FROM t", MULTI, "multi_statement"),
+        ("SELECT 1; ATTACH DATABASE '/tmp/guard_x.db' AS x", MULTI, "multi_statement"),
+        # writes, however they are dressed
+        ("INSERT INTO t VALUES (9, 'z')", "INSERT is a write", "write"),
+        ("UPDATE t SET b = 'z'", "UPDATE is a write", "write"),
+        ("DELETE FROM t", "DELETE is a write", "write"),
+        ("/* c */ DELETE FROM t", "DELETE is a write", "write"),
+        ("-- c\nDELETE FROM t", "DELETE is a write", "write"),
+        ("dElEtE fRoM t", "DELETE is a write", "write"),
+        ("  \n\tDELETE FROM t WHERE a = 1", "DELETE is a write", "write"),
+        ("DELETE FROM t RETURNING *", "DELETE is a write", "write"),
+        ("WITH x AS (SELECT 1) DELETE FROM t", "DELETE is a write", "write"),
+        ("WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d",
+         "DELETE inside a query is a write", "write"),
+        ("WITH u AS (UPDATE t SET a = a + 10 RETURNING a) SELECT count(*) FROM u",
+         "UPDATE inside a query is a write", "write"),
+        ("WITH i AS (INSERT INTO t VALUES (9, 'z') RETURNING a) SELECT * FROM i",
+         "INSERT inside a query is a write", "write"),
+        ("SELECT * FROM (WITH d AS (DELETE FROM t RETURNING a) SELECT a FROM d) AS s",
+         "DELETE inside a query is a write", "write"),
+        ("SELECT * INTO new_t FROM t", INTO, "schema"),
+        # schema changes and maintenance
+        ("CREATE TABLE x (a int)", "CREATE changes the schema", "schema"),
+        ("CREATE TEMP TABLE x AS SELECT 1 AS a", "CREATE changes the schema", "schema"),
+        ("create temporary view v2 as select 1", "CREATE changes the schema", "schema"),
+        ("DROP TABLE t", "DROP changes the schema", "schema"),
+        ("ALTER TABLE t ADD COLUMN c int", "ALTER changes the schema", "schema"),
+        ("VACUUM", "VACUUM changes the schema", "schema"),
+        ("ANALYZE t", "ANALYZE changes the schema", "schema"),
+        ("REINDEX t", "REINDEX changes the schema", "schema"),
+        # transaction control
+        ("BEGIN", "BEGIN controls transactions", "transaction"),
+        ("COMMIT", "COMMIT controls transactions", "transaction"),
+        ("ROLLBACK", "ROLLBACK controls transactions", "transaction"),
+        ("END", "END controls transactions", "transaction"),
+        ("SAVEPOINT a", "SAVEPOINT controls transactions", "transaction"),
+        ("RELEASE a", "RELEASE controls transactions", "transaction"),
+        # locking clauses (SQLite's parser drops them: the token backstop must catch them)
+        ("SELECT * FROM t FOR UPDATE", LOCK, "lock"),
+        ("SELECT * FROM t FOR NO KEY UPDATE", LOCK, "lock"),
+        ("SELECT * FROM t FOR SHARE", LOCK, "lock"),
+        ("SELECT * FROM t FOR KEY SHARE", LOCK, "lock"),
+        ("SELECT a FROM t WHERE a = 1 FOR UPDATE SKIP LOCKED", LOCK, "lock"),
+        ("select * from t for update of t nowait", LOCK, "lock"),
+        ("SELECT * FROM (SELECT * FROM t FOR UPDATE) AS s", LOCK, "lock"),
+        # EXPLAIN ANALYZE executes what it explains
+        ("EXPLAIN ANALYZE DELETE FROM t", "EXPLAIN ANALYZE", "write"),
+        ("EXPLAIN DELETE FROM t", "DELETE is a write", "none"),
+        ("EXPLAIN EXPLAIN SELECT 1", "EXPLAIN may appear only once", "none"),
+        ("EXPLAIN", "EXPLAIN needs a query", "none"),
+        # odd input
+        ("", "The query is empty", "none"),
+        (" ; ", "The query is empty", "none"),
+        ("-- just a comment", "The query is empty", "none"),
+        (";SELECT 1", "starts with ';'", "none"),
+        ("SELECT 1\x00; DELETE FROM t", "NUL character", "multi_statement"),
+        ("SELECT 'unterminated", SYNTAX, "none"),
+        ("\uff24\uff25\uff2c\uff25\uff34\uff25 FROM t", "is not a query", "none"),
+        ("SHOW search_path", "SHOW is not a query", "none"),
+    ]),
+    *_denied("postgres", [
+        ("SELECT 1 -- c\r; DELETE FROM t", MULTI, "multi_statement"),
+        ("SELECT $q$ ; $q$; DELETE FROM t", MULTI, "multi_statement"),
+        ("SELECT 1 /* /* */ ; DELETE FROM t; /* */", SYNTAX, "multi_statement"),
+        ("WITH x AS (SELECT 1) INSERT INTO t SELECT a + 10, b FROM t", "INSERT is a write",
+         "write"),
+        ("MERGE INTO t USING t AS s ON t.a = s.a WHEN MATCHED THEN DELETE", "MERGE is a write",
+         "write"),
+        ("TRUNCATE t", "TRUNCATE is a write", "write"),
+        ("COPY t TO PROGRAM 'id'", "COPY is a write", "file"),
+        ("COPY t FROM '/etc/hostname'", "COPY is a write", "file"),
+        ("COPY (SELECT 1) TO '/tmp/guard_copy.txt'", "COPY is a write", "file"),
+        ("copy t to stdout", "COPY is a write", "none"),
+        ("SELECT a INTO TEMP x FROM t", INTO, "schema"),
+        ("SELECT * INTO UNLOGGED u FROM t", INTO, "schema"),
+        ("REFRESH MATERIALIZED VIEW mv", "REFRESH changes the schema", "schema"),
+        ("CLUSTER t USING t_pkey", "CLUSTER changes the schema", "schema"),
+        ("COMMENT ON TABLE t IS 'x'", "COMMENT changes the schema", "schema"),
+        ("GRANT SELECT ON t TO PUBLIC", "GRANT changes the schema", "schema"),
+        ("REVOKE SELECT ON t FROM PUBLIC", "REVOKE changes the schema", "schema"),
+        ("SECURITY LABEL ON TABLE t IS 'x'", "SECURITY changes the schema", "schema"),
+        ("START TRANSACTION READ WRITE", "START controls transactions", "transaction"),
+        ("ABORT", "ABORT controls transactions", "transaction"),
+        ("SET default_transaction_read_only = off", "SET changes settings", "setting"),
+        ("SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE", "SET changes settings",
+         "setting"),
+        ("SET TRANSACTION READ WRITE", "SET changes settings", "setting"),
+        ("set statement_timeout to 0", "SET changes settings", "setting"),
+        ("RESET ALL", "RESET changes settings", "setting"),
+        ("DISCARD ALL", "DISCARD changes settings", "setting"),
+        ("LOAD 'auto_explain'", "LOAD changes settings", "extension"),
+        ("DO $$ BEGIN DELETE FROM t; END $$", "DO is not a query", "write"),
+        ("CALL p()", "CALL is not a query", "write"),
+        ("LISTEN c", "LISTEN is not a query", "notify"),
+        ("NOTIFY c, 'x'", "NOTIFY is not a query", "notify"),
+        ("UNLISTEN *", "UNLISTEN is not a query", "notify"),
+        ("PREPARE q AS DELETE FROM t", "PREPARE is not a query", "none"),
+        ("EXECUTE q", "EXECUTE is not a query", "none"),
+        ("DEALLOCATE ALL", "DEALLOCATE is not a query", "none"),
+        ("DECLARE c CURSOR WITH HOLD FOR SELECT * FROM t", "DECLARE is not a query", "none"),
+        ("FETCH ALL FROM c", "FETCH is not a query", "none"),
+        ("LOCK TABLE t IN ACCESS EXCLUSIVE MODE", "LOCK is not a query", "lock"),
+        ("CHECKPOINT", "CHECKPOINT is not a query", "admin"),
+        # side-effect functions, however they are written
+        ("SELECT pg_sleep(1)", fn("pg_sleep"), "sleep"),
+        ('SELECT "pg_sleep"(1)', fn("pg_sleep"), "sleep"),
+        ("SELECT pg_catalog.pg_sleep(1)", fn("pg_sleep"), "sleep"),
+        ('SELECT "pg_catalog"."pg_sleep"(1)', fn("pg_sleep"), "sleep"),
+        ("SELECT * FROM pg_sleep(1)", fn("pg_sleep"), "sleep"),
+        ("SELECT * FROM pg_catalog.pg_sleep(1)", fn("pg_sleep"), "sleep"),
+        ("SELECT (1).pg_sleep", fn("pg_sleep"), "sleep"),
+        ('SELECT (1)."pg_sleep"', fn("pg_sleep"), "sleep"),
+        ("SELECT ((1)).pg_sleep", fn("pg_sleep"), "sleep"),
+        ("SELECT PG_SLEEP(1)", fn("pg_sleep"), "sleep"),
+        ("SELECT Pg_Sleep(1)", fn("pg_sleep"), "sleep"),
+        ("SELECT pg_sleep /* c */ (1)", fn("pg_sleep"), "sleep"),
+        ("SELECT\fpg_sleep\n(1)", fn("pg_sleep"), "sleep"),
+        ("SELECT pg_sleep_for('1 second')", fn("pg_sleep_for"), "sleep"),
+        ("SELECT a FROM t WHERE a IN (SELECT 1 FROM pg_sleep(1))", fn("pg_sleep"), "sleep"),
+        ("SELECT a FROM t ORDER BY pg_sleep(1)", fn("pg_sleep"), "sleep"),
+        ("SELECT sum(a) OVER (ORDER BY pg_sleep(1)) FROM t", fn("pg_sleep"), "sleep"),
+        ("VALUES (pg_sleep(1))", fn("pg_sleep"), "sleep"),
+        ("SELECT * FROM t, LATERAL pg_sleep(1)", fn("pg_sleep"), "sleep"),
+        ("SELECT * FROM ROWS FROM (pg_sleep(1))", fn("pg_sleep"), "sleep"),
+        ("WITH w AS (SELECT pg_sleep(1)) SELECT * FROM w", fn("pg_sleep"), "sleep"),
+        ("SELECT CASE WHEN a > 0 THEN pg_sleep(1) END FROM t", fn("pg_sleep"), "sleep"),
+        ("SELECT count(*) FILTER (WHERE pg_sleep(1) IS NULL) FROM t", fn("pg_sleep"), "sleep"),
+        ("SELECT 1 UNION ALL SELECT 1 FROM pg_sleep(1)", fn("pg_sleep"), "sleep"),
+        ("EXPLAIN ANALYZE SELECT pg_sleep(1)", "EXPLAIN ANALYZE", "sleep"),
+        ("EXPLAIN SELECT pg_sleep(1)", fn("pg_sleep"), "none"),
+        ("EXPLAIN (ANALYZE) DELETE FROM t", "EXPLAIN ANALYZE", "write"),
+        ("EXPLAIN (ANALYZE true) DELETE FROM t", "EXPLAIN ANALYZE", "write"),
+        ("EXPLAIN (FORMAT JSON, ANALYZE) DELETE FROM t", "EXPLAIN ANALYZE", "write"),
+        ("explain analyse delete from t", "EXPLAIN ANALYZE", "write"),
+        ("SELECT pg_read_file('/etc/hostname')", fn("pg_read_file"), "file"),
+        ("SELECT pg_read_binary_file('/etc/hostname')", fn("pg_read_binary_file"), "file"),
+        ("SELECT * FROM pg_ls_dir('.')", fn("pg_ls_dir"), "file"),
+        ("SELECT pg_stat_file('postgresql.conf')", fn("pg_stat_file"), "file"),
+        ("SELECT lo_import('/etc/passwd')", fn("lo_import"), "large_object"),
+        ("SELECT lo_export(1, '/tmp/guard_lo')", fn("lo_export"), "large_object"),
+        ("SELECT lo_from_bytea(0, 'x')", fn("lo_from_bytea"), "large_object"),
+        ("SELECT lowrite(0, 'x')", fn("lowrite"), "large_object"),
+        ("SELECT dblink_exec('dbname=postgres', 'DROP TABLE t')", fn("dblink_exec"),
+         "remote_sql"),
+        ("SELECT query_to_xml('DELETE FROM t RETURNING a', true, false, '')",
+         fn("query_to_xml"), "remote_sql"),
+        ("SELECT * FROM ts_stat('SELECT to_tsvector(b) FROM t')", fn("ts_stat"), "remote_sql"),
+        ("SELECT pg_advisory_lock(1)", fn("pg_advisory_lock"), "lock"),
+        ("SELECT pg_try_advisory_xact_lock(1)", fn("pg_try_advisory_xact_lock"), "lock"),
+        ("SELECT pg_advisory_lock_shared(1)", fn("pg_advisory_lock_shared"), "lock"),
+        ("SELECT set_config('default_transaction_read_only', 'off', false)", fn("set_config"),
+         "setting"),
+        ("SELECT pg_reload_conf()", fn("pg_reload_conf"), "setting"),
+        ("SELECT nextval('s')", fn("nextval"), "write"),
+        ("SELECT setval('s', 100)", fn("setval"), "write"),
+        ("SELECT txid_current()", fn("txid_current"), "write"),
+        ("SELECT pg_notify('c', 'x')", fn("pg_notify"), "notify"),
+        ("SELECT pg_cancel_backend(0)", fn("pg_cancel_backend"), "admin"),
+        ("SELECT pg_terminate_backend(0)", fn("pg_terminate_backend"), "admin"),
+        ("SELECT pg_switch_wal()", fn("pg_switch_wal"), "admin"),
+        ("SELECT pg_create_restore_point('x')", fn("pg_create_restore_point"), "admin"),
+        # whitespace the backend reads differently from a naive splitter
+        ("SELECT 1\u00a0; DELETE FROM t", MULTI, "multi_statement"),
+    ]),
+    *_denied("sqlite", [
+        ("SELECT 1 /* /* */ ; DELETE FROM t; /* */", MULTI, "multi_statement"),
+        ("SELECT $$ ; DELETE FROM t $$", MULTI, "multi_statement"),
+        ("REPLACE INTO t VALUES (1, 'z')", "REPLACE is a write", "write"),
+        ("INSERT OR REPLACE INTO t VALUES (1, 'z')", "INSERT is a write", "write"),
+        ("UPDATE OR IGNORE t SET b = 'z'", "UPDATE is a write", "write"),
+        ("INSERT INTO t DEFAULT VALUES", "INSERT is a write", "write"),
+        ("ATTACH DATABASE '/tmp/guard_x.db' AS x", "ATTACH opens or closes", "attach"),
+        ("attach '/tmp/guard_x.db' as x", "ATTACH opens or closes", "attach"),
+        ("ATTACH 'file:/tmp/guard_x.db?mode=rwc' AS x", "ATTACH opens or closes", "attach"),
+        ("DETACH DATABASE x", "DETACH opens or closes", "attach"),
+        ("VACUUM INTO '/tmp/guard_x.db'", "VACUUM changes the schema", "file"),
+        ("vacuum main into '/tmp/guard_x.db'", "VACUUM changes the schema", "file"),
+        ("PRAGMA query_only=OFF", "PRAGMA changes settings", "setting"),
+        ("PRAGMA query_only = 0", "PRAGMA changes settings", "setting"),
+        ("PRAGMA writable_schema=ON", "PRAGMA changes settings", "setting"),
+        ("PRAGMA main.writable_schema = 1", "PRAGMA changes settings", "setting"),
+        ("pragma journal_mode=DELETE", "PRAGMA changes settings", "setting"),
+        ("PRAGMA trusted_schema=ON", "PRAGMA changes settings", "setting"),
+        ("PRAGMA table_info(t)", "PRAGMA changes settings", "none"),
+        ("BEGIN IMMEDIATE", "BEGIN controls transactions", "transaction"),
+        ("BEGIN EXCLUSIVE TRANSACTION", "BEGIN controls transactions", "transaction"),
+        ("END TRANSACTION", "END controls transactions", "transaction"),
+        ("ROLLBACK TO a", "ROLLBACK controls transactions", "transaction"),
+        ("CREATE TRIGGER tr AFTER INSERT ON t BEGIN DELETE FROM t; END",
+         "CREATE changes the schema", "schema"),
+        ("CREATE VIRTUAL TABLE vt USING fts5(x)", "CREATE changes the schema", "schema"),
+        ("CREATE INDEX i ON t (b)", "CREATE changes the schema", "schema"),
+        ("ALTER TABLE t RENAME TO u", "ALTER changes the schema", "schema"),
+        ("SELECT load_extension('x')", fn("load_extension"), "extension"),
+        ("SELECT LOAD_EXTENSION('/tmp/evil.so', 'init')", fn("load_extension"), "extension"),
+        ('SELECT "load_extension"(\'x\')', fn("load_extension"), "extension"),
+        ("SELECT a FROM t WHERE load_extension('x') IS NULL", fn("load_extension"),
+         "extension"),
+        ("SELECT main.load_extension('x')", fn("load_extension"), "extension"),
+        ("SELECT 1 UNION SELECT load_extension('x')", fn("load_extension"), "extension"),
+        ("SELECT readfile('/etc/passwd')", fn("readfile"), "file"),
+        ("SELECT writefile('/tmp/guard_x', 'y')", fn("writefile"), "file"),
+        ("SELECT edit('x')", fn("edit"), "file"),
+        ("SELECT * FROM fsdir('/')", fn("fsdir"), "file"),
+        ("SELECT fts3_tokenizer('simple')", fn("fts3_tokenizer"), "write"),
+        ("SELECT\vload_extension('x')", fn("load_extension"), "extension"),
+        ("WITH w AS (SELECT writefile('/tmp/guard_x', 'y')) SELECT * FROM w", fn("writefile"),
+         "file"),
+        ("EXPLAIN QUERY PLAN DELETE FROM t", "DELETE is a write", "none"),
+    ]),
+]
+
+ALLOWED: list[AllowedCase] = [
+    *_allowed("both", [
+        ("SELECT 1", "select"),
+        ("select * from t", "select"),
+        ("SELECT 1;", "select"),
+        ("SELECT a FROM t ;  \n", "select"),
+        ("SELECT a FROM t; -- done", "select"),
+        ("SELECT a, b FROM t WHERE b = 'DELETE FROM t'", "select"),
+        ("SELECT 'pg_sleep(1)' AS s", "select"),
+        ("SELECT 'load_extension(''x''); DROP TABLE t' AS s", "select"),
+        ("SELECT a FROM t WHERE b = 'FOR UPDATE'", "select"),
+        ("SELECT b AS \"pg_sleep\", a AS \"delete\" FROM t", "select"),
+        ("SELECT a FROM t -- trailing comment", "select"),
+        ("-- leading comment\nSELECT a FROM t", "select"),
+        ("/* block */ SELECT a /* inline */ FROM t", "select"),
+        ("SELECT 1 /* ; DELETE FROM t */", "select"),
+        ("SELECT a, row_number() OVER (ORDER BY a) AS rn FROM t", "select"),
+        ("SELECT a, sum(a) OVER (PARTITION BY b ORDER BY a ROWS BETWEEN UNBOUNDED PRECEDING "
+         "AND CURRENT ROW) FROM t", "select"),
+        ("SELECT a, lag(a) OVER w FROM t WINDOW w AS (ORDER BY a)", "select"),
+        ("WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 10) "
+         "SELECT n FROM c", "select"),
+        ("WITH x AS (SELECT a FROM t) SELECT * FROM x", "select"),
+        ("SELECT a FROM t UNION SELECT a FROM t", "union"),
+        ("SELECT a FROM t INTERSECT SELECT a FROM t", "intersect"),
+        ("SELECT a FROM t EXCEPT SELECT 1", "except"),
+        ("VALUES (1, 'a'), (2, 'b')", "values"),
+        ("SELECT CASE WHEN a > 1 THEN 'big' ELSE 'small' END FROM t", "select"),
+        ("SELECT b, count(*) FROM t GROUP BY b HAVING count(*) > 1 ORDER BY 2 DESC LIMIT 5",
+         "select"),
+        ("SELECT count(*) FILTER (WHERE a > 1) FROM t", "select"),
+        ("SELECT x.a FROM t AS x JOIN t AS y ON x.a = y.a", "select"),
+        ("SELECT a FROM t WHERE a IN (SELECT a FROM t) AND EXISTS (SELECT 1 FROM t)", "select"),
+        ("SELECT DISTINCT b FROM t ORDER BY b", "select"),
+        ("SELECT coalesce(b, 'x'), upper(b), length(b), CAST(a AS TEXT) FROM t", "select"),
+        ("SELECT min(a), max(a), avg(a) FROM t", "select"),
+        ("SELECT a FROM t ORDER BY a LIMIT 10 OFFSET 1", "select"),
+        ("SELECT * FROM t WHERE b LIKE '%;%'", "select"),
+        ("SELECT 'it''s; DROP TABLE t'", "select"),
+        ("EXPLAIN SELECT a FROM t", "explain"),
+        ("SELECT substr(b, 1, 2) FROM t", "select"),
+    ]),
+    *_allowed("postgres", [
+        ("SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY a) FROM t", "select"),
+        ("SELECT percentile_disc(0.9) WITHIN GROUP (ORDER BY a) FROM t", "select"),
+        ("SELECT DISTINCT ON (b) b, a FROM t ORDER BY b, a", "select"),
+        ("SELECT b, sum(a) FROM t GROUP BY ROLLUP (b)", "select"),
+        ("SELECT b, sum(a) FROM t GROUP BY CUBE (b)", "select"),
+        ("SELECT b, sum(a) FROM t GROUP BY GROUPING SETS ((b), ())", "select"),
+        ("SELECT t.a, x.d FROM t, LATERAL (SELECT t.a * 2 AS d) AS x", "select"),
+        ("SELECT t.a, g.n FROM t CROSS JOIN LATERAL generate_series(1, t.a) AS g(n)", "select"),
+        ("SELECT '{\"k\": 1}'::jsonb ->> 'k'", "select"),
+        ("SELECT '{\"k\": [1, 2]}'::json -> 'k' -> 0", "select"),
+        ("SELECT jsonb_build_object('a', a) FROM t", "select"),
+        ("SELECT now(), current_user, current_date", "select"),
+        ("SELECT current_setting('search_path')", "select"),
+        ("SELECT * FROM generate_series(1, 10) AS g(n)", "select"),
+        ("SELECT a FROM t WHERE b ~ '^x'", "select"),
+        ("SELECT a::text || b FROM t", "select"),
+        ("SELECT $$pg_sleep(1); DELETE FROM t$$ AS s", "select"),
+        ("SELECT $tag$ ; DROP TABLE t $tag$", "select"),
+        ("SELECT E'it\\'s; DELETE FROM t'", "select"),
+        ("SELECT 1 /* outer /* nested ; DELETE FROM t */ still a comment */", "select"),
+        ("TABLE t", "select"),
+        ("(SELECT a FROM t)", "select"),
+        ("(SELECT a FROM t) UNION ALL (SELECT 2)", "union"),
+        ("EXPLAIN (FORMAT JSON) SELECT a FROM t", "explain"),
+        ("EXPLAIN (COSTS OFF, VERBOSE) SELECT a FROM t", "explain"),
+        ("EXPLAIN VERBOSE SELECT a FROM t", "explain"),
+        ("explain (format yaml) select 1", "explain"),
+        ("SELECT a FROM t WHERE a = ANY(ARRAY[1, 2])", "select"),
+        ("SELECT array_agg(a ORDER BY a), string_agg(b, ',') FROM t", "select"),
+        ("SELECT a FROM t ORDER BY a FETCH FIRST 2 ROWS ONLY", "select"),
+        ("SELECT substring(b FROM 1 FOR 1) FROM t", "select"),
+        ("SELECT pg_backend_pid(), version(), txid_current_if_assigned()", "select"),
+        ("SELECT pg_size_pretty(pg_database_size(current_database()))", "select"),
+        ("SELECT interval '1 day', a FROM ONLY t WHERE b IS DISTINCT FROM 'x'", "select"),
+        ("SELECT (ROW(1, 2)).f1", "select"),
+        ("SELECT count(*) FROM pg_stat_activity", "select"),
+    ]),
+    *_allowed("sqlite", [
+        ("SELECT * FROM pragma_table_info('t')", "select"),
+        ("SELECT name FROM pragma_table_list", "select"),
+        ("SELECT name FROM sqlite_master WHERE type = 'table'", "select"),
+        ("SELECT json_extract('{\"k\": 1}', '$.k')", "select"),
+        ("SELECT '{\"k\": 1}' ->> '$.k'", "select"),
+        ("SELECT value FROM json_each('[1, 2, 3]')", "select"),
+        ("SELECT group_concat(b, ',') FROM t", "select"),
+        ("SELECT date('now'), datetime('now', '-1 day'), sqlite_version()", "select"),
+        ("SELECT typeof(a), iif(a > 1, 'y', 'n'), printf('%d', a) FROM t", "select"),
+        ("SELECT [a], `b` FROM t", "select"),
+        ("EXPLAIN QUERY PLAN SELECT a FROM t WHERE a = 1", "explain"),
+        ("explain query plan select * from t", "explain"),
+        ("SELECT a, ntile(2) OVER (ORDER BY a) FROM t", "select"),
+        ("SELECT total(a) FROM t", "select"),
+        # SQLite ends a -- comment only at \n, so this is one statement there.
+        ("SELECT 1 -- c\r; DELETE FROM t", "select"),
+    ]),
+]
+
+
+def cases_for(dialect: str, cases: list[Case] | list[AllowedCase] | None = None) -> list:
+    """The cases of ``cases`` (default: DENIED) that apply to ``dialect``, "both" included."""
+    chosen = DENIED if cases is None else cases
+    return [case for case in chosen if case.dialect in (dialect, "both")]
