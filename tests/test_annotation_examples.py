@@ -11,7 +11,7 @@ from test_annotation_support import ScriptedAnnotator, quote
 from conftest import SampleDb
 from nl2sql.annotation import AnnotatorOptions, DbSchemaAnnotator
 from nl2sql.annotation.examples import MARKER, run_example_query
-from nl2sql.db.factory import create_connection
+from nl2sql.db.factory import create_connection, create_operations
 from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.models import DbInfo
 
@@ -35,7 +35,7 @@ def _annotate(chinook: SampleDb, db: DbInfo, model: object, *, count: int = 3,
 def _assert_all_execute(chinook: SampleDb, db: DbInfo) -> None:
     with create_connection(chinook.config) as connection:
         for example in db.example_queries:
-            rows = run_example_query(connection, example.sql)
+            rows = run_example_query(create_operations(connection, db), example.sql)
             assert rows > 0 and rows == example.row_count, example.sql
 
 
@@ -96,7 +96,8 @@ def test_write_statement_is_refused_before_the_database(chinook: SampleDb,
     assert chinook_info.example_queries == []
     assert "refused by the read-only check" in messages[0]
     with create_connection(chinook.config) as connection:
-        assert run_example_query(connection, f"SELECT * FROM {genre}") == 25
+        operations = create_operations(connection, chinook_info)
+        assert run_example_query(operations, f"SELECT * FROM {genre}") == 25
 
 
 def test_test_model_finishes_with_bounded_requests_and_no_broken_examples(

@@ -7,25 +7,21 @@ what still fails is dropped, so a weak model ends with fewer examples, never wit
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from pydantic import BaseModel, Field
 from pydantic_ai import Agent, ModelRetry, RunContext
 from pydantic_ai.exceptions import UnexpectedModelBehavior
-from sqlalchemy import text
-from sqlalchemy.exc import SQLAlchemyError
 
 from nl2sql.annotation import context
 from nl2sql.annotation.prompts import render_prompt
 from nl2sql.annotation.runner import StepRunner
-from nl2sql.db.base import DbConnection
-from nl2sql.errors import Nl2SqlError
+from nl2sql.db.base import DbConnection, DbOperations
+from nl2sql.db.factory import create_operations
+from nl2sql.errors import QueryExecutionError, QueryRejectedError
 from nl2sql.models import DbInfo, ExampleQuery
-
-try:  # the read-only guard (layer 1); a minimal stand-in until it is available
-    from nl2sql.sql_guard import validate_read_only
-except ImportError:  # pragma: no cover - depends on the guard package being present
-    from nl2sql.annotation._guard_fallback import validate_read_only
 
 STEP = "example_queries"
 ROW_LIMIT = 1_000          # rows fetched to check a query; ExampleQuery.row_count is capped here
@@ -45,8 +41,7 @@ class ExampleQueryBatch(BaseModel):
 
 @dataclass
 class ExampleDeps:
-    connection: DbConnection
-    dialect: str
+    operations: DbOperations
     wanted: int
     accepted: list[ExampleQuery] = field(default_factory=list)
 
@@ -62,20 +57,20 @@ def examples_up_to_date(db_info: DbInfo, previous: DbInfo | None) -> bool:
     return marker == schema_fingerprint(db_info)
 
 
-def run_example_query(connection: DbConnection, sql: str, limit: int = ROW_LIMIT) -> int:
-    """Execute ``sql`` read-only under a row limit; the number of rows (at most ``limit``).
+class _RowCounter:
+    """A result sink that only counts: checking an example needs no rows kept."""
 
-    The one place that executes generated SQL (switch to ``DbOperations`` once it exists).
-    Colons are escaped because ``text()`` would read ``:name`` inside string literals as a bind
-    parameter.
-    """
-    body = sql.strip().rstrip(";").strip()
-    wrapped = f"SELECT * FROM ({body}) AS example_query LIMIT {int(limit)}"
-    with connection.connect() as conn:
-        try:
-            return len(conn.execute(text(wrapped.replace(":", "\\:"))).fetchmany(limit))
-        finally:
-            conn.rollback()
+    def begin(self, columns: Sequence[str]) -> None:
+        pass
+
+    def write_rows(self, rows: Sequence[Sequence[Any]]) -> None:
+        pass
+
+
+def run_example_query(operations: DbOperations, sql: str, limit: int = ROW_LIMIT) -> int:
+    """Check ``sql`` with the read-only guard and execute it under the database's time limit
+    and a row cap; the number of rows (at most ``limit``)."""
+    return operations.execute_select_query(sql, _RowCounter(), max_rows=limit).row_count
 
 
 def check_example(deps: ExampleDeps, draft: ExampleQueryDraft) -> tuple[ExampleQuery | None, str]:
@@ -83,16 +78,11 @@ def check_example(deps: ExampleDeps, draft: ExampleQueryDraft) -> tuple[ExampleQ
     if not draft.question.strip() or not draft.sql.strip():
         return None, "the question or the SQL is empty"
     try:
-        validate_read_only(draft.sql, deps.dialect)
-    except Nl2SqlError as exc:
-        return None, f"refused by the read-only check: {exc}"
-    try:
-        rows = run_example_query(deps.connection, draft.sql)
-    except SQLAlchemyError as exc:
-        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
-        return None, f"the database rejected it: {(reason[0] if reason else type(exc).__name__)[:ERROR_CHARS]}"
-    except Nl2SqlError as exc:
-        return None, str(exc)[:ERROR_CHARS]
+        rows = run_example_query(deps.operations, draft.sql)
+    except QueryRejectedError as exc:
+        return None, f"refused by the read-only check: {str(exc)[:ERROR_CHARS]}"
+    except QueryExecutionError as exc:
+        return None, f"the database rejected it: {str(exc)[:ERROR_CHARS]}"
     if rows == 0:
         return None, "it returned no rows; use values that occur in the data"
     return ExampleQuery(question=draft.question.strip(), sql=draft.sql.strip(), row_count=rows), ""
@@ -139,7 +129,7 @@ async def generate_examples(runner: StepRunner, agent: Agent[ExampleDeps, Exampl
                             db_info: DbInfo, connection: DbConnection, *, wanted: int) -> int:
     """Re-check the cached examples, ask the model for the missing ones; returns how many were
     added. Updates ``db_info.example_queries`` and the schema marker."""
-    deps = ExampleDeps(connection, connection.sqlglot_dialect, wanted)
+    deps = ExampleDeps(create_operations(connection, db_info), wanted)
     for example in db_info.example_queries:  # schema changed: keep only what still works
         kept, _reason = check_example(deps, ExampleQueryDraft(question=example.question,
                                                                sql=example.sql))
