@@ -1,0 +1,44 @@
+"""The MCP resources: the catalog (``db://catalog``) and each schema (``db://{db_id}/schema``).
+
+Same content as the ``db_list`` and ``db_show_schema`` tools, for clients that attach context
+as resources. The SDK gives static resources no request context, so both read the server's one
+``OpsContext`` through a closure (``build_server`` passes the object its lifespan yields).
+"""
+
+from __future__ import annotations
+
+import anyio.to_thread
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
+
+from nl2sql.errors import Nl2SqlError, UnknownDatabaseError
+from nl2sql.operations.context import OpsContext
+
+
+def register_resources(server: MCPServer, ops_context: OpsContext) -> None:
+    @server.resource("db://catalog", name="catalog", title="Database catalog",
+                     mime_type="text/markdown",
+                     description="Every configured database: db_id, type, description, table "
+                                 "count and whether its annotated schema is cached.")
+    async def catalog() -> str:
+        from nl2sql.operations import db_list_op
+
+        return await _render(db_list_op, ops_context)
+
+    @server.resource("db://{db_id}/schema", name="schema", title="Annotated database schema",
+                     mime_type="text/x-sql",
+                     description="The annotated schema of one database as commented SQL DDL "
+                                 "(tables, keys, enums, descriptions, samples, example queries).")
+    async def schema(db_id: str) -> str:
+        from nl2sql.operations import db_show_schema_op
+
+        return await _render(db_show_schema_op, ops_context, db_id)
+
+
+async def _render(op, *args: object) -> str:  # noqa: ANN001 (any *_op)
+    try:
+        return (await anyio.to_thread.run_sync(op, *args)).render()
+    except UnknownDatabaseError as error:
+        raise ResourceNotFoundError(str(error)) from None
+    except Nl2SqlError as error:
+        raise ResourceError(str(error)) from None

@@ -1,0 +1,41 @@
+"""Layer 1: build the MCP server, register its tools and resources. Nothing else lives here."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from mcp.server.mcpserver import MCPServer
+
+from nl2sql import __version__
+from nl2sql.mcp.resources import register_resources
+from nl2sql.mcp.tools import register_tools
+from nl2sql.operations.context import OpsContext
+
+INSTRUCTIONS = (
+    "Answer questions from SQL databases. Start with db_list, read db_show_schema for the "
+    "database, then run read-only SQL with db_execute_sql (results are saved as CSV files in "
+    "the workspace; browse them with csv_head / csv_tail; find earlier results with "
+    "saved_queries_list).")
+
+
+def build_server(config_path: str | Path | None = None, *, data_dir: str | Path | None = None,
+                 workspace: str | Path | None = None) -> MCPServer[OpsContext]:
+    """The server for the registry at ``config_path`` (flags win over NL2SQL_* variables).
+
+    The registry is loaded now, so a broken dbs.yaml fails at start with its message."""
+    ops_context = OpsContext.load(config_path, data_dir=data_dir, workspace=workspace)
+
+    @asynccontextmanager
+    async def lifespan(_server: MCPServer[OpsContext]) -> AsyncIterator[OpsContext]:
+        try:
+            yield ops_context
+        finally:
+            ops_context.close()  # dispose pooled connections; reopened if the server runs again
+
+    server = MCPServer("nl2sql", version=__version__, instructions=INSTRUCTIONS,
+                       lifespan=lifespan)
+    register_tools(server)
+    register_resources(server, ops_context)
+    return server

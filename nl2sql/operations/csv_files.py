@@ -1,0 +1,134 @@
+"""``csv_head_op`` / ``csv_tail_op``: the first or last rows of a result CSV in the workspace.
+
+Both read only what they show. The tail seeks backwards from the end of the file in blocks; a
+newline inside a quoted field is told apart from a record end by quote parity counted from the
+end of the file: in RFC 4180 CSV (what the csv module writes) every ``"`` belongs to a quoted
+field and toggles "inside quotes", and the end of the file is outside quotes, so a newline with
+an even number of ``"`` after it ends a record. Files with stray, unbalanced quotes are not
+valid CSV; their tail may then start mid-record.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from nl2sql.operations.context import OpsContext
+from nl2sql.results import resolve_workspace_path
+
+MAX_ROWS = 1000
+_BLOCK = 64 * 1024
+_ENCODING = "utf-8-sig"  # tolerate a BOM written by spreadsheet tools
+
+
+class CsvRows(BaseModel):
+    """Some rows of a CSV file, with its header."""
+
+    csv_file: str
+    position: str  # "first" or "last"
+    columns: list[str]
+    rows: list[list[str]]
+    total_rows: int | None = None  # from the metadata file when there is one
+
+    def render(self) -> str:
+        total = f" of {self.total_rows}" if self.total_rows is not None else ""
+        if not self.rows:
+            return f"{self.csv_file} has no data rows; columns: {', '.join(self.columns)}."
+        title = f"{self.position.capitalize()} {len(self.rows)}{total} rows of {self.csv_file}:"
+        return f"{title}\n{_to_csv([self.columns, *self.rows])}"
+
+
+def csv_head_op(ctx: OpsContext, csv_file: str, n: int = 10) -> CsvRows:
+    """The header and the first ``n`` rows of a CSV file in the workspace."""
+    path = _resolve(ctx, csv_file)
+    columns, rows = read_head(path, _bounded(n))
+    return CsvRows(csv_file=csv_file, position="first", columns=columns, rows=rows,
+                   total_rows=_metadata_row_count(path))
+
+
+def csv_tail_op(ctx: OpsContext, csv_file: str, n: int = 10) -> CsvRows:
+    """The header and the last ``n`` rows of a CSV file, read from the end of the file."""
+    path = _resolve(ctx, csv_file)
+    columns, _ = read_head(path, 0)
+    rows = read_tail(path, _bounded(n))
+    return CsvRows(csv_file=csv_file, position="last", columns=columns, rows=rows,
+                   total_rows=_metadata_row_count(path))
+
+
+# -- reading ------------------------------------------------------------------------------
+
+def read_head(path: Path, n: int) -> tuple[list[str], list[list[str]]]:
+    """Header and first ``n`` rows; reads no further than that."""
+    with path.open(newline="", encoding=_ENCODING) as handle:
+        reader = csv.reader(handle)
+        columns = next(reader, [])
+        rows = [row for _, row in zip(range(n), reader)]
+    return columns, rows
+
+
+def read_tail(path: Path, n: int) -> list[list[str]]:
+    """The last ``n`` data rows (never the header), reading blocks backwards from the end."""
+    if n <= 0:
+        return []
+    with path.open("rb") as handle:
+        size = handle.seek(0, os.SEEK_END)
+        start, reached_start = _tail_start(handle, size, n)
+        handle.seek(start)
+        data = handle.read(size - start)
+    text = data.decode(_ENCODING if start == 0 else "utf-8")
+    rows = [row for row in csv.reader(io.StringIO(text, newline="")) if row]
+    if reached_start:
+        rows = rows[1:]  # the first record of the file is the header
+    return rows[-n:]
+
+
+def _tail_start(handle: io.BufferedReader, size: int, n: int) -> tuple[int, bool]:
+    """Offset where the last ``n`` records begin, and whether that is the start of the file."""
+    end = size
+    # A final record terminator is not the start of a record: look for one more boundary.
+    handle.seek(max(size - 1, 0))
+    needed = n + (1 if size and handle.read(1) == b"\n" else 0)
+    quotes = 0  # '"' seen between the current position and the end of the file
+    found = 0
+    while end > 0:
+        begin = max(end - _BLOCK, 0)
+        handle.seek(begin)
+        block = handle.read(end - begin)
+        for i in range(len(block) - 1, -1, -1):
+            byte = block[i]
+            if byte == 0x22:  # '"' (never part of a multi-byte UTF-8 sequence)
+                quotes += 1
+            elif byte == 0x0A and quotes % 2 == 0:  # '\n' outside quotes: a record boundary
+                found += 1
+                if found == needed:
+                    return begin + i + 1, False
+        end = begin
+    return 0, True
+
+
+# -- helpers ------------------------------------------------------------------------------
+
+def _resolve(ctx: OpsContext, csv_file: str) -> Path:
+    return resolve_workspace_path(ctx.workspace, csv_file, must_exist=True)
+
+
+def _bounded(n: int) -> int:
+    return max(1, min(int(n), MAX_ROWS))
+
+
+def _metadata_row_count(csv_path: Path) -> int | None:
+    """Row count from the sibling ``{name}.metadata.json``, when it exists and says so."""
+    from nl2sql.operations.saved_queries import read_metadata_for_csv
+
+    metadata = read_metadata_for_csv(csv_path)
+    return metadata.row_count if metadata is not None else None
+
+
+def _to_csv(rows: list[list[str]]) -> str:
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    return out.getvalue().rstrip("\n")

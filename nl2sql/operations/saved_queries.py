@@ -1,0 +1,124 @@
+"""``saved_queries_list_op`` / ``saved_query_get_details_op``: the results saved in the workspace.
+
+Every ``db_execute_sql_op`` call leaves ``{name}.csv`` + ``{name}.metadata.json``; these
+operations list them (newest first, optionally full-text searched through
+``nl2sql.saved_query_index``) and show one with a short preview.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+
+from pydantic import BaseModel, ValidationError
+
+from nl2sql.operations.context import OpsContext
+from nl2sql.operations.csv_files import CsvRows, read_head
+from nl2sql.results import CSV_SUFFIX, METADATA_SUFFIX, ResultMetadata, resolve_workspace_path
+from nl2sql.saved_query_index import SavedQueryIndex
+
+DETAILS_PREVIEW_ROWS = 5
+_SQL_PREVIEW_CHARS = 200
+
+
+class SavedQuerySummary(BaseModel):
+    csv_file: str  # relative to the workspace: what csv_head / csv_tail / details take
+    db_id: str | None = None
+    timestamp: str | None = None
+    row_count: int | None = None
+    column_count: int | None = None
+    natural_language_query: str | None = None
+    sql_query: str | None = None
+
+    def render(self) -> str:
+        question = f" — {self.natural_language_query}" if self.natural_language_query else ""
+        sql = " ".join((self.sql_query or "").split())
+        if len(sql) > _SQL_PREVIEW_CHARS:
+            sql = sql[:_SQL_PREVIEW_CHARS - 1] + "…"
+        rows = "?" if self.row_count is None else self.row_count
+        return (f"- {self.csv_file} [{self.db_id or '?'}; {rows} rows; "
+                f"{self.timestamp or 'no timestamp'}]{question}\n  SQL: {sql}")
+
+
+class SavedQueryList(BaseModel):
+    search: str | None = None
+    total: int  # matches in the workspace; ``queries`` holds at most ``limit`` of them
+    queries: list[SavedQuerySummary]
+
+    def render(self) -> str:
+        what = f" matching '{self.search}'" if self.search else ""
+        if not self.queries:
+            hint = (" Try fewer or other words, or call saved_queries_list without a search."
+                    if self.search else " Run db_execute_sql to create one.")
+            return f"No saved queries{what}.{hint}"
+        shown = (f"{len(self.queries)} of {self.total}" if self.total > len(self.queries)
+                 else str(self.total))
+        lines = [f"{shown} saved queries{what}, newest first:"]
+        lines += [query.render() for query in self.queries]
+        return "\n".join(lines)
+
+
+class SavedQueryDetails(BaseModel):
+    csv_file: str
+    metadata: ResultMetadata | None
+    preview: CsvRows
+
+    def render(self) -> str:
+        lines = [f"Saved query {self.csv_file}"]
+        if self.metadata is None:
+            lines.append("(no readable metadata file beside it)")
+        else:
+            meta = self.metadata
+            lines += [f"database: {meta.db_id}", f"saved at: {meta.timestamp}",
+                      f"rows: {meta.row_count}, columns: {meta.column_count}"]
+            if meta.natural_language_query:
+                lines.append(f"question: {meta.natural_language_query}")
+            lines += ["SQL:", str(meta.sql_query).strip()]
+        lines += ["", self.preview.render()]
+        return "\n".join(lines)
+
+
+def saved_queries_list_op(ctx: OpsContext, search: str | None = None,
+                          limit: int = 50) -> SavedQueryList:
+    """Saved queries, newest first; ``search`` matches words of the question and the SQL."""
+    found, total = SavedQueryIndex(ctx.workspace).search(search, limit=limit)
+    queries = [SavedQuerySummary(
+        csv_file=_csv_file_of(entry.path, entry.csv_filename), db_id=entry.db_id,
+        timestamp=entry.timestamp, row_count=entry.row_count, column_count=entry.column_count,
+        natural_language_query=entry.natural_language_query, sql_query=entry.sql_query)
+        for entry in found]
+    return SavedQueryList(search=search or None, total=total, queries=queries)
+
+
+def saved_query_get_details_op(ctx: OpsContext, csv_file: str) -> SavedQueryDetails:
+    """The metadata of one saved query and its first rows."""
+    name = csv_file.removesuffix(METADATA_SUFFIX)
+    if not PurePosixPath(name).suffix:
+        name += CSV_SUFFIX  # "top_customers" means "top_customers.csv"
+    path = resolve_workspace_path(ctx.workspace, name, must_exist=True)
+    columns, rows = read_head(path, DETAILS_PREVIEW_ROWS)
+    metadata = read_metadata_for_csv(path)
+    preview = CsvRows(csv_file=name, position="first", columns=columns, rows=rows,
+                      total_rows=metadata.row_count if metadata else None)
+    return SavedQueryDetails(csv_file=name, metadata=metadata, preview=preview)
+
+
+def metadata_path_for_csv(csv_path: Path) -> Path:
+    stem = csv_path.name.removesuffix(CSV_SUFFIX)
+    return csv_path.with_name(stem + METADATA_SUFFIX)
+
+
+def read_metadata_for_csv(csv_path: Path) -> ResultMetadata | None:
+    """The metadata beside ``csv_path``, or None when it is missing or unreadable."""
+    try:
+        text = metadata_path_for_csv(csv_path).read_text(encoding="utf-8")
+        return ResultMetadata.model_validate_json(text)
+    except (OSError, ValidationError):
+        return None
+
+
+def _csv_file_of(metadata_path: str, csv_filename: str | None) -> str:
+    """The workspace-relative CSV path of an indexed metadata file."""
+    meta = PurePosixPath(metadata_path)
+    if csv_filename:
+        return str(meta.parent / PurePosixPath(csv_filename).name)
+    return str(meta.parent / (meta.name.removesuffix(METADATA_SUFFIX) + CSV_SUFFIX))

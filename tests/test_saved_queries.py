@@ -1,0 +1,202 @@
+"""Saved queries: the FTS5 index (sync, search, sanitizing, rebuild, WAL) and the two ops."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+
+from nl2sql.config import DbConnectionConfigs
+from nl2sql.errors import WorkspacePathError
+from nl2sql.operations import OpsContext, saved_queries_list_op, saved_query_get_details_op
+from nl2sql.saved_query_index import INDEX_FILENAME, SavedQueryIndex, fts_query
+
+
+def save_result(workspace: Path, name: str, *, question: str | None, sql: str,
+                timestamp: str, rows: list[list[object]] | None = None, db_id: str = "bookstore",
+                columns: list[str] | None = None) -> Path:
+    """A result pair in the file contract of ARCHITECTURE.md ("Result files")."""
+    import csv
+
+    columns = columns or ["id", "title"]
+    rows = rows if rows is not None else [[1, "Dune"], [2, "Emma"]]
+    csv_path = workspace / f"{name}.csv"
+    csv_path.parent.mkdir(parents=True, exist_ok=True)
+    with csv_path.open("w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows([columns, *rows])
+    metadata = {"sql_query": sql, "timestamp": timestamp, "row_count": len(rows),
+                "column_count": len(columns), "csv_filename": csv_path.name, "db_id": db_id,
+                "natural_language_query": question, "columns": columns,
+                "elapsed_seconds": 0.01, "truncated": False}
+    meta_path = workspace / f"{name}.metadata.json"
+    meta_path.write_text(json.dumps(metadata), encoding="utf-8")
+    return meta_path
+
+
+@pytest.fixture
+def ctx(tmp_path: Path) -> OpsContext:
+    return OpsContext(DbConnectionConfigs.load(None, data_dir=tmp_path / "data",
+                                               workspace=tmp_path / "workspace"))
+
+
+@pytest.fixture
+def workspace(ctx: OpsContext) -> Path:
+    ctx.workspace.mkdir(parents=True, exist_ok=True)
+    save_result(ctx.workspace, "authors_by_country", question="How many authors per country?",
+                sql="SELECT country, count(*) FROM authors GROUP BY country",
+                timestamp="2026-01-01T10:00:00+00:00")
+    save_result(ctx.workspace, "top_customers", question="Who are the top customers by revenue?",
+                sql="SELECT c.name, sum(oi.price) FROM customers c "
+                    "JOIN orders o USING (customer_id) JOIN order_items oi USING (order_id) GROUP BY c.name",
+                timestamp="2026-01-03T10:00:00+00:00")
+    save_result(ctx.workspace, "late_orders", question=None,
+                sql="SELECT * FROM orders WHERE status = 'shipped'",
+                timestamp="2026-01-02T10:00:00+00:00")
+    return ctx.workspace
+
+
+def names(result) -> list[str]:  # noqa: ANN001
+    return [q.csv_file for q in result.queries]
+
+
+def test_list_is_newest_first_with_limit_and_total(ctx: OpsContext, workspace: Path) -> None:
+    result = saved_queries_list_op(ctx)
+    assert names(result) == ["top_customers.csv", "late_orders.csv", "authors_by_country.csv"]
+    assert result.total == 3
+    limited = saved_queries_list_op(ctx, limit=1)
+    assert names(limited) == ["top_customers.csv"] and limited.total == 3
+    assert "1 of 3 saved queries" in limited.render()
+    top = result.queries[0]
+    assert (top.db_id, top.row_count, top.column_count) == ("bookstore", 2, 2)
+    assert "Who are the top customers" in result.render()
+
+
+@pytest.mark.parametrize(("search", "expected"), [
+    ("customers", ["top_customers.csv"]),                   # word in question and SQL
+    ("cust revenue", ["top_customers.csv"]),                # prefixes, all words required
+    ("GROUP", ["top_customers.csv", "authors_by_country.csv"]),  # SQL only, case-insensitive
+    ("shipped", ["late_orders.csv"]),                       # SQL string literal
+    ("order_items", ["top_customers.csv"]),                 # identifier with underscore
+    ("authors nonexistentword", []),
+])
+def test_search_matches_question_and_sql(ctx: OpsContext, workspace: Path, search: str,
+                                         expected: list[str]) -> None:
+    result = saved_queries_list_op(ctx, search=search)
+    assert names(result) == expected
+    assert result.total == len(expected)
+
+
+@pytest.mark.parametrize("search", [
+    '"', '""', '"unterminated', "*", "cust*", "NEAR(customers", "customers AND", "OR", "NOT x",
+    "-customers", "title:dune", "^start", "a + b", "(", ")", "{col}", "'; DROP TABLE x; --",
+    "count(*)", "\x00", "é",
+])
+def test_search_never_raises_an_fts_syntax_error(ctx: OpsContext, workspace: Path,
+                                                 search: str) -> None:
+    result = saved_queries_list_op(ctx, search=search)
+    assert result.total == len(result.queries)
+
+
+def test_search_with_operators_is_literal_words(ctx: OpsContext, workspace: Path) -> None:
+    assert names(saved_queries_list_op(ctx, search='"customers" *')) == ["top_customers.csv"]
+    assert names(saved_queries_list_op(ctx, search="count(*)")) == ["authors_by_country.csv"]
+    assert fts_query('a"b* NEAR(c') == '"a"* "b"* "NEAR"* "c"*'
+    assert fts_query("*** ") is None
+
+
+def test_index_follows_files_added_changed_and_deleted(ctx: OpsContext, workspace: Path) -> None:
+    assert saved_queries_list_op(ctx).total == 3
+    save_result(workspace, "new_one", question="Which genres sell best?", sql="SELECT genre",
+                timestamp="2026-02-01T00:00:00+00:00")
+    assert names(saved_queries_list_op(ctx, search="genres")) == ["new_one.csv"]
+    # Rewrite in place with another question (mtime/size change).
+    meta = save_result(workspace, "new_one", question="Which formats sell best?",
+                       sql="SELECT format", timestamp="2026-02-01T00:00:00+00:00")
+    os.utime(meta, ns=(time.time_ns(), time.time_ns() + 1_000_000))
+    assert saved_queries_list_op(ctx, search="genres").total == 0
+    assert names(saved_queries_list_op(ctx, search="formats")) == ["new_one.csv"]
+    (workspace / "late_orders.metadata.json").unlink()
+    assert "late_orders.csv" not in names(saved_queries_list_op(ctx))
+
+
+def test_subfolders_and_unreadable_metadata(ctx: OpsContext, workspace: Path) -> None:
+    save_result(workspace / "reports", "q1", question="quarterly revenue", sql="SELECT 1",
+                timestamp="2026-03-01T00:00:00+00:00")
+    (workspace / "broken.metadata.json").write_text("{not json", encoding="utf-8")
+    (workspace / "list.metadata.json").write_text("[1, 2]", encoding="utf-8")
+    result = saved_queries_list_op(ctx)
+    assert names(result)[0] == "reports/q1.csv"
+    assert result.total == 4  # the two unreadable files are skipped, not fatal
+
+
+def test_index_is_rebuilt_when_missing_or_corrupt(ctx: OpsContext, workspace: Path) -> None:
+    assert saved_queries_list_op(ctx, search="authors").total == 1
+    index = workspace / INDEX_FILENAME
+    assert index.is_file()
+    index.unlink()
+    for suffix in ("-wal", "-shm"):
+        Path(f"{index}{suffix}").unlink(missing_ok=True)
+    assert saved_queries_list_op(ctx, search="authors").total == 1
+    for suffix in ("-wal", "-shm"):
+        Path(f"{index}{suffix}").unlink(missing_ok=True)
+    index.write_bytes(b"this is not a database" * 100)
+    assert saved_queries_list_op(ctx, search="authors").total == 1
+
+
+def test_index_uses_wal_and_a_busy_timeout(ctx: OpsContext, workspace: Path) -> None:
+    SavedQueryIndex(workspace).sync()
+    with sqlite3.connect(workspace / INDEX_FILENAME) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    index = SavedQueryIndex(workspace)
+    with index._connect() as db:
+        assert db.execute("PRAGMA busy_timeout").fetchone()[0] >= 5000
+
+
+def test_a_writer_holding_the_lock_delays_but_does_not_fail_a_sync(
+        ctx: OpsContext, workspace: Path) -> None:
+    import threading
+
+    SavedQueryIndex(workspace).sync()
+    blocker = sqlite3.connect(workspace / INDEX_FILENAME, isolation_level=None,
+                              check_same_thread=False)
+    blocker.execute("BEGIN IMMEDIATE")
+    save_result(workspace, "while_locked", question="locked", sql="SELECT 2",
+                timestamp="2026-04-01T00:00:00+00:00")
+    threading.Timer(0.5, lambda: (blocker.execute("COMMIT"), blocker.close())).start()
+    started = time.monotonic()
+    assert names(saved_queries_list_op(ctx, search="locked")) == ["while_locked.csv"]
+    assert time.monotonic() - started >= 0.4
+
+
+def test_details_show_metadata_and_preview(ctx: OpsContext, workspace: Path) -> None:
+    rows = [[i, f"title {i}"] for i in range(1, 21)]
+    save_result(workspace, "many", question="All titles", sql="SELECT id, title FROM books",
+                timestamp="2026-05-01T00:00:00+00:00", rows=rows)
+    for name in ("many.csv", "many", "many.metadata.json"):
+        details = saved_query_get_details_op(ctx, name)
+        assert details.metadata is not None and details.metadata.row_count == 20
+        assert details.preview.rows == [["1", "title 1"], ["2", "title 2"], ["3", "title 3"],
+                                        ["4", "title 4"], ["5", "title 5"]]
+        text = details.render()
+        assert "SELECT id, title FROM books" in text and "All titles" in text
+        assert "First 5 of 20 rows of many.csv" in text
+
+
+def test_details_of_a_csv_without_metadata(ctx: OpsContext, workspace: Path) -> None:
+    (workspace / "loose.csv").write_text("a,b\n1,2\n", encoding="utf-8")
+    details = saved_query_get_details_op(ctx, "loose.csv")
+    assert details.metadata is None and details.preview.rows == [["1", "2"]]
+    assert "no readable metadata" in details.render()
+
+
+@pytest.mark.parametrize("name", ["missing.csv", "../outside.csv", "/etc/passwd",
+                                  "reports/../../x.csv"])
+def test_details_refuse_missing_or_outside_files(ctx: OpsContext, workspace: Path,
+                                                 name: str) -> None:
+    (workspace.parent / "outside.csv").write_text("a\n1\n", encoding="utf-8")
+    with pytest.raises(WorkspacePathError):
+        saved_query_get_details_op(ctx, name)
