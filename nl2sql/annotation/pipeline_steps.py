@@ -19,8 +19,8 @@ class LlmAnnotationSteps:
     """Run the LLM steps for one pipeline run.
 
     ``model`` overrides the context's model string (tests pass a ``FunctionModel``).
-    Results are saved through ``context.save`` after every request, so an interrupted or failed
-    run keeps what it paid for.
+    Results are saved through ``context.checkpoint`` after every request, so an interrupted or
+    failed run keeps what it paid for.
     """
 
     options: AnnotatorOptions = field(default_factory=AnnotatorOptions)
@@ -29,6 +29,6 @@ class LlmAnnotationSteps:
     def __call__(self, context: AnnotationContext) -> None:
         annotator = DbSchemaAnnotator(self.model or context.model, context.connection,
                                       options=self.options,
-                                      checkpoint=getattr(context, "save", None),
+                                      checkpoint=context.checkpoint,
                                       progress=context.progress)
         annotator.annotate(context.db_info, context.previous, run=context.run)
