@@ -1,0 +1,216 @@
+"""``annotate-schema``: extract, annotate and cache the schema of configured databases.
+
+A thin adapter over ``nl2sql.pipeline.annotate_database``. Progress goes to stderr (a bar in a
+terminal, log lines otherwise). The summary goes to stdout, except with ``--output-schema``:
+then stdout carries only the annotated schema SQL (so it can be redirected to a file) and the
+summary moves to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TextIO
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from nl2sql.cli.errors import configure_logging, run_cli
+from nl2sql.config import ENV_CONFIG, ENV_DATA_DIR, ENV_MODEL, DbConnectionConfigs
+from nl2sql.errors import Nl2SqlError
+from nl2sql.formatting import format_schema
+from nl2sql.inspection.enums import EnumScreeningSettings
+from nl2sql.inspection.samples import SampleSettings
+from nl2sql.pipeline import (AnnotateOptions, AnnotationResult, annotate_database,
+                             default_llm_steps)
+
+log = logging.getLogger("nl2sql.annotate")
+
+DESCRIPTION = """\
+Extract the schema of each database, annotate it and write the cache
+{data_dir}/database/<db_id>/<db_id>.db_info.json that the MCP server and the agents read.
+Offline steps (always): tables, columns, keys, indexes, comments, row counts, sample rows,
+enum screening. LLM steps (with a model): descriptions, enum classification, example queries.
+Re-runs keep earlier LLM and user annotations of tables whose structure did not change."""
+
+EXAMPLE = f"""\
+Example:
+  annotate-schema bookstore
+  annotate-schema bookstore --output-schema > bookstore.sql
+  annotate-schema --all --config ~/nl2sql/dbs.yaml --model openai:gpt-4o-mini
+  {ENV_MODEL}=anthropic:claude-sonnet-4-5 annotate-schema shop --enum-max-values 30"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    defaults = EnumScreeningSettings()
+    parser = argparse.ArgumentParser(
+        prog="annotate-schema", description=DESCRIPTION, epilog=EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("db_ids", nargs="*", metavar="db_id",
+                        help="databases to annotate, as named under 'databases:' in dbs.yaml")
+    parser.add_argument("--all", action="store_true",
+                        help="annotate every configured database")
+    parser.add_argument("--output-schema", action="store_true",
+                        help="print the annotated schema SQL to stdout (the summary then goes "
+                             "to stderr)")
+    parser.add_argument("--config", metavar="PATH",
+                        help=f"path of dbs.yaml (default: ${ENV_CONFIG}, else ./dbs.yaml)")
+    parser.add_argument("--data-dir", metavar="PATH",
+                        help=f"folder of the cache (default: ${ENV_DATA_DIR}, else 'data' "
+                             f"beside dbs.yaml)")
+    parser.add_argument("--enum-max-values", type=_positive_int, metavar="N",
+                        default=defaults.max_values,
+                        help="most distinct values a column may have to be an enum candidate "
+                             "(default: %(default)s)")
+    parser.add_argument("--sample-rows", type=_non_negative_int, metavar="N",
+                        default=SampleSettings().rows,
+                        help="sample rows stored per table, 0 for none (default: %(default)s)")
+    parser.add_argument("--model", metavar="MODEL",
+                        help=f"pydantic-ai model for the LLM steps, e.g. openai:gpt-4o-mini "
+                             f"(default: ${ENV_MODEL}, else 'model:' in dbs.yaml; none: LLM "
+                             f"steps are skipped)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log details to stderr")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_cli(_run, argv)
+
+
+def _run(argv: list[str] | None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    configure_logging(args.verbose)
+    if not args.db_ids and not args.all:
+        parser.error("name one or more db_ids, or pass --all")
+    configs = DbConnectionConfigs.load(args.config, data_dir=args.data_dir, model=args.model)
+    db_ids = configs.ids() if args.all else list(dict.fromkeys(args.db_ids))
+    selected = [configs.get(db_id) for db_id in db_ids]  # unknown ids fail before any work
+    options = AnnotateOptions(
+        enums=EnumScreeningSettings(max_values=args.enum_max_values),
+        samples=SampleSettings(rows=args.sample_rows), model=configs.model)
+    summary_out = sys.stderr if args.output_schema else sys.stdout
+    llm_steps = default_llm_steps()
+
+    failures: list[tuple[str, Nl2SqlError]] = []
+    for config in selected:
+        try:
+            with _progress_reporter(config.db_id) as progress:
+                result = annotate_database(config, configs.data_dir, options=options,
+                                           llm_steps=llm_steps, progress=progress)
+        except Nl2SqlError as exc:
+            if len(selected) == 1:
+                raise
+            log.error("%s: %s", config.db_id, exc)
+            failures.append((config.db_id, exc))
+            continue
+        if args.output_schema:
+            sys.stdout.write(format_schema(result.db_info))
+            sys.stdout.flush()
+        print_summary(result, summary_out)
+    if failures:
+        names = ", ".join(f"'{db_id}'" for db_id, _ in failures)
+        raise Nl2SqlError(f"Annotation failed for {names} (reasons above); fix them and run "
+                          f"annotate-schema again for those databases.")
+    return 0
+
+
+def print_summary(result: AnnotationResult, out: TextIO) -> None:
+    info = result.db_info
+    views = sum(1 for t in info.tables if t.is_view)
+    columns = sum(len(t.columns) for t in info.tables)
+    tables = _count(len(info.tables) - views, "table") + (
+        f" + {_count(views, 'view')}" if views else "")
+    candidates = (f" (+{result.enum_candidates} candidates left for the LLM)"
+                  if result.enum_candidates else "")
+    print(f"{info.db_id}: {tables}, {_count(columns, 'column')}, "
+          f"{_count(info.foreign_key_count, 'foreign key')}, "
+          f"{_count(len(info.enum_columns), 'enum column')}{candidates}; "
+          f"{result.seconds:.1f} s", file=out)
+    print(f"  cache: {result.path}", file=out)
+    if result.reused_tables:
+        print(f"  {_count(len(result.reused_tables), 'table')} unchanged since the last run "
+              f"(their LLM and user annotations were kept)", file=out)
+    if result.llm_notice:
+        print(f"  {result.llm_notice}", file=out)
+    elif result.run.steps:
+        from nl2sql.annotation import summary_lines
+
+        for line in summary_lines(result.run):
+            print(f"  {line}", file=out)
+    out.flush()
+
+
+class _RichProgress:
+    """A transient progress bar on stderr for one database."""
+
+    def __init__(self, db_id: str, console: Console) -> None:
+        self.db_id = db_id
+        self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                            TimeElapsedColumn(), console=console, transient=True)
+        self.task = None
+
+    def start(self, phase: str, total: int) -> None:
+        self.bar.start()
+        self.task = self.bar.add_task(f"{self.db_id}: {phase}", total=total)
+
+    def advance(self, item: str) -> None:
+        if self.task is not None:
+            self.bar.update(self.task, description=f"{self.db_id}: {item}")
+            self.bar.advance(self.task)
+
+    def finish(self) -> None:
+        if self.task is not None:
+            self.bar.stop()
+            self.task = None
+
+
+class _LogProgress:
+    """When stderr is not a terminal: one log line per table, shown with ``-v``."""
+
+    def __init__(self, db_id: str) -> None:
+        self.db_id, self.total, self.done = db_id, 0, 0
+
+    def start(self, phase: str, total: int) -> None:
+        self.total, self.done = total, 0
+
+    def advance(self, item: str) -> None:
+        self.done += 1
+        log.debug("%s: %s (%d/%d)", self.db_id, item, self.done, self.total)
+
+    def finish(self) -> None:
+        pass
+
+
+@contextmanager
+def _progress_reporter(db_id: str) -> Iterator[_RichProgress | _LogProgress]:
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        yield _LogProgress(db_id)
+        return
+    reporter = _RichProgress(db_id, console)
+    try:
+        yield reporter
+    finally:
+        reporter.finish()  # stop the bar even when the pipeline failed
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return value

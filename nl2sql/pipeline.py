@@ -1,0 +1,252 @@
+"""Annotate one database: extract, merge the previous cache, offline steps, LLM steps, save.
+
+Re-runs are incremental: for every table whose structure (``TableInfo.fingerprint()``) did not
+change, what a model or a person added before (descriptions, enum decisions) is carried over,
+and the LLM steps get the list of tables that still need work (``AnnotationContext``).
+
+The seam for the LLM steps is one callable, ``LlmSteps``: ``annotate_database(...,
+llm_steps=...)`` calls it with an ``AnnotationContext`` after the offline steps, when a model is
+configured. ``default_llm_steps()`` says which callable the CLI uses.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from pydantic import BaseModel
+
+from nl2sql.cache import load_db_info, save_db_info
+from nl2sql.config import DbConnectionConfig
+from nl2sql.db.base import DbConnection
+from nl2sql.errors import SchemaCacheError, SchemaCacheMissingError
+from nl2sql.inspection.enums import EnumScreeningSettings, screen_table
+from nl2sql.inspection.samples import SampleSettings, collect_sample
+from nl2sql.models import AnnotationRun, DbInfo, TableInfo, utc_now
+
+log = logging.getLogger(__name__)
+
+#: The LLM steps as people read them in the CLI summary.
+LLM_STEP_NAMES = ("descriptions", "enum classification", "example queries")
+MAX_RUNS_KEPT = 20  # run history in the cache: enough to see usage trends, bounded in size
+_KEPT = ("llm", "user")  # origins of annotations worth keeping across runs
+
+
+class ProgressReporter(Protocol):
+    """Where the pipeline reports progress (the CLI draws a bar or logs lines)."""
+
+    def start(self, phase: str, total: int) -> None: ...
+    def advance(self, item: str) -> None: ...
+    def finish(self) -> None: ...
+
+
+class NullProgress:
+    def start(self, phase: str, total: int) -> None:
+        pass
+
+    def advance(self, item: str) -> None:
+        pass
+
+    def finish(self) -> None:
+        pass
+
+
+@dataclass(frozen=True)
+class AnnotateOptions:
+    enums: EnumScreeningSettings = field(default_factory=EnumScreeningSettings)
+    samples: SampleSettings = field(default_factory=SampleSettings)
+    model: str | None = None
+
+
+@dataclass
+class AnnotationContext:
+    """What the LLM steps get. They update ``db_info`` in place (descriptions with source
+    "llm", enum decisions with ``enum_decision="llm"``, ``example_queries``) and record usage
+    in ``run.steps[name]`` (or the step name in ``run.skipped_steps``)."""
+
+    db_info: DbInfo
+    connection: DbConnection
+    config: DbConnectionConfig
+    model: str
+    run: AnnotationRun
+    #: Tables that are new or structurally changed since the previous cache: they need
+    #: descriptions. Unchanged tables kept their earlier ones.
+    changed_tables: list[str]
+    previous: DbInfo | None
+    progress: ProgressReporter
+    #: Saves ``db_info`` to the cache as it is now: call it after each model request, so an
+    #: interrupted run keeps what it paid for.
+    checkpoint: Callable[[DbInfo], object]
+
+
+LlmSteps = Callable[[AnnotationContext], None]
+
+
+def default_llm_steps() -> LlmSteps | None:
+    """The LLM annotation steps the CLI runs: ``nl2sql.annotation.DbSchemaAnnotator``."""
+    from nl2sql.annotation import DbSchemaAnnotator  # lazy: pydantic-ai only when needed
+
+    def run_annotator(context: AnnotationContext) -> None:
+        annotator = DbSchemaAnnotator(context.model, context.connection,
+                                      checkpoint=context.checkpoint, progress=context.progress)
+        annotator.annotate(context.db_info, context.previous, context.run)
+
+    return run_annotator
+
+
+def llm_steps_notice(model: str | None, llm_steps: LlmSteps | None) -> str | None:
+    """Why the LLM steps did not run (one sentence for the summary), or None when they ran."""
+    steps = ", ".join(LLM_STEP_NAMES)
+    if not model:
+        return (f"LLM steps skipped ({steps}): no model configured; pass --model "
+                f"provider:model-name or set NL2SQL_MODEL (or 'model:' in dbs.yaml).")
+    if llm_steps is None:
+        return (f"LLM steps skipped ({steps}): not available in this version yet "
+                f"(model '{model}' was not used).")
+    return None
+
+
+@dataclass
+class AnnotationResult:
+    db_info: DbInfo
+    path: Path
+    seconds: float
+    changed_tables: list[str]
+    reused_tables: list[str]
+    llm_notice: str | None
+    run: AnnotationRun
+
+    @property
+    def enum_candidates(self) -> int:
+        """Columns that passed screening and still wait for a decision (by a model)."""
+        return sum(1 for t in self.db_info.tables for c in t.columns
+                   if c.enum_candidates is not None and c.enum_decision is None)
+
+
+def annotate_database(config: DbConnectionConfig, data_dir: Path, *,
+                      options: AnnotateOptions | None = None,
+                      llm_steps: LlmSteps | None = None,
+                      progress: ProgressReporter | None = None,
+                      connection: DbConnection | None = None) -> AnnotationResult:
+    """Annotate the database of ``config`` and write its cache under ``data_dir``."""
+    from nl2sql.db.factory import create_connection
+    from nl2sql.inspection import DbSchemaExtractor
+
+    options = options or AnnotateOptions()
+    progress = progress or NullProgress()
+    started = time.perf_counter()
+    own_connection = connection is None
+    connection = connection or create_connection(config)
+    try:
+        db_info = DbSchemaExtractor(connection).extract(config.db_id)
+        previous = _load_previous(data_dir, config.db_id)
+        reused = merge_previous(db_info, previous)
+        if config.description:
+            db_info.description, db_info.description_source = config.description, "user"
+        changed = [t.name for t in db_info.tables if t.name not in reused]
+
+        progress.start("tables", len(db_info.tables))
+        for table in db_info.tables:
+            progress.advance(table.name)
+            run_offline_steps(connection, table, options)
+        progress.finish()
+
+        run = AnnotationRun(model=options.model)
+        notice = llm_steps_notice(options.model, llm_steps)
+        try:
+            if notice is None and llm_steps is not None and options.model:
+                llm_steps(AnnotationContext(
+                    db_info, connection, config, options.model, run, changed, previous,
+                    progress, checkpoint=lambda info: save_db_info(info, data_dir)))
+            else:
+                run.skipped_steps = _machine_step_names()
+        finally:
+            # Saved even when a model step failed: the offline results and whatever the
+            # model answered so far are worth keeping (the next run continues from them).
+            run.finished_at = run.finished_at or utc_now()
+            db_info.annotation_runs = [*db_info.annotation_runs, run][-MAX_RUNS_KEPT:]
+            db_info.attach()
+            path = save_db_info(db_info, data_dir)
+    finally:
+        if own_connection:
+            connection.dispose()
+    return AnnotationResult(db_info, path, time.perf_counter() - started, changed,
+                            sorted(reused), notice, run)
+
+
+def _machine_step_names() -> list[str]:
+    from nl2sql.annotation.usage import STEP_NAMES
+
+    return list(STEP_NAMES)
+
+
+def run_offline_steps(connection: DbConnection, table: TableInfo,
+                      options: AnnotateOptions) -> None:
+    """Sample rows and enum screening for one table (row counts come from the extractor)."""
+    table.sample_data_csv = collect_sample(connection, table, options.samples)
+    screen_table(connection, table, options.enums)
+
+
+def merge_previous(db_info: DbInfo, previous: DbInfo | None) -> set[str]:
+    """Carry model- and person-made annotations of ``previous`` into the fresh ``db_info``.
+
+    Tables with an unchanged fingerprint keep "llm" and "user" descriptions and enum
+    decisions; a changed table keeps only what a person wrote, for columns that still exist.
+    The database description, example queries and the run history are kept as well.
+    Returns the names of the unchanged tables.
+    """
+    if previous is None:
+        return set()
+    if previous.description_source in _KEPT and db_info.description_source != "user":
+        db_info.description = previous.description
+        db_info.description_source = previous.description_source
+    db_info.example_queries = list(previous.example_queries)
+    db_info.annotation_runs = list(previous.annotation_runs)
+    _keep_extra_fields(db_info, previous)
+    unchanged: set[str] = set()
+    for table in db_info.tables:
+        old = previous.table(table.name)
+        if old is None or old.name != table.name:
+            continue
+        same = old.fingerprint() == table.fingerprint()
+        if same:
+            unchanged.add(table.name)
+            _keep_extra_fields(table, old)
+        kept = _KEPT if same else ("user",)
+        if old.description_source in kept:
+            table.description, table.description_source = old.description, old.description_source
+        for column in table.columns:
+            old_column = old.column(column.name)
+            if old_column is None or old_column.name != column.name:
+                continue
+            if old_column.description_source in kept:
+                column.description = old_column.description
+                column.description_source = old_column.description_source
+            if old_column.enum_decision in kept:
+                column.is_enum = old_column.is_enum
+                column.enum_values = list(old_column.enum_values)
+                column.enum_decision = old_column.enum_decision
+                column.enum_reasoning = old_column.enum_reasoning
+    return unchanged
+
+
+def _keep_extra_fields(fresh: BaseModel, old: BaseModel) -> None:
+    """Fields other code added to the cache (e.g. the LLM steps' bookkeeping) survive a run
+    that does not compute them."""
+    for key, value in (old.model_extra or {}).items():
+        if key not in (fresh.model_extra or {}):
+            setattr(fresh, key, value)
+
+
+def _load_previous(data_dir: Path, db_id: str) -> DbInfo | None:
+    try:
+        return load_db_info(data_dir, db_id)
+    except SchemaCacheMissingError:
+        return None
+    except SchemaCacheError as exc:
+        log.warning("ignoring the previous cache: %s", exc)
+        return None
