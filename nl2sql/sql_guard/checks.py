@@ -45,7 +45,7 @@ def function_names(node: exp.Func) -> list[str]:
     return [node.sql_name(), *type(node).sql_names()]
 
 
-def check_tree(root: exp.Expr, dialect: str, attribute_calls: bool) -> None:
+def check_tree(root: exp.Expr, dialect: str, postgres_syntax: bool) -> None:
     """Raise QueryRejectedError for the first forbidden node anywhere in the tree."""
     for node in root.walk():
         if isinstance(node, _WRITES):
@@ -60,7 +60,7 @@ def check_tree(root: exp.Expr, dialect: str, attribute_calls: bool) -> None:
             for name in function_names(node):
                 if is_denied_function(name, dialect):
                     raise messages.reject(messages.denied_function(name.lower()))
-        if not attribute_calls:
+        if not postgres_syntax:
             continue
         # Postgres attribute notation: (x).f and t.f call f(x) / f(t).
         if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Identifier):
@@ -70,7 +70,7 @@ def check_tree(root: exp.Expr, dialect: str, attribute_calls: bool) -> None:
             raise messages.reject(messages.denied_function(node.name.lower()))
 
 
-def check_tokens(tokens: list[Token], dialect: str, attribute_calls: bool) -> None:
+def check_tokens(tokens: list[Token], dialect: str, postgres_syntax: bool) -> None:
     """The same rules on the raw tokens, so nothing the parser dropped can slip through."""
     for i, token in enumerate(tokens):
         kind = token.token_type
@@ -89,10 +89,29 @@ def check_tokens(tokens: list[Token], dialect: str, attribute_calls: bool) -> No
         if not is_denied_function(token.text, dialect):
             continue
         is_call = following is not None and following.token_type == TokenType.L_PAREN
-        is_attribute = (attribute_calls and previous is not None
+        is_attribute = (postgres_syntax and previous is not None
                         and previous.token_type == TokenType.DOT)
         if is_call or is_attribute:
             raise messages.reject(messages.denied_function(token.text.lower()))
+
+
+def check_postgres_lexing(tokens: list[Token], text: str) -> None:
+    """Refuse spellings Postgres may read differently from sqlglot.
+
+    ``U&"pg_\\0073leep"`` is a Unicode-escaped name sqlglot does not decode, and a backslash
+    before a quote in a plain string ends the string early or late depending on the server's
+    ``standard_conforming_strings``.
+    """
+    for i, token in enumerate(tokens[:-2]):
+        amp, name = tokens[i + 1], tokens[i + 2]
+        if (token.text.upper() == "U" and amp.token_type == TokenType.AMP
+                and name.token_type == TokenType.IDENTIFIER
+                and token.end + 1 == amp.start and amp.end + 1 == name.start):
+            raise messages.reject(messages.UNICODE_NAME)
+    for token in tokens:
+        if (token.token_type in (TokenType.STRING, TokenType.NATIONAL_STRING)
+                and "\\'" in text[token.start: token.end + 1]):
+            raise messages.reject(messages.BACKSLASH_QUOTE)
 
 
 def statement_type(root: exp.Expr) -> str:

@@ -16,8 +16,8 @@ from nl2sql.sql_guard import checks, messages
 _QUERY_STARTS = {"SELECT", "WITH", "VALUES", "TABLE", "("}
 _ANALYZE_WORDS = {"ANALYZE", "ANALYSE"}
 _TRAILING = re.compile(r"[ \t\n\r\f\v;]+\Z")
-# Dialects without Postgres' attribute notation, where ``t.f`` is only ever a column.
-_NO_ATTRIBUTE_CALLS = {"sqlite"}
+# Dialects whose lexing and attribute notation (``t.f`` calling ``f(t)``) differ from Postgres'.
+_NOT_POSTGRES_SYNTAX = {"sqlite"}
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ def validate_read_only(sql: str, dialect: str) -> ValidatedQuery:
     text = _TRAILING.sub("", sql)
     try:
         tokens = _tokenize(text, engine)
-        if tokens and tokens[0].token_type == TokenType.COMMAND and tokens[0].text.upper() == "EXPLAIN":
+        if tokens and tokens[0].text.upper() == "EXPLAIN":
             inner, end = _explain_target(text, tokens[0], engine, name)
             return ValidatedQuery(text[:end], inner, True, "explain")
         expression, end = _validate_query(text, tokens, engine, name)
@@ -73,6 +73,8 @@ def _explain_target(text: str, explain: Token, engine: Dialect,
     """Skip EXPLAIN's options (refusing ANALYZE) and validate the statement it explains."""
     rest = _blank_before(text, explain.end + 1)
     tokens = _tokenize(rest, engine)
+    if dialect not in _NOT_POSTGRES_SYNTAX:
+        checks.check_postgres_lexing(tokens, rest)
     i = 0
     while i < len(tokens):
         word = tokens[i].text.upper()
@@ -124,8 +126,11 @@ def _validate_query(text: str, tokens: list[Token], engine: Dialect,
         # Only semicolons (and the comments attached to them) may follow the first one.
         if any(t.token_type != TokenType.SEMICOLON for t in tokens[semicolons[0]:]):
             raise messages.reject(messages.MULTIPLE_STATEMENTS)
-        end = len(text[: tokens[semicolons[0]].start].rstrip())
+        end = len(text[: tokens[semicolons[0]].start].rstrip(" \t\n\r\f\v"))
         tokens = tokens[: semicolons[0]]
+    postgres_syntax = dialect not in _NOT_POSTGRES_SYNTAX
+    if postgres_syntax:
+        checks.check_postgres_lexing(tokens, text)
     try:
         parsed = engine.parser().parse(tokens, text)
     except ParseError as error:
@@ -136,7 +141,6 @@ def _validate_query(text: str, tokens: list[Token], engine: Dialect,
     root = statements[0]
     if not isinstance(root, checks.QUERY_TYPES):
         raise messages.reject(messages.not_a_query(checks.statement_name(root) or first.text))
-    attribute_calls = dialect not in _NO_ATTRIBUTE_CALLS
-    checks.check_tree(root, dialect, attribute_calls)
-    checks.check_tokens(tokens, dialect, attribute_calls)
+    checks.check_tree(root, dialect, postgres_syntax)
+    checks.check_tokens(tokens, dialect, postgres_syntax)
     return root, end

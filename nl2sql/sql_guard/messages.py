@@ -62,6 +62,10 @@ LOCKING = ("Locking clauses (FOR UPDATE, FOR SHARE, ...) are not allowed in read
 EXPLAIN_ANALYZE = ("EXPLAIN ANALYZE runs the statement and is not allowed; use EXPLAIN without "
                    "ANALYZE.")
 EXPLAIN_EMPTY = "EXPLAIN needs a query after it; write EXPLAIN SELECT ..."
+UNICODE_NAME = ('Unicode-escaped names (U&"...") are not allowed; write the name with plain '
+                'characters.')
+BACKSLASH_QUOTE = ("A backslash right before a quote in a string is read differently by "
+                   "different server settings; use E'...' escapes or remove the backslash.")
 EXPLAIN_TWICE = "EXPLAIN may appear only once, at the start; remove the inner EXPLAIN."
 
 _TOKEN_REPR = re.compile(r"<Token token_type: TokenType\.(\w+), text: (.*?), line: .*?>")
