@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from pydantic import BaseModel
 
@@ -27,6 +27,9 @@ from nl2sql.errors import SchemaCacheError, SchemaCacheMissingError
 from nl2sql.inspection.enums import EnumScreeningSettings, screen_table
 from nl2sql.inspection.samples import SampleSettings, collect_sample
 from nl2sql.models import AnnotationRun, DbInfo, TableInfo, utc_now
+
+if TYPE_CHECKING:
+    from nl2sql.annotation.options import AnnotatorOptions
 
 log = logging.getLogger(__name__)
 
@@ -86,16 +89,14 @@ class AnnotationContext:
 LlmSteps = Callable[[AnnotationContext], None]
 
 
-def default_llm_steps() -> LlmSteps | None:
-    """The LLM annotation steps the CLI runs: ``nl2sql.annotation.DbSchemaAnnotator``."""
-    from nl2sql.annotation import DbSchemaAnnotator  # lazy: pydantic-ai only when needed
+def default_llm_steps(options: AnnotatorOptions | None = None) -> LlmSteps | None:
+    """The LLM annotation steps the CLI runs: ``nl2sql.annotation.DbSchemaAnnotator`` with
+    ``options`` (concurrency, example count, rewriting comment descriptions)."""
+    # lazy: pydantic-ai is imported only when the LLM steps are wanted
+    from nl2sql.annotation.options import AnnotatorOptions as Options
+    from nl2sql.annotation.pipeline_steps import LlmAnnotationSteps
 
-    def run_annotator(context: AnnotationContext) -> None:
-        annotator = DbSchemaAnnotator(context.model, context.connection,
-                                      checkpoint=context.checkpoint, progress=context.progress)
-        annotator.annotate(context.db_info, context.previous, context.run)
-
-    return run_annotator
+    return LlmAnnotationSteps(options or Options())
 
 
 def llm_steps_notice(model: str | None, llm_steps: LlmSteps | None) -> str | None:
@@ -179,7 +180,7 @@ def annotate_database(config: DbConnectionConfig, data_dir: Path, *,
 
 
 def _machine_step_names() -> list[str]:
-    from nl2sql.annotation.usage import STEP_NAMES
+    from nl2sql.annotation.options import STEP_NAMES
 
     return list(STEP_NAMES)
 

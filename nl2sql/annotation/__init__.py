@@ -3,29 +3,49 @@
 Every step is a pydantic-ai ``Agent`` with a typed output and a prompt file in
 ``prompts/annotation/``; ``DbSchemaAnnotator`` runs them incrementally (only new or changed
 tables reach the model) with bounded concurrency and per-step usage accounting.
+
+Names are imported on first use, so ``nl2sql.annotation.options`` (read by the CLI) does not
+pay for importing pydantic-ai.
 """
 
 from __future__ import annotations
 
-from nl2sql.annotation.annotator import AnnotatorOptions, DbSchemaAnnotator
-from nl2sql.annotation.drift import SchemaDrift, TableDrift, compare_schemas
-from nl2sql.annotation.model_selection import build_model, model_label, model_setup_error
-from nl2sql.annotation.prompts import fill_prompt, prompt_fields, render_prompt
-from nl2sql.annotation.usage import STEP_NAMES, UsageTracker, summary_lines
+import importlib
+from typing import TYPE_CHECKING, Any
 
-__all__ = [
-    "STEP_NAMES",
-    "AnnotatorOptions",
-    "DbSchemaAnnotator",
-    "SchemaDrift",
-    "TableDrift",
-    "UsageTracker",
-    "build_model",
-    "compare_schemas",
-    "fill_prompt",
-    "model_label",
-    "model_setup_error",
-    "prompt_fields",
-    "render_prompt",
-    "summary_lines",
-]
+_EXPORTS = {
+    "AnnotatorOptions": "options",
+    "STEP_NAMES": "options",
+    "DbSchemaAnnotator": "annotator",
+    "LlmAnnotationSteps": "pipeline_steps",
+    "SchemaDrift": "drift",
+    "TableDrift": "drift",
+    "check_drift": "drift",
+    "compare_schemas": "drift",
+    "build_model": "model_selection",
+    "model_label": "model_selection",
+    "model_setup_error": "model_selection",
+    "fill_prompt": "prompts",
+    "prompt_fields": "prompts",
+    "render_prompt": "prompts",
+    "UsageTracker": "usage",
+    "summary_lines": "usage",
+}
+
+__all__ = sorted(_EXPORTS)
+
+if TYPE_CHECKING:
+    from nl2sql.annotation.annotator import DbSchemaAnnotator
+    from nl2sql.annotation.drift import SchemaDrift, TableDrift, check_drift, compare_schemas
+    from nl2sql.annotation.model_selection import build_model, model_label, model_setup_error
+    from nl2sql.annotation.options import STEP_NAMES, AnnotatorOptions
+    from nl2sql.annotation.pipeline_steps import LlmAnnotationSteps
+    from nl2sql.annotation.prompts import fill_prompt, prompt_fields, render_prompt
+    from nl2sql.annotation.usage import UsageTracker, summary_lines
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'nl2sql.annotation' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"nl2sql.annotation.{module}"), name)

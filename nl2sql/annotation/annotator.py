@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from pydantic_ai.exceptions import UnexpectedModelBehavior
@@ -21,8 +20,9 @@ from pydantic_ai.models import Model
 
 from nl2sql.annotation import descriptions, enums, examples
 from nl2sql.annotation.model_selection import build_model, model_label
+from nl2sql.annotation.options import STEP_NAMES, STEP_TITLES, AnnotatorOptions
 from nl2sql.annotation.runner import StepRunner
-from nl2sql.annotation.usage import STEP_NAMES, STEP_TITLES, UsageTracker
+from nl2sql.annotation.usage import UsageTracker
 from nl2sql.db.base import DbConnection
 from nl2sql.models import AnnotationRun, DbInfo, utc_now
 
@@ -47,22 +47,6 @@ class _NoProgress:
 
     def finish(self) -> None:
         pass
-
-
-@dataclass(frozen=True)
-class AnnotatorOptions:
-    #: Re-describe tables and columns whose description came from a database comment.
-    rewrite_descriptions: bool = False
-    #: Requests in flight at once (table steps).
-    concurrency: int = 4
-    #: Example queries to keep; 0 skips the step.
-    example_count: int = 5
-    #: Feedback rounds for failed example queries.
-    example_retries: int = 3
-    #: Columns per description/enum request; wider tables are split.
-    max_columns_per_request: int = 60
-    #: Which steps may run (names from ``STEP_NAMES``).
-    steps: tuple[str, ...] = STEP_NAMES
 
 
 class DbSchemaAnnotator:

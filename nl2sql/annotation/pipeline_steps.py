@@ -6,11 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from pydantic_ai.models import Model
-
-from nl2sql.annotation.annotator import AnnotatorOptions, DbSchemaAnnotator
+from nl2sql.annotation.options import AnnotatorOptions
 
 if TYPE_CHECKING:
+    from pydantic_ai.models import Model
+
     from nl2sql.pipeline import AnnotationContext
 
 
@@ -27,8 +27,10 @@ class LlmAnnotationSteps:
     model: Model | None = None
 
     def __call__(self, context: AnnotationContext) -> None:
+        # Imported here: pydantic-ai is loaded only when a model is actually used.
+        from nl2sql.annotation.annotator import DbSchemaAnnotator
+
         annotator = DbSchemaAnnotator(self.model or context.model, context.connection,
-                                      options=self.options,
-                                      checkpoint=context.checkpoint,
+                                      options=self.options, checkpoint=context.checkpoint,
                                       progress=context.progress)
         annotator.annotate(context.db_info, context.previous, run=context.run)

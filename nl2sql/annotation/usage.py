@@ -6,17 +6,15 @@ place), so a run that fails half-way still counts the requests it made.
 
 from __future__ import annotations
 
-from pydantic_ai.usage import RunUsage
+from typing import TYPE_CHECKING
 
+from nl2sql.annotation.options import STEP_NAMES, STEP_TITLES
 from nl2sql.models import AnnotationRun, StepUsage
 
-#: Annotation steps in the order they run. The names key ``AnnotationRun.steps``.
-STEP_NAMES: tuple[str, ...] = ("table_descriptions", "enum_classification",
-                               "database_description", "example_queries")
-STEP_TITLES = {"table_descriptions": "table and column descriptions",
-               "enum_classification": "enum classification",
-               "database_description": "database description",
-               "example_queries": "example queries"}
+if TYPE_CHECKING:
+    from pydantic_ai.usage import RunUsage
+
+__all__ = ["STEP_NAMES", "STEP_TITLES", "UsageTracker", "summary_lines"]
 
 
 class UsageTracker:

@@ -18,8 +18,10 @@ from typing import TextIO
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from nl2sql.annotation.options import AnnotatorOptions
 from nl2sql.cli.errors import configure_logging, run_cli
-from nl2sql.config import ENV_CONFIG, ENV_DATA_DIR, ENV_MODEL, DbConnectionConfigs
+from nl2sql.config import (ENV_CONFIG, ENV_DATA_DIR, ENV_MODEL, DbConnectionConfig,
+                           DbConnectionConfigs)
 from nl2sql.errors import Nl2SqlError
 from nl2sql.formatting import format_schema
 from nl2sql.inspection.enums import EnumScreeningSettings
@@ -41,7 +43,9 @@ Example:
   annotate-schema bookstore
   annotate-schema bookstore --output-schema > bookstore.sql
   annotate-schema --all --config ~/nl2sql/dbs.yaml --model openai:gpt-4o-mini
-  {ENV_MODEL}=anthropic:claude-sonnet-4-5 annotate-schema shop --enum-max-values 30"""
+  {ENV_MODEL}=anthropic:claude-sonnet-4-5 annotate-schema shop --enum-max-values 30
+  annotate-schema shop --model openai:gpt-4o-mini --concurrency 8 --examples 10
+  annotate-schema shop --check    # exit 1 when the live schema drifted from the cache"""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -72,6 +76,20 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"pydantic-ai model for the LLM steps, e.g. openai:gpt-4o-mini "
                              f"(default: ${ENV_MODEL}, else 'model:' in dbs.yaml; none: LLM "
                              f"steps are skipped)")
+    llm = AnnotatorOptions()
+    parser.add_argument("--concurrency", type=_positive_int, metavar="N",
+                        default=llm.concurrency,
+                        help="model requests in flight at once (default: %(default)s)")
+    parser.add_argument("--examples", type=_non_negative_int, metavar="N",
+                        default=llm.example_count,
+                        help="validated example queries to keep per database, 0 to skip the "
+                             "step (default: %(default)s)")
+    parser.add_argument("--rewrite-descriptions", action="store_true",
+                        help="let the model rewrite descriptions imported from database "
+                             "comments (kept by default)")
+    parser.add_argument("--check", action="store_true",
+                        help="compare the live schema with the cache and list the drift; exit "
+                             "1 when there is drift, 0 otherwise (nothing is written)")
     parser.add_argument("-v", "--verbose", action="store_true", help="log details to stderr")
     return parser
 
@@ -89,11 +107,15 @@ def _run(argv: list[str] | None) -> int:
     configs = DbConnectionConfigs.load(args.config, data_dir=args.data_dir, model=args.model)
     db_ids = configs.ids() if args.all else list(dict.fromkeys(args.db_ids))
     selected = [configs.get(db_id) for db_id in db_ids]  # unknown ids fail before any work
+    if args.check:
+        return _check(configs, selected)
     options = AnnotateOptions(
         enums=EnumScreeningSettings(max_values=args.enum_max_values),
         samples=SampleSettings(rows=args.sample_rows), model=configs.model)
     summary_out = sys.stderr if args.output_schema else sys.stdout
-    llm_steps = default_llm_steps()
+    llm_steps = default_llm_steps(AnnotatorOptions(
+        rewrite_descriptions=args.rewrite_descriptions, concurrency=args.concurrency,
+        example_count=args.examples))
 
     failures: list[tuple[str, Nl2SqlError]] = []
     for config in selected:
@@ -116,6 +138,20 @@ def _run(argv: list[str] | None) -> int:
         raise Nl2SqlError(f"Annotation failed for {names} (reasons above); fix them and run "
                           f"annotate-schema again for those databases.")
     return 0
+
+
+def _check(configs: DbConnectionConfigs, selected: list[DbConnectionConfig]) -> int:
+    """``--check``: print the drift of each database; 1 when any has drift."""
+    from nl2sql.annotation.drift import check_drift
+    from nl2sql.db.factory import create_connection
+
+    drifted = False
+    for config in selected:
+        with create_connection(config) as connection:
+            drift = check_drift(connection, configs.data_dir)
+        drifted |= drift.has_drift
+        print("\n".join(drift.lines()), flush=True)
+    return 1 if drifted else 0
 
 
 def print_summary(result: AnnotationResult, out: TextIO) -> None:
