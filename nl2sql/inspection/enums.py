@@ -247,7 +247,7 @@ def _pg_stats(conn: Connection, schema: str | None, table_name: str, names: list
             if not mcv or not covered:
                 continue  # the sampled query below decides
             values = [EnumValueCount(value=v, count=round(f * row_count))
-                      for v, f in zip(mcv, mcf)]
+                      for v, f in sorted(zip(mcv, mcf), key=lambda vf: (-vf[1], vf[0]))]
             result[name] = ColumnStats(values=values, distinct_count=len(values),
                                        non_null_rows=non_null,
                                        max_length=max(len(v) for v in mcv), source="pg_stats")
