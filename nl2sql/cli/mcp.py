@@ -45,7 +45,8 @@ def _run(argv: list[str] | None) -> int:
     configure_logging(args.verbose)  # before the SDK's own logging set-up, which then defers
     from nl2sql.mcp.server import build_server  # after parsing: --help stays instant
 
-    server = build_server(args.config, data_dir=args.data_dir, workspace=args.workspace)
+    server = build_server(args.config, data_dir=args.data_dir, workspace=args.workspace,
+                          log_level="INFO" if args.verbose else "WARNING")
     if args.transport == "http":
         server.run("streamable-http", host=args.host, port=args.port)
     else:

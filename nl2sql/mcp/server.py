@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Literal
 
 from mcp.server.mcpserver import MCPServer
 
@@ -13,6 +14,7 @@ from nl2sql.mcp.resources import register_resources
 from nl2sql.mcp.tools import register_tools
 from nl2sql.operations.context import OpsContext
 
+LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 INSTRUCTIONS = (
     "Answer questions from SQL databases. Start with db_list, read db_show_schema for the "
     "database, then run read-only SQL with db_execute_sql (results are saved as CSV files in "
@@ -21,10 +23,12 @@ INSTRUCTIONS = (
 
 
 def build_server(config_path: str | Path | None = None, *, data_dir: str | Path | None = None,
-                 workspace: str | Path | None = None) -> MCPServer[OpsContext]:
+                 workspace: str | Path | None = None,
+                 log_level: LogLevel = "WARNING") -> MCPServer[OpsContext]:
     """The server for the registry at ``config_path`` (flags win over NL2SQL_* variables).
 
-    The registry is loaded now, so a broken dbs.yaml fails at start with its message."""
+    The registry is loaded now, so a broken dbs.yaml fails at start with its message.
+    ``log_level`` is the HTTP server's (uvicorn's); WARNING keeps per-request lines out."""
     ops_context = OpsContext.load(config_path, data_dir=data_dir, workspace=workspace)
 
     @asynccontextmanager
@@ -35,7 +39,7 @@ def build_server(config_path: str | Path | None = None, *, data_dir: str | Path 
             ops_context.close()  # dispose pooled connections; reopened if the server runs again
 
     server = MCPServer("nl2sql", version=__version__, instructions=INSTRUCTIONS,
-                       lifespan=lifespan)
+                       lifespan=lifespan, log_level=log_level)
     register_tools(server)
     register_resources(server, ops_context)
     return server

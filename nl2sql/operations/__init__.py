@@ -1,24 +1,43 @@
 """The operations layer: every ``*_op`` the MCP server, the CLI and the agents adapt.
 
 Each takes an ``OpsContext`` first and returns a pydantic model with ``render() -> str``.
+Names are imported on first use (PEP 562), so importing ``nl2sql.operations.context`` (as the
+MCP server does at start-up) does not load SQLAlchemy, sqlglot and every operation.
 """
 
 from __future__ import annotations
 
-from nl2sql.operations.context import OpsContext
-from nl2sql.operations.csv_files import csv_head_op, csv_tail_op
-from nl2sql.operations.databases import db_list_op, db_show_schema_op
-from nl2sql.operations.queries import db_execute_sql_op, db_get_row_by_id_op
-from nl2sql.operations.saved_queries import saved_queries_list_op, saved_query_get_details_op
+import importlib
+from typing import TYPE_CHECKING, Any
 
-__all__ = [
-    "OpsContext",
-    "csv_head_op",
-    "csv_tail_op",
-    "db_execute_sql_op",
-    "db_get_row_by_id_op",
-    "db_list_op",
-    "db_show_schema_op",
-    "saved_queries_list_op",
-    "saved_query_get_details_op",
-]
+if TYPE_CHECKING:
+    from nl2sql.operations.context import OpsContext
+    from nl2sql.operations.csv_files import csv_head_op, csv_tail_op
+    from nl2sql.operations.databases import db_list_op, db_show_schema_op
+    from nl2sql.operations.queries import db_execute_sql_op, db_get_row_by_id_op
+    from nl2sql.operations.saved_queries import saved_queries_list_op, saved_query_get_details_op
+
+_WHERE = {
+    "OpsContext": "context",
+    "csv_head_op": "csv_files",
+    "csv_tail_op": "csv_files",
+    "db_execute_sql_op": "queries",
+    "db_get_row_by_id_op": "queries",
+    "db_list_op": "databases",
+    "db_show_schema_op": "databases",
+    "saved_queries_list_op": "saved_queries",
+    "saved_query_get_details_op": "saved_queries",
+}
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return [*globals(), *__all__]

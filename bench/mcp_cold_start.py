@@ -1,0 +1,90 @@
+"""Cold start of the MCP server: spawn ``nl2sql-mcp`` (stdio) and time the tools/list answer.
+
+Measures what a client such as Claude Code waits for at start-up: process start, imports,
+config load, the initialize handshake and the first tools/list. Raw JSON-RPC lines on the pipes,
+so no client library start-up is counted. Target: median <= 1 s.
+
+Usage:
+    .venv/bin/python bench/mcp_cold_start.py [--runs 10] [--command PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+PROTOCOL_VERSION = "2025-11-25"
+
+
+def _send(process: subprocess.Popen[bytes], message: dict[str, object]) -> None:
+    assert process.stdin is not None
+    process.stdin.write((json.dumps(message) + "\n").encode())
+    process.stdin.flush()
+
+
+def _answer(process: subprocess.Popen[bytes], request_id: int) -> dict[str, object]:
+    assert process.stdout is not None
+    while True:
+        line = process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"server closed stdout (exit code {process.wait()})")
+        message = json.loads(line)
+        if message.get("id") == request_id:
+            return message
+
+
+def one_run(command: list[str], env: dict[str, str]) -> tuple[float, int]:
+    """Seconds from spawn to the tools/list answer, and how many tools it listed."""
+    started = time.perf_counter()
+    process = subprocess.Popen(command, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL)
+    try:
+        _send(process, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": PROTOCOL_VERSION, "capabilities": {},
+            "clientInfo": {"name": "nl2sql-bench", "version": "0"}}})
+        _answer(process, 1)
+        _send(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        _send(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}})
+        tools = _answer(process, 2)["result"]["tools"]  # type: ignore[index]
+        elapsed = time.perf_counter() - started
+    finally:
+        process.stdin.close()  # type: ignore[union-attr]
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    return elapsed, len(tools)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--command", default=str(Path(sys.executable).parent / "nl2sql-mcp"))
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        # No dbs.yaml: the bundled sample only; a throwaway workspace and data dir.
+        env = {**os.environ, "NL2SQL_DATA_DIR": f"{folder}/data",
+               "NL2SQL_WORKSPACE": f"{folder}/workspace"}
+        env.pop("NL2SQL_CONFIG", None)
+        one_run([args.command], env)  # warm the OS file cache (.pyc files); not counted
+        times = []
+        for _ in range(args.runs):
+            elapsed, tool_count = one_run([args.command], env)
+            times.append(elapsed)
+    median = statistics.median(times)
+    print(f"nl2sql-mcp cold start to tools/list ({tool_count} tools), {args.runs} runs: "
+          f"median {median:.3f}s, min {min(times):.3f}s, max {max(times):.3f}s "
+          f"(target <= 1 s: {'met' if median <= 1.0 else 'NOT met'})")
+    return 0 if median <= 1.0 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
