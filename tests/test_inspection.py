@@ -17,6 +17,7 @@ from conftest import PG_HOST, PG_PORT, PG_USER, SampleDb, pg_config, pg_execute,
 from nl2sql.cache import load_db_info, save_db_info
 from nl2sql.config import DbConnectionConfig, DbConnectionConfigs
 from nl2sql.db.factory import create_connection
+from nl2sql.errors import ConfigError
 from nl2sql.inspection import DbSchemaExtractor, DbSchemaInspector, create_inspector
 from nl2sql.inspection.postgres import PostgresSchemaInspector
 from nl2sql.inspection.sqlite import SqliteSchemaInspector
@@ -348,3 +349,39 @@ def test_postgres_non_public_schema(pg_database: Callable[..., str]) -> None:
     expected = pg_catalog(dbname, "sales")
     assert info.foreign_key_count == expected["fks"]
     assert sum(len(t.indexes) for t in info.tables) == expected["indexes"]
+
+
+def test_postgres_unknown_schema_is_a_config_error(pg_database: Callable[..., str]) -> None:
+    dbname = pg_database(script=SALES_SCRIPT)
+    with pytest.raises(ConfigError, match="no schema 'sale'.*sales.*fix 'schema'"):
+        extract(pg_config("shop", dbname, schema="sale"))
+    public = extract(pg_config("shop", dbname, schema="public"))
+    assert [t.name for t in public.tables] == ["customer"]
+
+
+def test_postgres_types_sqlalchemy_does_not_know(pg_database: Callable[..., str]) -> None:
+    dbname = pg_database(script="""
+        CREATE TYPE pair AS (a int, b int);
+        CREATE TYPE mood AS ENUM ('sad', 'ok');
+        CREATE TABLE t (p pair, x xml, pt point, m mood, arr int[], tz timestamptz);
+    """)
+    table = extract(pg_config("types", dbname)).table("t")
+    assert table is not None
+    assert [c.data_type for c in table.columns] == [
+        "pair", "xml", "point", "mood", "INTEGER[]", "TIMESTAMP WITH TIME ZONE"]
+
+
+def test_sqlite_declared_types(tmp_path: Path) -> None:
+    path = tmp_path / "untyped.db"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE t (a, b BLOB, c MONEY(8), d NVARCHAR(20), "
+                           "e DOUBLE PRECISION, f numeric(10,2));"
+                           "CREATE VIEW v AS SELECT a || 'x' AS ax, d FROM t;")
+    conn.close()
+    info = extract(sqlite_config("untyped", path))
+    table, view = info.table("t"), info.table("v")
+    assert table is not None and view is not None
+    # Known type names are spelled by SQLAlchemy; unknown ones stay as declared.
+    assert [c.data_type for c in table.columns] == [
+        "", "BLOB", "MONEY(8)", "NVARCHAR(20)", "DOUBLE PRECISION", "NUMERIC(10, 2)"]
+    assert [c.data_type for c in view.columns] == ["", "NVARCHAR(20)"]

@@ -17,9 +17,10 @@ from typing import Any, ClassVar
 from sqlalchemy import Connection, inspect
 from sqlalchemy.engine.reflection import Inspector, ObjectKind
 from sqlalchemy.exc import CompileError
-from sqlalchemy.types import TypeEngine
+from sqlalchemy.types import NullType
 
 from nl2sql.db.base import DbConnection
+from nl2sql.errors import ConfigError
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,8 @@ class DbSchemaInspector(ABC):
         kind = self.reflect_kind
         tables = list(inspector.get_table_names(schema=schema))
         views = set(self._view_names(inspector))
+        if schema is not None and not tables and not views:
+            self._check_schema_exists(inspector)
 
         def by_name(result: dict[tuple[str | None, str], Any]) -> dict[str, Any]:
             return {name: value for (_schema, name), value in result.items()}
@@ -122,11 +125,21 @@ class DbSchemaInspector(ABC):
             schema=schema, tables=sorted(tables), views=views, columns=columns,
             primary_keys=primary_keys, foreign_keys=foreign_keys, indexes=indexes,
             unique_constraints=uniques, comments=comments)
+        self._complete_types(conn, reflected)
         self._complete_indexes(conn, reflected)
         self._complete_foreign_keys(conn, reflected)
         reflected.row_counts = self.row_counts(conn, reflected.tables)
         reflected.database_comment = self.database_comment(conn)
         return reflected
+
+    def _check_schema_exists(self, inspector: Inspector) -> None:
+        # An empty result is ambiguous: a typo in `schema` would otherwise extract nothing.
+        existing = inspector.get_schema_names()
+        if self.schema not in existing:
+            raise ConfigError(
+                f"Database '{self.connection.db_id}' has no schema '{self.schema}' (it has: "
+                f"{', '.join(sorted(existing))}); fix 'schema' in dbs.yaml.",
+                db_id=self.connection.db_id)
 
     def _view_names(self, inspector: Inspector) -> list[str]:
         return list(inspector.get_view_names(schema=self.schema))
@@ -148,13 +161,33 @@ class DbSchemaInspector(ABC):
     def _index_type(self, index: dict[str, Any]) -> str:
         return self.default_index_type
 
-    def type_string(self, conn: Connection, type_: TypeEngine[Any]) -> str:
-        """The backend's spelling of a reflected type, e.g. ``VARCHAR(160)``."""
+    def column_type(self, conn: Connection, column: dict[str, Any]) -> str:
+        """The backend's spelling of a reflected column's type, e.g. ``VARCHAR(160)``."""
+        declared = column.get("declared_type")
+        if declared is not None:
+            return declared
         try:
-            return type_.compile(dialect=conn.dialect)
-        except CompileError:
-            # NullType (no declared type, e.g. some SQLite view columns) has no spelling.
+            return column["type"].compile(dialect=conn.dialect)
+        except CompileError:  # NullType: no declared type (e.g. some SQLite view columns)
             return ""
+
+    def _complete_types(self, conn: Connection, reflected: ReflectedSchema) -> None:
+        # SQLAlchemy reflects types it does not know (Postgres xml, point, composite types...)
+        # as NullType, losing the name: ask the catalog for those columns' declared types.
+        unknown = {(table, column["name"]): column
+                   for table, columns in reflected.columns.items() for column in columns
+                   if isinstance(column["type"], NullType)}
+        if not unknown:
+            return
+        tables = sorted({table for table, _name in unknown})
+        for key, declared in self._declared_types(conn, tables).items():
+            if key in unknown and declared:
+                unknown[key]["declared_type"] = declared
+
+    def _declared_types(self, conn: Connection,
+                        tables: Sequence[str]) -> dict[tuple[str, str], str]:
+        """``(table, column) -> declared type`` for ``tables`` (hand-written catalog SQL)."""
+        return {}
 
     # -- what SQLAlchemy has no API for -----------------------------------------------------
     @abstractmethod

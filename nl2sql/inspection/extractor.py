@@ -73,7 +73,7 @@ class DbSchemaExtractor:
         comment = _text(column.get("comment"))
         default = column.get("default")
         return ColumnInfo(
-            name=name, data_type=self.inspector.type_string(conn, column["type"]),
+            name=name, data_type=self.inspector.column_type(conn, column),
             nullable=bool(column.get("nullable", True)),
             default=None if default is None else str(default),
             is_primary_key=name in pk_columns,

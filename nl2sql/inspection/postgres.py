@@ -31,6 +31,15 @@ SELECT shobj_description(d.oid, 'pg_database')
 FROM pg_database AS d WHERE d.datname = current_database()
 """)
 
+# Only for columns SQLAlchemy reflected as NullType (types it does not know): their name.
+_DECLARED_TYPES_SQL = text("""
+SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod)
+FROM pg_attribute AS a
+JOIN pg_class AS c ON c.oid = a.attrelid
+JOIN pg_namespace AS n ON n.oid = c.relnamespace
+WHERE n.nspname = :schema AND c.relname = ANY(:tables) AND a.attnum > 0 AND NOT a.attisdropped
+""")
+
 
 class PostgresSchemaInspector(DbSchemaInspector):
     # Materialized views are queryable like views: list them, flagged as views.
@@ -43,6 +52,11 @@ class PostgresSchemaInspector(DbSchemaInspector):
     def _view_names(self, inspector: Inspector) -> list[str]:
         return [*inspector.get_view_names(schema=self.schema),
                 *inspector.get_materialized_view_names(schema=self.schema)]
+
+    def _declared_types(self, conn: Connection,
+                        tables: Sequence[str]) -> dict[tuple[str, str], str]:
+        rows = conn.execute(_DECLARED_TYPES_SQL, {"schema": self.schema, "tables": list(tables)})
+        return {(table, column): declared for table, column, declared in rows}
 
     def _index_type(self, index: dict[str, Any]) -> str:
         # SQLAlchemy reports the access method only when it is not btree (the default), so

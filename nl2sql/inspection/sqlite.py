@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,6 +14,8 @@ from sqlalchemy.exc import DBAPIError
 from nl2sql.inspection.base import DbSchemaInspector, ReflectedSchema, RowCount
 
 AUTOINDEX_PREFIX = "sqlite_autoindex_"
+# The type name before any "(...)", as SQLAlchemy's SQLite dialect reads it.
+_TYPE_NAME = re.compile(r"\s*([\w ]+)")
 
 
 class SqliteSchemaInspector(DbSchemaInspector):
@@ -68,6 +71,24 @@ class SqliteSchemaInspector(DbSchemaInspector):
                 for key in ("ondelete", "onupdate"):
                     if entry[key] and entry[key].upper() != "NO ACTION":
                         options[key] = entry[key]
+
+    def _complete_types(self, conn: Connection, reflected: ReflectedSchema) -> None:
+        # SQLAlchemy maps a declared type it does not know (MONEY, DOUBLE PRECISION, none at
+        # all) to SQLite's type affinity (NUMERIC, REAL, NullType), losing the name. Keep the
+        # declared text for those; one pragma query covers every table and view.
+        known = conn.dialect.ischema_names
+        query = (f"SELECT m.name, p.name, p.type FROM {self._prefix()}sqlite_master AS m, "
+                 "pragma_table_xinfo(m.name, ?) AS p WHERE m.type IN ('table', 'view')")
+        declared = {(table, column): type_ or "" for table, column, type_
+                    in conn.exec_driver_sql(query, (self.schema or "main",))}
+        for table, columns in reflected.columns.items():
+            for column in columns:
+                text = declared.get((table, column["name"]))
+                if text is None:
+                    continue
+                base = _TYPE_NAME.match(text)
+                if base is None or base.group(1).strip().upper() not in known:
+                    column["declared_type"] = text.strip()
 
     def row_counts(self, conn: Connection, tables: Sequence[str]) -> dict[str, RowCount]:
         """Exact ``COUNT(*)`` up to ``exact_count_max_rows``; above that an estimate from
