@@ -125,8 +125,8 @@ class PostgresOperations(DbOperations):
             raw = conn.connection.driver_connection
             offset = 0
             try:
-                if is_explain:  # EXPLAIN cannot be a subquery; it is still one statement
-                    stats = self._stream_rows(raw, body, sink, max_rows)
+                if is_explain:  # EXPLAIN cannot be a subquery or a cursor; still one statement
+                    stats = self._explain(raw, body, sink, max_rows)
                 elif isinstance(sink, CsvResultSink):
                     offset = len(_COPY_PREFIX)
                     stats = self._copy_csv(raw, wrapped, sink, max_rows)
@@ -189,6 +189,18 @@ class PostgresOperations(DbOperations):
                 sink.write_rows(batch)
                 count += len(batch)
         return QueryStats(columns, count, truncated)
+
+    def _explain(self, raw: psycopg.Connection[Any], statement: str, sink: ResultSink,
+                 max_rows: int) -> QueryStats:
+        """A plan is small (it grows with the query text, not the data): fetched at once."""
+        with _SingleStatementCursor(raw) as cursor:
+            cursor.execute(statement)
+            columns = [d.name for d in cursor.description or ()]
+            rows = cursor.fetchmany(max_rows + 1)
+        sink.begin(columns)
+        if rows[:max_rows]:
+            sink.write_rows(rows[:max_rows])
+        return QueryStats(columns, len(rows[:max_rows]), len(rows) > max_rows)
 
     def _check_effects(self, raw: psycopg.Connection[Any], timeout: float) -> None:
         """Refuse a query that left a trace the rollback alone would hide or keep: a write

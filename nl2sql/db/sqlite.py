@@ -140,7 +140,12 @@ class SqliteOperations(DbOperations):
             raw.set_authorizer(query_authorizer())
             try:
                 cursor.execute(sql)  # sqlite3 refuses more than one statement per call
-                columns = [d[0] for d in cursor.description or ()]
+                if cursor.description is None:  # a statement, not a query (e.g. REINDEX)
+                    raise QueryExecutionError(
+                        f"SQLite ran no query on database '{self.db_id}': the statement "
+                        f"returns no rows; send one SELECT, WITH or VALUES query.",
+                        db_id=self.db_id)
+                columns = [d[0] for d in cursor.description]
                 sink.begin(columns)
                 count, truncated = 0, False
                 while True:
