@@ -104,6 +104,10 @@ DENIED: list[Case] = [
     *_denied("both", [
         # several statements
         ("COMMIT; DROP TABLE t", "COMMIT controls transactions", "multi_statement"),
+        # Measured: a plain psycopg execute() runs both statements, escaping BEGIN READ ONLY.
+        ("COMMIT; DELETE FROM t WHERE a = 1", "COMMIT controls transactions", "multi_statement"),
+        ("ROLLBACK; DELETE FROM t", "ROLLBACK controls transactions", "multi_statement"),
+        ("END; INSERT INTO t VALUES (9, 'z')", "END controls transactions", "multi_statement"),
         ("SELECT 1; DELETE FROM t", MULTI, "multi_statement"),
         ("select 1;delete from t", MULTI, "multi_statement"),
         ("SELECT 1;\nDROP TABLE t", MULTI, "multi_statement"),

@@ -33,6 +33,10 @@ _POSTGRES: dict[str, tuple[str, ...]] = {
         "query_to_xml_and_xmlschema", "cursor_to_xml", "cursor_to_xmlschema", "ts_stat",
         "crosstab", "crosstab2", "crosstab3", "crosstab4", "connectby", "xpath_table",
         "postgres_fdw_disconnect", "postgres_fdw_disconnect_all",
+        # pg_background runs SQL in a worker with its own (writable) transaction; aws_s3 and
+        # aws_lambda (RDS/Aurora) export query results or call out of the database.
+        "pg_background_launch", "pg_background_result", "query_export_to_s3",
+        "table_import_from_s3", "invoke",
     ),
     "lock": (
         "pg_advisory_lock", "pg_advisory_lock_shared", "pg_advisory_xact_lock",
@@ -70,17 +74,19 @@ _POSTGRES_PREFIXES = (
     "pg_try_advisory_", "pg_replication_", "pg_logical_", "pg_stat_reset", "binary_upgrade_",
     "pg_create_", "pg_drop_", "pg_copy_", "pg_wal_replay_", "pg_backup_", "query_to_xml",
     "cursor_to_xml", "crosstab", "xpath_table", "postgres_fdw_", "pg_set_", "pg_clear_",
-    "pg_restore_",
+    "pg_restore_", "pg_background_",
 )
 
 # SQLite: most of these exist only when an extension or the sqlite3 shell is loaded, which is
 # exactly when they are dangerous.
 _SQLITE: dict[str, tuple[str, ...]] = {
-    "extension": ("load_extension", "icu_load_collation", "define", "eval"),
-    "file": ("readfile", "writefile", "edit", "fsdir", "lsdir", "lsmode"),
+    "extension": ("load_extension", "icu_load_collation", "define", "undefine", "eval"),
+    "file": ("readfile", "writefile", "edit", "fsdir", "lsdir", "lsmode", "zipfile",
+             "fileio_read", "fileio_write", "fileio_append", "fileio_ls", "fileio_mkdir",
+             "fileio_symlink"),
     "write": ("fts3_tokenizer",),
 }
-_SQLITE_PREFIXES: tuple[str, ...] = ()
+_SQLITE_PREFIXES: tuple[str, ...] = ("fileio_",)
 
 
 def _flatten(groups: dict[str, tuple[str, ...]]) -> frozenset[str]:

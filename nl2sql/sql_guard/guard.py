@@ -78,13 +78,14 @@ def _explain_target(text: str, explain: Token, engine: Dialect,
     i = 0
     while i < len(tokens):
         word = tokens[i].text.upper()
+        following = tokens[i + 1].text.upper() if i + 1 < len(tokens) else ""
         if word in _ANALYZE_WORDS:
             raise messages.reject(messages.EXPLAIN_ANALYZE)
         if word == "VERBOSE":
             i += 1
-        elif word == "QUERY" and i + 1 < len(tokens) and tokens[i + 1].text.upper() == "PLAN":
+        elif word == "QUERY" and following == "PLAN":  # SQLite
             i += 2
-        elif word == "(" and i + 1 < len(tokens) and tokens[i + 1].text.upper() not in _QUERY_STARTS:
+        elif word == "(" and following and following not in _QUERY_STARTS:  # Postgres options
             i = _skip_options(tokens, i)
         else:
             break
