@@ -1,0 +1,248 @@
+"""Result files: workspace paths, names, atomic CSV + metadata, the preview, and exports that
+match what a direct query returns (NULLs, unicode, commas, quotes, newlines) on both backends."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import psycopg
+import pytest
+from conftest import pg_config, sqlite_config
+
+from nl2sql.cache import save_db_info
+from nl2sql.errors import QueryExecutionError, WorkspacePathError
+from nl2sql.inspection import DbSchemaExtractor
+from nl2sql.operations.context import OpsContext
+from nl2sql.operations.queries import db_execute_sql_op
+from nl2sql.results import (CsvResultWriter, ResultMetadata, format_preview,
+                            resolve_workspace_path, safe_name_from_query)
+
+# -- workspace paths ------------------------------------------------------------------------
+
+
+def test_resolves_inside_and_creates_the_workspace(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    path = resolve_workspace_path(workspace, "sub/result.csv")
+    assert workspace.is_dir()
+    assert path == workspace.resolve() / "sub" / "result.csv"
+
+
+@pytest.mark.parametrize("name", ["../x.csv", "a/../../x.csv", "/etc/passwd", "~/x.csv",
+                                  "..", "a/..", "", "   ", "x\x00.csv", "..\\x.csv"])
+def test_refuses_paths_leaving_the_workspace(tmp_path: Path, name: str) -> None:
+    with pytest.raises(WorkspacePathError) as raised:
+        resolve_workspace_path(tmp_path / "ws", name)
+    assert "\n" not in str(raised.value)
+
+
+def test_refuses_symlinks_pointing_out(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.csv").write_text("s\n")
+    (workspace / "link.csv").symlink_to(outside / "secret.csv")
+    (workspace / "dir").symlink_to(outside, target_is_directory=True)
+    for name in ("link.csv", "dir/secret.csv", "dir/new.csv"):
+        with pytest.raises(WorkspacePathError, match="outside the workspace"):
+            resolve_workspace_path(workspace, name)
+
+
+def test_allows_symlinks_inside_and_checks_existence(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    (workspace / "real").mkdir(parents=True)
+    (workspace / "real" / "a.csv").write_text("a\n")
+    (workspace / "alias").symlink_to(workspace / "real", target_is_directory=True)
+    assert resolve_workspace_path(workspace, "alias/a.csv", must_exist=True).read_text() == "a\n"
+    with pytest.raises(WorkspacePathError, match="does not exist"):
+        resolve_workspace_path(workspace, "missing.csv", must_exist=True)
+
+
+def test_safe_name_is_a_slug_plus_a_stable_hash() -> None:
+    name = safe_name_from_query("SELECT name FROM artist")
+    assert re.fullmatch(r"select_name_from_artist_[0-9a-f]{6}", name)
+    assert name == safe_name_from_query("SELECT name FROM artist")
+    assert name != safe_name_from_query("SELECT name FROM artist ")
+    long = safe_name_from_query("SELECT " + ", ".join(f"column_{i}" for i in range(50)))
+    assert len(long) <= 48 and re.fullmatch(r"[a-z0-9_]+_[0-9a-f]{6}", long)
+    assert re.fullmatch(r"query_[0-9a-f]{6}", safe_name_from_query("«»"))
+
+
+# -- writer and preview ---------------------------------------------------------------------
+
+
+def _metadata(**extra: object) -> ResultMetadata:
+    values: dict = {"sql_query": "SELECT 1", "row_count": 1, "column_count": 1,
+                    "csv_filename": "r.csv", "db_id": "d", "columns": ["a"], "max_rows": 5}
+    return ResultMetadata(**{**values, **extra})
+
+
+def test_writer_publishes_csv_then_metadata_and_leaves_no_temp_files(tmp_path: Path) -> None:
+    writer = CsvResultWriter(tmp_path / "r.csv")
+    assert not (tmp_path / "r.csv").exists()  # nothing visible before publish
+    writer.begin(["a", "b"])
+    writer.write_rows([(1, None), (2, "x,y")])
+    writer.publish(_metadata(row_count=2, column_count=2, columns=["a", "b"]))
+    assert (tmp_path / "r.csv").read_text() == 'a,b\n1,\n2,"x,y"\n'
+    meta = json.loads((tmp_path / "r.metadata.json").read_text())
+    assert {"sql_query", "timestamp", "row_count", "column_count", "csv_filename", "db_id",
+            "natural_language_query", "columns", "elapsed_seconds", "truncated",
+            "max_rows"} <= set(meta)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.csv", "r.metadata.json"]
+
+
+def test_discarded_writer_leaves_nothing(tmp_path: Path) -> None:
+    writer = CsvResultWriter(tmp_path / "r.csv")
+    writer.begin(["a"])
+    writer.write_csv_records([b"1\n"])
+    writer.discard()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_preview_names_every_cut() -> None:
+    rows = [[str(i), "x" * 100 if i == 0 else "line\nbreak"] for i in range(10)]
+    text = format_preview(_metadata(row_count=5, column_count=2, columns=["n", "v"],
+                                    truncated=True, max_rows=5), rows[:5])
+    assert text.splitlines()[0] == ("5 rows x 2 columns saved to r.csv "
+                                    "(metadata: r.metadata.json).")
+    assert "| 0 | " + "x" * 79 + "… |" in text
+    assert "line\\nbreak" in text
+    assert "1 preview cell(s) longer than 80 characters were cut" in text
+    assert "cut at the row cap of 5 rows" in text and "max_rows" in text
+    text = format_preview(_metadata(row_count=3503, column_count=2, columns=["n", "v"]),
+                          rows[1:])
+    assert "the first 9 of 3,503 rows" in text and "csv_head/csv_tail" in text
+    assert "Truncated" not in text and "were cut" not in text
+    assert "no rows" in format_preview(_metadata(row_count=0), [])
+
+
+# -- exports on both backends ---------------------------------------------------------------
+
+SPECIAL_ROWS = [
+    (1, "plain", 1.5, None),
+    (2, "comma, here", None, "x"),
+    (3, 'quote " here', 2.0, ""),
+    (4, "new\nline", -0.25, "multi\r\nline"),
+    (5, "unicode ✓ café 日本 🎵", 3.0, '"quoted"'),
+    (6, None, 0.0, ","),
+]
+SPECIAL_QUERY = "SELECT id, txt, num, note FROM special ORDER BY id"
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def special(request: pytest.FixtureRequest, tmp_path: Path,
+            make_registry: Callable[..., object]) -> tuple[OpsContext, Callable[[str], list]]:
+    """An OpsContext on a table of awkward values, and a direct query returning text cells."""
+    if request.param == "sqlite":
+        path = tmp_path / "special.db"
+        with sqlite3.connect(path) as setup:
+            setup.execute("CREATE TABLE special (id INTEGER PRIMARY KEY, txt TEXT, num REAL, "
+                          "note TEXT)")
+            setup.executemany("INSERT INTO special VALUES (?, ?, ?, ?)", SPECIAL_ROWS)
+        setup.close()
+        config = sqlite_config("special", path)
+
+        def direct(sql: str) -> list:
+            with sqlite3.connect(path) as conn:
+                rows = conn.execute(sql).fetchall()
+            conn.close()
+            return [["" if v is None else str(v) for v in row] for row in rows]
+    else:
+        dbname = request.getfixturevalue("pg_database")(
+            script="CREATE TABLE special (id integer PRIMARY KEY, txt text, num numeric, "
+                   "note text);")
+        dsn = request.getfixturevalue("pg_server").replace("dbname=postgres",
+                                                           f"dbname={dbname}")
+        with psycopg.connect(dsn, autocommit=True) as setup:
+            setup.cursor().executemany("INSERT INTO special VALUES (%s, %s, %s, %s)",
+                                       SPECIAL_ROWS)
+        config = pg_config("special", dbname)
+
+        def direct(sql: str) -> list:
+            # The server's own text for each value, as COPY would write it.
+            with psycopg.connect(dsn) as conn, conn.cursor() as cur:
+                cur.execute(sql)
+                result = cur.pgresult
+                assert result is not None
+                return [["" if result.get_value(r, c) is None
+                         else result.get_value(r, c).decode()  # type: ignore[union-attr]
+                         for c in range(result.nfields)] for r in range(result.ntuples)]
+    ctx = OpsContext(make_registry(config))  # type: ignore[arg-type]
+    save_db_info(DbSchemaExtractor(ctx.connection("special")).extract("special"), ctx.data_dir)
+    return ctx, direct
+
+
+def _read_csv(path: Path) -> tuple[list[str], list[list[str]]]:
+    with path.open(newline="", encoding="utf-8") as handle:
+        header, *rows = list(csv.reader(handle))
+    return header, rows
+
+
+def test_export_equals_a_direct_query(special: tuple) -> None:
+    ctx, direct = special
+    result = db_execute_sql_op(ctx, "special", SPECIAL_QUERY, nl_query="awkward values")
+    header, rows = _read_csv(ctx.workspace / result.csv_filename)
+    assert header == ["id", "txt", "num", "note"] == result.columns
+    assert rows == direct(SPECIAL_QUERY)
+    assert result.row_count == 6 and result.column_count == 4 and not result.truncated
+    meta = json.loads((ctx.workspace / result.metadata_filename).read_text())
+    assert meta["natural_language_query"] == "awkward values"
+    assert meta["sql_query"] == SPECIAL_QUERY and meta["db_id"] == "special"
+    assert meta["row_count"] == 6 and meta["csv_filename"] == result.csv_filename
+    assert "unicode ✓ café 日本 🎵" in result.render() and "new\\nline" in result.render()
+
+
+def test_postgres_export_keeps_null_apart_from_empty_text(special: tuple) -> None:
+    ctx, _ = special
+    if ctx.config("special").type != "postgres":
+        pytest.skip("SQLite's CSV writes NULL and '' alike, as csv.writer does")
+    result = db_execute_sql_op(ctx, "special", "SELECT note FROM special WHERE id IN (1, 3) "
+                               "ORDER BY id", output_file="nulls")
+    assert (ctx.workspace / "nulls.csv").read_text() == 'note\n\n""\n'
+    assert result.csv_filename == "nulls.csv"
+
+
+def test_row_cap_truncates_and_says_so(special: tuple) -> None:
+    ctx, direct = special
+    ctx.configs.databases["special"] = ctx.config("special").model_copy(update={"max_rows": 4})
+    result = db_execute_sql_op(ctx, "special", SPECIAL_QUERY, output_file="capped.csv")
+    _, rows = _read_csv(ctx.workspace / "capped.csv")
+    assert rows == direct(SPECIAL_QUERY)[:4]
+    assert result.truncated and result.row_count == 4 and result.max_rows == 4
+    assert "row cap of 4 rows" in result.render()
+    exact = db_execute_sql_op(ctx, "special", SPECIAL_QUERY + " LIMIT 4", output_file="exact")
+    assert not exact.truncated and exact.row_count == 4
+
+
+def test_output_file_outside_the_workspace_is_refused(special: tuple) -> None:
+    ctx, _ = special
+    for name in ("../escape", "/tmp/escape", "a/../../escape"):
+        with pytest.raises(WorkspacePathError):
+            db_execute_sql_op(ctx, "special", SPECIAL_QUERY, output_file=name)
+    assert not (ctx.workspace.parent / "escape.csv").exists()
+
+
+def test_failed_query_leaves_no_files(special: tuple) -> None:
+    ctx, _ = special
+    with pytest.raises(QueryExecutionError) as raised:
+        db_execute_sql_op(ctx, "special", "SELECT nosuch\nFROM special", output_file="bad")
+    assert "nosuch" in str(raised.value) and "\n" not in str(raised.value)
+    assert not any(ctx.workspace.iterdir())
+
+
+def test_chinook_export_matches_and_previews_ten_rows(chinook, make_registry) -> None:
+    ctx = OpsContext(make_registry(chinook.config))
+    track = chinook.table("track")
+    query = f'SELECT * FROM "{track}" ORDER BY 1'
+    result = db_execute_sql_op(ctx, "chinook", query)
+    header, rows = _read_csv(ctx.workspace / result.csv_filename)
+    assert len(rows) == result.row_count == 3503 and len(header) == 9
+    assert result.csv_filename.startswith("select_from_track_")
+    table_lines = [line for line in result.preview.splitlines() if line.startswith("| ")]
+    assert len(table_lines) == 11  # header + 10 rows
+    assert "the first 10 of 3,503 rows" in result.render()
