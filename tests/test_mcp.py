@@ -86,6 +86,7 @@ async def test_every_tool_and_parameter_is_described(bookstore: Served) -> None:
         assert set(tools) == TOOL_NAMES
         for tool in tools.values():
             assert tool.description and len(tool.description) > 60, tool.name
+            assert "\n" not in tool.description and "  " not in tool.description
             assert tool.title and tool.annotations is not None
             for name, schema in tool.input_schema.get("properties", {}).items():
                 assert schema.get("description"), f"{tool.name}.{name}"

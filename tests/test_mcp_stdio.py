@@ -119,3 +119,16 @@ async def test_streamable_http_server(http_server: tuple[str, dict[str, str]]) -
         assert not listed.is_error and "count(*) AS albums" in listed.content[0].text
         catalog = await client.read_resource("db://catalog")
         assert "chinook (sqlite)" in catalog.contents[0].text
+
+
+def test_start_up_imports_stay_light(tmp_path: Path) -> None:
+    """The server never needs pandas or pydantic-ai; sqlglot loads on the first query only."""
+    script = f"""
+import sys
+from nl2sql.mcp import build_server
+build_server(None, data_dir={str(tmp_path / 'data')!r}, workspace={str(tmp_path / 'ws')!r})
+print(sorted(m for m in ("pandas", "pydantic_ai", "sqlglot") if m in sys.modules))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert done.stdout.strip() == "[]"

@@ -16,7 +16,7 @@ from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.models import AnnotationRun
 from nl2sql.operations import OpsContext, csv_head_op, csv_tail_op, db_list_op, db_show_schema_op
 from nl2sql.operations import csv_files
-from nl2sql.operations.csv_files import read_tail
+from nl2sql.operations.csv_files import read_head, read_tail
 
 
 def build_cache(config, data_dir: Path, **updates: object) -> None:  # noqa: ANN001
@@ -136,6 +136,24 @@ def test_tail_matches_random_csv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         write_csv(path, rows)
         for n in (1, 3, 10, 30):
             assert read_tail(path, n) == rows[1:][-n:], (trial, n)
+
+
+@pytest.mark.parametrize(("text", "head", "tail2"), [
+    ("a,b\n1,2\n3,4", [["1", "2"], ["3", "4"]], [["1", "2"], ["3", "4"]]),  # no final newline
+    ("a,b", [], []),
+    ("a,b\n", [], []),
+    ("", [], []),
+    ('a,b\r\n1,"x\ny"\r\n2,z', [["1", "x\ny"], ["2", "z"]], [["1", "x\ny"], ["2", "z"]]),
+    ("a\n\n1\n\n", [[""], ["1"], [""]], [["1"], [""]]),  # blank line: one empty field
+    ("\ufeffa,b\n1,2\n", [["1", "2"]], [["1", "2"]]),  # a BOM is not part of the header
+])
+def test_head_and_tail_edge_cases(tmp_path: Path, text: str, head: list[list[str]],
+                                  tail2: list[list[str]]) -> None:
+    path = tmp_path / "edge.csv"
+    path.write_text(text, encoding="utf-8", newline="")
+    columns, rows = read_head(path, 10)
+    assert rows == head and (columns == ["a", "b"] or columns == ["a"] or text == "")
+    assert read_tail(path, 2) == tail2
 
 
 def test_tail_reads_only_the_end_of_a_large_file(tmp_path: Path,

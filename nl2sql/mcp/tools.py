@@ -149,5 +149,6 @@ TOOLS: list[tuple[Any, str, dict[str, bool]]] = [
 
 def register_tools(server: MCPServer) -> None:
     for fn, title, hints in TOOLS:
-        server.add_tool(fn, title=title, annotations=ToolAnnotations(title=title, **hints),
-                        structured_output=False)
+        description = " ".join((fn.__doc__ or "").split())  # one paragraph, no indentation
+        server.add_tool(fn, title=title, description=description,
+                        annotations=ToolAnnotations(title=title, **hints), structured_output=False)

@@ -5,7 +5,8 @@ newline inside a quoted field is told apart from a record end by quote parity co
 end of the file: in RFC 4180 CSV (what the csv module writes) every ``"`` belongs to a quoted
 field and toggles "inside quotes", and the end of the file is outside quotes, so a newline with
 an even number of ``"`` after it ends a record. Files with stray, unbalanced quotes are not
-valid CSV; their tail may then start mid-record.
+valid CSV; their tail may then start mid-record. A blank line is a record with one empty field
+(PostgreSQL's CSV writes a one-column NULL that way), in the head and the tail alike.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ def read_head(path: Path, n: int) -> tuple[list[str], list[list[str]]]:
     with path.open(newline="", encoding=_ENCODING) as handle:
         reader = csv.reader(handle)
         columns = next(reader, [])
-        rows = [row for _, row in zip(range(n), reader)]
+        rows = [row or [""] for _, row in zip(range(n), reader)]
     return columns, rows
 
 
@@ -80,7 +81,7 @@ def read_tail(path: Path, n: int) -> list[list[str]]:
         handle.seek(start)
         data = handle.read(size - start)
     text = data.decode(_ENCODING if start == 0 else "utf-8")
-    rows = [row for row in csv.reader(io.StringIO(text, newline="")) if row]
+    rows = [row or [""] for row in csv.reader(io.StringIO(text, newline=""))]
     if reached_start:
         rows = rows[1:]  # the first record of the file is the header
     return rows[-n:]

@@ -24,8 +24,8 @@ class DbSummary(BaseModel):
 
     def render(self) -> str:
         if self.cached:
-            views = f", {self.view_count} views" if self.view_count else ""
-            state = f"{self.table_count} tables{views}; " + (
+            views = f", {_count(self.view_count or 0, 'view')}" if self.view_count else ""
+            state = f"{_count(self.table_count or 0, 'table')}{views}; " + (
                 "annotated" if self.annotated else "structure only, not annotated by an LLM")
         else:
             state = self.problem or "no schema cache"
@@ -79,3 +79,7 @@ def _summary(ctx: OpsContext, db_id: str) -> DbSummary:
         **{**base, "description": info.description or config.description},
         table_count=len(info.tables) - views, view_count=views, cached=True,
         annotated=any(run.model for run in info.annotation_runs))
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"

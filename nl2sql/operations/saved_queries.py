@@ -52,7 +52,8 @@ class SavedQueryList(BaseModel):
             return f"No saved queries{what}.{hint}"
         shown = (f"{len(self.queries)} of {self.total}" if self.total > len(self.queries)
                  else str(self.total))
-        lines = [f"{shown} saved queries{what}, newest first:"]
+        noun = "saved query" if self.total == 1 else "saved queries"
+        lines = [f"{shown} {noun}{what}, newest first:"]
         lines += [query.render() for query in self.queries]
         return "\n".join(lines)
 
