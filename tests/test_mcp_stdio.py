@@ -132,3 +132,11 @@ print(sorted(m for m in ("pandas", "pydantic_ai", "sqlglot") if m in sys.modules
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=60, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_help_names_transports_flags_and_an_example() -> None:
+    done = subprocess.run([str(NL2SQL_MCP), "--help"], capture_output=True, text=True,
+                          timeout=60, check=True)
+    for text in ("--transport {stdio,http}", "--port", "--config", "--workspace", "--data-dir",
+                 "Example:", "claude mcp add nl2sql"):
+        assert text in done.stdout
