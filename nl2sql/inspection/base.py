@@ -2,8 +2,9 @@
 
 One ``reflect()`` call runs each ``Inspector.get_multi_*`` method once for the whole schema
 (one catalog query per method on Postgres), plus the few catalog queries SQLAlchemy has no
-answer for (row counts, the database comment). Backend differences are class attributes and
-small hooks in ``sqlite.py`` / ``postgres.py``; callers never test the dialect name.
+answer for (row counts, the database comment, names of types it does not know). Backend
+differences are class attributes and small hooks in ``sqlite.py`` / ``postgres.py``; callers
+never test the dialect name.
 """
 
 from __future__ import annotations
