@@ -48,7 +48,7 @@ def http_server(chinook, tmp_path: Path):  # noqa: ANN001, ANN201
                                stderr=subprocess.PIPE)
     try:
         _wait_for_port(port, process)
-        yield f"http://127.0.0.1:{port}/mcp", workspace, chinook.backend
+        yield f"http://127.0.0.1:{port}/mcp", workspace, chinook.backend, process
     finally:
         process.terminate()
         process.wait(timeout=20)
@@ -56,11 +56,19 @@ def http_server(chinook, tmp_path: Path):  # noqa: ANN001, ANN201
 
 @pytest.mark.slow
 async def test_16_clients_x_50_calls_on_one_server(http_server) -> None:  # noqa: ANN001
-    url, workspace, backend = http_server
+    url, workspace, backend, process = http_server
     errors: list[str] = []
     written: dict[str, int] = {}  # csv file -> expected rows
 
     async def client_session(i: int) -> None:
+        try:
+            await calls(i)
+        except Exception as exc:  # noqa: BLE001 (a transport failure: report, stop this client)
+            while isinstance(exc, ExceptionGroup) and len(exc.exceptions) == 1:
+                exc = exc.exceptions[0]
+            errors.append(f"client {i}: {type(exc).__name__}: {exc}")
+
+    async def calls(i: int) -> None:
         async with Client(url) as client:
             mine: list[str] = []
             for j in range(CALLS_PER_CLIENT):
@@ -88,6 +96,7 @@ async def test_16_clients_x_50_calls_on_one_server(http_server) -> None:  # noqa
         for i in range(CLIENTS):
             group.start_soon(client_session, i)
     elapsed = time.monotonic() - started
+    assert process.poll() is None, f"the server died (exit code {process.returncode})"
     assert errors == []
     print(f"{CLIENTS * CALLS_PER_CLIENT} calls from {CLIENTS} clients in {elapsed:.1f}s")
 
