@@ -17,10 +17,11 @@ import json
 import os
 import re
 import sqlite3
-from collections.abc import Iterator
-from contextlib import closing, contextmanager
+from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from nl2sql.results import METADATA_SUFFIX
 
@@ -50,6 +51,7 @@ CREATE VIRTUAL TABLE saved_query_fts USING fts5(
 _FIELDS = ("timestamp", "db_id", "row_count", "column_count", "csv_filename",
            "natural_language_query", "sql_query")
 _TERM = re.compile(r"\w+", re.UNICODE)
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -89,43 +91,54 @@ class SavedQueryIndex:
                 return [], 0
         else:
             match = None
-        with self._connect() as db:
+        where = "valid = 1"
+        params: list[object] = []
+        if match is not None:
+            where += " AND id IN (SELECT rowid FROM saved_query_fts WHERE saved_query_fts MATCH ?)"
+            params.append(match)
+
+        def query(db: sqlite3.Connection) -> tuple[list[IndexedQuery], int]:
             self._sync(db)
-            where = "valid = 1"
-            params: list[object] = []
-            if match is not None:
-                where += (" AND id IN (SELECT rowid FROM saved_query_fts"
-                          " WHERE saved_query_fts MATCH ?)")
-                params.append(match)
             total = db.execute(f"SELECT count(*) FROM saved_query WHERE {where}",
                                params).fetchone()[0]
             rows = db.execute(
                 f"SELECT path, {', '.join(_FIELDS)} FROM saved_query WHERE {where} "
                 f"ORDER BY timestamp DESC, path DESC LIMIT ?", [*params, max(limit, 0)]).fetchall()
-        return [IndexedQuery(*row) for row in rows], total
+            return [IndexedQuery(*row) for row in rows], total
+
+        return self._run(query)
 
     def sync(self) -> None:
         """Bring the index in line with the metadata files (``search`` does this itself)."""
-        with self._connect() as db:
-            self._sync(db)
+        self._run(self._sync)
 
     # -- connection -----------------------------------------------------------------------
-    @contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
+    def _run(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
+        """``work`` on the index file. The files are the truth and the index only a cache, so:
+        a corrupt index is deleted and rebuilt; one still locked after the busy timeout, or a
+        read-only workspace, gets a throwaway in-memory index for this call (slower, correct)."""
         self.workspace.mkdir(parents=True, exist_ok=True)
+        if not os.access(self.workspace, os.W_OK):
+            return self._run_on(":memory:", work)
         try:
-            db = self._open()
-        except sqlite3.DatabaseError:
-            # Not a database (truncated, overwritten): it is only a cache of the files, rebuild it.
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{self.path}{suffix}").unlink(missing_ok=True)
-            db = self._open()
-        with closing(db):
-            yield db
+            return self._run_on(self.path, work)
+        except sqlite3.DatabaseError as exc:
+            code = getattr(exc, "sqlite_errorcode", 0) & 0xFF  # the primary result code
+            if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+                return self._run_on(":memory:", work)
+            if code not in (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT):
+                raise
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+        return self._run_on(self.path, work)
 
-    def _open(self) -> sqlite3.Connection:
+    def _run_on(self, target: Path | str, work: Callable[[sqlite3.Connection], _T]) -> _T:
+        with closing(self._open(target)) as db:
+            return work(db)
+
+    def _open(self, target: Path | str) -> sqlite3.Connection:
         # isolation_level=None: we issue BEGIN/COMMIT ourselves (BEGIN IMMEDIATE for writes).
-        db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+        db = sqlite3.connect(target, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
                              check_same_thread=False)
         try:
             db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")

@@ -147,13 +147,61 @@ def test_index_is_rebuilt_when_missing_or_corrupt(ctx: OpsContext, workspace: Pa
     assert saved_queries_list_op(ctx, search="authors").total == 1
 
 
+def test_index_damaged_inside_is_rebuilt(ctx: OpsContext, workspace: Path) -> None:
+    for k in range(300):  # enough rows for several pages
+        save_result(workspace, f"bulk{k}", question=f"bulk question {k}", sql=f"SELECT {k}",
+                    timestamp="2025-01-01T00:00:00+00:00")
+    assert saved_queries_list_op(ctx, search="bulk").total == 300
+    index = workspace / INDEX_FILENAME
+    with sqlite3.connect(index) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+    data = bytearray(index.read_bytes())
+    page = 4096
+    data[page:len(data)] = b"\xff" * (len(data) - page)  # keep the header, wreck every page
+    index.write_bytes(bytes(data))
+    assert saved_queries_list_op(ctx, search="bulk").total == 300
+
+
+def test_a_lock_held_past_the_busy_timeout_falls_back_to_memory(
+        ctx: OpsContext, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import nl2sql.saved_query_index as module
+
+    SavedQueryIndex(workspace).sync()
+    monkeypatch.setattr(module, "BUSY_TIMEOUT_MS", 200)
+    blocker = sqlite3.connect(workspace / INDEX_FILENAME, isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")
+    try:
+        save_result(workspace, "during_lock", question="held lock", sql="SELECT 3",
+                    timestamp="2026-06-01T00:00:00+00:00")
+        assert names(saved_queries_list_op(ctx, search="held")) == ["during_lock.csv"]
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    assert (workspace / INDEX_FILENAME).is_file()  # a busy index is never deleted
+    assert names(saved_queries_list_op(ctx, search="held")) == ["during_lock.csv"]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can write to a read-only folder")
+def test_a_read_only_workspace_is_searched_in_memory(ctx: OpsContext, workspace: Path) -> None:
+    workspace.chmod(0o555)
+    try:
+        assert names(saved_queries_list_op(ctx, search="authors")) == ["authors_by_country.csv"]
+        assert not (workspace / INDEX_FILENAME).exists()
+    finally:
+        workspace.chmod(0o755)
+
+
 def test_index_uses_wal_and_a_busy_timeout(ctx: OpsContext, workspace: Path) -> None:
     SavedQueryIndex(workspace).sync()
     with sqlite3.connect(workspace / INDEX_FILENAME) as db:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     index = SavedQueryIndex(workspace)
-    with index._connect() as db:
+    db = index._open(index.path)
+    try:
         assert db.execute("PRAGMA busy_timeout").fetchone()[0] >= 5000
+    finally:
+        db.close()
 
 
 def test_a_writer_holding_the_lock_delays_but_does_not_fail_a_sync(
