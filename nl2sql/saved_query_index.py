@@ -4,7 +4,8 @@ The metadata files (``{name}.metadata.json``) are the truth; the index at
 ``{workspace}/.nl2sql_index.sqlite`` is a disposable copy of them. Every search first syncs it
 from the files' names, sizes and mtimes (one ``scandir`` walk, re-reading only what changed), so
 a file written by another process, renamed or deleted is reflected on the next call. A missing,
-corrupt or older-format index is rebuilt from the files.
+corrupt or older-format index is rebuilt from the files; when the file stays locked past the busy
+timeout, or the workspace is read-only, one call builds a throwaway index in memory instead.
 
 Concurrency: WAL mode (readers never block the writer), a busy timeout so concurrent servers wait
 instead of failing, and ``BEGIN IMMEDIATE`` for the sync so two writers never deadlock on an
