@@ -14,11 +14,10 @@ from typing import TYPE_CHECKING
 
 from nl2sql.cache import cache_path, load_db_info
 from nl2sql.config import DbConnectionConfig, DbConnectionConfigs
-from nl2sql.db.base import DbConnection
 from nl2sql.models import DbInfo
 
-if TYPE_CHECKING:
-    from nl2sql.db.base import DbOperations
+if TYPE_CHECKING:  # keeps SQLAlchemy out of MCP start-up
+    from nl2sql.db.base import DbConnection, DbOperations
 
 
 @dataclass
