@@ -184,3 +184,21 @@ def test_database_errors_are_one_line_with_the_line_number(chinook, chinook_ctx)
     assert "nosuch" in message and "\n" not in message
     if chinook.backend == "postgres":
         assert "(line 3)" in message
+
+
+class CountingCsvSink(ListSink):
+    """Takes ready CSV records too (the Postgres COPY branch); keeps counts only."""
+
+    def write_csv_records(self, records: Sequence[bytes]) -> None:
+        self.batches.append(len(records))
+        assert all(bytes(r).endswith(b"\n") for r in records)
+
+
+@pytest.mark.parametrize("max_rows", [1, 1999, 2000, 2001, 3502, 3503, 3504])
+def test_row_cap_at_batch_boundaries(chinook, chinook_ctx, max_rows) -> None:
+    ops = chinook_ctx.operations("chinook")
+    sink = CountingCsvSink()
+    stats = ops.execute_select_query(f'SELECT * FROM "{chinook.table("track")}"', sink,
+                                     max_rows=max_rows)
+    assert stats.row_count == sum(sink.batches) == min(max_rows, 3503)
+    assert stats.truncated == (max_rows < 3503)

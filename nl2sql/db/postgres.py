@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import csv
 import threading
+from itertools import repeat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import psycopg
 from psycopg import errors as pg_errors
+from psycopg import pq
+from psycopg.generators import fetch_many
 from sqlalchemy import URL, Connection, Engine, create_engine
 from sqlalchemy.exc import DBAPIError
 
@@ -147,26 +150,23 @@ class PostgresOperations(DbOperations):
         exactly, even with newlines inside quoted values, at no parsing cost.
         """
         statement = f"COPY ({wrapped}) TO STDOUT WITH (FORMAT csv, HEADER true)"
-        count, truncated, batch = 0, False, []
-        batch_size = self.batch_size
+        count, truncated, columns = 0, False, None
         with _SingleStatementCursor(raw) as cursor, cursor.copy(statement) as copy:
-            records = iter(copy)
-            header = next(records, b"")
-            columns = next(csv.reader([bytes(header).decode(raw.info.encoding)]), [])
-            sink.begin(columns)
-            for record in records:
-                if count == max_rows:
-                    truncated = True
-                    for _ in records:  # drain the end of COPY (LIMIT n+1: nothing big is left)
-                        pass
-                    break
-                batch.append(record)
-                count += 1
-                if len(batch) == batch_size:
+            for batch in _copy_batches(raw, copy, self.batch_size):
+                if columns is None:  # the first message is the header line
+                    header = batch.pop(0) if batch else b""
+                    columns = next(csv.reader([header.decode(raw.info.encoding)]), [])
+                    sink.begin(columns)
+                if truncated:
+                    continue  # draining the end of COPY (LIMIT n+1: at most one row is left)
+                if count + len(batch) > max_rows:
+                    batch, truncated = batch[: max_rows - count], True
+                if batch:
                     sink.write_csv_records(batch)
-                    batch = []
-            if batch:
-                sink.write_csv_records(batch)
+                    count += len(batch)
+        if columns is None:
+            columns = []
+            sink.begin(columns)
         return QueryStats(columns, count, truncated)
 
     def _stream_rows(self, raw: psycopg.Connection[Any], statement: str, sink: ResultSink,
@@ -239,6 +239,39 @@ class PostgresOperations(DbOperations):
         return QueryExecutionError(
             f"PostgreSQL rejected the query on database '{self.db_id}': {message.rstrip('.')}{where}; "
             f"fix the SQL and try again.", db_id=self.db_id)
+
+
+def _copy_batches(raw: psycopg.Connection[Any], copy: psycopg.Copy,
+                  size: int) -> Iterator[list[bytes]]:
+    """The rows of a running COPY TO in lists of up to ``size``, one CopyData message each.
+
+    ``Copy.read()`` costs about 1 us per row in generator and wait machinery, more than psql
+    spends on a whole row; rows already in libpq's buffer are taken with a direct
+    ``get_copy_data`` call instead, and ``Copy.read()`` only waits when the buffer is empty.
+    Each row is copied to ``bytes`` at once: holding thousands of libpq-owned buffers until the
+    batch is written measured ~1.6x slower than copying and freeing them one by one.
+    """
+    pgconn = raw.pgconn
+    get_copy_data = pgconn.get_copy_data
+    while True:
+        batch: list[bytes] = []
+        append = batch.append
+        for _ in repeat(None, size):
+            nbytes, data = get_copy_data(1)  # 1: never block
+            if nbytes > 0:
+                append(bytes(data))
+            elif nbytes == 0:  # no whole row buffered: let psycopg wait for the socket
+                if not (data := copy.read()):
+                    yield batch
+                    return
+                append(bytes(data))
+            else:  # -1: COPY is over (or -2: failed); collect its result as psycopg would
+                for result in raw.wait(fetch_many(pgconn)):
+                    if result.status != pq.ExecStatus.COMMAND_OK:
+                        raise pg_errors.error_from_result(result, encoding=raw.info.encoding)
+                yield batch
+                return
+        yield batch
 
 
 def raw_closed(conn: Connection) -> bool:
