@@ -202,3 +202,32 @@ def test_row_cap_at_batch_boundaries(chinook, chinook_ctx, max_rows) -> None:
                                      max_rows=max_rows)
     assert stats.row_count == sum(sink.batches) == min(max_rows, 3503)
     assert stats.truncated == (max_rows < 3503)
+
+
+def test_many_threads_share_one_sqlite_database(chinook, chinook_ctx) -> None:
+    """16 threads at once: each query gets a connection of its own (SQLAlchemy's default pool
+    for a creator-made SQLite engine closed connections in use by other threads: segfault)."""
+    if chinook.backend != "sqlite":
+        pytest.skip("the pool choice is SQLite's")
+    import threading
+
+    ops = chinook_ctx.operations("chinook")
+    errors: list[BaseException] = []
+    counts: list[int] = []
+
+    def client(i: int) -> None:
+        try:
+            for j in range(20):
+                sink = ListSink()
+                stats = ops.execute_select_query(
+                    f'SELECT * FROM "Track" WHERE "TrackId" <= {i * 20 + j + 1}', sink)
+                counts.append(stats.row_count - (i * 20 + j + 1))
+        except BaseException as exc:  # noqa: BLE001 - collected and asserted below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == [] and len(counts) == 320 and set(counts) == {0}

@@ -16,6 +16,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy.pool import QueuePool
 from sqlalchemy.exc import DBAPIError
 
 from nl2sql.db.base import DbConnection, DbOperations, QueryStats, ResultSink
@@ -100,7 +101,12 @@ class SqliteConnection(DbConnection):
         def connect() -> sqlite3.Connection:
             return sqlite3.connect(uri, uri=True, check_same_thread=False)
 
-        engine = create_engine("sqlite+pysqlite://", creator=connect)
+        # An explicit QueuePool: for a URL without a file name SQLAlchemy would pick its
+        # SingletonThreadPool, which closes connections that other threads are still using
+        # once more than five threads ask (a segfault under a threaded server). Extra
+        # connections beyond the five kept are opened on demand and closed when returned.
+        engine = create_engine("sqlite+pysqlite://", creator=connect, poolclass=QueuePool,
+                               pool_size=5, max_overflow=-1)
         event.listen(engine, "connect", self._on_connect)
         return engine
 
