@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import csv
 import threading
-from itertools import repeat
 from collections.abc import Iterator
 from contextlib import contextmanager
+from itertools import repeat
 from typing import Any
 
 import psycopg
