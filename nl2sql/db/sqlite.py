@@ -22,6 +22,7 @@ from sqlalchemy.exc import DBAPIError
 from nl2sql.db.base import DbConnection, DbOperations, QueryStats, ResultSink
 from nl2sql.errors import DatabaseConnectionError, QueryExecutionError, QueryTimeoutError
 from nl2sql.sample import ensure_bookstore
+from nl2sql.sql_guard import is_denied_function
 
 # Pragmas that only read the schema (SQLAlchemy reflection needs them with an argument).
 _READ_PRAGMAS = frozenset({
@@ -30,10 +31,6 @@ _READ_PRAGMAS = frozenset({
     "pragma_list", "compile_options", "integrity_check", "quick_check", "foreign_key_check"})
 # Pragmas that act even without a value.
 _ACTING_PRAGMAS = frozenset({"optimize", "wal_checkpoint", "incremental_vacuum", "shrink_memory"})
-# Functions with effects outside the query (core SQLite has none besides load_extension; the
-# others come with common extensions and the CLI shell).
-_DENIED_FUNCTIONS = frozenset({"load_extension", "readfile", "writefile", "edit",
-                               "fts3_tokenizer", "zipfile", "sqlar_uncompress", "lsmode"})
 _ALLOWED_ACTIONS = frozenset({sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ,
                               sqlite3.SQLITE_RECURSIVE, sqlite3.SQLITE_TRANSACTION,
                               sqlite3.SQLITE_SAVEPOINT})
@@ -48,7 +45,8 @@ def read_only_authorizer(action: int, arg1: str | None, arg2: str | None, _db: s
     if action in _ALLOWED_ACTIONS:
         return sqlite3.SQLITE_OK
     if action == sqlite3.SQLITE_FUNCTION:
-        return sqlite3.SQLITE_DENY if (arg2 or "").lower() in _DENIED_FUNCTIONS \
+        # The parser layer's deny list, enforced again here where SQLite resolves the call.
+        return sqlite3.SQLITE_DENY if is_denied_function(arg2 or "", "sqlite") \
             else sqlite3.SQLITE_OK
     if action == sqlite3.SQLITE_PRAGMA:
         name = (arg1 or "").lower()
