@@ -23,11 +23,19 @@ from psycopg import sql
 from nl2sql.config import DatabaseType, DbConnectionConfig, DbConnectionConfigs
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+# The public sample databases (Chinook, Northwind) live in shared/ beside the checkout.
+SHARED_DATA = Path(os.environ.get("NL2SQL_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
 PG_HOST = os.environ.get("NL2SQL_TEST_PG_HOST", "127.0.0.1")
 PG_PORT = int(os.environ.get("NL2SQL_TEST_PG_PORT", "5432"))
 PG_USER = os.environ.get("NL2SQL_TEST_PG_USER", "postgres")
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if not (SHARED_DATA / "chinook" / "chinook.sqlite").is_file():
+        raise pytest.UsageError(
+            f"Sample databases not found in {SHARED_DATA}; put shared/data beside the checkout "
+            f"or set NL2SQL_SHARED_DATA to its path.")
 
 
 @pytest.fixture(autouse=True)
