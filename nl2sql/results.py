@@ -168,6 +168,7 @@ def format_preview(metadata: ResultMetadata, rows: Sequence[Sequence[str]], *,
 
     if metadata.columns:
         lines.append("| " + " | ".join(cell(c) for c in metadata.columns) + " |")
+        lines.append("|" + "---|" * len(metadata.columns))  # a Markdown table renders
         lines.extend("| " + " | ".join(cell(v) for v in row) + " |" for row in rows)
     if metadata.row_count == 0:
         lines.append("The query returned no rows.")
