@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
@@ -27,6 +27,7 @@ from nl2sql.errors import SchemaCacheError, SchemaCacheMissingError
 from nl2sql.inspection.enums import EnumScreeningSettings, screen_table
 from nl2sql.inspection.samples import SampleSettings, collect_sample
 from nl2sql.models import AnnotationRun, DbInfo, TableInfo, utc_now
+from nl2sql.progress import NullProgress, ProgressReporter
 
 if TYPE_CHECKING:
     from nl2sql.annotation.options import AnnotatorOptions
@@ -37,25 +38,6 @@ log = logging.getLogger(__name__)
 LLM_STEP_NAMES = ("descriptions", "enum classification", "example queries")
 MAX_RUNS_KEPT = 20  # run history in the cache: enough to see usage trends, bounded in size
 _KEPT = ("llm", "user")  # origins of annotations worth keeping across runs
-
-
-class ProgressReporter(Protocol):
-    """Where the pipeline reports progress (the CLI draws a bar or logs lines)."""
-
-    def start(self, phase: str, total: int) -> None: ...
-    def advance(self, item: str) -> None: ...
-    def finish(self) -> None: ...
-
-
-class NullProgress:
-    def start(self, phase: str, total: int) -> None:
-        pass
-
-    def advance(self, item: str) -> None:
-        pass
-
-    def finish(self) -> None:
-        pass
 
 
 @dataclass(frozen=True)

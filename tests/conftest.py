@@ -238,6 +238,18 @@ def northwind(request: pytest.FixtureRequest, tmp_path: Path) -> SampleDb:
                     NORTHWIND_TABLES["postgres"], pg_dbname=dbname)
 
 
+def add_column(sample: SampleDb, table: str, column: str) -> None:
+    """Alter a sample database behind nl2sql's back (its engines are read-only)."""
+    statement = f'ALTER TABLE "{table}" ADD COLUMN {column} TEXT'
+    if sample.pg_dbname:
+        pg_execute(sample.pg_dbname, statement)
+    else:
+        conn = sqlite3.connect(sample.config.path)  # type: ignore[arg-type]
+        with conn:
+            conn.execute(statement)
+        conn.close()
+
+
 # -- registry -------------------------------------------------------------------------------
 
 def write_dbs_yaml(folder: Path, configs: list[DbConnectionConfig], **top_level: object) -> Path:

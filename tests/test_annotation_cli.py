@@ -4,12 +4,11 @@ provider setup errors."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
 
-from conftest import SampleDb, pg_execute, write_dbs_yaml
+from conftest import SampleDb, add_column, pg_execute, write_dbs_yaml
 from nl2sql.cache import load_db_info
 from nl2sql.cli.annotate import main
 
@@ -29,15 +28,6 @@ def _usage(out: str) -> dict[str, list[int]]:
             rows[parts[0]] = [int(p) for p in parts[1:]]
     return rows
 
-
-def _add_column(chinook: SampleDb, table: str, column: str) -> None:
-    statement = f'ALTER TABLE "{table}" ADD COLUMN {column} TEXT'
-    if chinook.pg_dbname:
-        pg_execute(chinook.pg_dbname, statement)
-    else:
-        with sqlite3.connect(chinook.config.path) as conn:  # type: ignore[arg-type]
-            conn.execute(statement)
-        conn.close()
 
 
 def test_test_model_end_to_end_rerun_and_check(chinook: SampleDb, config_file: Path,
@@ -62,7 +52,7 @@ def test_test_model_end_to_end_rerun_and_check(chinook: SampleDb, config_file: P
 
     assert main(["chinook", "--check"]) == 0
     assert "no drift" in capsys.readouterr().out
-    _add_column(chinook, chinook.table("album"), "label")
+    add_column(chinook, chinook.table("album"), "label")
     assert main(["chinook", "--check"]) == 1
     out = capsys.readouterr().out
     assert f"~ table {chinook.table('album')}" in out and "+ column label" in out

@@ -3,12 +3,11 @@ schemas: structure changes are drift, descriptions and row counts are not."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
 
-from conftest import SampleDb, pg_execute
+from conftest import SampleDb, add_column
 from nl2sql.annotation.drift import check_drift, compare_schemas
 from nl2sql.cache import save_db_info
 from nl2sql.db.factory import create_connection
@@ -71,21 +70,12 @@ def test_removed_column_is_drift() -> None:
     assert drift.changed_tables[0].removed_columns == ["customer_id"]
 
 
-def _add_column(chinook: SampleDb, table: str, column: str) -> None:
-    statement = f'ALTER TABLE "{table}" ADD COLUMN {column} TEXT'
-    if chinook.pg_dbname:
-        pg_execute(chinook.pg_dbname, statement)
-    else:
-        with sqlite3.connect(chinook.config.path) as conn:  # type: ignore[arg-type]
-            conn.execute(statement)
-        conn.close()
 
-
-def test_live_drift_after_add_column(chinook: SampleDb, tmp_path: Path) -> None:
+def test_live_drift_afteradd_column(chinook: SampleDb, tmp_path: Path) -> None:
     with create_connection(chinook.config) as connection:
         save_db_info(DbSchemaExtractor(connection).extract("chinook"), tmp_path)
         assert not check_drift(connection, tmp_path).has_drift
-    _add_column(chinook, chinook.table("album"), "label")
+    add_column(chinook, chinook.table("album"), "label")
     with create_connection(chinook.config) as connection:
         drift = check_drift(connection, tmp_path)
     assert drift.has_drift and not drift.added_tables and not drift.removed_tables

@@ -4,7 +4,6 @@ failed run keeps what it paid for and the next run resumes."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from test_annotation_support import ScriptedAnnotator, prompt_text, table_of
 
-from conftest import SampleDb, pg_execute
+from conftest import SampleDb, add_column
 from nl2sql.annotation import AnnotatorOptions
 from nl2sql.annotation.examples import run_example_query
 from nl2sql.annotation.pipeline_steps import LlmAnnotationSteps
@@ -49,15 +48,6 @@ def _assert_examples_execute(chinook: SampleDb, db: DbInfo) -> None:
             assert run_example_query(operations, example.sql) > 0, example.sql
 
 
-def _add_column(chinook: SampleDb, table: str, column: str) -> None:
-    statement = f'ALTER TABLE "{table}" ADD COLUMN {column} TEXT'
-    if chinook.pg_dbname:
-        pg_execute(chinook.pg_dbname, statement)
-    else:
-        with sqlite3.connect(chinook.config.path) as conn:  # type: ignore[arg-type]
-            conn.execute(statement)
-        conn.close()
-
 
 def test_every_step_then_nothing_then_only_the_altered_table(chinook: SampleDb,
                                                               tmp_path: Path) -> None:
@@ -88,7 +78,7 @@ def test_every_step_then_nothing_then_only_the_altered_table(chinook: SampleDb,
                .steps.values())
 
     album = chinook.table("album")
-    _add_column(chinook, album, "label")
+    add_column(chinook, album, "label")
     third = ScriptedAnnotator()
     _annotate(chinook, tmp_path, third.model)
     assert {table for _step, table in third.tables} == {album}

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from pydantic_ai.exceptions import UnexpectedModelBehavior
 from pydantic_ai.models import Model
@@ -25,28 +25,10 @@ from nl2sql.annotation.runner import StepRunner
 from nl2sql.annotation.usage import UsageTracker
 from nl2sql.db.base import DbConnection
 from nl2sql.models import AnnotationRun, DbInfo, utc_now
+from nl2sql.progress import NullProgress, ProgressReporter
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-
-
-class ProgressReporter(Protocol):
-    """Same shape as ``nl2sql.pipeline.ProgressReporter``: one bar per step."""
-
-    def start(self, phase: str, total: int) -> None: ...
-    def advance(self, item: str) -> None: ...
-    def finish(self) -> None: ...
-
-
-class _NoProgress:
-    def start(self, phase: str, total: int) -> None:
-        pass
-
-    def advance(self, item: str) -> None:
-        pass
-
-    def finish(self) -> None:
-        pass
 
 
 class DbSchemaAnnotator:
@@ -61,7 +43,7 @@ class DbSchemaAnnotator:
         self.connection = connection
         self.options = options or AnnotatorOptions()
         self.checkpoint = checkpoint or (lambda _db_info: None)
-        self.progress: ProgressReporter = progress or _NoProgress()
+        self.progress: ProgressReporter = progress or NullProgress()
 
     def annotate(self, db_info: DbInfo, previous: DbInfo | None = None,
                  run: AnnotationRun | None = None) -> AnnotationRun:

@@ -179,6 +179,23 @@ class DbOperations(ABC):
             row = conn.execute(statement).mappings().first()
         return dict(row) if row is not None else None
 
+    def _drain(self, cursor: Any, sink: ResultSink, columns: list[str],
+               max_rows: int) -> QueryStats:
+        """Feed a DB-API cursor's rows into ``sink`` in batches, stopping at the row cap."""
+        sink.begin(columns)
+        count, truncated = 0, False
+        while True:
+            wanted = min(self.batch_size, max_rows - count)
+            if wanted == 0:  # the cap is reached: one more row means it cut the result
+                truncated = cursor.fetchone() is not None
+                break
+            batch = cursor.fetchmany(wanted)
+            if not batch:
+                break
+            sink.write_rows(batch)
+            count += len(batch)
+        return QueryStats(columns, count, truncated)
+
     @abstractmethod
     def _stream(self, sql: str, sink: ResultSink, *, max_rows: int, timeout: float,
                 is_explain: bool) -> QueryStats:

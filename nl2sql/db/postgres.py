@@ -171,24 +171,12 @@ class PostgresOperations(DbOperations):
 
     def _stream_rows(self, raw: psycopg.Connection[Any], statement: str, sink: ResultSink,
                      max_rows: int) -> QueryStats:
-        count, truncated = 0, False
         # A server-side cursor: DECLARE goes over the extended protocol (one statement), the
         # columns are known even for an empty result, and rows come in bounded batches.
         with raw.cursor(name="nl2sql_rows") as cursor:
             cursor.execute(statement)
             columns = [d.name for d in cursor.description or ()]
-            sink.begin(columns)
-            while True:
-                wanted = min(self.batch_size, max_rows - count)
-                if wanted == 0:  # the cap is reached: one more row means it cut the result
-                    truncated = cursor.fetchone() is not None
-                    break
-                batch = cursor.fetchmany(wanted)
-                if not batch:
-                    break
-                sink.write_rows(batch)
-                count += len(batch)
-        return QueryStats(columns, count, truncated)
+            return self._drain(cursor, sink, columns, max_rows)
 
     def _explain(self, raw: psycopg.Connection[Any], statement: str, sink: ResultSink,
                  max_rows: int) -> QueryStats:

@@ -150,22 +150,10 @@ class SqliteOperations(DbOperations):
                         f"returns no rows; send one SELECT, WITH or VALUES query.",
                         db_id=self.db_id)
                 columns = [d[0] for d in cursor.description]
-                sink.begin(columns)
-                count, truncated = 0, False
-                while True:
-                    wanted = min(self.batch_size, max_rows - count)
-                    if wanted == 0:  # the cap is reached: one more row means it cut the result
-                        truncated = cursor.fetchone() is not None
-                        break
-                    batch = cursor.fetchmany(wanted)
-                    if not batch:
-                        break
-                    sink.write_rows(batch)
-                    count += len(batch)
+                return self._drain(cursor, sink, columns, max_rows)
             finally:
                 cursor.close()
                 raw.set_authorizer(read_only_authorizer)
-        return QueryStats(columns, count, truncated)
 
     def _translate(self, exc: BaseException | None, timeout: float) -> Exception:
         message = str(exc).strip().splitlines()[0] if exc else "unknown error"
