@@ -105,10 +105,9 @@ def test_missing_provider_package_is_one_line_and_offline_cache_is_kept(
     assert len(info.tables) == 11 and info.tables[0].sample_data_csv
 
 
+@pytest.mark.parametrize("chinook", ["postgres"], indirect=True)  # SQLite has no comments
 def test_rewrite_descriptions_replaces_database_comments(
         chinook: SampleDb, config_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    if chinook.pg_dbname is None:
-        pytest.skip("SQLite has no column comments")
     pg_execute(chinook.pg_dbname, "COMMENT ON COLUMN album.title IS 'Album title from DBA.'")
     data_dir = config_file.parent / "data"
     assert main(["chinook", "--model", "test", "--examples", "0"]) == 0

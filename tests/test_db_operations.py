@@ -204,11 +204,10 @@ def test_row_cap_at_batch_boundaries(chinook, chinook_ctx, max_rows) -> None:
     assert stats.truncated == (max_rows < 3503)
 
 
+@pytest.mark.parametrize("chinook", ["sqlite"], indirect=True)  # the pool choice is SQLite's
 def test_many_threads_share_one_sqlite_database(chinook, chinook_ctx) -> None:
     """16 threads at once: each query gets a connection of its own (SQLAlchemy's default pool
     for a creator-made SQLite engine closed connections in use by other threads: segfault)."""
-    if chinook.backend != "sqlite":
-        pytest.skip("the pool choice is SQLite's")
     import threading
 
     ops = chinook_ctx.operations("chinook")

@@ -66,9 +66,8 @@ def test_runaway_query_is_stopped_and_the_next_call_works(chinook, ctx, kind) ->
     assert after.row_count == 1 and "25" in after.preview
 
 
+@pytest.mark.parametrize("chinook", ["postgres"], indirect=True)  # pg_sleep is Postgres'
 def test_pg_sleep_is_stopped_by_the_statement_timeout_without_the_parser(chinook, ctx) -> None:
-    if chinook.backend != "postgres":
-        pytest.skip("pg_sleep is a PostgreSQL function")
     ops = ctx.operations("chinook")
     for query in ("SELECT pg_sleep(30)", "SELECT 1 FROM pg_sleep(30)"):
         started = time.monotonic()
