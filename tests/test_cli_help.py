@@ -1,0 +1,31 @@
+"""Every console script in pyproject.toml answers --help with an Example: block."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
+SCRIPTS = tomllib.loads(PYPROJECT.read_text())["project"]["scripts"]
+
+
+def test_every_documented_command_is_registered() -> None:
+    readme = (PYPROJECT.parent / "README.md").read_text()
+    for name in SCRIPTS:
+        assert f"`{name}" in readme, f"{name} is not documented in the README"
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_console_script_help_has_an_example(name: str) -> None:
+    executable = Path(sys.executable).parent / name
+    command = str(executable) if executable.exists() else shutil.which(name)
+    assert command, f"{name} is not installed; run `pip install -e .`"
+    result = subprocess.run([command, "--help"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "Example:" in result.stdout
+    assert result.stderr == ""
