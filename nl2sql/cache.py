@@ -7,6 +7,7 @@ this file, never the database catalog.
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -20,12 +21,39 @@ def cache_path(data_dir: Path, db_id: str) -> Path:
     return data_dir / "database" / db_id / f"{db_id}.db_info.json"
 
 
+def _read_umask() -> int:
+    # Linux reports the umask without changing it; os.umask() must set one to read it, which
+    # would briefly give a file created by another thread a mode of 0666.
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except OSError:
+        pass
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return umask
+
+
+_UMASK = _read_umask()  # read once, at import
+
+
+def default_file_mode() -> int:
+    """0666 less the process umask: what ``open(path, "w")`` would give a new file."""
+    return 0o666 & ~_UMASK
+
+
 def atomic_write_text(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same folder and a rename,
     so a reader sees either the old file or the whole new one, never a half-written file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        # mkstemp makes the file 0600: keep the mode of the file being replaced, else give a new
+        # file the mode the user's umask gives any new file. Set before the rename, so the
+        # final path never has a wrong mode, even for a moment.
+        os.fchmod(fd, stat.S_IMODE(path.stat().st_mode) if path.exists() else default_file_mode())
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()

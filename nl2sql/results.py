@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from nl2sql.cache import atomic_write_text
+from nl2sql.cache import atomic_write_text, default_file_mode
 from nl2sql.errors import WorkspacePathError
 from nl2sql.models import utc_now
 
@@ -106,6 +106,7 @@ class CsvResultWriter:
         csv_path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=csv_path.parent, prefix=f".{csv_path.name}.",
                                    suffix=".tmp")
+        os.fchmod(fd, default_file_mode())  # a result file is an ordinary file, not 0600
         self._tmp = Path(tmp)
         self._binary = os.fdopen(fd, "wb", buffering=1 << 20)
         self._text = io.TextIOWrapper(self._binary, encoding="utf-8", newline="")

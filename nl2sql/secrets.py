@@ -182,9 +182,7 @@ def _write_config(path: Path, new_text: str, expected: object) -> None:
     if yaml.safe_load(new_text) != expected:  # a guard against a span edit gone wrong
         raise ConfigError(f"{path}: could not edit the file safely (unusual YAML layout); "
                           f"edit the password line by hand.")
-    mode = stat.S_IMODE(path.stat().st_mode)
-    atomic_write_text(path, new_text)
-    os.chmod(path, mode)  # the temporary file was 0600; keep the user's mode
+    atomic_write_text(path, new_text)  # keeps the file's mode
 
 
 def set_db_password(config_path: Path, db_id: str, plain: str) -> None:

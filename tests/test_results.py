@@ -245,3 +245,23 @@ def test_chinook_export_matches_and_previews_ten_rows(chinook, make_registry) ->
     table_lines = [line for line in result.preview.splitlines() if line.startswith("| ")]
     assert len(table_lines) == 11  # header + 10 rows
     assert "the first 10 of 3,503 rows" in result.render()
+
+
+
+def test_result_and_cache_files_get_the_umask_mode_not_0600(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    from nl2sql.cache import _read_umask, atomic_write_text, default_file_mode
+
+    old = os.umask(0o027)
+    try:
+        assert _read_umask() == 0o027
+    finally:
+        os.umask(old)
+    target = tmp_path / "new.json"
+    atomic_write_text(target, "{}")
+    assert stat.S_IMODE(target.stat().st_mode) == default_file_mode() == 0o666 & ~old
+    target.chmod(0o600)
+    atomic_write_text(target, "{}\n")  # a replaced file keeps its mode
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
