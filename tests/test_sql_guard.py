@@ -198,3 +198,12 @@ def test_allowed_cases_run_on_postgres(pg_database) -> None:
                 pytest.fail(f"{case.sql!r} failed on Postgres: {error}")
             finally:
                 conn.rollback()
+
+
+@pytest.mark.parametrize("dialect", ["postgres", "sqlite"])
+def test_incomplete_clause_message_names_the_clause_not_a_parser_class(dialect):
+    with pytest.raises(QueryRejectedError) as info:
+        validate_read_only("SELECT * FROM books WHERE", dialect)
+    message = str(info.value)
+    assert "the WHERE part is incomplete" in message and "<class" not in message
+    assert message.startswith("SQL syntax error at line 1")

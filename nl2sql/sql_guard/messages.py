@@ -69,11 +69,18 @@ BACKSLASH_QUOTE = ("A backslash right before a quote in a string is read differe
 EXPLAIN_TWICE = "EXPLAIN may appear only once, at the start; remove the inner EXPLAIN."
 
 _TOKEN_REPR = re.compile(r"<Token token_type: TokenType\.(\w+), text: (.*?), line: .*?>")
+# sqlglot names its own classes: "Required keyword: 'this' missing for <class '...Where'>".
+_MISSING_PART = re.compile(r"Required keyword: '\w+' missing for <class '(?:[\w.]+\.)?(\w+)'>")
 
 
 def _clean(description: str) -> str:
     def token_text(match: re.Match[str]) -> str:
         return "end of input" if match.group(1) == "SENTINEL" else f"'{match.group(2)}'"
+
+    def missing_part(match: re.Match[str]) -> str:
+        return f"the {match.group(1).upper()} part is incomplete"
+
+    description = _MISSING_PART.sub(missing_part, description)
     return " ".join(_TOKEN_REPR.sub(token_text, description).split())
 
 
