@@ -8,7 +8,6 @@ is still registered.
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Iterator
 from enum import StrEnum
@@ -18,7 +17,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from nl2sql.errors import ConfigError, UnknownDatabaseError
+from nl2sql.errors import ConfigError, UnknownDatabaseError, did_you_mean
 
 ENV_CONFIG = "NL2SQL_CONFIG"
 ENV_DATA_DIR = "NL2SQL_DATA_DIR"
@@ -110,8 +109,7 @@ class DbConnectionConfigs:
 
     def _unknown_message(self, db_id: str) -> str:
         known = ", ".join(sorted(self.databases)) or "none"
-        close = difflib.get_close_matches(db_id, list(self.databases), n=1, cutoff=0.6)
-        hint = f"Did you mean '{close[0]}'? " if close else ""
+        hint = did_you_mean(db_id, self.databases)
         where = f" in {self.config_path}" if self.config_path else ""
         return (f"Unknown database '{db_id}'{where}. {hint}"
                 f"Known databases: {known}.")

@@ -8,6 +8,17 @@ what the model can fix and ``UserError`` for the rest.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
+
+def did_you_mean(name: str, choices: Iterable[str], *, capitalize: bool = True) -> str:
+    """``"Did you mean 'x'? "`` for the closest of ``choices``, or ``""`` when none is close."""
+    close = difflib.get_close_matches(str(name), list(choices), n=1, cutoff=0.6)
+    if not close:
+        return ""
+    return f"{'Did' if capitalize else 'did'} you mean '{close[0]}'? "
+
 
 class Nl2SqlError(Exception):
     """Root of every expected nl2sql error; ``str(error)`` is the message for people."""

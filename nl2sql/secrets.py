@@ -10,7 +10,6 @@ No function here logs or puts into an error message a password, a key or a token
 
 from __future__ import annotations
 
-import difflib
 import logging
 import os
 import stat
@@ -21,7 +20,7 @@ import yaml
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 
 from nl2sql.cache import atomic_write_text
-from nl2sql.errors import ConfigError, SecretsError, UnknownDatabaseError
+from nl2sql.errors import ConfigError, SecretsError, UnknownDatabaseError, did_you_mean
 
 logger = logging.getLogger(__name__)
 
@@ -194,8 +193,7 @@ def set_db_password(config_path: Path, db_id: str, plain: str) -> None:
     entry = _get(entries, db_id) if entries is not None else None
     if entry is None or not isinstance(entry[1], yaml.MappingNode):
         names = [k.value for k, _ in entries.value] if isinstance(entries, yaml.MappingNode) else []
-        close = difflib.get_close_matches(db_id, names, n=1, cutoff=0.6)
-        hint = f"Did you mean '{close[0]}'? " if close else ""
+        hint = did_you_mean(db_id, names)
         raise UnknownDatabaseError(f"Unknown database '{db_id}' in {config_path}. {hint}"
                                    f"Known databases: {', '.join(names) or 'none'}.", db_id=db_id)
     mapping = entry[1]

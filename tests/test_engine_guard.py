@@ -39,8 +39,8 @@ def _private_paths(sql: str) -> str:
 TIMEOUT = 0.3  # below the corpus's 1-second sleeps, so the timeout has to stop them
 
 
-class DiscardingCsvSink:
-    """Counts what arrives and keeps nothing: the engine path with the CSV (COPY) branch."""
+class DiscardingRowSink:
+    """Counts what arrives and keeps nothing: the row-streaming branch."""
 
     def __init__(self) -> None:
         self.rows = 0
@@ -50,22 +50,13 @@ class DiscardingCsvSink:
 
     def write_rows(self, rows: Sequence[Sequence[Any]]) -> None:
         self.rows += len(rows)
+
+
+class DiscardingCsvSink(DiscardingRowSink):
+    """The same with ``write_csv_records``: the CSV (COPY) branch on Postgres."""
 
     def write_csv_records(self, records: Sequence[bytes]) -> None:
         self.rows += len(records)
-
-
-class DiscardingRowSink:
-    """The same without ``write_csv_records``: the row-streaming branch."""
-
-    def __init__(self) -> None:
-        self.rows = 0
-
-    def begin(self, columns: Sequence[str]) -> None:
-        self.columns = list(columns)
-
-    def write_rows(self, rows: Sequence[Sequence[Any]]) -> None:
-        self.rows += len(rows)
 
 
 @dataclass

@@ -6,7 +6,6 @@ SQL is built, so a caller (often a model) can never smuggle SQL through an ident
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from collections.abc import Sequence
@@ -14,7 +13,7 @@ from typing import Any
 
 from sqlalchemy import Select, and_, bindparam, column, select, table
 
-from nl2sql.errors import UnknownTableError
+from nl2sql.errors import UnknownTableError, did_you_mean
 from nl2sql.models import ColumnInfo, DbInfo, TableInfo
 
 _TEXT_TYPES = re.compile(r"CHAR|TEXT|CLOB|STRING|UUID|CITEXT|NAME|ENUM", re.IGNORECASE)
@@ -25,8 +24,7 @@ def resolve_table(db_info: DbInfo, name: str) -> TableInfo:
     info = db_info.table(name) if isinstance(name, str) else None
     if info is None:
         names = [t.name for t in db_info.tables]
-        close = difflib.get_close_matches(str(name), names, n=1, cutoff=0.6)
-        hint = f"did you mean '{close[0]}'? " if close else ""
+        hint = did_you_mean(name, names, capitalize=False)
         raise UnknownTableError(
             f"Table '{name}' is not in the schema of database '{db_info.db_id}'; {hint}"
             f"see db_show_schema for its tables.", db_id=db_info.db_id, table=str(name))
@@ -37,8 +35,7 @@ def resolve_column(info: TableInfo, name: str) -> ColumnInfo:
     col = info.column(name) if isinstance(name, str) else None
     if col is None:
         names = [c.name for c in info.columns]
-        close = difflib.get_close_matches(str(name), names, n=1, cutoff=0.6)
-        hint = f"did you mean '{close[0]}'? " if close else ""
+        hint = did_you_mean(name, names, capitalize=False)
         raise UnknownTableError(
             f"Column '{name}' is not in table '{info.name}'; {hint}its columns are "
             f"{', '.join(names)}.", table=info.name)
