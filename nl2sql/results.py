@@ -90,6 +90,13 @@ class ResultMetadata(BaseModel):
         return self.csv_filename.removesuffix(CSV_SUFFIX) + METADATA_SUFFIX
 
 
+class _Appender:
+    """The file-like target ``csv.writer`` needs: ``write`` is a bound ``list.append``."""
+
+    def __init__(self, write: Any) -> None:
+        self.write = write
+
+
 class CsvResultWriter:
     """A result sink that streams rows into a temporary CSV beside the final file.
 
@@ -109,20 +116,28 @@ class CsvResultWriter:
         os.fchmod(fd, default_file_mode())  # a result file is an ordinary file, not 0600
         self._tmp = Path(tmp)
         self._binary = os.fdopen(fd, "wb", buffering=1 << 20)
-        self._text = io.TextIOWrapper(self._binary, encoding="utf-8", newline="")
-        self._writer = csv.writer(self._text, lineterminator="\n")
+        # csv.writer calls write() once per row: a list's C-level append is the cheapest
+        # target; each batch is then joined and encoded at once (measured faster per row
+        # than a TextIOWrapper).
+        self._lines: list[str] = []
+        self._writer = csv.writer(_Appender(self._lines.append), lineterminator="\n")
 
     # -- ResultSink / CsvResultSink -------------------------------------------------------------
     def begin(self, columns: Sequence[str]) -> None:
         self.columns = list(columns)
         self._writer.writerow(self.columns)
-        self._text.flush()  # later raw records go to the binary file underneath
+        self._flush_lines()
 
     def write_rows(self, rows: Sequence[Sequence[Any]]) -> None:
         if len(self.preview) < self.preview_limit:
             for row in rows[: self.preview_limit - len(self.preview)]:
                 self.preview.append(["" if v is None else str(v) for v in row])
         self._writer.writerows(rows)
+        self._flush_lines()
+
+    def _flush_lines(self) -> None:
+        self._binary.write("".join(self._lines).encode("utf-8"))
+        self._lines.clear()
 
     def write_csv_records(self, records: Sequence[bytes]) -> None:
         if len(self.preview) < self.preview_limit:
@@ -146,9 +161,6 @@ class CsvResultWriter:
 
     def _close(self) -> None:
         if not self._binary.closed:
-            self._text.flush()
-            self._binary.flush()
-            self._text.detach()
             self._binary.close()
 
 
