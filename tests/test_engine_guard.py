@@ -267,3 +267,13 @@ def test_the_server_could_write_the_guard_files(postgres_target: Target, pg_serv
         admin.execute(f"COPY (SELECT 1) TO '{target}'")
     assert target.exists()
     target.unlink()
+
+
+@pytest.mark.parametrize("chinook", ["postgres"], indirect=True)
+def test_postgres_sessions_pin_standard_conforming_strings(chinook) -> None:
+    from sqlalchemy import text
+
+    from nl2sql.db.factory import create_connection
+
+    with create_connection(chinook.config) as db, db.connect() as conn:
+        assert conn.execute(text("SHOW standard_conforming_strings")).scalar() == "on"

@@ -56,8 +56,10 @@ class PostgresConnection(DbConnection):
         timeout_ms = int(self.config.query_timeout_seconds * 1000)
         # Engine-level read-only: every transaction is read-only unless a caller says otherwise,
         # and no statement runs past the configured time limit.
+        # standard_conforming_strings is pinned so the server reads backslashes in string
+        # literals exactly as the parser guard does (a server set to 'off' would not).
         options = (f"-c default_transaction_read_only=on -c statement_timeout={timeout_ms} "
-                   f"-c search_path={_quote_option(schema)}")
+                   f"-c standard_conforming_strings=on -c search_path={_quote_option(schema)}")
         return create_engine(self.url(), pool_pre_ping=True,
                              connect_args={"options": options, "application_name": "nl2sql"})
 
