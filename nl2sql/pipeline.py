@@ -6,7 +6,7 @@ and the LLM steps get the list of tables that still need work (``AnnotationConte
 
 The seam for the LLM steps is one callable, ``LlmSteps``: ``annotate_database(...,
 llm_steps=...)`` calls it with an ``AnnotationContext`` after the offline steps, when a model is
-configured. ``default_llm_steps()`` says which callable the CLI uses.
+configured; without one given, ``default_llm_steps()`` (``DbSchemaAnnotator``) runs.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ class AnnotationContext:
 LlmSteps = Callable[[AnnotationContext], None]
 
 
-def default_llm_steps(options: AnnotatorOptions | None = None) -> LlmSteps | None:
+def default_llm_steps(options: AnnotatorOptions | None = None) -> LlmSteps:
     """The LLM annotation steps the CLI runs: ``nl2sql.annotation.DbSchemaAnnotator`` with
     ``options`` (concurrency, example count, rewriting comment descriptions)."""
     # lazy: pydantic-ai is imported only when the LLM steps are wanted
@@ -81,16 +81,12 @@ def default_llm_steps(options: AnnotatorOptions | None = None) -> LlmSteps | Non
     return LlmAnnotationSteps(options or Options())
 
 
-def llm_steps_notice(model: str | None, llm_steps: LlmSteps | None) -> str | None:
+def llm_steps_notice(model: str | None) -> str | None:
     """Why the LLM steps did not run (one sentence for the summary), or None when they ran."""
-    steps = ", ".join(LLM_STEP_NAMES)
-    if not model:
-        return (f"LLM steps skipped ({steps}): no model configured; pass --model "
-                f"provider:model-name or set NL2SQL_MODEL (or 'model:' in dbs.yaml).")
-    if llm_steps is None:
-        return (f"LLM steps skipped ({steps}): not available in this version yet "
-                f"(model '{model}' was not used).")
-    return None
+    if model:
+        return None
+    return (f"LLM steps skipped ({', '.join(LLM_STEP_NAMES)}): no model configured; pass "
+            f"--model provider:model-name or set NL2SQL_MODEL (or 'model:' in dbs.yaml).")
 
 
 @dataclass
@@ -139,9 +135,10 @@ def annotate_database(config: DbConnectionConfig, data_dir: Path, *,
         progress.finish()
 
         run = AnnotationRun(model=options.model)
-        notice = llm_steps_notice(options.model, llm_steps)
+        notice = llm_steps_notice(options.model)
         try:
-            if notice is None and llm_steps is not None and options.model:
+            if options.model:
+                llm_steps = llm_steps or default_llm_steps()
                 llm_steps(AnnotationContext(
                     db_info, connection, config, options.model, run, changed, previous,
                     progress, checkpoint=lambda info: save_db_info(info, data_dir)))
