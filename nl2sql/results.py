@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from nl2sql.cache import atomic_write_text, default_file_mode
 from nl2sql.errors import WorkspacePathError
@@ -87,7 +87,21 @@ class ResultMetadata(BaseModel):
 
     @property
     def metadata_filename(self) -> str:
-        return self.csv_filename.removesuffix(CSV_SUFFIX) + METADATA_SUFFIX
+        return metadata_name_for(self.csv_filename)
+
+
+def metadata_name_for(csv_name: str) -> str:
+    """``x.csv`` -> ``x.metadata.json``: the metadata file that sits beside a result CSV."""
+    return csv_name.removesuffix(CSV_SUFFIX) + METADATA_SUFFIX
+
+
+def read_metadata_for_csv(csv_path: Path) -> ResultMetadata | None:
+    """The metadata beside ``csv_path``, or None when it is missing or unreadable."""
+    try:
+        text = csv_path.with_name(metadata_name_for(csv_path.name)).read_text(encoding="utf-8")
+        return ResultMetadata.model_validate_json(text)
+    except (OSError, ValidationError):
+        return None
 
 
 class _Appender:
@@ -151,8 +165,7 @@ class CsvResultWriter:
         """Move the CSV into place, then write the metadata (last, so it marks a whole result)."""
         self._close()
         os.replace(self._tmp, self.csv_path)
-        metadata_path = self.csv_path.with_name(
-            self.csv_path.name.removesuffix(CSV_SUFFIX) + METADATA_SUFFIX)
+        metadata_path = self.csv_path.with_name(metadata_name_for(self.csv_path.name))
         atomic_write_text(metadata_path, metadata.model_dump_json(indent=2) + "\n")
 
     def discard(self) -> None:

@@ -19,7 +19,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from nl2sql.operations.context import OpsContext
-from nl2sql.results import resolve_workspace_path
+from nl2sql.results import read_metadata_for_csv, resolve_workspace_path
 
 MAX_ROWS = 1000
 _BLOCK = 64 * 1024
@@ -123,8 +123,6 @@ def _bounded(n: int) -> int:
 
 def _metadata_row_count(csv_path: Path) -> int | None:
     """Row count from the sibling ``{name}.metadata.json``, when it exists and says so."""
-    from nl2sql.operations.saved_queries import read_metadata_for_csv
-
     metadata = read_metadata_for_csv(csv_path)
     return metadata.row_count if metadata is not None else None
 

@@ -7,13 +7,14 @@ operations list them (newest first, optionally full-text searched through
 
 from __future__ import annotations
 
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from nl2sql.operations.context import OpsContext
 from nl2sql.operations.csv_files import CsvRows, read_head
-from nl2sql.results import CSV_SUFFIX, METADATA_SUFFIX, ResultMetadata, resolve_workspace_path
+from nl2sql.results import (CSV_SUFFIX, METADATA_SUFFIX, ResultMetadata, read_metadata_for_csv,
+                            resolve_workspace_path)
 from nl2sql.saved_query_index import SavedQueryIndex
 
 DETAILS_PREVIEW_ROWS = 5
@@ -101,20 +102,6 @@ def saved_query_get_details_op(ctx: OpsContext, csv_file: str) -> SavedQueryDeta
     preview = CsvRows(csv_file=name, position="first", columns=columns, rows=rows,
                       total_rows=metadata.row_count if metadata else None)
     return SavedQueryDetails(csv_file=name, metadata=metadata, preview=preview)
-
-
-def metadata_path_for_csv(csv_path: Path) -> Path:
-    stem = csv_path.name.removesuffix(CSV_SUFFIX)
-    return csv_path.with_name(stem + METADATA_SUFFIX)
-
-
-def read_metadata_for_csv(csv_path: Path) -> ResultMetadata | None:
-    """The metadata beside ``csv_path``, or None when it is missing or unreadable."""
-    try:
-        text = metadata_path_for_csv(csv_path).read_text(encoding="utf-8")
-        return ResultMetadata.model_validate_json(text)
-    except (OSError, ValidationError):
-        return None
 
 
 def _csv_file_of(metadata_path: str, csv_filename: str | None) -> str:
