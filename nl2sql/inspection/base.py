@@ -15,13 +15,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from sqlalchemy import Connection, inspect
+from sqlalchemy import Connection, FromClause, TableClause, inspect, select
 from sqlalchemy.engine.reflection import Inspector, ObjectKind
 from sqlalchemy.exc import CompileError
 from sqlalchemy.types import NullType
 
 from nl2sql.db.base import DbConnection
 from nl2sql.errors import ConfigError
+from nl2sql.inspection.statistics import ColumnStats, EnumScreeningSettings
+from nl2sql.models import TableInfo
 
 
 @dataclass(frozen=True)
@@ -198,4 +200,16 @@ class DbSchemaInspector(ABC):
     def database_comment(self, conn: Connection) -> str | None:
         """The database's own comment, where the backend has one."""
         return None
+
+    # -- enum screening of big tables (``nl2sql.inspection.enums``) ---------------------------
+    def planner_stats(self, conn: Connection, schema: str | None, table_name: str,
+                      names: list[str], row_count: int,
+                      settings: EnumScreeningSettings) -> dict[str, ColumnStats]:
+        """Column statistics the database already keeps (no table scan); none by default."""
+        return {}
+
+    def sample_source(self, conn: Connection, base: TableClause, table_info: TableInfo,
+                      settings: EnumScreeningSettings) -> FromClause:
+        """A bounded sample of a big table; by default its first ``sample_size`` rows."""
+        return select(*base.c).limit(settings.sample_size).subquery("sample")
 

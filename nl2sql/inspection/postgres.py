@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, text
+from sqlalchemy import (Connection, FromClause, TableClause, func, literal_column, select,
+                        tablesample, text)
 from sqlalchemy.engine.reflection import Inspector, ObjectKind
 from sqlalchemy.exc import DBAPIError
 
 from nl2sql.inspection.base import DbSchemaInspector, ReflectedSchema, RowCount
+from nl2sql.inspection.statistics import ColumnStats, EnumScreeningSettings
+from nl2sql.models import EnumValueCount, TableInfo
 
 # SQLAlchemy has no row-count API. One query for the whole schema: the planner's estimate
 # (pg_class.reltuples, -1 when never analyzed) and the main-fork size, which decides whether an
@@ -110,3 +113,49 @@ class PostgresSchemaInspector(DbSchemaInspector):
 
     def database_comment(self, conn: Connection) -> str | None:
         return conn.execute(_DATABASE_COMMENT_SQL).scalar()
+
+    # -- enum screening of big tables ---------------------------------------------------------
+    def planner_stats(self, conn: Connection, schema: str | None, table_name: str,
+                      names: list[str], row_count: int,
+                      settings: EnumScreeningSettings) -> dict[str, ColumnStats]:
+        """Candidates from ``pg_stats`` for columns ANALYZE has covered (no table scan at all).
+
+        Hand-written catalog SQL: SQLAlchemy has no API for planner statistics.
+        """
+        query = text(
+            "SELECT attname, null_frac, n_distinct, most_common_vals::text::text[] AS mcv, "
+            "most_common_freqs AS mcf FROM pg_catalog.pg_stats "
+            "WHERE schemaname = :schema AND tablename = :table AND attname = ANY(:names) "
+            "ORDER BY inherited")
+        result: dict[str, ColumnStats] = {}
+        rows = conn.execute(query, {"schema": schema or "public", "table": table_name,
+                                    "names": names})
+        for name, null_frac, n_distinct, mcv, mcf in rows:
+            if name in result or n_distinct is None:
+                continue
+            non_null = max(0, round(row_count * (1 - (null_frac or 0.0))))
+            distinct = int(n_distinct if n_distinct > 0 else round(-n_distinct * row_count))
+            if distinct <= settings.max_values:
+                # Trust the list only when it covers (nearly) every non-null row.
+                covered = sum(mcf or []) >= (1 - (null_frac or 0.0)) * 0.99
+                if not mcv or not covered:
+                    continue  # the sampled query below decides
+                values = [EnumValueCount(value=v, count=round(f * row_count))
+                          for v, f in sorted(zip(mcv, mcf), key=lambda vf: (-vf[1], vf[0]))]
+                result[name] = ColumnStats(values=values, distinct_count=len(values),
+                                           non_null_rows=non_null,
+                                           max_length=max(len(v) for v in mcv), source="pg_stats")
+            else:
+                result[name] = ColumnStats(distinct_count=distinct, non_null_rows=non_null,
+                                           source="pg_stats")
+        return result
+
+    def sample_source(self, conn: Connection, base: TableClause, table_info: TableInfo,
+                      settings: EnumScreeningSettings) -> FromClause:
+        if not table_info.row_count:
+            return super().sample_source(conn, base, table_info, settings)
+        # Block sampling reads only the chosen pages; REPEATABLE keeps runs deterministic.
+        percent = min(100.0, 100.0 * settings.sample_size / table_info.row_count)
+        sampled = tablesample(base, func.system(percent), name="sampled",
+                              seed=literal_column("0"))
+        return select(*sampled.c).subquery("sample")

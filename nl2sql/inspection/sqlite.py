@@ -8,10 +8,13 @@ from typing import Any
 
 import sqlglot
 from sqlglot import exp
-from sqlalchemy import Connection
+from sqlalchemy import (Connection, FromClause, Select, TableClause, func, literal_column, select,
+                        union_all)
 from sqlalchemy.exc import DBAPIError
 
 from nl2sql.inspection.base import DbSchemaInspector, ReflectedSchema, RowCount
+from nl2sql.inspection.statistics import EnumScreeningSettings
+from nl2sql.models import TableInfo
 
 AUTOINDEX_PREFIX = "sqlite_autoindex_"
 # The type name before any "(...)", as SQLAlchemy's SQLite dialect reads it.
@@ -135,6 +138,17 @@ class SqliteSchemaInspector(DbSchemaInspector):
         return f"{self.quote(self.schema)}." if self.schema else ""
 
 
+    # -- enum screening of big tables ---------------------------------------------------------
+    def sample_source(self, conn: Connection, base: TableClause, table_info: TableInfo,
+                      settings: EnumScreeningSettings) -> FromClause:
+        """Evenly spaced rowid windows (index seeks, no full scan); the base sample for a
+        WITHOUT ROWID table or one with a column named ``rowid``."""
+        if table_info.column("rowid") is None:
+            windows = _rowid_windows(conn, base, settings)
+            if windows is not None:
+                return windows
+        return super().sample_source(conn, base, table_info, settings)
+
 def _parse_index(name: str, sql: str) -> dict[str, Any]:
     """An index dict shaped like SQLAlchemy's Postgres one from a ``CREATE INDEX`` statement:
     an expression is None in ``column_names`` and has its SQL text in ``expressions``."""
@@ -159,3 +173,26 @@ def _parse_index(name: str, sql: str) -> dict[str, Any]:
     if params.args.get("where") is not None:
         index["dialect_options"]["sqlite_where"] = params.args["where"].this.sql("sqlite")
     return index
+
+
+def _rowid_windows(conn: Connection, base: FromClause,
+                   settings: EnumScreeningSettings) -> FromClause | None:
+    """``sample_size`` rows from evenly spaced rowid windows; None for WITHOUT ROWID."""
+    rowid = literal_column("rowid")
+    try:
+        low, high = conn.execute(select(func.min(rowid), func.max(rowid)).select_from(base)).one()
+    except DBAPIError:  # WITHOUT ROWID table: no rowid to seek on
+        return None
+    if low is None:
+        return None
+    count = max(1, settings.sqlite_sample_windows)
+    step = max(1, (high - low + 1) // count)
+    per_window = max(1, settings.sample_size // count)
+    parts: list[Select] = []
+    for k in range(count):
+        start = low + k * step
+        upper = rowid <= high if k == count - 1 else rowid < start + step
+        window = (select(*base.c).where(rowid >= start, upper).order_by(rowid)
+                  .limit(per_window).subquery(f"w{k}"))
+        parts.append(select(*window.c))
+    return union_all(*parts).subquery("sample")
