@@ -144,6 +144,12 @@ class StepUsage(_Model):
     input_tokens: int = 0
     output_tokens: int = 0
 
+    def add(self, usage: StepUsage | object) -> None:
+        """Add another usage (a ``StepUsage`` or pydantic-ai's ``RunUsage``) to this one."""
+        self.requests += usage.requests  # type: ignore[attr-defined]
+        self.input_tokens += usage.input_tokens  # type: ignore[attr-defined]
+        self.output_tokens += usage.output_tokens  # type: ignore[attr-defined]
+
 
 class AnnotationRun(_Model):
     started_at: datetime = Field(default_factory=utc_now)

@@ -28,16 +28,18 @@ class UsageTracker:
         self.steps.setdefault(step, StepUsage())
 
     def add(self, step: str, usage: RunUsage) -> None:
-        total = self.steps.setdefault(step, StepUsage())
-        total.requests += usage.requests
-        total.input_tokens += usage.input_tokens
-        total.output_tokens += usage.output_tokens
+        self.steps.setdefault(step, StepUsage()).add(usage)
 
     @property
     def total(self) -> StepUsage:
-        return StepUsage(requests=sum(s.requests for s in self.steps.values()),
-                         input_tokens=sum(s.input_tokens for s in self.steps.values()),
-                         output_tokens=sum(s.output_tokens for s in self.steps.values()))
+        return total_usage(self.steps)
+
+
+def total_usage(steps: dict[str, StepUsage]) -> StepUsage:
+    total = StepUsage()
+    for usage in steps.values():
+        total.add(usage)
+    return total
 
 
 def summary_lines(run: AnnotationRun) -> list[str]:
@@ -47,12 +49,7 @@ def summary_lines(run: AnnotationRun) -> list[str]:
         width = max(len("total"), *(len(step) for step in run.steps))
         lines.append(f"LLM usage (model {run.model}):")
         lines.append(f"  {'step':<{width}}  requests  input tokens  output tokens")
-        total = StepUsage()
-        for step, usage in [*run.steps.items(), ("total", total)]:
-            if step != "total":
-                total.requests += usage.requests
-                total.input_tokens += usage.input_tokens
-                total.output_tokens += usage.output_tokens
+        for step, usage in [*run.steps.items(), ("total", total_usage(run.steps))]:
             lines.append(f"  {step:<{width}}  {usage.requests:>8}  {usage.input_tokens:>12}"
                          f"  {usage.output_tokens:>13}")
     if run.skipped_steps:
