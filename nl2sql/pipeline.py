@@ -2,7 +2,7 @@
 
 Re-runs are incremental: for every table whose structure (``TableInfo.fingerprint()``) did not
 change, what a model or a person added before (descriptions, enum decisions) is carried over,
-and the LLM steps get the list of tables that still need work (``AnnotationContext``).
+and the LLM steps get the previous cache to tell which tables still need work.
 
 The seam for the LLM steps is one callable, ``LlmSteps``: ``annotate_database(...,
 llm_steps=...)`` calls it with an ``AnnotationContext`` after the offline steps, when a model is
@@ -58,9 +58,8 @@ class AnnotationContext:
     config: DbConnectionConfig
     model: str
     run: AnnotationRun
-    #: Tables that are new or structurally changed since the previous cache: they need
-    #: descriptions. Unchanged tables kept their earlier ones.
-    changed_tables: list[str]
+    #: The cache before this run: the steps compare fingerprints with it to send only new or
+    #: changed tables to the model (unchanged ones kept their earlier annotations).
     previous: DbInfo | None
     progress: ProgressReporter
     #: Saves ``db_info`` to the cache as it is now: call it after each model request, so an
@@ -94,7 +93,6 @@ class AnnotationResult:
     db_info: DbInfo
     path: Path
     seconds: float
-    changed_tables: list[str]
     reused_tables: list[str]
     llm_notice: str | None
     run: AnnotationRun
@@ -126,7 +124,6 @@ def annotate_database(config: DbConnectionConfig, data_dir: Path, *,
         reused = merge_previous(db_info, previous)
         if config.description:
             db_info.description, db_info.description_source = config.description, "user"
-        changed = [t.name for t in db_info.tables if t.name not in reused]
 
         progress.start("tables", len(db_info.tables))
         for table in db_info.tables:
@@ -140,7 +137,7 @@ def annotate_database(config: DbConnectionConfig, data_dir: Path, *,
             if options.model:
                 llm_steps = llm_steps or default_llm_steps()
                 llm_steps(AnnotationContext(
-                    db_info, connection, config, options.model, run, changed, previous,
+                    db_info, connection, config, options.model, run, previous,
                     progress, checkpoint=lambda info: save_db_info(info, data_dir)))
             else:
                 run.skipped_steps = _machine_step_names()
@@ -154,8 +151,8 @@ def annotate_database(config: DbConnectionConfig, data_dir: Path, *,
     finally:
         if own_connection:
             connection.dispose()
-    return AnnotationResult(db_info, path, time.perf_counter() - started, changed,
-                            sorted(reused), notice, run)
+    return AnnotationResult(db_info, path, time.perf_counter() - started, sorted(reused),
+                            notice, run)
 
 
 def _machine_step_names() -> list[str]:
