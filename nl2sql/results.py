@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from nl2sql.cache import atomic_write_text, default_file_mode
 from nl2sql.errors import WorkspacePathError
 from nl2sql.models import utc_now
+from nl2sql.text import shorten
 
 PREVIEW_ROWS = 10
 PREVIEW_CELL_CHARS = 80
@@ -189,8 +190,7 @@ def format_preview(metadata: ResultMetadata, rows: Sequence[Sequence[str]], *,
         text = value.replace("\r", "\\r").replace("\n", "\\n").replace("|", "\\|")
         if len(text) > cell_chars:
             cut_cells += 1
-            text = text[: cell_chars - 1] + "…"
-        return text
+        return shorten(text, cell_chars)
 
     if metadata.columns:
         lines.append("| " + " | ".join(cell(c) for c in metadata.columns) + " |")

@@ -28,6 +28,7 @@ from nl2sql.inspection.enums import EnumScreeningSettings
 from nl2sql.inspection.samples import SampleSettings
 from nl2sql.pipeline import (AnnotateOptions, AnnotationResult, annotate_database,
                              default_llm_steps)
+from nl2sql.text import plural
 
 log = logging.getLogger("nl2sql.annotate")
 
@@ -158,17 +159,17 @@ def print_summary(result: AnnotationResult, out: TextIO) -> None:
     info = result.db_info
     views = sum(1 for t in info.tables if t.is_view)
     columns = sum(len(t.columns) for t in info.tables)
-    tables = _count(len(info.tables) - views, "table") + (
-        f" + {_count(views, 'view')}" if views else "")
+    tables = plural(len(info.tables) - views, "table") + (
+        f" + {plural(views, 'view')}" if views else "")
     candidates = (f" (+{result.enum_candidates} candidates left for the LLM)"
                   if result.enum_candidates else "")
-    print(f"{info.db_id}: {tables}, {_count(columns, 'column')}, "
-          f"{_count(info.foreign_key_count, 'foreign key')}, "
-          f"{_count(len(info.enum_columns), 'enum column')}{candidates}; "
+    print(f"{info.db_id}: {tables}, {plural(columns, 'column')}, "
+          f"{plural(info.foreign_key_count, 'foreign key')}, "
+          f"{plural(len(info.enum_columns), 'enum column')}{candidates}; "
           f"{result.seconds:.1f} s", file=out)
     print(f"  cache: {result.path}", file=out)
     if result.reused_tables:
-        print(f"  {_count(len(result.reused_tables), 'table')} unchanged since the last run "
+        print(f"  {plural(len(result.reused_tables), 'table')} unchanged since the last run "
               f"(their LLM and user annotations were kept)", file=out)
     if result.llm_notice:
         print(f"  {result.llm_notice}", file=out)
@@ -233,9 +234,6 @@ def _progress_reporter(db_id: str) -> Iterator[_RichProgress | _LogProgress]:
     finally:
         reporter.finish()  # stop the bar even when the pipeline failed
 
-
-def _count(n: int, noun: str) -> str:
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def _positive_int(text: str) -> int:

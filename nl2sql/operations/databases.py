@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from nl2sql.errors import SchemaCacheError, SchemaCacheMissingError
 from nl2sql.operations.context import OpsContext
+from nl2sql.text import plural
 
 
 class DbSummary(BaseModel):
@@ -24,8 +25,8 @@ class DbSummary(BaseModel):
 
     def render(self) -> str:
         if self.cached:
-            views = f", {_count(self.view_count or 0, 'view')}" if self.view_count else ""
-            state = f"{_count(self.table_count or 0, 'table')}{views}; " + (
+            views = f", {plural(self.view_count or 0, 'view')}" if self.view_count else ""
+            state = f"{plural(self.table_count or 0, 'table')}{views}; " + (
                 "annotated" if self.annotated else "structure only, not annotated by an LLM")
         else:
             state = self.problem or "no schema cache"
@@ -79,7 +80,3 @@ def _summary(ctx: OpsContext, db_id: str) -> DbSummary:
         **{**base, "description": info.description or config.description},
         table_count=len(info.tables) - views, view_count=views, cached=True,
         annotated=any(run.model for run in info.annotation_runs))
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"

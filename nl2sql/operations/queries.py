@@ -18,6 +18,7 @@ from nl2sql.errors import SchemaCacheMissingError
 from nl2sql.operations.context import OpsContext
 from nl2sql.results import (CSV_SUFFIX, METADATA_SUFFIX, CsvResultWriter, ResultMetadata,
                             format_preview, resolve_workspace_path, safe_name_from_query)
+from nl2sql.text import shorten
 
 _RENDER_CELL_CHARS = 200
 
@@ -139,7 +140,5 @@ def _render_fields(row: dict[str, Any], indent: str) -> list[str]:
     lines = []
     for name, value in row.items():
         text = "NULL" if value is None else str(value).replace("\n", "\\n")
-        if len(text) > _RENDER_CELL_CHARS:
-            text = text[: _RENDER_CELL_CHARS - 1] + "…"
-        lines.append(f"{indent}{name}: {text}")
+        lines.append(f"{indent}{name}: {shorten(text, _RENDER_CELL_CHARS)}")
     return lines

@@ -16,6 +16,7 @@ from nl2sql.operations.csv_files import CsvRows, read_head
 from nl2sql.results import (CSV_SUFFIX, METADATA_SUFFIX, ResultMetadata, read_metadata_for_csv,
                             resolve_workspace_path)
 from nl2sql.saved_query_index import SavedQueryIndex
+from nl2sql.text import shorten
 
 DETAILS_PREVIEW_ROWS = 5
 _SQL_PREVIEW_CHARS = 200
@@ -32,9 +33,7 @@ class SavedQuerySummary(BaseModel):
 
     def render(self) -> str:
         question = f" — {self.natural_language_query}" if self.natural_language_query else ""
-        sql = " ".join((self.sql_query or "").split())
-        if len(sql) > _SQL_PREVIEW_CHARS:
-            sql = sql[:_SQL_PREVIEW_CHARS - 1] + "…"
+        sql = shorten(" ".join((self.sql_query or "").split()), _SQL_PREVIEW_CHARS)
         rows = "?" if self.row_count is None else self.row_count
         return (f"- {self.csv_file} [{self.db_id or '?'}; {rows} rows; "
                 f"{self.timestamp or 'no timestamp'}]{question}\n  SQL: {sql}")
