@@ -169,20 +169,38 @@ class DbConnectionConfigs:
 _TOP_LEVEL_KEYS = {"databases", "data_dir", "workspace", "model"}
 
 
+def yaml_error(path: Path, exc: yaml.YAMLError) -> ConfigError:
+    """Broken YAML in ``path`` as one line naming the line and the problem."""
+    mark = getattr(exc, "problem_mark", None)
+    line = f" line {mark.line + 1}" if mark else ""
+    problem = getattr(exc, "problem", None) or "invalid YAML"
+    return ConfigError(f"{path}{line}: {problem}; fix the YAML syntax there.")
+
+
+def not_a_mapping_error(path: Path) -> ConfigError:
+    return ConfigError(f"{path}: expected a mapping with a 'databases:' key at the top.")
+
+
+def mapping_entry(node: yaml.Node | None, key: str) -> tuple[yaml.Node, yaml.Node] | None:
+    """(key node, value node) of ``key`` in a composed YAML mapping, or None."""
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            if key_node.value == key:
+                return key_node, value_node
+    return None
+
+
 def _read_yaml(path: Path) -> tuple[dict[str, Any], yaml.Node | None]:
     text = path.read_text(encoding="utf-8")
     try:
         node = yaml.compose(text)
         document = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f" line {mark.line + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or "invalid YAML"
-        raise ConfigError(f"{path}{line}: {problem}; fix the YAML syntax there.") from None
+        raise yaml_error(path, exc) from None
     if document is None:
         return {}, None
     if not isinstance(document, dict):
-        raise ConfigError(f"{path}: expected a mapping with a 'databases:' key at the top.")
+        raise not_a_mapping_error(path)
     _refuse_duplicate_keys(node, path)
     unknown = set(document) - _TOP_LEVEL_KEYS
     if unknown:
@@ -252,14 +270,10 @@ def _line_of(node: yaml.Node | None, *keys: str) -> int | None:
     """1-based line of the deepest of ``keys`` found in the composed YAML node tree."""
     line = None
     for key in keys:
-        if not isinstance(node, yaml.MappingNode):
+        entry = mapping_entry(node, key)
+        if entry is None:
             break
-        for key_node, value_node in node.value:
-            if key_node.value == key:
-                line, node = key_node.start_mark.line + 1, value_node
-                break
-        else:
-            break
+        line, node = entry[0].start_mark.line + 1, entry[1]
     return line
 
 

@@ -20,6 +20,7 @@ import yaml
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 
 from nl2sql.cache import atomic_write_text
+from nl2sql.config import mapping_entry, not_a_mapping_error, yaml_error
 from nl2sql.errors import ConfigError, SecretsError, UnknownDatabaseError, did_you_mean
 
 logger = logging.getLogger(__name__)
@@ -153,21 +154,10 @@ def _compose(path: Path, text: str) -> yaml.MappingNode:
     try:
         node = yaml.compose(text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f" line {mark.line + 1}" if mark else ""
-        raise ConfigError(f"{path}{line}: {getattr(exc, 'problem', None) or 'invalid YAML'}; "
-                          f"fix the YAML syntax there.") from None
+        raise yaml_error(path, exc) from None
     if not isinstance(node, yaml.MappingNode):
-        raise ConfigError(f"{path}: expected a mapping with a 'databases:' key at the top.")
+        raise not_a_mapping_error(path)
     return node
-
-
-def _get(node: yaml.Node, key: str) -> tuple[yaml.Node, yaml.Node] | None:
-    if isinstance(node, yaml.MappingNode):
-        for key_node, value_node in node.value:
-            if key_node.value == key:
-                return key_node, value_node
-    return None
 
 
 def _replace_spans(text: str, edits: list[tuple[int, int, str]]) -> str:
@@ -188,21 +178,21 @@ def set_db_password(config_path: Path, db_id: str, plain: str) -> None:
     """Store ``ENC:`` of ``plain`` as the password of ``db_id``, touching nothing else."""
     text = config_path.read_text(encoding="utf-8")
     root = _compose(config_path, text)
-    found = _get(root, "databases")
+    found = mapping_entry(root, "databases")
     entries = found[1] if found else None
-    entry = _get(entries, db_id) if entries is not None else None
+    entry = mapping_entry(entries, db_id) if entries is not None else None
     if entry is None or not isinstance(entry[1], yaml.MappingNode):
         names = [k.value for k, _ in entries.value] if isinstance(entries, yaml.MappingNode) else []
         hint = did_you_mean(db_id, names)
         raise UnknownDatabaseError(f"Unknown database '{db_id}' in {config_path}. {hint}"
                                    f"Known databases: {', '.join(names) or 'none'}.", db_id=db_id)
     mapping = entry[1]
-    kind = _get(mapping, "type")
+    kind = mapping_entry(mapping, "type")
     if kind and kind[1].value == "sqlite":
         raise ConfigError(f"{config_path}: database '{db_id}' is a SQLite file and takes no "
                           f"password.")
     value = encrypt_value(plain)
-    current = _get(mapping, "password")
+    current = mapping_entry(mapping, "password")
     if current is not None:
         node = current[1]
         start, end = node.start_mark.index, node.end_mark.index
