@@ -1,6 +1,37 @@
-"""nl2sql: ask SQL databases questions in plain language."""
+"""nl2sql: ask SQL databases questions in plain language.
+
+Importing ``nl2sql`` stays fast: the public functions load their modules on first use (PEP 562).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from nl2sql.errors import Nl2SqlError
 
-__all__ = ["Nl2SqlError", "__version__"]
+if TYPE_CHECKING:
+    from nl2sql.context import PromptContext, context
+
+# name -> module that defines it, imported on first access
+_LAZY = {
+    "context": "nl2sql.context",
+    "PromptContext": "nl2sql.context.models",
+}
+
+__all__ = ["Nl2SqlError", "PromptContext", "__version__", "context"]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = importlib.import_module(_LAZY[name])
+    # ``nl2sql.context`` is the callable package itself (importing it set the attribute).
+    value = module if name == "context" else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return [*globals(), *__all__]

@@ -1,0 +1,49 @@
+"""The context engine: which database, which tables and columns, which stored values and which
+examples a model is shown for a question, with reasons; offline indexes, fast at run time.
+
+``nl2sql.context(question, *, db_id=None, budget_tokens=None, config=None) -> PromptContext``.
+This package is itself callable (``nl2sql.context`` is both the function and this package, so
+``import nl2sql.context.anything`` cannot shadow the function), and its names load on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from nl2sql.context.api import context
+    from nl2sql.context.models import (Candidate, ContextExample, KeptTable, PromptContext,
+                                       ValueHint)
+
+_WHERE = {
+    "context": "api",
+    "Candidate": "models",
+    "ContextExample": "models",
+    "KeptTable": "models",
+    "PromptContext": "models",
+    "ValueHint": "models",
+}
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return [*globals(), *__all__]
+
+
+class _CallableModule(types.ModuleType):
+    def __call__(self, question: str, **kwargs: Any) -> Any:
+        return self.context(question, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -1,0 +1,84 @@
+"""What ``nl2sql.context()`` returns: the contract ``PromptContext`` (ARCHITECTURE.md, "Python
+API"). Field names are relied on by the agents, the MCP tool ``db_search_schema`` and outside
+checks: keep them."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+
+class Candidate(BaseModel):
+    """One configured database scored for the question (best first in ``candidates``)."""
+
+    db_id: str
+    score: float
+    reason: str
+
+
+class KeptTable(BaseModel):
+    """A table shown to the model, with why it was kept."""
+
+    name: str
+    reason: str
+
+
+class ValueHint(BaseModel):
+    """A stored value the question names: ``table.column = 'value'`` and the words that matched."""
+
+    table: str
+    column: str
+    value: str
+    matched: str
+
+    def render(self) -> str:
+        quoted = self.value.replace("'", "''")
+        return f"{self.table}.{self.column} = '{quoted}'  -- matches '{self.matched}'"
+
+
+class ContextExample(BaseModel):
+    """A few-shot example: a question and SQL that answered it."""
+
+    question: str
+    sql: str
+
+
+class PromptContext(BaseModel):
+    """Everything the model is shown for one question, and why."""
+
+    question: str
+    db_id: str | None
+    candidates: list[Candidate] = Field(default_factory=list)
+    tables: list[KeptTable] = Field(default_factory=list)
+    value_hints: list[ValueHint] = Field(default_factory=list)
+    examples: list[ContextExample] = Field(default_factory=list)
+    schema_sql: str = ""
+    schema_tokens: int = 0
+    full_schema_tokens: int = 0
+
+    @property
+    def pruned(self) -> bool:
+        return self.schema_tokens < self.full_schema_tokens
+
+    def render(self) -> str:
+        """The context as text for people and for MCP clients."""
+        lines: list[str] = []
+        if self.candidates and len(self.candidates) > 1:
+            lines.append("Databases for this question (best first):")
+            lines += [f"- {c.db_id} ({c.score:.2f}): {c.reason}" for c in self.candidates[:5]]
+            lines.append("")
+        if self.db_id is None:
+            return "\n".join(lines).rstrip() or "No database is configured."
+        size = (f"pruned to {self.schema_tokens:,} of {self.full_schema_tokens:,} tokens"
+                if self.pruned else f"whole schema, {self.schema_tokens:,} tokens")
+        lines.append(f"Database {self.db_id}: {len(self.tables)} tables ({size})")
+        lines += [f"- {t.name}: {t.reason}" for t in self.tables]
+        if self.value_hints:
+            lines += ["", "Values the question names:"]
+            lines += [f"- {h.render()}" for h in self.value_hints]
+        if self.examples:
+            lines += ["", "Similar example queries:"]
+            for example in self.examples:
+                lines.append(f"- Q: {' '.join(example.question.split())}")
+                lines += [f"  {line}" for line in example.sql.strip().splitlines()]
+        lines += ["", self.schema_sql.rstrip()]
+        return "\n".join(lines)

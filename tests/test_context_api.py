@@ -1,0 +1,45 @@
+"""The ``nl2sql.context()`` contract: fields of ``PromptContext``, lazy import, no pruning under
+the budget."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import nl2sql
+from nl2sql.config import DbConnectionConfigs
+from nl2sql.pipeline import annotate_database
+
+
+def test_prompt_context_fields_are_the_contract() -> None:
+    from nl2sql.context import PromptContext
+
+    assert list(PromptContext.model_fields) == [
+        "question", "db_id", "candidates", "tables", "value_hints", "examples", "schema_sql",
+        "schema_tokens", "full_schema_tokens"]
+    from nl2sql.context import Candidate, ContextExample, KeptTable, ValueHint
+
+    assert list(Candidate.model_fields) == ["db_id", "score", "reason"]
+    assert list(KeptTable.model_fields) == ["name", "reason"]
+    assert list(ValueHint.model_fields) == ["table", "column", "value", "matched"]
+    assert list(ContextExample.model_fields) == ["question", "sql"]
+
+
+def test_import_nl2sql_does_not_load_the_engine() -> None:
+    code = ("import sys, nl2sql; "
+            "assert not any(m.startswith(('nl2sql.context', 'bm25s', 'wordllama', 'rapidfuzz',"
+            " 'sqlalchemy', 'numpy')) for m in sys.modules), sorted(sys.modules)")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_context_is_callable_even_after_its_package_is_imported(chinook, make_registry) -> None:  # noqa: ANN001
+    registry = make_registry(chinook.config)
+    annotate_database(chinook.config, registry.data_dir)
+    import nl2sql.context.models  # noqa: F401  (sets the package as nl2sql's attribute)
+
+    ctx = nl2sql.context("How many albums are there?", db_id="chinook", config=registry)
+    assert ctx.db_id == "chinook"
+    assert ctx.schema_tokens == ctx.full_schema_tokens > 0
+    assert {t.name for t in ctx.tables} >= {chinook.table("album"), chinook.table("artist")}
+    assert "CREATE TABLE" in ctx.schema_sql
+    assert isinstance(registry, DbConnectionConfigs)
