@@ -1,7 +1,8 @@
-"""Files shipped with nl2sql: prompts and the bookstore sample script.
+"""Files shipped with nl2sql: prompts, the bookstore sample script and the question sets.
 
 In a wheel they live under ``nl2sql/_bundled/`` (pyproject force-include); in a source checkout
-or an editable install they are read from the top-level ``prompts/`` and ``data/`` folders.
+or an editable install they are read from the top-level ``prompts/``, ``data/`` and
+``tests/data/questions/`` folders.
 """
 
 from __future__ import annotations
@@ -35,3 +36,21 @@ def bookstore_script_path() -> Path:
     if bundled.is_file():
         return Path(str(bundled))
     return _SOURCE_ROOT / "data" / "bookstore" / "bookstore.sql"
+
+
+def _questions_folder() -> Path:
+    bundled = _BUNDLED / "questions"
+    if bundled.is_dir():
+        return Path(str(bundled))
+    return _SOURCE_ROOT / "tests" / "data" / "questions"
+
+
+def question_set_names() -> list[str]:
+    """Names of the bundled question sets (``bookstore``, ``chinook``, ``chinook_postgres``...)."""
+    return sorted(p.stem for p in _questions_folder().glob("*.jsonl"))
+
+
+def question_set_path(name: str) -> Path | None:
+    """Path of the bundled question set ``name`` (a JSONL file), or None when there is none."""
+    path = _questions_folder() / f"{name}.jsonl"
+    return path if path.is_file() else None
