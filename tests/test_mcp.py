@@ -18,9 +18,9 @@ from nl2sql.cache import save_db_info
 from nl2sql.db.factory import create_connection
 from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.mcp import build_server
+from nl2sql.operations.registry import OPERATIONS
 
-TOOL_NAMES = {"db_list", "db_show_schema", "db_execute_sql", "db_get_row_by_id",
-              "saved_queries_list", "saved_query_get_details", "csv_head", "csv_tail"}
+TOOL_NAMES = {op.name for op in OPERATIONS}
 
 GENRE_SQL = {
     "sqlite": "SELECT g.Name AS genre, count(*) AS tracks FROM Track t "

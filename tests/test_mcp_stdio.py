@@ -19,10 +19,10 @@ from mcp.client.stdio import StdioServerParameters
 from nl2sql.cache import save_db_info
 from nl2sql.db.factory import create_connection
 from nl2sql.inspection import DbSchemaExtractor
+from nl2sql.operations.registry import OPERATIONS
 
 NL2SQL_MCP = Path(sys.executable).parent / "nl2sql-mcp"
-TOOL_NAMES = {"db_list", "db_show_schema", "db_execute_sql", "db_get_row_by_id",
-              "saved_queries_list", "saved_query_get_details", "csv_head", "csv_tail"}
+TOOL_NAMES = {op.name for op in OPERATIONS}
 ALBUMS_SQL = "SELECT count(*) AS albums FROM Album"
 
 

@@ -6,14 +6,17 @@ stdout belongs to the stdio transport: everything else (logs, errors) goes to st
 from __future__ import annotations
 
 import argparse
+import textwrap
 
 from nl2sql.cli.errors import configure_logging, run_cli
-from nl2sql.config import ENV_CONFIG, ENV_DATA_DIR, ENV_WORKSPACE
 
-DESCRIPTION = f"""\
-Serve nl2sql's tools (db_list, db_show_schema, db_execute_sql, db_get_row_by_id,
-saved_queries_list, saved_query_get_details, csv_head, csv_tail) and resources
-(db://catalog, db://{{db_id}}/schema) to MCP clients such as Claude Code.
+from nl2sql.config import ENV_CONFIG, ENV_DATA_DIR, ENV_WORKSPACE
+from nl2sql.operations.registry import OPERATIONS
+
+_TOOLS = ", ".join(op.name for op in OPERATIONS)
+DESCRIPTION = textwrap.fill(
+    f"Serve nl2sql's tools ({_TOOLS}) and resources (db://catalog, db://{{db_id}}/schema) to "
+    "MCP clients such as Claude Code.", width=90) + f"""
 Config: --config, else ${ENV_CONFIG}, else ./dbs.yaml. Results: --workspace, else
 ${ENV_WORKSPACE}, else ./workspace. Schema caches: --data-dir, else ${ENV_DATA_DIR}."""
 

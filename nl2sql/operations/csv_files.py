@@ -19,6 +19,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from nl2sql.operations.context import OpsContext
+from nl2sql.operations.params import CsvFile, RowCount
 from nl2sql.results import read_metadata_for_csv, resolve_workspace_path
 
 MAX_ROWS = 1000
@@ -43,7 +44,7 @@ class CsvRows(BaseModel):
         return f"{title}\n{_to_csv([self.columns, *self.rows])}"
 
 
-def csv_head_op(ctx: OpsContext, csv_file: str, n: int = 10) -> CsvRows:
+def csv_head_op(ctx: OpsContext, csv_file: CsvFile, n: RowCount = 10) -> CsvRows:
     """The header and the first ``n`` rows of a CSV file in the workspace."""
     path = _resolve(ctx, csv_file)
     columns, rows = read_head(path, _bounded(n))
@@ -51,7 +52,7 @@ def csv_head_op(ctx: OpsContext, csv_file: str, n: int = 10) -> CsvRows:
                    total_rows=_metadata_row_count(path))
 
 
-def csv_tail_op(ctx: OpsContext, csv_file: str, n: int = 10) -> CsvRows:
+def csv_tail_op(ctx: OpsContext, csv_file: CsvFile, n: RowCount = 10) -> CsvRows:
     """The header and the last ``n`` rows of a CSV file, read from the end of the file."""
     path = _resolve(ctx, csv_file)
     columns, _ = read_head(path, 0)

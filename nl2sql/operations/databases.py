@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from nl2sql.errors import SchemaCacheError, SchemaCacheMissingError
 from nl2sql.operations.context import OpsContext
+from nl2sql.operations.params import DbId
 from nl2sql.text import plural
 
 
@@ -57,7 +58,7 @@ def db_list_op(ctx: OpsContext) -> DbList:
     return DbList(databases=[_summary(ctx, config.db_id) for config in ctx.configs])
 
 
-def db_show_schema_op(ctx: OpsContext, db_id: str) -> DbSchema:
+def db_show_schema_op(ctx: OpsContext, db_id: DbId) -> DbSchema:
     """The annotated schema SQL of ``db_id`` from its cache (tables, columns, keys, enums,
     descriptions, sample rows, example queries)."""
     from nl2sql.formatting import format_schema

@@ -8,17 +8,20 @@ key (composite keys too) and the rows its outbound foreign keys point at.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from nl2sql.db.base import DbOperations
-from nl2sql.db.lookup import primary_key_values, resolve_table
 from nl2sql.errors import SchemaCacheMissingError
 from nl2sql.operations.context import OpsContext
+from nl2sql.operations.params import (DbId, FollowForeignKeys, NlQuery, OutputFile, RowId,
+                                      SqlQuery, TableName)
 from nl2sql.results import (CSV_SUFFIX, METADATA_SUFFIX, CsvResultWriter, ResultMetadata,
                             format_preview, resolve_workspace_path, safe_name_from_query)
 from nl2sql.text import shorten
+
+if TYPE_CHECKING:  # SQLAlchemy loads on the first query, not when the tools are listed
+    from nl2sql.db.base import DbOperations
 
 _RENDER_CELL_CHARS = 200
 
@@ -56,8 +59,8 @@ class RowResult(BaseModel):
         return "\n".join(lines)
 
 
-def db_execute_sql_op(ctx: OpsContext, db_id: str, query: str, output_file: str | None = None,
-                      nl_query: str | None = None) -> QueryResult:
+def db_execute_sql_op(ctx: OpsContext, db_id: DbId, query: SqlQuery, output_file: OutputFile = None,
+                      nl_query: NlQuery = None) -> QueryResult:
     """Validate ``query`` as read-only, run it, and save ``{name}.csv`` + metadata."""
     from nl2sql.sql_guard import validate_read_only
 
@@ -86,9 +89,11 @@ def db_execute_sql_op(ctx: OpsContext, db_id: str, query: str, output_file: str 
     return QueryResult(**metadata.model_dump(), preview=preview)
 
 
-def db_get_row_by_id_op(ctx: OpsContext, db_id: str, table: str, row_id: object,
-                        follow_foreign_keys: bool = True) -> RowResult:
+def db_get_row_by_id_op(ctx: OpsContext, db_id: DbId, table: TableName, row_id: RowId,
+                        follow_foreign_keys: FollowForeignKeys = True) -> RowResult:
     """The row of ``table`` with primary key ``row_id`` and, one level deep, its parents."""
+    from nl2sql.db.lookup import primary_key_values, resolve_table
+
     operations = ctx.operations(db_id)
     info = resolve_table(operations.db_info, table)
     key = primary_key_values(info, row_id)

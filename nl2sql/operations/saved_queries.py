@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 from nl2sql.operations.context import OpsContext
 from nl2sql.operations.csv_files import CsvRows, read_head
+from nl2sql.operations.params import CsvFile, SearchWords
 from nl2sql.results import (CSV_SUFFIX, METADATA_SUFFIX, ResultMetadata, read_metadata_for_csv,
                             resolve_workspace_path)
 from nl2sql.saved_query_index import SavedQueryIndex
@@ -78,7 +79,7 @@ class SavedQueryDetails(BaseModel):
         return "\n".join(lines)
 
 
-def saved_queries_list_op(ctx: OpsContext, search: str | None = None,
+def saved_queries_list_op(ctx: OpsContext, search: SearchWords = None, *,
                           limit: int = 50) -> SavedQueryList:
     """Saved queries, newest first; ``search`` matches words of the question and the SQL."""
     found, total = SavedQueryIndex(ctx.workspace).search(search, limit=limit)
@@ -90,7 +91,7 @@ def saved_queries_list_op(ctx: OpsContext, search: str | None = None,
     return SavedQueryList(search=search or None, total=total, queries=queries)
 
 
-def saved_query_get_details_op(ctx: OpsContext, csv_file: str) -> SavedQueryDetails:
+def saved_query_get_details_op(ctx: OpsContext, csv_file: CsvFile) -> SavedQueryDetails:
     """The metadata of one saved query and its first rows."""
     name = csv_file.removesuffix(METADATA_SUFFIX)
     if not PurePosixPath(name).suffix:

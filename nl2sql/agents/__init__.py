@@ -1,0 +1,1 @@
+"""Standalone pydantic-ai agents over the ``*_op`` functions: no MCP server needed."""

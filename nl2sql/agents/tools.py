@@ -1,0 +1,69 @@
+"""The agent tools: ``nl2sql.operations.registry.OPERATIONS`` adapted for pydantic-ai.
+
+Each tool is a thin wrapper over its ``*_op`` with the shared ``OpsContext`` as deps (or deps
+with an ``ops`` attribute holding it); the operation runs in a worker thread. The agent error
+edge, next to the CLI's (``error: <message>``) and MCP's (``ToolError``): an ``Nl2SqlError``
+the model can fix (bad SQL, unknown table or column, a guard refusal with its reason, a file
+outside the workspace) becomes ``ModelRetry`` with the message, so the model tries again; any
+other (unknown setup, missing cache, unreachable server) stops the run with its one-line message.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import anyio.to_thread
+from pydantic_ai import ModelRetry, RunContext, Tool
+
+from nl2sql.errors import Nl2SqlError
+from nl2sql.operations.context import OpsContext
+from nl2sql.operations.registry import OPERATIONS, AgentName, Operation, face_function
+
+
+def agent_error(error: Nl2SqlError) -> Exception:
+    """What an agent raises for ``error``: ``ModelRetry`` when the model can fix it, otherwise
+    the error itself, which ends the run with its message."""
+    if error.model_fixable:
+        return ModelRetry(str(error))
+    return error
+
+
+def ops_context_of(deps: Any) -> OpsContext:
+    """The ``OpsContext`` of an agent's deps: the deps themselves or their ``ops``."""
+    return deps if isinstance(deps, OpsContext) else deps.ops
+
+
+async def run_operation(op: Operation, ops: OpsContext, arguments: dict[str, Any]) -> Any:
+    """Run ``op`` in a worker thread; expected errors cross the agent edge."""
+    try:
+        return await anyio.to_thread.run_sync(functools.partial(op.function, ops, **arguments))
+    except Nl2SqlError as error:
+        raise agent_error(error) from None
+
+
+def agent_tool(op: Operation) -> Tool[Any]:
+    """The pydantic-ai tool for ``op``: named as the MCP tool, returning the rendered text."""
+
+    async def call(ctx: RunContext[Any], arguments: dict[str, Any]) -> str:
+        return (await run_operation(op, ops_context_of(ctx.deps), arguments)).render()
+
+    function = face_function(op, ("ctx", RunContext), call, name=f"{op.name}_tool")
+    return Tool(function, takes_ctx=True, name=op.name, description=op.description)
+
+
+AGENT_TOOLS: dict[str, Tool[Any]] = {op.name: agent_tool(op) for op in OPERATIONS}
+
+db_list_tool = AGENT_TOOLS["db_list"]
+db_show_schema_tool = AGENT_TOOLS["db_show_schema"]
+db_execute_sql_tool = AGENT_TOOLS["db_execute_sql"]
+db_get_row_by_id_tool = AGENT_TOOLS["db_get_row_by_id"]
+saved_queries_list_tool = AGENT_TOOLS["saved_queries_list"]
+saved_query_get_details_tool = AGENT_TOOLS["saved_query_get_details"]
+csv_head_tool = AGENT_TOOLS["csv_head"]
+csv_tail_tool = AGENT_TOOLS["csv_tail"]
+
+
+def tools_for(agent: AgentName) -> list[Tool[Any]]:
+    """The tools one agent offers its model, in the order of the operation list."""
+    return [AGENT_TOOLS[op.name] for op in OPERATIONS if agent in op.agents]

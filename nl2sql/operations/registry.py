@@ -1,0 +1,122 @@
+"""The one list of operations: every face (MCP tools, agent tools) adapts this list.
+
+An ``Operation`` names a ``*_op`` function by reference, its public name (MCP tool ``name``,
+agent tool ``{name}_tool``), a title, a description for models and people, and hints about its
+effect. Its public parameters are the ``*_op``'s own parameters after ``ctx`` (keyword-only ones
+are for Python callers only), with the described types of ``nl2sql.operations.params``; so a new
+operation is one function plus one entry in ``OPERATIONS``, and every face offers it.
+
+``face_function`` is the adapter both faces use: an async function with the operation's public
+parameters after a face-specific context parameter (MCP ``Context``, pydantic-ai
+``RunContext``), which is what the MCP SDK and pydantic-ai read to build a tool's schema.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from nl2sql.operations.csv_files import csv_head_op, csv_tail_op
+from nl2sql.operations.databases import db_list_op, db_show_schema_op
+from nl2sql.operations.queries import db_execute_sql_op, db_get_row_by_id_op
+from nl2sql.operations.saved_queries import saved_queries_list_op, saved_query_get_details_op
+
+#: Which agent offers an operation as a tool: the catalog agent picks a database, the NL2SQL
+#: agent writes and runs SQL for one.
+AgentName = Literal["catalog", "nl2sql"]
+
+
+@dataclass(frozen=True)
+class Operation:
+    function: Callable[..., Any]  # (OpsContext, *public parameters) -> model with render()
+    name: str  # MCP tool name; the function is ``{name}_op``, the agent tool ``{name}_tool``
+    title: str
+    description: str  # one paragraph for a model choosing a tool
+    read_only: bool = True  # changes nothing outside nl2sql's private caches
+    destructive: bool = False  # may replace something a user sees (a result file)
+    idempotent: bool = True  # the same call again has no further effect
+    agents: tuple[AgentName, ...] = ("nl2sql",)
+
+    def parameters(self) -> list[inspect.Parameter]:
+        """The public parameters (after ``ctx``), annotations resolved, as keyword-only."""
+        hints = typing.get_type_hints(self.function, include_extras=True)
+        params = list(inspect.signature(self.function).parameters.values())[1:]
+        return [p.replace(kind=inspect.Parameter.KEYWORD_ONLY, annotation=hints[p.name])
+                for p in params if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
+
+
+_WRITES_RESULT = {"read_only": False, "destructive": True, "idempotent": True}
+
+OPERATIONS: list[Operation] = [
+    Operation(
+        db_list_op, "db_list", "List databases",
+        "List the databases you can query: db_id, type, description, number of tables and "
+        "whether an annotated schema is cached. Call this first when you do not know which db_id "
+        "to use.", agents=("catalog",)),
+    Operation(
+        db_show_schema_op, "db_show_schema", "Show a database's annotated schema",
+        "Show the annotated schema of one database as SQL DDL with comments: tables, columns "
+        "and types, primary and foreign keys, enum values, descriptions, sample rows and example "
+        "queries. Read it before writing SQL for that database; write SQL in the dialect it "
+        "names.", agents=("catalog",)),
+    Operation(
+        db_execute_sql_op, "db_execute_sql", "Run a read-only SQL query and save the result",
+        "Run one read-only SQL query. The full result is saved in the workspace as a CSV file "
+        "plus a metadata JSON; you get the file name, the row and column counts and the first "
+        "rows. Use csv_head / csv_tail to read more of it. Statements that write (INSERT, "
+        "UPDATE, DDL...) are refused; on an SQL error you get the database's message: fix the "
+        "query and call again.", **_WRITES_RESULT),
+    Operation(
+        db_get_row_by_id_op, "db_get_row_by_id", "Fetch a row by primary key",
+        "Fetch one row of a table by its primary key and, by default, the rows its foreign keys "
+        "point to: look up a record and its related records without writing joins."),
+    Operation(
+        saved_queries_list_op, "saved_queries_list", "List or search saved query results",
+        "List the query results saved in the workspace, newest first: file name, database, row "
+        "count, time, the question and the SQL. Reuse a saved result instead of running the "
+        "same query again."),
+    Operation(
+        saved_query_get_details_op, "saved_query_get_details", "Show a saved query result",
+        "Show one saved result: its SQL, question, database, time, row and column counts, and "
+        "its first rows."),
+    Operation(
+        csv_head_op, "csv_head", "First rows of a result file",
+        "Show the header and the first n rows of a result CSV in the workspace."),
+    Operation(
+        csv_tail_op, "csv_tail", "Last rows of a result file",
+        "Show the header and the last n rows of a result CSV in the workspace (read from the "
+        "end of the file, so it is fast on large results)."),
+]
+
+
+def operation(name: str) -> Operation:
+    """The operation with public name ``name``."""
+    for op in OPERATIONS:
+        if op.name == name:
+            return op
+    raise KeyError(name)
+
+
+def face_function(op: Operation, context: tuple[str, Any],
+                  call: Callable[[Any, dict[str, Any]], Awaitable[Any]],
+                  *, name: str | None = None) -> Callable[..., Awaitable[Any]]:
+    """An async function ``name(<context>, **public parameters)`` that awaits
+    ``call(context_value, arguments)``; its signature and annotations are the operation's, so
+    a tool framework reads the right schema from it."""
+    context_name, context_type = context
+
+    async def adapted(*args: Any, **arguments: Any) -> Any:
+        ctx = args[0] if args else arguments.pop(context_name)
+        return await call(ctx, arguments)
+
+    params = [inspect.Parameter(context_name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                annotation=context_type), *op.parameters()]
+    adapted.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        params, return_annotation=str)
+    adapted.__annotations__ = {p.name: p.annotation for p in params} | {"return": str}
+    adapted.__name__ = adapted.__qualname__ = name or op.name
+    adapted.__doc__ = op.description
+    return adapted
