@@ -186,6 +186,21 @@ def test_database_errors_are_one_line_with_the_line_number(chinook, chinook_ctx)
         assert "(line 3)" in message
 
 
+@pytest.mark.parametrize("sink", [ListSink, lambda: CountingCsvSink()])
+def test_database_errors_keep_the_engines_hint(chinook, chinook_ctx, sink) -> None:
+    """Postgres' HINT names the fix ("Perhaps you meant ... genre.name"); SQLite gives none."""
+    ops = chinook_ctx.operations("chinook")
+    genre = chinook.table("genre")
+    with pytest.raises(QueryExecutionError) as raised:
+        ops.execute_select_query(f'SELECT "{genre}".nme FROM "{genre}"', sink())
+    message = str(raised.value)
+    assert "\n" not in message and message.endswith("fix the SQL and try again.")
+    if chinook.backend == "postgres":
+        assert f'hint: Perhaps you meant to reference the column "{genre}.name"' in message
+    else:
+        assert "hint" not in message.lower()
+
+
 class CountingCsvSink(ListSink):
     """Takes ready CSV records too (the Postgres COPY branch); keeps counts only."""
 

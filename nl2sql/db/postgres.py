@@ -226,9 +226,13 @@ class PostgresOperations(DbOperations):
         if position and body is not None:
             index = max(0, int(position) - 1 - offset)  # positions are 1-based, in sent text
             where = f" (line {body[:index].count(chr(10)) + 1})"
+        # The server's HINT ("Perhaps you meant to reference the column ...") is often the
+        # most useful line for whoever fixes the SQL: keep it, on the same line.
+        hint = " ".join((diag.message_hint or "").split()) if diag else ""
+        hint_text = f" (hint: {hint.rstrip('.')})" if hint else ""
         return QueryExecutionError(
-            f"PostgreSQL rejected the query on database '{self.db_id}': {message.rstrip('.')}{where}; "
-            f"fix the SQL and try again.", db_id=self.db_id)
+            f"PostgreSQL rejected the query on database '{self.db_id}': {message.rstrip('.')}{where}"
+            f"{hint_text}; fix the SQL and try again.", db_id=self.db_id)
 
 
 def _copy_batches(raw: psycopg.Connection[Any], copy: psycopg.Copy,
