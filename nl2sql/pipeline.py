@@ -24,7 +24,7 @@ from nl2sql.cache import load_db_info, save_db_info
 from nl2sql.config import DbConnectionConfig
 from nl2sql.db.base import DbConnection
 from nl2sql.errors import SchemaCacheError, SchemaCacheMissingError
-from nl2sql.inspection.enums import EnumScreeningSettings, screen_table
+from nl2sql.inspection.enums import ColumnStats, EnumScreeningSettings, screen_table
 from nl2sql.inspection.samples import SampleSettings, collect_sample
 from nl2sql.models import AnnotationRun, DbInfo, TableInfo, utc_now
 from nl2sql.progress import NullProgress, ProgressReporter
@@ -126,9 +126,10 @@ def annotate_database(config: DbConnectionConfig, data_dir: Path, *,
             db_info.description, db_info.description_source = config.description, "user"
 
         progress.start("tables", len(db_info.tables))
+        values: dict[str, dict[str, list[str]]] = {}
         for table in db_info.tables:
             progress.advance(table.name)
-            run_offline_steps(connection, table, options)
+            values[table.name] = run_offline_steps(connection, table, options)
         progress.finish()
 
         run = AnnotationRun(model=options.model)
@@ -148,6 +149,7 @@ def annotate_database(config: DbConnectionConfig, data_dir: Path, *,
             db_info.annotation_runs = [*db_info.annotation_runs, run][-MAX_RUNS_KEPT:]
             db_info.attach()
             path = save_db_info(db_info, data_dir)
+            _build_context_index(db_info, data_dir, values)
     finally:
         if own_connection:
             connection.dispose()
@@ -162,10 +164,38 @@ def _machine_step_names() -> list[str]:
 
 
 def run_offline_steps(connection: DbConnection, table: TableInfo,
-                      options: AnnotateOptions) -> None:
-    """Sample rows and enum screening for one table (row counts come from the extractor)."""
+                      options: AnnotateOptions) -> dict[str, list[str]]:
+    """Sample rows and enum screening for one table (row counts come from the extractor).
+
+    Returns the most frequent values of its text-like columns, read by the same bounded
+    screening statement (no full scan of a big table), for the context engine's value index.
+    """
+    from nl2sql.context.index import COLLECTED_VALUES_PER_COLUMN
+
     table.sample_data_csv = collect_sample(connection, table, options.samples)
-    screen_table(connection, table, options.enums)
+    values: dict[str, list[str]] = {}
+
+    def keep(stats: dict[str, ColumnStats]) -> None:
+        for name, column_stats in stats.items():
+            found = [v.value for v in column_stats.values if v.value is not None]
+            if found:
+                values[name] = found
+
+    screen_table(connection, table, options.enums, keep_values=COLLECTED_VALUES_PER_COLUMN,
+                 on_stats=keep)
+    return values
+
+
+def _build_context_index(db_info: DbInfo, data_dir: Path,
+                         values: dict[str, dict[str, list[str]]]) -> None:
+    """The context engine's offline index (no model needed); a failure is logged, never fatal:
+    the engine rebuilds a missing index on first use."""
+    from nl2sql.context.index import build_index
+
+    try:
+        build_index(db_info, data_dir, collected=values)
+    except Exception as exc:  # noqa: BLE001
+        log.warning("context index of %s not built: %s", db_info.db_id, exc)
 
 
 def merge_previous(db_info: DbInfo, previous: DbInfo | None) -> set[str]:

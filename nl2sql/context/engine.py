@@ -1,68 +1,202 @@
-"""The context engine of one data dir: loaded caches and indexes, shared across calls."""
+"""The context engine of one registry: loaded caches and indexes, shared across calls.
+
+Per database it keeps the cache (``DbInfo``), the loaded index (``DbIndex``) and the whole
+schema's SQL and size, reloaded when ``annotate-schema`` rewrites the cache; an index that is
+missing or was built from another cache version is rebuilt on load (never an error).
+"""
 
 from __future__ import annotations
 
+import logging
 import threading
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nl2sql.cache import cache_path, load_db_info
 from nl2sql.config import DbConnectionConfigs
-from nl2sql.context.models import Candidate, KeptTable, PromptContext
-from nl2sql.errors import SchemaCacheError, SchemaCacheMissingError
+from nl2sql.context.examples import cache_examples, rank_examples, saved_examples
+from nl2sql.context.models import Candidate, KeptTable, PromptContext, ValueHint
+from nl2sql.context.pruning import estimate_tokens, prune
+from nl2sql.errors import Nl2SqlError, SchemaCacheError, SchemaCacheMissingError
 from nl2sql.models import DbInfo
 
+if TYPE_CHECKING:
+    import numpy as np
+
+    from nl2sql.context.catalog import CatalogIndex
+    from nl2sql.context.retrieval import DbIndex
+
+log = logging.getLogger(__name__)
+
 DEFAULT_BUDGET_TOKENS = 6000
+MAX_VALUE_HINTS = 8
 
 
-def estimate_tokens(text: str) -> int:
-    """Tokens of ``text`` as a model would count them, roughly: characters / 4."""
-    return (len(text) + 3) // 4
+@dataclass
+class Loaded:
+    signature: float
+    info: DbInfo
+    index: DbIndex
+    full_sql: str
+    full_tokens: int
+
+
+def load_index(info: DbInfo, data_dir: Path) -> DbIndex:
+    """The stored index of ``info``; rebuilt (and stored again) when missing or stale."""
+    import numpy as np
+
+    from nl2sql.context.index import build_index, embeddings_path, read_index
+    from nl2sql.context.retrieval import DbIndex
+
+    data = read_index(data_dir, info.db_id)
+    vectors = None
+    if data is not None:
+        try:
+            vectors = np.load(embeddings_path(data_dir, info.db_id), allow_pickle=False)
+        except (OSError, ValueError):
+            vectors = None
+        if vectors is None or vectors.shape[0] != len(data.tables):
+            data = None
+    if data is None:
+        log.info("building the context index of %s", info.db_id)
+        data = build_index(info, data_dir)
+        vectors = data._vectors  # type: ignore[attr-defined]
+    return DbIndex(data, vectors)
 
 
 class ContextEngine:
     def __init__(self, configs: DbConnectionConfigs) -> None:
         self.configs = configs
-        self._db_infos: dict[str, tuple[float, DbInfo]] = {}
-        self._lock = threading.Lock()
+        self._loaded: dict[str, Loaded] = {}
+        self._catalog: tuple[tuple[tuple[str, float], ...], CatalogIndex] | None = None
+        self._lock = threading.RLock()
 
     @property
     def data_dir(self) -> Path:
         return self.configs.data_dir
 
-    def db_info(self, db_id: str) -> DbInfo:
+    # -- loading ----------------------------------------------------------------------------
+    def loaded(self, db_id: str) -> Loaded:
+        """The cache and index of ``db_id`` (raises the cache errors when it has none)."""
         self.configs.get(db_id)
         path = cache_path(self.data_dir, db_id)
-        mtime = path.stat().st_mtime if path.is_file() else -1.0
+        mtime = path.stat().st_mtime_ns if path.is_file() else -1
         with self._lock:
-            cached = self._db_infos.get(db_id)
-            if cached and cached[0] == mtime:
-                return cached[1]
-        info = load_db_info(self.data_dir, db_id)
+            current = self._loaded.get(db_id)
+            if current is not None and current.signature == mtime:
+                return current
+            from nl2sql.formatting import format_schema
+
+            info = load_db_info(self.data_dir, db_id)
+            full_sql = format_schema(info)
+            current = Loaded(mtime, info, load_index(info, self.data_dir), full_sql,
+                             estimate_tokens(full_sql))
+            self._loaded[db_id] = current
+            return current
+
+    def available(self) -> list[Loaded]:
+        """Every configured database with a readable cache, in registry order."""
+        found = []
+        for config in self.configs:
+            try:
+                found.append(self.loaded(config.db_id))
+            except (SchemaCacheMissingError, SchemaCacheError):
+                continue
+        return found
+
+    def catalog(self) -> CatalogIndex:
+        from nl2sql.context.catalog import CatalogIndex
+
+        available = self.available()
+        key = tuple((item.info.db_id, item.signature) for item in available)
         with self._lock:
-            self._db_infos[db_id] = (mtime, info)
-        return info
+            if self._catalog is None or self._catalog[0] != key:
+                self._catalog = (key, CatalogIndex([item.index for item in available]))
+            return self._catalog[1]
+
+    # -- answering --------------------------------------------------------------------------
+    def rank(self, question: str, vector: np.ndarray | None = None) -> list[Candidate]:
+        """Every database with a cache, scored for ``question`` (best first); databases
+        without a cache last, with score 0 and what to do."""
+        if vector is None:
+            vector = question_vector(question)
+        ranked = self.catalog().rank(question, vector)
+        known = {c.db_id for c in ranked}
+        for config in self.configs:
+            if config.db_id not in known:
+                ranked.append(Candidate(
+                    db_id=config.db_id, score=0.0,
+                    reason=f"no schema cache yet; run `annotate-schema {config.db_id}`"))
+        return ranked
 
     def context(self, question: str, *, db_id: str | None = None,
                 budget_tokens: int | None = None) -> PromptContext:
-        from nl2sql.formatting import format_schema
-
-        candidates = []
-        for config in self.configs:
-            try:
-                self.db_info(config.db_id)
-            except (SchemaCacheMissingError, SchemaCacheError):
-                continue
-            candidates.append(Candidate(db_id=config.db_id, score=0.0, reason="no ranking yet"))
-        chosen = db_id or (candidates[0].db_id if candidates else None)
-        if chosen is None:
-            return PromptContext(question=question, db_id=None, candidates=candidates)
-        info = self.db_info(chosen)
-        schema_sql = format_schema(info)
-        tokens = estimate_tokens(schema_sql)
+        question = question.strip()
+        if not question:
+            raise Nl2SqlError("The question is empty; ask something about the data.")
+        budget = DEFAULT_BUDGET_TOKENS if budget_tokens is None else int(budget_tokens)
+        vector = question_vector(question)
+        candidates = self.rank(question, vector)
+        if db_id is None:
+            usable = [c for c in candidates if c.score > 0 or len(candidates) == 1]
+            if not usable:
+                usable = [c for c in candidates if not c.reason.startswith("no schema cache")]
+            if not usable:
+                return PromptContext(question=question, db_id=None, candidates=candidates)
+            db_id = usable[0].db_id
+        loaded = self.loaded(db_id)
+        index = loaded.index
+        matches = index.values.match(question)
+        scores = index.score_tables(question, vector, matches)
+        if budget >= loaded.full_tokens:
+            relevant = {s.name: s for s in scores if s.score > 0.15}
+            tables = [KeptTable(name=t.name, reason=relevant[t.name].reason()
+                                if t.name in relevant else "whole schema fits the budget")
+                      for t in loaded.info.tables]
+            schema_sql, tokens = loaded.full_sql, loaded.full_tokens
+        else:
+            pruned = prune(loaded.info, index, scores, question, budget)
+            tables, schema_sql = pruned.tables, pruned.schema_sql
+            tokens = estimate_tokens(schema_sql)
+        kept = {t.name for t in tables}
+        hints = value_hints(matches, kept)
+        examples = rank_examples(question, vector, [
+            *saved_examples(self.configs.workspace, db_id), *cache_examples(loaded.info)])
         return PromptContext(
-            question=question, db_id=chosen, candidates=candidates,
-            tables=[KeptTable(name=t.name, reason="whole schema") for t in info.tables],
-            schema_sql=schema_sql, schema_tokens=tokens, full_schema_tokens=tokens)
+            question=question, db_id=db_id, candidates=candidates, tables=tables,
+            value_hints=hints, examples=examples, schema_sql=schema_sql,
+            schema_tokens=tokens, full_schema_tokens=loaded.full_tokens)
+
+    def memory_bytes(self) -> int:
+        with self._lock:
+            return sum(item.index.memory_bytes() for item in self._loaded.values())
+
+
+def value_hints(matches: list, kept: set[str]) -> list[ValueHint]:  # type: ignore[type-arg]
+    """The value matches as hints: in kept tables first, each (table, column, value) once."""
+    ordered = sorted(matches, key=lambda m: (m.table not in kept, -m.score, -len(m.matched)))
+    hints, seen = [], set()
+    for match in ordered:
+        key = (match.table, match.column, match.value)
+        if key in seen:
+            continue
+        seen.add(key)
+        hints.append(ValueHint(table=match.table, column=match.column, value=match.value,
+                               matched=match.matched))
+        if len(hints) >= MAX_VALUE_HINTS:
+            break
+    return hints
+
+
+def question_vector(question: str) -> np.ndarray | None:
+    from nl2sql.context.embeddings import embed
+
+    try:
+        return embed([question])[0]
+    except Exception as exc:  # noqa: BLE001  (lexical retrieval still works without it)
+        log.warning("semantic retrieval off: the embedding model did not load (%s)", exc)
+        return None
 
 
 _ENGINES: dict[tuple[Path, tuple[str, ...]], ContextEngine] = {}
@@ -74,9 +208,8 @@ def engine_for(configs: DbConnectionConfigs) -> ContextEngine:
     key = (configs.data_dir.resolve(), tuple(sorted(configs.ids())))
     with _ENGINES_LOCK:
         engine = _ENGINES.get(key)
-        if engine is None or engine.configs is not configs:
-            if engine is None:
-                engine = _ENGINES[key] = ContextEngine(configs)
-            else:
-                engine.configs = configs
+        if engine is None:
+            engine = _ENGINES[key] = ContextEngine(configs)
+        else:
+            engine.configs = configs
         return engine

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 
 from sqlalchemy import (Connection, FromClause, Text, cast, column, func, literal_column, select,
                         table, union_all)
@@ -48,11 +49,15 @@ def is_screenable(column: ColumnInfo) -> bool:
 
 
 def screen_table(connection: DbConnection, table_info: TableInfo,
-                 settings: EnumScreeningSettings | None = None) -> list[ColumnInfo]:
+                 settings: EnumScreeningSettings | None = None, *, keep_values: int = 0,
+                 on_stats: Callable[[dict[str, ColumnStats]], object] | None = None,
+                 ) -> list[ColumnInfo]:
     """Screen the columns of one table in place; returns the columns that became candidates.
 
     Columns whose enum decision came from a model or a person (``enum_decision`` "llm"/"user")
-    keep that decision; their candidates are refreshed.
+    keep that decision; their candidates are refreshed. ``keep_values``: fetch up to that many
+    most frequent values per column in the same statement (the context engine's value index),
+    handed with the rest of the statistics to ``on_stats``.
     """
     settings = settings or EnumScreeningSettings()
     columns = [c for c in table_info.columns if is_screenable(c)]
@@ -60,7 +65,9 @@ def screen_table(connection: DbConnection, table_info: TableInfo,
         return []
     with connection.connect() as conn:
         stats = _collect_stats(conn, create_inspector(connection), table_info, columns,
-                               settings)
+                               settings, max(settings.max_values, keep_values))
+    if on_stats is not None:
+        on_stats(stats)
     candidates = []
     for column_info in columns:
         column_stats = stats.get(column_info.name)
@@ -96,7 +103,7 @@ def apply_stats(column_info: ColumnInfo, stats: ColumnStats,
 
 def _collect_stats(conn: Connection, inspector: DbSchemaInspector, table_info: TableInfo,
                    columns: list[ColumnInfo], settings: EnumScreeningSettings,
-                   ) -> dict[str, ColumnStats]:
+                   fetch: int) -> dict[str, ColumnStats]:
     schema = table_info.schema_name or inspector.schema
     names = [c.name for c in columns]
     is_big = table_info.row_count is None or table_info.row_count > settings.sample_threshold_rows
@@ -109,14 +116,14 @@ def _collect_stats(conn: Connection, inspector: DbSchemaInspector, table_info: T
         base = table(table_info.name, *[column(n) for n in remaining], schema=schema)
         source = (inspector.sample_source(conn, base, table_info, settings) if is_big
                   else base)
-        stats.update(_grouped_counts(conn, source, remaining, settings,
+        stats.update(_grouped_counts(conn, source, remaining, fetch,
                                      "sample" if is_big else "table"))
     return stats
 
 
-def _grouped_counts(conn: Connection, source: FromClause, names: list[str],
-                    settings: EnumScreeningSettings, kind: str) -> dict[str, ColumnStats]:
-    """One statement for all columns: per column the NULL count and the top ``max_values + 1``
+def _grouped_counts(conn: Connection, source: FromClause, names: list[str], fetch: int,
+                    kind: str) -> dict[str, ColumnStats]:
+    """One statement for all columns: per column the NULL count and the top ``fetch + 1``
     values by count, plus the distinct count and the longest value (window functions)."""
     src = select(*[source.c[n] for n in names]).cte("src")
     branches = [select(literal_column(str(i)).label("col"),
@@ -133,7 +140,7 @@ def _grouped_counts(conn: Connection, source: FromClause, names: list[str],
     ).subquery("ranked")
     query = (select(ranked.c.col, ranked.c.value, ranked.c.n, ranked.c.distinct_count,
                     ranked.c.max_length)
-             .where(ranked.c.rn <= settings.max_values + 2)
+             .where(ranked.c.rn <= fetch + 2)
              .order_by(ranked.c.col, ranked.c.rn))
     result: dict[str, ColumnStats] = {n: ColumnStats(source=kind) for n in names}
     totals: dict[str, int] = {n: 0 for n in names}
@@ -146,6 +153,7 @@ def _grouped_counts(conn: Connection, source: FromClause, names: list[str],
             totals[names[int(col)]] += int(count)
     for name, stats in result.items():
         # Rows of values beyond the fetched ones are not counted, but then the column has too
-        # many values to be a candidate anyway: the ratio only matters up to ``max_values``.
+        # many values to be a candidate anyway: the ratio only matters up to ``max_values``
+        # (``fetch`` is at least that).
         stats.non_null_rows = totals[name]
     return result

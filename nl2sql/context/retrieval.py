@@ -1,0 +1,139 @@
+"""Hybrid table retrieval over one loaded index: BM25 on the tables' words (bm25s), cosine
+similarity of static embeddings (WordLlama), and the stored values the question names."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from nl2sql.context.graph import JoinGraph
+from nl2sql.context.index import IndexData
+from nl2sql.context.values import ValueLookup, ValueMatch
+from nl2sql.context.words import terms
+
+if TYPE_CHECKING:
+    import numpy as np
+
+LEXICAL_WEIGHT = 0.55
+SEMANTIC_WEIGHT = 0.30
+VALUE_WEIGHT = 0.45
+#: Added in proportion to the share of the table name's words the question says.
+NAME_WEIGHT = 0.35
+
+
+@dataclass
+class TableScore:
+    name: str
+    score: float
+    lexical: float = 0.0
+    semantic: float = 0.0
+    name_hits: list[str] = field(default_factory=list)
+    column_hits: list[tuple[str, str]] = field(default_factory=list)  # (column, term)
+    values: list[ValueMatch] = field(default_factory=list)
+
+    def reason(self) -> str:
+        parts = []
+        if self.name_hits:
+            parts.append("name matches " + ", ".join(f"'{t}'" for t in self.name_hits[:3]))
+        if self.column_hits:
+            parts.append("column " + ", ".join(f"{c} matches '{t}'"
+                                               for c, t in self.column_hits[:2]))
+        for match in self.values[:2]:
+            parts.append(f"value '{match.value}' in {match.table}.{match.column}")
+        if not parts:
+            parts.append(f"similar in meaning to the question ({self.semantic:.2f})")
+        return "; ".join(parts)
+
+
+class DbIndex:
+    """One database's index, loaded: BM25 over tables, embeddings, values, join graph."""
+
+    def __init__(self, data: IndexData, vectors: np.ndarray) -> None:
+        self.data = data
+        self.db_id = data.db_id
+        self.entries = data.tables
+        self.position = {e.name: i for i, e in enumerate(self.entries)}
+        self.vectors = vectors
+        self.graph = JoinGraph({e.name: e.neighbours for e in self.entries})
+        self.values = ValueLookup([(e.name, column, value) for e in self.entries
+                                   for column, items in e.values.items() for value in items])
+        self.vocabulary = {t for e in self.entries for t in e.doc_terms}
+        self._bm25: Any = None
+
+    @property
+    def bm25(self) -> Any:
+        if self._bm25 is None:
+            import bm25s
+
+            retriever = bm25s.BM25()
+            retriever.index([e.doc_terms or ["_"] for e in self.entries], show_progress=False)
+            self._bm25 = retriever
+        return self._bm25
+
+    def memory_bytes(self) -> int:
+        """Rough size of what this index holds in memory."""
+        import sys
+
+        size = self.vectors.nbytes
+        size += sum(sys.getsizeof(t) for e in self.entries for t in e.doc_terms)
+        size += sum(sys.getsizeof(k) + 120 for k in self.values.exact)
+        size += sum(sys.getsizeof(k) + 120 for k in self.values.compact)
+        bm25 = self.bm25
+        for name in ("data", "indices", "indptr"):
+            size += getattr(bm25.scores.get(name), "nbytes", 0) if isinstance(
+                bm25.scores, dict) else 0
+        return size
+
+    def score_tables(self, question: str, question_vector: np.ndarray | None,
+                     value_matches: list[ValueMatch]) -> list[TableScore]:
+        """Every table scored for ``question``, best first."""
+        import numpy as np
+
+        query = list(dict.fromkeys(terms(question)))
+        n = len(self.entries)
+        lexical = np.zeros(n, dtype=np.float32)
+        known = [t for t in query if t in self.vocabulary]
+        if known and n:
+            lexical = np.asarray(self.bm25.get_scores(known), dtype=np.float32)
+        top = float(lexical.max()) if n else 0.0
+        if top > 0:
+            lexical = lexical / top
+        semantic = np.zeros(n, dtype=np.float32)
+        if question_vector is not None and n:
+            cosine = self.vectors @ question_vector
+            low, high = float(np.median(cosine)), float(cosine.max())
+            if high > low:
+                semantic = np.clip((cosine - low) / (high - low), 0, 1) * min(1.0, high * 2)
+        valued: dict[str, list[ValueMatch]] = {}
+        for match in value_matches:
+            valued.setdefault(match.table, []).append(match)
+        total = LEXICAL_WEIGHT * lexical + SEMANTIC_WEIGHT * semantic
+        query_set = set(query)
+        scores = []
+        for i, entry in enumerate(self.entries):
+            matches = valued.get(entry.name, [])
+            name_hits = [t for t in dict.fromkeys(entry.name_terms) if t in query_set]
+            score = float(total[i]) + (VALUE_WEIGHT * max(m.score for m in matches)
+                                       if matches else 0.0)
+            if name_hits:
+                score += NAME_WEIGHT * len(name_hits) / len(set(entry.name_terms))
+            scores.append(TableScore(entry.name, score, float(lexical[i]), float(semantic[i]),
+                                     name_hits=name_hits, values=matches))
+        scores.sort(key=lambda s: -s.score)
+        for item in scores[:60]:  # column hits only where they can matter
+            entry = self.entries[self.position[item.name]]
+            hits = []
+            for column, words in zip(entry.columns, entry.column_terms):
+                hit = next((w for w in words if w in query_set and w not in item.name_hits),
+                           None)
+                if hit:
+                    hits.append((column, hit))
+            item.column_hits = hits
+        return scores
+
+    def column_scores(self, table: str, question: str) -> dict[str, float]:
+        """Columns of ``table`` by how much the question's words touch them (0 when not)."""
+        entry = self.entries[self.position[table]]
+        query = set(terms(question))
+        return {column: float(len(query.intersection(words)))
+                for column, words in zip(entry.columns, entry.column_terms)}

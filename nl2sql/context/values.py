@@ -1,0 +1,108 @@
+"""Stored values a question names: its word n-grams matched to the value index exactly, with
+case, spacing and punctuation folded ("acdc" finds 'AC/DC'), then fuzzily for typos."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from nl2sql.context.words import STOP_WORDS, compact, normalize_value
+
+_TOKEN = re.compile(r"[\w][\w'/&.+-]*[\w]|[\w]", re.UNICODE)
+_QUOTED = re.compile(r"'([^']{1,80})'|\"([^\"]{1,80})\"")
+MAX_NGRAM = 6
+FUZZY_CUTOFF = 86.0
+MIN_FUZZY_LENGTH = 4
+
+Location = tuple[str, str, str]  # table, column, stored value
+
+
+@dataclass(frozen=True)
+class ValueMatch:
+    table: str
+    column: str
+    value: str
+    matched: str  # the question's words
+    score: float  # 1.0 exact, less for a fuzzy match
+
+
+class ValueLookup:
+    """Exact, compact and fuzzy lookup of stored values (built once per loaded index)."""
+
+    def __init__(self, locations: list[Location]) -> None:
+        self.exact: dict[str, list[Location]] = {}
+        self.compact: dict[str, list[Location]] = {}
+        for location in locations:
+            self.exact.setdefault(normalize_value(location[2]), []).append(location)
+            key = compact(location[2])
+            if key:
+                self.compact.setdefault(key, []).append(location)
+        self._fuzzy_keys: list[str] | None = None
+
+    def __len__(self) -> int:
+        return len(self.exact)
+
+    @property
+    def fuzzy_keys(self) -> list[str]:
+        if self._fuzzy_keys is None:
+            self._fuzzy_keys = [k for k in self.compact if len(k) >= MIN_FUZZY_LENGTH]
+        return self._fuzzy_keys
+
+    def match(self, question: str, *, fuzzy: bool = True, limit: int = 12) -> list[ValueMatch]:
+        """Values the question names, longest and exact matches first."""
+        found: dict[Location, ValueMatch] = {}
+        covered: set[int] = set()  # token positions already explained by a longer match
+        words = _TOKEN.findall(question)
+        phrases = [(m.group(1) or m.group(2)) for m in _QUOTED.finditer(question)]
+        spans = [(n, i) for n in range(min(MAX_NGRAM, len(words)), 0, -1)
+                 for i in range(len(words) - n + 1)]
+        for text in phrases:
+            self._lookup(text, found, fuzzy=fuzzy)
+        for n, i in spans:
+            positions = set(range(i, i + n))
+            if positions <= covered:
+                continue
+            chunk = words[i:i + n]
+            if all(w.casefold() in STOP_WORDS for w in chunk) or (
+                    n == 1 and len(chunk[0]) < 2):
+                continue
+            if chunk[0].casefold() in STOP_WORDS or chunk[-1].casefold() in STOP_WORDS:
+                if n > 1:
+                    continue  # "the Rock" is found as "Rock"
+            if self._lookup(" ".join(chunk), found, fuzzy=False):
+                covered |= positions
+        if fuzzy:
+            for n, i in spans:
+                positions = set(range(i, i + n))
+                if positions & covered or n > 3:
+                    continue
+                chunk = words[i:i + n]
+                if any(w.casefold() in STOP_WORDS for w in chunk):
+                    continue
+                if self._fuzzy(" ".join(chunk), found):
+                    covered |= positions
+        ranked = sorted(found.values(), key=lambda m: (-m.score, -len(m.matched), m.table,
+                                                       m.column))
+        return ranked[:limit]
+
+    def _lookup(self, text: str, found: dict[Location, ValueMatch], *, fuzzy: bool) -> bool:
+        hits = self.exact.get(normalize_value(text)) or self.compact.get(compact(text)) or []
+        for location in hits:
+            found.setdefault(location, ValueMatch(*location, matched=text, score=1.0))
+        if not hits and fuzzy:
+            return self._fuzzy(text, found)
+        return bool(hits)
+
+    def _fuzzy(self, text: str, found: dict[Location, ValueMatch]) -> bool:
+        key = compact(text)
+        if len(key) < MIN_FUZZY_LENGTH or key.isdigit():
+            return False
+        from rapidfuzz import fuzz, process
+
+        best = process.extract(key, self.fuzzy_keys, scorer=fuzz.ratio,
+                               score_cutoff=FUZZY_CUTOFF, limit=3)
+        for stored, score, _ in best:
+            for location in self.compact[stored]:
+                found.setdefault(location, ValueMatch(*location, matched=text,
+                                                      score=round(score / 100, 3)))
+        return bool(best)
