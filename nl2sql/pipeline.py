@@ -178,6 +178,7 @@ def run_offline_steps(connection: DbConnection, table: TableInfo,
     def keep(stats: dict[str, ColumnStats]) -> None:
         for name, column_stats in stats.items():
             found = [v.value for v in column_stats.values if v.value is not None]
+            found = found[:COLLECTED_VALUES_PER_COLUMN]
             if found:
                 values[name] = found
 

@@ -1,0 +1,174 @@
+"""The context engine on real databases: value hints, pruning with join paths and reasons,
+routing, index life cycle (built by annotation, rebuilt when missing or stale), bounded value
+collection on a big table, and the embedding model loading with the network blocked."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import nl2sql
+from nl2sql.cache import load_db_info
+from nl2sql.context.engine import ContextEngine
+from nl2sql.context.index import embeddings_path, index_path
+from nl2sql.db.factory import create_connection
+from nl2sql.formatting import format_schema
+from nl2sql.inspection import DbSchemaExtractor
+from nl2sql.pipeline import AnnotateOptions, annotate_database, run_offline_steps
+from tests.conftest import sqlite_config
+from tests.test_enums import captured_statements
+
+
+def annotated(*samples, make_registry):  # noqa: ANN001, ANN202
+    registry = make_registry(*[s.config for s in samples])
+    for sample in samples:
+        annotate_database(sample.config, registry.data_dir)
+    return registry
+
+
+def column(sample, logical: str) -> str:  # noqa: ANN001
+    """Column names differ per backend (Chinook: ``Name`` on SQLite, ``name`` on Postgres)."""
+    return logical if sample.backend == "sqlite" else logical.lower()
+
+
+@pytest.mark.parametrize("question", ["songs by AC/DC", "songs by Acdc", "Songs by ACDC?"])
+def test_a_named_value_finds_its_column(chinook, make_registry, question: str) -> None:  # noqa: ANN001
+    registry = annotated(chinook, make_registry=make_registry)
+    ctx = ContextEngine(registry).context(question, db_id="chinook")
+    hint = ctx.value_hints[0]
+    assert (hint.table, hint.column, hint.value) == (chinook.table("artist"),
+                                                     column(chinook, "Name"), "AC/DC")
+    assert hint.matched.casefold().replace("/", "") == "acdc"
+
+
+def test_pruning_keeps_the_join_path_and_drops_unrelated_tables(chinook,  # noqa: ANN001
+                                                                make_registry) -> None:
+    registry = annotated(chinook, make_registry=make_registry)
+    ctx = nl2sql.context("List the songs by AC/DC", db_id="chinook", budget_tokens=700,
+                         config=registry)
+    kept = {t.name: t.reason for t in ctx.tables}
+    track, album, artist = (chinook.table(n) for n in ("track", "album", "artist"))
+    assert {track, album, artist} <= set(kept)
+    assert "AC/DC" in kept[artist]
+    for unrelated in ("employee", "customer", "invoice", "media_type"):
+        assert chinook.table(unrelated) not in kept
+    assert all(reason for reason in kept.values())
+    assert ctx.schema_tokens <= 700 < ctx.full_schema_tokens
+    assert f"CREATE TABLE {track}" in ctx.schema_sql.replace('"', "")
+    assert "CREATE TABLE" in ctx.schema_sql and "Employee" not in ctx.schema_sql
+
+
+def test_join_path_reason_names_both_ends(northwind, make_registry) -> None:  # noqa: ANN001
+    registry = annotated(northwind, make_registry=make_registry)
+    ctx = nl2sql.context("Which customers ordered products of the category Seafood?",
+                         db_id="northwind", budget_tokens=1500, config=registry)
+    kept = {t.name: t.reason for t in ctx.tables}
+    orders, details = northwind.table("orders"), northwind.table("order_details")
+    assert {orders, details} <= set(kept)
+    assert any(r.startswith("joins ") for r in kept.values()), kept
+    assert any(h.value == "Seafood" for h in ctx.value_hints)
+
+
+def test_under_the_budget_nothing_is_pruned(chinook, make_registry) -> None:  # noqa: ANN001
+    registry = annotated(chinook, make_registry=make_registry)
+    info = load_db_info(registry.data_dir, "chinook")
+    full = format_schema(info)
+    ctx = nl2sql.context("songs by AC/DC", db_id="chinook", budget_tokens=10**6,
+                         config=registry)
+    assert ctx.schema_sql == full
+    assert ctx.schema_tokens == ctx.full_schema_tokens
+    assert [t.name for t in ctx.tables] == [t.name for t in info.tables]
+    at_size = nl2sql.context("songs by AC/DC", db_id="chinook",
+                             budget_tokens=ctx.full_schema_tokens, config=registry)
+    assert at_size.schema_sql == full
+
+
+def test_routing_picks_the_database_with_reasons(chinook, northwind,  # noqa: ANN001
+                                                 make_registry) -> None:
+    if chinook.backend != northwind.backend:
+        pytest.skip("one backend at a time")
+    registry = make_registry(chinook.config, northwind.config)
+    for sample in (chinook, northwind):
+        annotate_database(sample.config, registry.data_dir)
+    annotate_database(registry.get("bookstore"), registry.data_dir)
+    engine = ContextEngine(registry)
+    cases = {"List the songs by AC/DC": "chinook",
+             "Which suppliers ship seafood products?": "northwind",
+             "How many books did each author write?": "bookstore"}
+    for question, expected in cases.items():
+        ctx = engine.context(question)
+        assert ctx.db_id == expected, (question, ctx.candidates)
+        assert [c.db_id for c in ctx.candidates][0] == expected
+        assert {c.db_id for c in ctx.candidates} == {"chinook", "northwind", "bookstore"}
+        assert ctx.candidates[0].reason and ctx.candidates[0].score > ctx.candidates[1].score
+
+
+def test_missing_stale_or_broken_index_is_rebuilt(chinook, make_registry) -> None:  # noqa: ANN001
+    if chinook.backend != "sqlite":
+        pytest.skip("backend-neutral")
+    registry = annotated(chinook, make_registry=make_registry)
+    path = index_path(registry.data_dir, "chinook")
+    assert path.is_file() and embeddings_path(registry.data_dir, "chinook").is_file()
+    assert '"AC/DC"' in path.read_text()  # annotation stored the collected values
+    path.unlink()
+    assert ContextEngine(registry).context("songs by AC/DC").value_hints
+    assert path.is_file()
+    path.write_text("{not json")
+    assert ContextEngine(registry).context("songs by AC/DC").tables
+    embeddings_path(registry.data_dir, "chinook").write_bytes(b"garbage")
+    assert ContextEngine(registry).context("songs by AC/DC").tables
+    # a cache rewritten after the index (a re-annotation elsewhere): stale, rebuilt
+    info = load_db_info(registry.data_dir, "chinook")
+    info.table("Genre").description = "Music genres such as Rock and Jazz."
+    from nl2sql.cache import save_db_info
+
+    save_db_info(info, registry.data_dir)
+    ctx = ContextEngine(registry).context("kinds of music", db_id="chinook", budget_tokens=300)
+    assert "Genre" in [t.name for t in ctx.tables]
+
+
+@pytest.mark.slow
+def test_value_collection_never_scans_a_big_table(tmp_path: Path) -> None:
+    path = tmp_path / "big.db"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("""
+            CREATE TABLE events (id INTEGER PRIMARY KEY, city TEXT, label TEXT);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000000)
+            INSERT INTO events SELECT i, 'city ' || (i % 500), 'label ' || i FROM n;
+        """)
+    conn.close()
+    connection = create_connection(sqlite_config("big", path))
+    try:
+        table = DbSchemaExtractor(connection).extract().table("events")
+        assert table.row_count == 3_000_000
+        with captured_statements(connection) as statements:
+            values = run_offline_steps(connection, table, AnnotateOptions())
+    finally:
+        connection.dispose()
+    reads = [s for s in statements if "events" in s]
+    assert reads and not any("count(distinct" in s.lower() for s in reads)
+    for statement in reads:  # every read of the table is bounded: windows, a limit or max()
+        assert ("rowid >=" in statement or "LIMIT" in statement
+                or "max(rowid)" in statement.lower()), statement
+    grouped = [s for s in reads if "GROUP BY" in s]
+    assert len(grouped) == 1 and grouped[0].count("rowid >=") >= 2
+    assert "city 7" in values["city"] and len(values["label"]) <= 1000
+
+
+def test_embedding_model_loads_with_the_network_blocked() -> None:
+    code = """
+import socket
+def refuse(*args, **kwargs):
+    raise AssertionError("network touched")
+socket.socket.connect = refuse
+socket.create_connection = refuse
+from nl2sql.context.embeddings import embed
+vectors = embed(["songs by AC/DC", "music tracks of an artist", "invoice totals"])
+assert vectors.shape == (3, 256)
+assert float(vectors[0] @ vectors[1]) > float(vectors[0] @ vectors[2])
+"""
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
