@@ -1,32 +1,32 @@
-"""Annotation prompt files: every file is non-empty, its placeholders match exactly the values
+"""Prompt files: every file is non-empty, its placeholders match exactly the values
 the code fills in, and the strict filler refuses a missing or an unused value."""
 
 from __future__ import annotations
 
 import pytest
 
-from nl2sql.annotation.prompts import (PROMPT_FIELDS, PromptTemplateError, fill_prompt,
-                                       load_prompt, prompt_fields, render_prompt)
+from nl2sql.prompts import (PROMPT_FIELDS, PromptTemplateError, fill_prompt, load_prompt,
+                            prompt_fields, render_prompt)
 from nl2sql.resources import prompt_path
 
 
 def test_every_prompt_file_is_registered() -> None:
-    folder = prompt_path("annotation/x.md").parent
-    on_disk = {path.stem for path in folder.glob("*.md")}
+    root = prompt_path("x.md").parent
+    on_disk = {path.relative_to(root).with_suffix("").as_posix() for path in root.rglob("*.md")}
     assert on_disk == set(PROMPT_FIELDS), "a prompt file without a test, or a test without a file"
 
 
 @pytest.mark.parametrize("name", sorted(PROMPT_FIELDS))
 def test_prompt_placeholders_match_the_values_the_code_gives(name: str) -> None:
     text = load_prompt(name)
-    assert len(text.strip()) > 200, f"{name}.md is empty or a stub"
+    assert len(text.strip()) > 150, f"{name}.md is empty or a stub"
     assert prompt_fields(text) == PROMPT_FIELDS[name]
     filled = render_prompt(name, **{field: f"<{field}>" for field in PROMPT_FIELDS[name]})
     for field in PROMPT_FIELDS[name]:
         assert f"<{field}>" in filled
 
 
-@pytest.mark.parametrize("name", sorted(PROMPT_FIELDS))
+@pytest.mark.parametrize("name", sorted(name for name, fields in PROMPT_FIELDS.items() if fields))
 def test_render_refuses_a_missing_value(name: str) -> None:
     values = {field: "x" for field in PROMPT_FIELDS[name]}
     values.pop(sorted(values)[0])

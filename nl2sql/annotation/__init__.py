@@ -22,14 +22,6 @@ _EXPORTS = {
     "TableDrift": "drift",
     "check_drift": "drift",
     "compare_schemas": "drift",
-    "build_model": "model_selection",
-    "model_label": "model_selection",
-    "model_setup_error": "model_selection",
-    "fill_prompt": "prompts",
-    "prompt_fields": "prompts",
-    "render_prompt": "prompts",
-    "UsageTracker": "usage",
-    "summary_lines": "usage",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -37,11 +29,8 @@ __all__ = sorted(_EXPORTS)
 if TYPE_CHECKING:
     from nl2sql.annotation.annotator import DbSchemaAnnotator
     from nl2sql.annotation.drift import SchemaDrift, TableDrift, check_drift, compare_schemas
-    from nl2sql.annotation.model_selection import build_model, model_label, model_setup_error
     from nl2sql.annotation.options import STEP_NAMES, AnnotatorOptions
     from nl2sql.annotation.pipeline_steps import LlmAnnotationSteps
-    from nl2sql.annotation.prompts import fill_prompt, prompt_fields, render_prompt
-    from nl2sql.annotation.usage import UsageTracker, summary_lines
 
 
 def __getattr__(name: str) -> Any:

@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field, create_model
 from pydantic_ai import Agent
 
 from nl2sql.annotation import context
-from nl2sql.annotation.prompts import render_prompt
+from nl2sql.prompts import render_prompt
 from nl2sql.annotation.runner import StepRunner, answer_keys, keyed_model, keyed_values
 from nl2sql.models import ColumnInfo, DbInfo, TableInfo
 
@@ -98,7 +98,7 @@ def _task(request: DescriptionRequest, keys: dict[str, str]) -> str:
 def table_prompt(db_info: DbInfo, request: DescriptionRequest, keys: dict[str, str]) -> str:
     table = request.table
     return render_prompt(
-        "table_descriptions", db_id=db_info.db_id, db_type=db_info.db_type,
+        "annotation/table_descriptions", db_id=db_info.db_id, db_type=db_info.db_type,
         table_name=table.name, table_kind="view" if table.is_view else "table",
         row_count=table.row_count if table.row_count is not None else "unknown",
         columns=context.columns_text(table), foreign_keys=context.foreign_keys_text(table),
@@ -144,7 +144,7 @@ def database_prompt(db_info: DbInfo) -> str:
         lines = (table.sample_data_csv or "").strip().splitlines()[:DB_SAMPLE_ROWS + 1]
         samples.append(f"{table.name}:\n" + "\n".join(lines))
     return render_prompt(
-        "database_description", db_id=db_info.db_id, db_type=db_info.db_type,
+        "annotation/database_description", db_id=db_info.db_id, db_type=db_info.db_type,
         table_count=len(db_info.tables),
         tables="\n".join(context.table_summary(t) for t in db_info.tables) or "(no tables)",
         samples="\n\n".join(samples) or "(no sample rows)")

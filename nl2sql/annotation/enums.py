@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 from pydantic_ai import Agent
 
 from nl2sql.annotation import context
-from nl2sql.annotation.prompts import render_prompt
+from nl2sql.prompts import render_prompt
 from nl2sql.annotation.runner import StepRunner, answer_keys, keyed_model, keyed_values
 from nl2sql.models import ColumnInfo, DbInfo, TableInfo
 
@@ -64,7 +64,7 @@ def enum_prompt(db_info: DbInfo, request: EnumRequest, keys: dict[str, str]) -> 
     table = request.table
     blocks = [_candidate_block(c, keys[c.name], table.row_count) for c in request.columns]
     return render_prompt(
-        "enum_classification", db_id=db_info.db_id, db_type=db_info.db_type,
+        "annotation/enum_classification", db_id=db_info.db_id, db_type=db_info.db_type,
         table_name=table.name,
         row_count=table.row_count if table.row_count is not None else "unknown",
         columns=context.columns_text(table), candidates="\n\n".join(blocks))

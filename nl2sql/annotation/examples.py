@@ -16,7 +16,7 @@ from pydantic_ai import Agent, ModelRetry, RunContext
 from pydantic_ai.exceptions import UnexpectedModelBehavior
 
 from nl2sql.annotation import context
-from nl2sql.annotation.prompts import render_prompt
+from nl2sql.prompts import render_prompt
 from nl2sql.annotation.runner import StepRunner
 from nl2sql.db.base import DbConnection, DbOperations
 from nl2sql.db.factory import create_operations
@@ -139,7 +139,7 @@ async def generate_examples(runner: StepRunner, agent: Agent[ExampleDeps, Exampl
     missing = wanted - before
     if missing > 0:
         prompt = render_prompt(
-            "example_queries", db_id=db_info.db_id, db_type=db_info.db_type,
+            "annotation/example_queries", db_id=db_info.db_id, db_type=db_info.db_type,
             dialect=connection.sqlglot_dialect, count=missing,
             schema=context.schema_text(db_info), existing=existing_text(deps.accepted))
         try:

@@ -1,5 +1,5 @@
-"""The LLM steps as the pipeline's seam (``nl2sql.pipeline.LlmSteps``): a callable that gets the
-pipeline's ``AnnotationContext`` and runs ``DbSchemaAnnotator`` on it."""
+"""The LLM steps as the pipeline's seam (``nl2sql.annotation.seam.LlmSteps``): a callable that
+gets the pipeline's ``AnnotationContext`` and runs ``DbSchemaAnnotator`` on it."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from nl2sql.annotation.options import AnnotatorOptions
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
 
-    from nl2sql.pipeline import AnnotationContext
+    from nl2sql.annotation.seam import AnnotationContext
 
 
 @dataclass

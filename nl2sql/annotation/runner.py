@@ -1,4 +1,5 @@
-"""One place where annotation agents are run: bounded concurrency, usage, provider errors."""
+"""One place where annotation agents are run: bounded concurrency and usage per step (provider
+errors and rate limits are handled by ``nl2sql.llm.runs.run_agent``)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from pydantic_ai import Agent
 from pydantic_ai.models import Model
 from pydantic_ai.usage import RunUsage
 
-from nl2sql.annotation.model_selection import PROVIDER_ERRORS, model_setup_error
-from nl2sql.annotation.usage import UsageTracker
+from nl2sql.llm.runs import run_agent
+from nl2sql.llm.usage import UsageTracker
 
 
 class StepRunner:
@@ -29,10 +30,8 @@ class StepRunner:
         usage = RunUsage()
         async with self.semaphore:
             try:
-                result = await agent.run(prompt, model=self.model, output_type=output_type,
-                                         deps=deps, usage=usage)
-            except PROVIDER_ERRORS as exc:
-                raise model_setup_error(exc, self.model) from None
+                result = await run_agent(agent, prompt, model=self.model,
+                                         output_type=output_type, deps=deps, usage=usage)
             finally:
                 self.tracker.add(step, usage)
         return result.output

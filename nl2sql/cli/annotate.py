@@ -174,7 +174,7 @@ def print_summary(result: AnnotationResult, out: TextIO) -> None:
     if result.llm_notice:
         print(f"  {result.llm_notice}", file=out)
     elif result.run.steps:
-        from nl2sql.annotation import summary_lines
+        from nl2sql.llm.usage import summary_lines
 
         for line in summary_lines(result.run):
             print(f"  {line}", file=out)

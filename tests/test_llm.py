@@ -10,8 +10,8 @@ from pydantic_ai import exceptions as ai_errors
 from pydantic_ai.models.function import FunctionModel
 from pydantic_ai.models.test import TestModel
 
-from nl2sql.annotation.model_selection import build_model, model_label, model_setup_error
-from nl2sql.annotation.usage import UsageTracker, summary_lines
+from nl2sql.llm.models import build_model, model_label, model_setup_error
+from nl2sql.llm.usage import UsageTracker, summary_lines
 from nl2sql.config import DbConnectionConfigs
 from nl2sql.errors import ModelSetupError
 from nl2sql.models import AnnotationRun, StepUsage
@@ -93,3 +93,50 @@ def test_usage_tracker_sums_runs_and_summary_lists_steps() -> None:
     assert any("table_descriptions" in line and "400" in line for line in lines)
     assert lines[-2].split()[-3:] == ["3", "400", "50"]
     assert lines[-1] == "skipped LLM steps: example_queries"
+
+
+# -- rate limits: wait as the provider asks, then retry ---------------------------------------
+
+def _rate_limited(failures: int, retry_after: float | None):  # noqa: ANN202
+    from pydantic_ai.messages import ModelResponse, TextPart
+
+    calls: list[float] = []
+
+    def respond(messages, info):  # noqa: ANN001, ANN202
+        import time
+
+        calls.append(time.monotonic())
+        if len(calls) <= failures:
+            raise ai_errors.ModelHTTPError(429, "m", body={"error": "rate_limit_exceeded"}) \
+                if retry_after is None else \
+                ai_errors.ModelRateLimitError("m", "slow down", retry_after=retry_after)
+        return ModelResponse(parts=[TextPart("ok")])
+
+    return FunctionModel(respond), calls
+
+
+async def test_rate_limits_wait_for_retry_after_then_succeed() -> None:
+    from pydantic_ai import Agent
+
+    from nl2sql.llm.runs import run_agent
+
+    model, calls = _rate_limited(2, retry_after=0.3)
+    result = await run_agent(Agent(), "hi", model=model)
+    assert result.output == "ok" and len(calls) == 3
+    waits = [b - a for a, b in zip(calls, calls[1:])]
+    assert all(0.3 <= wait < 1.0 for wait in waits), waits
+
+
+async def test_rate_limit_without_retry_after_backs_off_then_gives_a_setup_error() -> None:
+    from pydantic_ai import Agent
+
+    from nl2sql.llm.retries import RateLimitRetry
+    from nl2sql.llm.runs import run_agent
+
+    assert 1.0 <= RateLimitRetry().delay(RuntimeError(), 1) <= 1.25
+    assert 4.0 <= RateLimitRetry().delay(RuntimeError(), 3) <= 5.0
+    assert RateLimitRetry(max_delay=2).delay(RuntimeError(), 9) == 2
+    model, calls = _rate_limited(10, retry_after=0.01)
+    with pytest.raises(ModelSetupError, match="rate-limited"):
+        await run_agent(Agent(), "hi", model=model)
+    assert len(calls) == RateLimitRetry().max_attempts

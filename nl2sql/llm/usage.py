@@ -1,20 +1,20 @@
-"""Model usage per annotation step: summed from pydantic-ai ``RunUsage`` and reported at the end.
+"""Model usage: requests and tokens summed per step from pydantic-ai ``RunUsage``.
 
 Every agent run gets its own ``RunUsage`` (passed as ``usage=``, which pydantic-ai updates in
-place), so a run that fails half-way still counts the requests it made.
+place), so a run that fails half-way still counts the requests it made. Annotation reports
+usage per step, the agents per answer.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from nl2sql.annotation.options import STEP_NAMES, STEP_TITLES
 from nl2sql.models import AnnotationRun, StepUsage
 
 if TYPE_CHECKING:
     from pydantic_ai.usage import RunUsage
 
-__all__ = ["STEP_NAMES", "STEP_TITLES", "UsageTracker", "summary_lines"]
+__all__ = ["UsageTracker", "step_usage", "summary_lines", "total_usage"]
 
 
 class UsageTracker:
@@ -33,6 +33,13 @@ class UsageTracker:
     @property
     def total(self) -> StepUsage:
         return total_usage(self.steps)
+
+
+def step_usage(usage: RunUsage) -> StepUsage:
+    """A pydantic-ai ``RunUsage`` as nl2sql's ``StepUsage`` (requests, input and output tokens)."""
+    total = StepUsage()
+    total.add(usage)
+    return total
 
 
 def total_usage(steps: dict[str, StepUsage]) -> StepUsage:

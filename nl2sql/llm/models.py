@@ -1,8 +1,14 @@
 """Choosing the LLM: any pydantic-ai model string, and provider failures as ``ModelSetupError``.
 
-The string comes from ``--model``, ``NL2SQL_MODEL`` or ``model:`` in dbs.yaml (the registry
-resolves that order). ``test`` is pydantic-ai's ``TestModel`` (``infer_model`` maps it), which
-needs no network and no key.
+The string comes from a ``model=`` argument or ``--model``, ``NL2SQL_MODEL`` or ``model:`` in
+dbs.yaml (the registry resolves that order). ``test`` is pydantic-ai's ``TestModel``
+(``infer_model`` maps it), which needs no network and no key. Shared by annotation, the agents
+and evaluation.
+
+Every provider reports setup problems differently (missing package, key, quota, rate limit,
+unknown model, unreachable host); ``model_setup_error`` maps them to one sentence that names the
+fix and never contains a secret. ``PROVIDER_ERRORS`` are the exceptions that mean "the model or
+provider cannot be used", as opposed to a bad answer.
 """
 
 from __future__ import annotations
@@ -19,7 +25,8 @@ CHOOSE = "choose another model with --model / NL2SQL_MODEL"
 _KEY_VARIABLE = re.compile(r"\b([A-Z][A-Z0-9_]*_(?:API_KEY|TOKEN|KEY))\b")
 _EXTRA = re.compile(r"pydantic-ai-slim\[([a-z0-9_-]+)\]")
 # Providers whose key variable we can name even when the error does not.
-_PROVIDER_KEYS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY",
+_PROVIDER_KEYS = {"openai": "OPENAI_API_KEY", "openai-chat": "OPENAI_API_KEY",
+                  "anthropic": "ANTHROPIC_API_KEY",
                   "google-gla": "GOOGLE_API_KEY", "groq": "GROQ_API_KEY",
                   "mistral": "MISTRAL_API_KEY", "cohere": "CO_API_KEY",
                   "deepseek": "DEEPSEEK_API_KEY", "openrouter": "OPENROUTER_API_KEY"}
@@ -42,6 +49,13 @@ def build_model(model: Model | str) -> Model:
         return infer_model(model)
     except Exception as exc:  # noqa: BLE001 - every provider reports setup problems differently
         raise model_setup_error(exc, model) from None
+
+
+def no_model_error() -> ModelSetupError:
+    """The one error for "no model configured", naming the three places to set one."""
+    return ModelSetupError(
+        "No model configured: pass --model (or model= in Python), set NL2SQL_MODEL, or add "
+        "'model:' to dbs.yaml, e.g. openai:gpt-4o-mini or ollama:qwen2.5-coder.")
 
 
 def model_setup_error(exc: BaseException, model: Model | str | None) -> ModelSetupError:

@@ -1,0 +1,40 @@
+"""The seam between the annotation pipeline (``nl2sql.pipeline``) and the LLM steps: what the
+steps get (``AnnotationContext``) and what they are (``LlmSteps``, one callable). Both sides
+import it; neither imports the other for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from nl2sql.config import DbConnectionConfig
+from nl2sql.models import AnnotationRun, DbInfo
+from nl2sql.progress import ProgressReporter
+
+if TYPE_CHECKING:
+    from nl2sql.db.base import DbConnection
+
+
+@dataclass
+class AnnotationContext:
+    """What the LLM steps get. They update ``db_info`` in place (descriptions with source
+    "llm", enum decisions with ``enum_decision="llm"``, ``example_queries``) and record usage
+    in ``run.steps[name]`` (or the step name in ``run.skipped_steps``)."""
+
+    db_info: DbInfo
+    connection: DbConnection
+    config: DbConnectionConfig
+    model: str
+    run: AnnotationRun
+    #: The cache before this run: the steps compare fingerprints with it to send only new or
+    #: changed tables to the model (unchanged ones kept their earlier annotations).
+    previous: DbInfo | None
+    progress: ProgressReporter
+    #: Saves ``db_info`` to the cache as it is now: call it after each model request, so an
+    #: interrupted run keeps what it paid for.
+    checkpoint: Callable[[DbInfo], object]
+
+
+LlmSteps = Callable[[AnnotationContext], None]
