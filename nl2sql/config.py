@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from nl2sql.dbs_yaml import mapping_entry, not_a_mapping_error, yaml_error
 from nl2sql.errors import ConfigError, UnknownDatabaseError, did_you_mean
 
 ENV_CONFIG = "NL2SQL_CONFIG"
@@ -167,27 +168,6 @@ class DbConnectionConfigs:
 
 
 _TOP_LEVEL_KEYS = {"databases", "data_dir", "workspace", "model"}
-
-
-def yaml_error(path: Path, exc: yaml.YAMLError) -> ConfigError:
-    """Broken YAML in ``path`` as one line naming the line and the problem."""
-    mark = getattr(exc, "problem_mark", None)
-    line = f" line {mark.line + 1}" if mark else ""
-    problem = getattr(exc, "problem", None) or "invalid YAML"
-    return ConfigError(f"{path}{line}: {problem}; fix the YAML syntax there.")
-
-
-def not_a_mapping_error(path: Path) -> ConfigError:
-    return ConfigError(f"{path}: expected a mapping with a 'databases:' key at the top.")
-
-
-def mapping_entry(node: yaml.Node | None, key: str) -> tuple[yaml.Node, yaml.Node] | None:
-    """(key node, value node) of ``key`` in a composed YAML mapping, or None."""
-    if isinstance(node, yaml.MappingNode):
-        for key_node, value_node in node.value:
-            if key_node.value == key:
-                return key_node, value_node
-    return None
 
 
 def _read_yaml(path: Path) -> tuple[dict[str, Any], yaml.Node | None]:

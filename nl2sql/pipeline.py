@@ -4,22 +4,23 @@ Re-runs are incremental: for every table whose structure (``TableInfo.fingerprin
 change, what a model or a person added before (descriptions, enum decisions) is carried over,
 and the LLM steps get the previous cache to tell which tables still need work.
 
-The seam for the LLM steps is one callable, ``LlmSteps``: ``annotate_database(...,
-llm_steps=...)`` calls it with an ``AnnotationContext`` after the offline steps, when a model is
-configured; without one given, ``default_llm_steps()`` (``DbSchemaAnnotator``) runs.
+The seam for the LLM steps is one callable, ``LlmSteps`` (in ``nl2sql.annotation.seam``):
+``annotate_database(..., llm_steps=...)`` calls it with an ``AnnotationContext`` after the
+offline steps, when a model is configured; without one given, ``default_llm_steps()``
+(``DbSchemaAnnotator``) runs.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
+from nl2sql.annotation.seam import AnnotationContext, LlmSteps
 from nl2sql.cache import load_db_info, save_db_info
 from nl2sql.config import DbConnectionConfig
 from nl2sql.db.base import DbConnection
@@ -28,6 +29,9 @@ from nl2sql.inspection.enums import ColumnStats, EnumScreeningSettings, screen_t
 from nl2sql.inspection.samples import SampleSettings, collect_sample
 from nl2sql.models import AnnotationRun, DbInfo, TableInfo, utc_now
 from nl2sql.progress import NullProgress, ProgressReporter
+
+__all__ = ["AnnotateOptions", "AnnotationContext", "AnnotationResult", "LlmSteps",
+           "annotate_database", "default_llm_steps", "merge_previous", "run_offline_steps"]
 
 if TYPE_CHECKING:
     from nl2sql.annotation.options import AnnotatorOptions
@@ -45,29 +49,6 @@ class AnnotateOptions:
     enums: EnumScreeningSettings = field(default_factory=EnumScreeningSettings)
     samples: SampleSettings = field(default_factory=SampleSettings)
     model: str | None = None
-
-
-@dataclass
-class AnnotationContext:
-    """What the LLM steps get. They update ``db_info`` in place (descriptions with source
-    "llm", enum decisions with ``enum_decision="llm"``, ``example_queries``) and record usage
-    in ``run.steps[name]`` (or the step name in ``run.skipped_steps``)."""
-
-    db_info: DbInfo
-    connection: DbConnection
-    config: DbConnectionConfig
-    model: str
-    run: AnnotationRun
-    #: The cache before this run: the steps compare fingerprints with it to send only new or
-    #: changed tables to the model (unchanged ones kept their earlier annotations).
-    previous: DbInfo | None
-    progress: ProgressReporter
-    #: Saves ``db_info`` to the cache as it is now: call it after each model request, so an
-    #: interrupted run keeps what it paid for.
-    checkpoint: Callable[[DbInfo], object]
-
-
-LlmSteps = Callable[[AnnotationContext], None]
 
 
 def default_llm_steps(options: AnnotatorOptions | None = None) -> LlmSteps:

@@ -20,7 +20,7 @@ import yaml
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 
 from nl2sql.cache import atomic_write_text
-from nl2sql.config import mapping_entry, not_a_mapping_error, yaml_error
+from nl2sql.dbs_yaml import mapping_entry, not_a_mapping_error, yaml_error
 from nl2sql.errors import ConfigError, SecretsError, UnknownDatabaseError, did_you_mean
 
 logger = logging.getLogger(__name__)
