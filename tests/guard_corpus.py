@@ -14,12 +14,14 @@ from dataclasses import dataclass
 
 DIALECTS = ("postgres", "sqlite")
 
-#: Objects the cases refer to: table t(a, b) with 3 rows; on Postgres also sequence s,
+#: Objects the cases refer to: table t(a, b) with 3 rows; on Postgres t also has columns named
+#: by unreserved keywords (update, delete, insert, merge, key), and there are sequence s,
 #: materialized view mv and procedure p (which would delete from t).
 SCHEMA = {
     "postgres": (
-        "CREATE TABLE t (a integer PRIMARY KEY, b text);\n"
-        "INSERT INTO t VALUES (1, 'x'), (2, 'y'), (3, 'x');\n"
+        "CREATE TABLE t (a integer PRIMARY KEY, b text, update int, delete int, insert int, "
+        "merge int, key int);\n"
+        "INSERT INTO t (a, b) VALUES (1, 'x'), (2, 'y'), (3, 'x');\n"
         "CREATE SEQUENCE s;\n"
         "CREATE MATERIALIZED VIEW mv AS SELECT a FROM t;\n"
         "CREATE PROCEDURE p() LANGUAGE sql AS $$ DELETE FROM t $$;\n"
@@ -175,6 +177,12 @@ DENIED: list[Case] = [
         ("SELECT 'unterminated", SYNTAX, "none"),
         ("\uff24\uff25\uff2c\uff25\uff34\uff25 FROM t", "is not a query", "none"),
         ("SHOW search_path", "SHOW is not a query", "none"),
+        # a typo is a syntax error with its place, not a refusal
+        ("SELEC a FROM t", "SQL syntax error at line 1, column 1: 'SELEC' does not start a "
+         "statement (did you mean SELECT?)", "none"),
+        ("\n  WTIH x AS (SELECT 1) SELECT * FROM x", "at line 2, column 3: 'WTIH' does not "
+         "start a statement (did you mean WITH?)", "none"),
+        ("EXPLAIN SELEC 1", "'SELEC' does not start a statement", "none"),
     ]),
     *_denied("postgres", [
         ("SELECT 1 -- c\r; DELETE FROM t", MULTI, "multi_statement"),
@@ -285,9 +293,14 @@ DENIED: list[Case] = [
          "large_object"),
         ('EXPLAIN (U&"\\0061nalyze") SELECT 1', "Unicode-escaped names", "none"),
         ('EXPLAIN ("analyze") SELECT 1', "EXPLAIN ANALYZE", "none"),
-        # with standard_conforming_strings=off the server would see two statements here
-        ("SELECT '\\'' ; DELETE FROM t; --'", "backslash right before a quote",
-         "multi_statement"),
+        # keywords in the places where they are keywords: still refused
+        ("SELECT * FROM t FOR READ ONLY FOR UPDATE", LOCK, "lock"),
+        ("SELECT * FROM t FOR KEY SHARE OF t", LOCK, "lock"),
+        ("SELECT ARRAY(SELECT a FROM t FOR UPDATE)", LOCK, "lock"),
+        ("WITH x AS (SELECT 1) UPDATE t SET b = 'z'", "UPDATE is a write", "write"),
+        ("WITH m AS (MERGE INTO t USING t AS s ON t.a = s.a WHEN MATCHED THEN DELETE) "
+         "SELECT 1", "MERGE", "write"),
+        ("SELECT * FROM t WHERE a = 1 FOR\nUPDATE", LOCK, "lock"),
     ]),
     *_denied("sqlite", [
         ("SELECT 1 /* /* */ ; DELETE FROM t; /* */", MULTI, "multi_statement"),
@@ -308,7 +321,12 @@ DENIED: list[Case] = [
         ("PRAGMA main.writable_schema = 1", "PRAGMA changes settings", "setting"),
         ("pragma journal_mode=DELETE", "PRAGMA changes settings", "setting"),
         ("PRAGMA trusted_schema=ON", "PRAGMA changes settings", "setting"),
-        ("PRAGMA table_info(t)", "PRAGMA changes settings", "none"),
+        ("PRAGMA journal_mode", "PRAGMA changes settings", "none"),
+        ("PRAGMA optimize", "PRAGMA changes settings", "none"),
+        ("PRAGMA table_info = t", "PRAGMA changes settings", "none"),
+        ("PRAGMA table_info(t) = 1", "PRAGMA changes settings", "none"),
+        ("PRAGMA main.journal_mode(OFF)", "PRAGMA changes settings", "setting"),
+        ("PRAGMA table_info(t); DELETE FROM t", MULTI, "multi_statement"),
         ("BEGIN IMMEDIATE", "BEGIN controls transactions", "transaction"),
         ("BEGIN EXCLUSIVE TRANSACTION", "BEGIN controls transactions", "transaction"),
         ("END TRANSACTION", "END controls transactions", "transaction"),
@@ -379,6 +397,11 @@ ALLOWED: list[AllowedCase] = [
         ("EXPLAIN SELECT a FROM t", "explain"),
         ("-- plan\nEXPLAIN SELECT a FROM t", "explain"),
         ("SELECT substr(b, 1, 2) FROM t", "select"),
+        # standard_conforming_strings is pinned on in Postgres: a backslash is a plain
+        # character in '...', for the server as for the guard; the tail is one string.
+        ("SELECT 'C:\\'", "select"),
+        ("SELECT '\\'' ; DELETE FROM t; --'", "select"),
+        ("SELECT substr(b, 1, \"update\") FROM t", "select"),
     ]),
     *_allowed("postgres", [
         ("SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY a) FROM t", "select"),
@@ -419,9 +442,31 @@ ALLOWED: list[AllowedCase] = [
         ("SELECT a FROM t WHERE b ~ '^\\w+$' AND b <> 'C:\\temp'", "select"),
         ("SELECT U&'d\\0061t', U&'!0061' UESCAPE '!'", "select"),
         ("SELECT count(*) FROM pg_stat_activity", "select"),
+        # unreserved keywords as names; FOR that is no locking clause
+        ("SELECT t.update, t.delete, t.insert, t.merge FROM t", "select"),
+        ("SELECT 1 AS insert", "select"),
+        ("SELECT a AS update, b AS delete FROM t", "select"),
+        ("SELECT update, key FROM t", "select"),
+        ("SELECT a, merge FROM t WHERE t.insert IS NULL", "select"),
+        ("SELECT substring(b FROM 1 FOR \"update\") FROM t", "select"),
+        ("SELECT substring(b FROM 1 FOR key) FROM t", "select"),
+        ("SELECT substring(b FROM 1 FOR 1) FROM t FOR READ ONLY", "select"),
+        ("SELECT overlay(b PLACING 'z' FROM 1 FOR 1) FROM t", "select"),
+        ("SELECT a FROM t FOR READ ONLY", "select"),
+        ("SELECT a FROM (SELECT a FROM t FOR READ ONLY) AS s", "select"),
+        ("SELECT xmlparse(content '<a/>')", "select"),
+        ("SELECT xmlparse(document '<a/>' preserve whitespace)", "select"),
+        ("SELECT xmlserialize(content '<a/>'::xml AS text)", "select"),
+        ("SELECT E'C:\\\\', 'a\\b'", "select"),
     ]),
     *_allowed("sqlite", [
         ("SELECT * FROM pragma_table_info('t')", "select"),
+        # read-only pragmas are queries as statements too
+        ("PRAGMA table_info(t)", "pragma"),
+        ("PRAGMA main.table_info('t')", "pragma"),
+        ("pragma index_list(t);", "pragma"),
+        ("PRAGMA table_list", "pragma"),
+        ("PRAGMA foreign_key_list(\"t\")", "pragma"),
         ("SELECT name FROM pragma_table_list", "select"),
         ("SELECT name FROM sqlite_master WHERE type = 'table'", "select"),
         ("SELECT json_extract('{\"k\": 1}', '$.k')", "select"),

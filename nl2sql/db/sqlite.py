@@ -23,12 +23,8 @@ from nl2sql.db.base import DbConnection, DbOperations, QueryStats, ResultSink
 from nl2sql.errors import DatabaseConnectionError, QueryExecutionError, QueryTimeoutError
 from nl2sql.sample import ensure_bookstore
 from nl2sql.sql_guard import is_denied_function
+from nl2sql.sql_guard.denylist import SQLITE_READ_PRAGMAS
 
-# Pragmas that only read the schema (SQLAlchemy reflection needs them with an argument).
-_READ_PRAGMAS = frozenset({
-    "table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo",
-    "foreign_key_list", "database_list", "collation_list", "function_list", "module_list",
-    "pragma_list", "compile_options", "integrity_check", "quick_check", "foreign_key_check"})
 # Pragmas that act even without a value.
 _ACTING_PRAGMAS = frozenset({"optimize", "wal_checkpoint", "incremental_vacuum", "shrink_memory"})
 _ALLOWED_ACTIONS = frozenset({sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ,
@@ -50,7 +46,7 @@ def read_only_authorizer(action: int, arg1: str | None, arg2: str | None, _db: s
             else sqlite3.SQLITE_OK
     if action == sqlite3.SQLITE_PRAGMA:
         name = (arg1 or "").lower()
-        if name in _READ_PRAGMAS or (arg2 is None and name not in _ACTING_PRAGMAS):
+        if name in SQLITE_READ_PRAGMAS or (arg2 is None and name not in _ACTING_PRAGMAS):
             return sqlite3.SQLITE_OK
         return sqlite3.SQLITE_DENY
     if action == sqlite3.SQLITE_UPDATE and arg1 in _SCHEMA_TABLES:
@@ -61,8 +57,9 @@ def read_only_authorizer(action: int, arg1: str | None, arg2: str | None, _db: s
 
 
 def query_authorizer() -> Callable[[int, str | None, str | None, str | None, str | None], int]:
-    """The stricter authorizer for one user query (not for inspection): no PRAGMA statement and
-    no transaction control at all; ``pragma_*()`` table functions inside a SELECT stay allowed."""
+    """The stricter authorizer for one user query (not for inspection): no transaction control,
+    no PRAGMA statement except the reading ones (``PRAGMA table_info(t)``); ``pragma_*()``
+    table functions inside a SELECT stay allowed."""
     select_seen = False
 
     def authorize(action: int, arg1: str | None, arg2: str | None, db: str | None,
@@ -71,7 +68,8 @@ def query_authorizer() -> Callable[[int, str | None, str | None, str | None, str
         if action == sqlite3.SQLITE_SELECT:
             select_seen = True
         elif action in (sqlite3.SQLITE_TRANSACTION, sqlite3.SQLITE_SAVEPOINT) or (
-                action == sqlite3.SQLITE_PRAGMA and not select_seen):
+                action == sqlite3.SQLITE_PRAGMA and not select_seen
+                and (arg1 or "").lower() not in SQLITE_READ_PRAGMAS):
             return sqlite3.SQLITE_DENY
         return read_only_authorizer(action, arg1, arg2, db, trigger)
 

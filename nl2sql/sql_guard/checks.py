@@ -24,7 +24,27 @@ _STATEMENT_NAMES = {exp.TruncateTable: "TRUNCATE", exp.Transaction: "BEGIN"}
 _STRING_TOKENS = {TokenType[name] for name in TokenType.__members__ if name.endswith("_STRING")}
 _STRING_TOKENS.add(TokenType.STRING)
 _WRITE_TOKENS = {TokenType.INSERT, TokenType.UPDATE, TokenType.DELETE, TokenType.MERGE}
-_LOCK_WORDS = {"UPDATE", "SHARE", "NO", "KEY"}
+# Where a write statement can begin inside a query's text: a CTE body "AS (", the main
+# statement after the WITH list "...)", after ";", or after a name (the end of a CTE's
+# SEARCH/CYCLE clause). After anything else (".", AS, ",", SELECT, an operator) the word is a
+# name: t.update, 1 AS insert, SELECT update FROM t.
+_STATEMENT_BOUNDARIES = {TokenType.L_PAREN, TokenType.R_PAREN, TokenType.SEMICOLON,
+                         TokenType.VAR, TokenType.IDENTIFIER}
+# Tokens that cannot follow a write keyword that starts a statement: the word was a name.
+_AFTER_A_NAME = {TokenType.COMMA, TokenType.R_PAREN, TokenType.DOT, TokenType.DCOLON,
+                 TokenType.EQ, TokenType.NEQ, TokenType.LT, TokenType.LTE, TokenType.GT,
+                 TokenType.GTE, TokenType.PLUS, TokenType.DASH, TokenType.STAR,
+                 TokenType.SLASH, TokenType.MOD, TokenType.DPIPE, TokenType.ARROW,
+                 TokenType.DARROW, TokenType.L_BRACKET, TokenType.ALIAS, TokenType.SEMICOLON}
+# ... and per keyword: UPDATE/INSERT/MERGE are never followed by FROM; INSERT( is MySQL's
+# string function.
+_AFTER_A_NAME_FOR = {TokenType.UPDATE: {TokenType.FROM}, TokenType.MERGE: {TokenType.FROM},
+                     TokenType.INSERT: {TokenType.FROM, TokenType.L_PAREN},
+                     TokenType.DELETE: set()}
+# Locking clauses, word by word (FOR READ ONLY is Postgres' no-op spelling, not a lock).
+_LOCKING_CLAUSES = (("UPDATE",), ("SHARE",), ("NO", "KEY", "UPDATE"), ("KEY", "SHARE"))
+_QUERY_WORDS = {TokenType.SELECT, TokenType.WITH, TokenType.VALUES, TokenType.TABLE,
+                TokenType.L_PAREN}
 _COMMAND_TOKENS = {TokenType.COMMAND, TokenType.EXECUTE, TokenType.FETCH, TokenType.SHOW,
                    TokenType.RENAME}
 
@@ -70,19 +90,50 @@ def check_tree(root: exp.Expr, dialect: str, postgres_syntax: bool) -> None:
             raise messages.reject(messages.denied_function(node.name.lower()))
 
 
+def _starts_write(tokens: list[Token], i: int) -> bool:
+    """Whether the write keyword at ``i`` can begin a statement, judged by its neighbours."""
+    kind = tokens[i].token_type
+    previous = tokens[i - 1] if i else None
+    following = tokens[i + 1] if i + 1 < len(tokens) else None
+    if previous is not None and previous.token_type not in _STATEMENT_BOUNDARIES:
+        return False
+    if following is None:
+        return False
+    return following.token_type not in _AFTER_A_NAME | _AFTER_A_NAME_FOR[kind]
+
+
+def _words_at(tokens: list[Token], start: int, words: tuple[str, ...]) -> bool:
+    """Whether unquoted keywords ``words`` follow from ``start`` (a quoted "update" is a name)."""
+    chunk = tokens[start: start + len(words)]
+    return len(chunk) == len(words) and all(
+        t.token_type != TokenType.IDENTIFIER and t.text.upper() == w
+        for t, w in zip(chunk, words))
+
+
 def check_tokens(tokens: list[Token], dialect: str, postgres_syntax: bool) -> None:
-    """The same rules on the raw tokens, so nothing the parser dropped can slip through."""
+    """The same rules on the raw tokens, so nothing the parser dropped can slip through.
+
+    Words are judged in context, not matched: a write keyword counts where a statement can
+    begin (see ``_starts_write``), and ``FOR UPDATE``/``SHARE``/... counts as a locking clause
+    only in a query, not inside a function's parentheses (``substring(x FROM 1 FOR n)``).
+    """
+    in_query = [True]  # per open parenthesis: does a query start right inside it?
     for i, token in enumerate(tokens):
         kind = token.token_type
         if kind in _STRING_TOKENS:
             continue
         previous = tokens[i - 1] if i else None
         following = tokens[i + 1] if i + 1 < len(tokens) else None
-        if kind in _WRITE_TOKENS:
+        if kind == TokenType.L_PAREN:
+            in_query.append(following is not None and following.token_type in _QUERY_WORDS)
+        elif kind == TokenType.R_PAREN and len(in_query) > 1:
+            in_query.pop()
+        if kind in _WRITE_TOKENS and _starts_write(tokens, i):
             raise messages.reject(messages.write_inside(token.text))
         if kind == TokenType.INTO:
             raise messages.reject(messages.SELECT_INTO)
-        if kind == TokenType.FOR and following and following.text.upper() in _LOCK_WORDS:
+        if kind == TokenType.FOR and in_query[-1] and any(
+                _words_at(tokens, i + 1, clause) for clause in _LOCKING_CLAUSES):
             raise messages.reject(messages.LOCKING)
         if kind in _COMMAND_TOKENS and previous and previous.token_type == TokenType.BEGIN:
             raise messages.reject(messages.not_a_query(token.text))
@@ -95,12 +146,13 @@ def check_tokens(tokens: list[Token], dialect: str, postgres_syntax: bool) -> No
             raise messages.reject(messages.denied_function(token.text.lower()))
 
 
-def check_postgres_lexing(tokens: list[Token], text: str) -> None:
+def check_postgres_lexing(tokens: list[Token], text: str, *, backslash_safe: bool = False) -> None:
     """Refuse spellings Postgres may read differently from sqlglot.
 
     ``U&"pg_\\0073leep"`` is a Unicode-escaped name sqlglot does not decode, and a backslash
     before a quote in a plain string ends the string early or late depending on the server's
-    ``standard_conforming_strings``.
+    ``standard_conforming_strings`` (``backslash_safe``: the engine pins it on, as sqlglot
+    reads it, so ``'C:\\'`` means the same to both).
     """
     for i, token in enumerate(tokens[:-2]):
         amp, name = tokens[i + 1], tokens[i + 2]
@@ -108,6 +160,8 @@ def check_postgres_lexing(tokens: list[Token], text: str) -> None:
                 and name.token_type == TokenType.IDENTIFIER
                 and token.end + 1 == amp.start and amp.end + 1 == name.start):
             raise messages.reject(messages.UNICODE_NAME)
+    if backslash_safe:
+        return
     for token in tokens:
         if (token.token_type in (TokenType.STRING, TokenType.NATIONAL_STRING)
                 and "\\'" in text[token.start: token.end + 1]):

@@ -88,6 +88,13 @@ _SQLITE: dict[str, tuple[str, ...]] = {
 }
 _SQLITE_PREFIXES: tuple[str, ...] = ("fileio_",)
 
+#: SQLite pragmas that only read the schema or the file: allowed as statements
+#: (``PRAGMA table_info(t)``) and by the engine's authorizer (SQLAlchemy reflection needs them).
+SQLITE_READ_PRAGMAS = frozenset({
+    "table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo",
+    "foreign_key_list", "database_list", "collation_list", "function_list", "module_list",
+    "pragma_list", "compile_options", "integrity_check", "quick_check", "foreign_key_check"})
+
 
 def _flatten(groups: dict[str, tuple[str, ...]]) -> frozenset[str]:
     return frozenset(name for names in groups.values() for name in names)

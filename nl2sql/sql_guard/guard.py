@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from sqlglot import exp
@@ -11,6 +13,7 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
 from nl2sql.sql_guard import checks, messages
+from nl2sql.sql_guard.denylist import SQLITE_READ_PRAGMAS
 
 # First words a query may start with; anything else is refused before parsing.
 _QUERY_STARTS = {"SELECT", "WITH", "VALUES", "TABLE", "("}
@@ -18,6 +21,17 @@ _ANALYZE_WORDS = {"ANALYZE", "ANALYSE"}
 _TRAILING = re.compile(r"[ \t\n\r\f\v;]+\Z")
 # Dialects whose lexing and attribute notation (``t.f`` calling ``f(t)``) differ from Postgres'.
 _NOT_POSTGRES_SYNTAX = {"sqlite"}
+# Dialects whose read-only PRAGMA statements (``PRAGMA table_info(t)``) are queries.
+_PRAGMA_DIALECTS = {"sqlite"}
+# Engines that pin standard_conforming_strings=on, so a backslash in '...' is a plain character
+# for the server exactly as for sqlglot's tokenizer: 'C:\' is safe there.
+_PINNED_STRING_LEXING = {"postgres"}
+# Postgres syntax sqlglot does not parse and that calls nothing: dropped from the tokens the
+# parser sees (the server still runs the caller's text). FOR READ ONLY is a no-op clause;
+# DOCUMENT/CONTENT and STRIP/PRESERVE WHITESPACE are options of xmlparse/xmlserialize.
+_XML_OPTION_FUNCTIONS = {"XMLPARSE", "XMLSERIALIZE"}
+_XML_MODES = {"DOCUMENT", "CONTENT"}
+_WHITESPACE_OPTIONS = {"STRIP", "PRESERVE"}
 
 
 @dataclass(frozen=True)
@@ -74,7 +88,8 @@ def _explain_target(text: str, explain: Token, engine: Dialect,
     rest = _blank_before(text, explain.end + 1)
     tokens = _tokenize(rest, engine)
     if dialect not in _NOT_POSTGRES_SYNTAX:
-        checks.check_postgres_lexing(tokens, rest)
+        checks.check_postgres_lexing(tokens, rest,
+                                     backslash_safe=dialect in _PINNED_STRING_LEXING)
     i = 0
     while i < len(tokens):
         word = tokens[i].text.upper()
@@ -119,8 +134,9 @@ def _validate_query(text: str, tokens: list[Token], engine: Dialect,
     first = tokens[0]
     if first.token_type == TokenType.SEMICOLON:
         raise messages.reject(messages.LEADING_SEMICOLON)
-    if first.text.upper() not in _QUERY_STARTS:
-        raise messages.reject(messages.not_a_query(first.text))
+    is_pragma = first.token_type == TokenType.PRAGMA and dialect in _PRAGMA_DIALECTS
+    if first.text.upper() not in _QUERY_STARTS and not is_pragma:
+        raise messages.reject(_first_word_message(first))
     end = len(text)
     semicolons = [i for i, t in enumerate(tokens) if t.token_type == TokenType.SEMICOLON]
     if semicolons:
@@ -129,19 +145,72 @@ def _validate_query(text: str, tokens: list[Token], engine: Dialect,
             raise messages.reject(messages.MULTIPLE_STATEMENTS)
         end = len(text[: tokens[semicolons[0]].start].rstrip(" \t\n\r\f\v"))
         tokens = tokens[: semicolons[0]]
+    if is_pragma:
+        _check_read_pragma(tokens)
     postgres_syntax = dialect not in _NOT_POSTGRES_SYNTAX
     if postgres_syntax:
-        checks.check_postgres_lexing(tokens, text)
+        checks.check_postgres_lexing(tokens, text,
+                                     backslash_safe=dialect in _PINNED_STRING_LEXING)
     try:
-        parsed = engine.parser().parse(tokens, text)
+        parsed = engine.parser().parse(_for_parser(tokens, dialect), text)
     except ParseError as error:
         raise messages.reject(messages.parse_error(error)) from None
     statements = [s for s in parsed if s is not None and not isinstance(s, exp.Semicolon)]
     if len(statements) != 1:
         raise messages.reject(messages.MULTIPLE_STATEMENTS if statements else messages.EMPTY)
     root = statements[0]
+    if is_pragma and isinstance(root, exp.Pragma):
+        return root, end
     if not isinstance(root, checks.QUERY_TYPES):
         raise messages.reject(messages.not_a_query(checks.statement_name(root) or first.text))
     checks.check_tree(root, dialect, postgres_syntax)
     checks.check_tokens(tokens, dialect, postgres_syntax)
     return root, end
+
+
+def _first_word_message(first: Token) -> str:
+    """A statement that is not a query, or a typo (``SELEC``): a syntax error with its place."""
+    word = first.text
+    known = unicodedata.normalize("NFKC", word).upper()
+    if first.token_type != TokenType.VAR or known in messages.STATEMENT_WORDS:
+        return messages.not_a_query(word)
+    starts = sorted(w for w in _QUERY_STARTS if w.isalpha())
+    suggestions = difflib.get_close_matches(known, [*starts, "EXPLAIN"], n=1)
+    return messages.unknown_statement(word, first.line, first.col - len(word) + 1, suggestions)
+
+
+def _check_read_pragma(tokens: list[Token]) -> None:
+    """Allow ``PRAGMA [schema.]name`` or ``PRAGMA [schema.]name(arg)`` for a reading pragma."""
+    rest = tokens[1:]
+    if len(rest) >= 2 and rest[1].token_type == TokenType.DOT:
+        rest = rest[2:]
+    name = rest[0].text.lower() if rest else ""
+    argument = rest[1:]
+    call = (len(argument) == 3 and argument[0].token_type == TokenType.L_PAREN
+            and argument[2].token_type == TokenType.R_PAREN
+            and argument[1].token_type in (TokenType.STRING, TokenType.IDENTIFIER,
+                                           TokenType.VAR, TokenType.NUMBER))
+    if name not in SQLITE_READ_PRAGMAS or (argument and not call):
+        raise messages.reject(messages.not_a_query("PRAGMA"))
+
+
+def _for_parser(tokens: list[Token], dialect: str) -> list[Token]:
+    """The tokens without the Postgres options sqlglot cannot parse (see _XML_OPTION_FUNCTIONS)."""
+    if dialect in _NOT_POSTGRES_SYNTAX:
+        return tokens
+
+    def word(i: int) -> str:
+        ok = 0 <= i < len(tokens) and tokens[i].token_type != TokenType.IDENTIFIER
+        return tokens[i].text.upper() if ok else ""
+
+    drop: set[int] = set()
+    for i, token in enumerate(tokens):
+        kind = token.token_type
+        if kind == TokenType.FOR and word(i + 1) == "READ" and word(i + 2) == "ONLY":
+            drop.update((i, i + 1, i + 2))
+        elif (word(i) in _XML_OPTION_FUNCTIONS and word(i + 1) == "("
+              and word(i + 2) in _XML_MODES):
+            drop.add(i + 2)
+        elif word(i) in _WHITESPACE_OPTIONS and word(i + 1) == "WHITESPACE" and word(i + 2) == ")":
+            drop.update((i, i + 1))
+    return [t for i, t in enumerate(tokens) if i not in drop] if drop else tokens

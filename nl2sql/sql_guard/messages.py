@@ -15,6 +15,17 @@ _SCHEMA = {"CREATE", "DROP", "ALTER", "COMMENT", "GRANT", "REVOKE", "REINDEX", "
 _TRANSACTION = {"BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT", "SAVEPOINT", "RELEASE"}
 _SETTINGS = {"SET", "RESET", "PRAGMA", "DISCARD", "LOAD"}
 _ATTACH = {"ATTACH", "DETACH"}
+# Other first words of statements in the supported engines (Postgres, SQLite, MySQL, DuckDB,
+# Spark): refused as "not a query". Any other unknown first word is a typo, a syntax error.
+_OTHER_STATEMENTS = {
+    "CALL", "DO", "LISTEN", "NOTIFY", "UNLISTEN", "PREPARE", "EXECUTE", "EXEC", "DEALLOCATE",
+    "DECLARE", "FETCH", "MOVE", "CLOSE", "LOCK", "UNLOCK", "CHECKPOINT", "SHOW", "REASSIGN",
+    "DESCRIBE", "DESC", "USE", "KILL", "FLUSH", "OPTIMIZE", "REPAIR", "CHECK", "CHECKSUM",
+    "INSTALL", "UNINSTALL", "SHUTDOWN", "RESTART", "HANDLER", "RENAME", "XA", "HELP", "PURGE",
+    "CACHE", "UNCACHE", "BINLOG", "EXPORT", "FORCE", "SUMMARIZE", "PIVOT", "UNPIVOT", "FROM",
+    "MSCK", "ADD", "LIST", "GET", "PUT", "SIGNAL", "RESIGNAL", "REPLACE", "UPSERT"}
+STATEMENT_WORDS = frozenset(_WRITES | _SCHEMA | _TRANSACTION | _SETTINGS | _ATTACH
+                            | _OTHER_STATEMENTS)
 
 
 def reject(message: str, sql: str | None = None) -> QueryRejectedError:
@@ -38,6 +49,13 @@ def not_a_query(keyword: str) -> str:
     else:
         what = "is not a query"
     return f"Only read-only queries are allowed: {kw} {what}; write a SELECT instead."
+
+
+def unknown_statement(word: str, line: int, col: int, suggestions: list[str]) -> str:
+    """Message for a first word that starts no statement at all (a typo such as SELEC)."""
+    hint = f" (did you mean {suggestions[0]}?)" if suggestions else ""
+    return (f"SQL syntax error at line {line}, column {col}: '{word}' does not start a "
+            f"statement{hint}; fix the SQL and retry.")
 
 
 def write_inside(keyword: str) -> str:
