@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from nl2sql.backends import BACKENDS, Backend, DatabaseType, get_backend  # noqa: F401 (re-export)
 from nl2sql.dbs_yaml import mapping_entry, not_a_mapping_error, yaml_error
 from nl2sql.errors import ConfigError, UnknownDatabaseError, did_you_mean
 
@@ -27,11 +27,7 @@ ENV_MODEL = "NL2SQL_MODEL"
 
 SAMPLE_DB_ID = "bookstore"
 SAMPLE_DESCRIPTION = "Bundled sample: a small bookstore (authors, books, customers, orders)."
-
-
-class DatabaseType(StrEnum):
-    SQLITE = "sqlite"
-    POSTGRES = "postgres"
+SAMPLE_TYPE = DatabaseType.SQLITE  # the bundled sample is a SQLite file built from a script
 
 
 class DbConnectionConfig(BaseModel):
@@ -42,11 +38,11 @@ class DbConnectionConfig(BaseModel):
     db_id: str
     type: DatabaseType
     description: str | None = None
-    # sqlite
+    # file-based backends
     path: Path | None = None
-    # postgres
+    # server backends (the port defaults to the backend's)
     host: str = "localhost"
-    port: int = 5432
+    port: int | None = None
     dbname: str | None = None
     user: str | None = None
     # Plain text, ``ENC:<fernet token>`` or absent; decrypted only when a connection is made.
@@ -59,23 +55,32 @@ class DbConnectionConfig(BaseModel):
     # True for the bundled sample, which is built from its SQL script when the file is missing.
     is_bundled_sample: bool = Field(default=False, exclude=True)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _default_port(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("port") is None and data.get("type") in BACKENDS:
+            data = {**data, "port": BACKENDS[str(data["type"])].default_port}
+        return data
+
     @model_validator(mode="after")
     def _check_backend_fields(self) -> DbConnectionConfig:
-        match self.type:
-            case DatabaseType.SQLITE:
-                if self.path is None:
-                    raise ValueError("field 'path' is required for type sqlite")
-            case DatabaseType.POSTGRES:
-                if not self.dbname:
-                    raise ValueError("field 'dbname' is required for type postgres")
+        for required in self.backend.required_fields:
+            names = (required,) if isinstance(required, str) else required
+            if all(getattr(self, name) in (None, "", []) for name in names):
+                wanted = " or ".join(f"'{name}'" for name in names)
+                plural = "s" if len(names) > 1 else ""
+                raise ValueError(f"field{plural} {wanted} is required for type {self.type}")
         return self
 
     @property
+    def backend(self) -> Backend:
+        """The registry entry of this database's type."""
+        return get_backend(self.type)
+
+    @property
     def effective_schema(self) -> str | None:
-        """The schema to inspect and query: the configured one, ``public`` on Postgres."""
-        if self.type is DatabaseType.POSTGRES:
-            return self.schema_name or "public"
-        return self.schema_name
+        """The schema to inspect and query: the configured one, else the backend's default."""
+        return self.schema_name or self.backend.default_schema
 
     def resolve_password(self) -> str | None:
         """The password in plain text, decrypting an ``ENC:`` value with the secrets key."""
@@ -157,11 +162,11 @@ class DbConnectionConfigs:
         sample_path = sample_database_path(resolved_data_dir)
         if SAMPLE_DB_ID not in databases:
             databases[SAMPLE_DB_ID] = DbConnectionConfig(
-                db_id=SAMPLE_DB_ID, type=DatabaseType.SQLITE, path=sample_path,
+                db_id=SAMPLE_DB_ID, type=SAMPLE_TYPE, path=sample_path,
                 description=SAMPLE_DESCRIPTION, is_bundled_sample=True)
         else:
             entry = databases[SAMPLE_DB_ID]
-            if entry.type is DatabaseType.SQLITE and entry.path == sample_path:
+            if entry.type == SAMPLE_TYPE and entry.path == sample_path:
                 databases[SAMPLE_DB_ID] = entry.model_copy(update={"is_bundled_sample": True})
         return cls(databases, config_path=path, data_dir=resolved_data_dir,
                    workspace=resolved_workspace, model=resolved_model)
@@ -215,14 +220,29 @@ def _parse_databases(document: dict[str, Any], node: yaml.Node | None, path: Pat
         where = f"{path}{f' line {line}' if line else ''}: database '{db_id}'"
         if not isinstance(settings, dict):
             raise ConfigError(f"{where}: expected a mapping of settings (type, path, ...).")
-        settings = dict(settings)
-        if settings.get("type") == "sqlite" and settings.get("path"):
-            settings["path"] = (base / Path(str(settings["path"])).expanduser()).resolve()
+        settings = _resolve_paths(dict(settings), base)
         try:
             databases[str(db_id)] = DbConnectionConfig(db_id=str(db_id), **settings)
         except ValidationError as exc:
             raise ConfigError(_validation_message(exc, where, node, str(db_id), path)) from None
     return databases
+
+
+def _resolve_paths(settings: dict[str, Any], base: Path) -> dict[str, Any]:
+    """The backend's path fields made absolute against ``base`` (dbs.yaml's folder); a list
+    value (glob patterns) is resolved item by item, keeping its wildcards."""
+    backend = BACKENDS.get(str(settings.get("type")))
+    for name in backend.path_fields if backend else ():
+        value = settings.get(name)
+        if isinstance(value, (list, tuple)):
+            settings[name] = [_absolute(base, item) for item in value]
+        elif value:
+            settings[name] = Path(_absolute(base, value))
+    return settings
+
+
+def _absolute(base: Path, value: object) -> str:
+    return str((base / Path(str(value)).expanduser()).resolve())
 
 
 def _validation_message(exc: ValidationError, where: str, node: yaml.Node | None, db_id: str,

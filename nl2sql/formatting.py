@@ -9,11 +9,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from functools import cache
 
-from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.sql.compiler import IdentifierPreparer
-
+from nl2sql.backends import get_backend
 from nl2sql.models import ColumnInfo, DbInfo, ExampleQuery, IndexInfo, TableInfo
 
 INDENT = "    "
@@ -21,21 +18,18 @@ Quote = Callable[[str], str]
 _PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-@cache
-def _preparer(db_type: str) -> IdentifierPreparer:
-    dialect = postgresql.dialect() if db_type == "postgres" else sqlite.dialect()
-    return dialect.identifier_preparer
-
-
 def quote_identifier(name: str, db_type: str) -> str:
-    """``name`` as the backend needs it written: quoted only when it must be.
+    """``name`` as the backend needs it written (its own quote character), quoted only when
+    it must be.
 
-    Postgres folds unquoted names to lower case, so mixed case needs quotes there; SQLite
-    compares names case-insensitively, so only odd characters and reserved words need them.
+    A backend that folds unquoted names to lower case (Postgres) needs quotes on mixed case;
+    the others (SQLite, MySQL, DuckDB) keep or ignore case, so only odd characters and
+    reserved words need them.
     """
-    if db_type == "postgres":
-        return _preparer(db_type).quote(name)
-    preparer = _preparer(db_type)
+    backend = get_backend(db_type)
+    preparer = backend.sqlalchemy().identifier_preparer
+    if backend.folds_unquoted_case:
+        return preparer.quote(name)
     if _PLAIN.match(name) and name.lower() not in preparer.reserved_words:
         return name
     return preparer.quote_identifier(name)

@@ -19,6 +19,7 @@ from pathlib import Path
 import yaml
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 
+from nl2sql.backends import BACKENDS
 from nl2sql.cache import atomic_write_text
 from nl2sql.dbs_yaml import mapping_entry, not_a_mapping_error, yaml_error
 from nl2sql.errors import ConfigError, SecretsError, UnknownDatabaseError, did_you_mean
@@ -188,9 +189,10 @@ def set_db_password(config_path: Path, db_id: str, plain: str) -> None:
                                    f"Known databases: {', '.join(names) or 'none'}.", db_id=db_id)
     mapping = entry[1]
     kind = mapping_entry(mapping, "type")
-    if kind and kind[1].value == "sqlite":
-        raise ConfigError(f"{config_path}: database '{db_id}' is a SQLite file and takes no "
-                          f"password.")
+    backend = BACKENDS.get(kind[1].value) if kind else None
+    if backend is not None and not backend.takes_password:
+        raise ConfigError(f"{config_path}: database '{db_id}' is a {backend.label} file and "
+                          f"takes no password.")
     value = encrypt_value(plain)
     current = mapping_entry(mapping, "password")
     if current is not None:

@@ -11,7 +11,7 @@ import os
 import shutil
 import sqlite3
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -171,14 +171,110 @@ def sqlite_config(db_id: str, path: Path, **extra: object) -> DbConnectionConfig
     return DbConnectionConfig(db_id=db_id, type=DatabaseType.SQLITE, path=path, **extra)
 
 
-@pytest.fixture(scope="session")
-def _northwind_sqlite_master(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("northwind") / "northwind.db"
-    script = (SHARED_DATA / "northwind" / "northwind_sqlite.sql").read_text(encoding="utf-8")
+def run_sqlite_script(path: Path, script: str) -> None:
     with sqlite3.connect(path) as conn:
         conn.executescript(script)
     conn.close()
-    return path
+
+
+@pytest.fixture(scope="session")
+def sqlite_samples(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The sample databases as SQLite files, built once per session; tests copy them."""
+    northwind = tmp_path_factory.mktemp("northwind") / "northwind.db"
+    run_sqlite_script(northwind, (SHARED_DATA / "northwind" / "northwind_sqlite.sql")
+                      .read_text(encoding="utf-8"))
+    return {"chinook": SHARED_DATA / "chinook" / "chinook.sqlite", "northwind": northwind}
+
+
+# -- one test-database factory per backend --------------------------------------------------
+
+@dataclass
+class BackendDb:
+    """A real throwaway database on one backend, plus admin access behind nl2sql's back
+    (nl2sql's own engines are read-only)."""
+
+    backend: str
+    config: DbConnectionConfig
+    #: Run one admin statement or a script of several.
+    execute: Callable[[str], None]
+    #: Insert rows (sequences of Python values) into a table, as bound parameters.
+    insert: Callable[[str, Sequence[Sequence[object]]], None]
+    #: Rows of a query as the backend itself writes each value as text ('' for NULL).
+    text_rows: Callable[[str], list[list[str]]]
+    #: The server-side database name (None for file-based backends).
+    dbname: str | None = None
+
+
+def sqlite_db(request: pytest.FixtureRequest, db_id: str, *, script: str | None = None,
+              sample: str | None = None, **extra: object) -> BackendDb:
+    path = request.getfixturevalue("tmp_path") / f"{db_id}_{uuid.uuid4().hex[:6]}.db"
+    if sample:
+        shutil.copyfile(request.getfixturevalue("sqlite_samples")[sample], path)
+    if script:
+        run_sqlite_script(path, script)
+
+    def insert(table: str, rows: Sequence[Sequence[object]]) -> None:
+        marks = ", ".join("?" * len(rows[0]))
+        with sqlite3.connect(path) as conn:
+            conn.executemany(f'INSERT INTO "{table}" VALUES ({marks})', rows)
+        conn.close()
+
+    def text_rows(query: str) -> list[list[str]]:
+        with sqlite3.connect(path) as conn:
+            rows = conn.execute(query).fetchall()
+        conn.close()
+        return [["" if v is None else str(v) for v in row] for row in rows]
+
+    return BackendDb("sqlite", sqlite_config(db_id, path, **extra),
+                  lambda statement: run_sqlite_script(path, statement), insert, text_rows)
+
+
+def postgres_db(request: pytest.FixtureRequest, db_id: str, *, script: str | None = None,
+                sample: str | None = None, **extra: object) -> BackendDb:
+    template = request.getfixturevalue("pg_templates")[sample] if sample else None
+    dbname = request.getfixturevalue("pg_database")(template=template, script=script)
+
+    def insert(table: str, rows: Sequence[Sequence[object]]) -> None:
+        marks = ", ".join(["%s"] * len(rows[0]))
+        with psycopg.connect(_admin_dsn(dbname), autocommit=True) as conn:
+            conn.cursor().executemany(f'INSERT INTO "{table}" VALUES ({marks})', rows)
+
+    def text_rows(query: str) -> list[list[str]]:
+        # The server's own text for each value, as COPY would write it.
+        with psycopg.connect(_admin_dsn(dbname)) as conn, conn.cursor() as cur:
+            cur.execute(query)
+            result = cur.pgresult
+            assert result is not None
+            return [["" if result.get_value(r, c) is None
+                     else result.get_value(r, c).decode()  # type: ignore[union-attr]
+                     for c in range(result.nfields)] for r in range(result.ntuples)]
+
+    return BackendDb("postgres", pg_config(db_id, dbname, **extra),
+                  lambda statement: run_pg_script(dbname, statement), insert, text_rows,
+                  dbname=dbname)
+
+
+#: backend type -> its test-database factory. A new backend adds one function above and one
+#: entry here; every suite parametrized over BACKENDS (and the chinook/northwind fixtures)
+#: then runs on it too.
+TEST_DB_FACTORIES: dict[str, Callable[..., BackendDb]] = {
+    "sqlite": sqlite_db,
+    "postgres": postgres_db,
+}
+BACKENDS = list(TEST_DB_FACTORIES)
+
+
+@pytest.fixture
+def make_db(request: pytest.FixtureRequest) -> Callable[..., BackendDb]:
+    """Factory: ``make_db(backend, db_id, script=..., sample="chinook", **config_fields)``, a
+    fresh database (from a script and/or a copy of a sample) removed after the test."""
+
+    def make(backend: str, db_id: str = "test", *, script: str | None = None,
+             sample: str | None = None, **extra: object) -> BackendDb:
+        return TEST_DB_FACTORIES[backend](request, db_id, script=script, sample=sample,
+                                          **extra)
+
+    return make
 
 
 # -- sample databases, parametrized over backends -------------------------------------------
@@ -191,8 +287,12 @@ class SampleDb:
     backend: str
     config: DbConnectionConfig
     table_names: dict[str, str] = field(default_factory=dict)  # logical -> real name
-    # For Postgres: the database name, so a test can alter it through an admin connection.
-    pg_dbname: str | None = None
+    db: BackendDb | None = None
+
+    @property
+    def pg_dbname(self) -> str | None:
+        """For Postgres: the database name, so a test can alter it through an admin connection."""
+        return self.db.dbname if self.db and self.backend == "postgres" else None
 
     def table(self, logical: str) -> str:
         return self.table_names.get(logical, logical)
@@ -212,42 +312,26 @@ NORTHWIND_TABLES = {
 }
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def chinook(request: pytest.FixtureRequest, tmp_path: Path) -> SampleDb:
-    if request.param == "sqlite":
-        path = tmp_path / "chinook.sqlite"
-        shutil.copyfile(SHARED_DATA / "chinook" / "chinook.sqlite", path)
-        return SampleDb("chinook", "sqlite", sqlite_config("chinook", path),
-                        CHINOOK_TABLES["sqlite"])
-    templates = request.getfixturevalue("pg_templates")
-    dbname = request.getfixturevalue("pg_database")(template=templates["chinook"])
-    return SampleDb("chinook", "postgres", pg_config("chinook", dbname),
-                    CHINOOK_TABLES["postgres"], pg_dbname=dbname)
+def _sample(request: pytest.FixtureRequest, name: str, tables: dict[str, dict[str, str]]
+            ) -> SampleDb:
+    db = request.getfixturevalue("make_db")(request.param, name, sample=name)
+    return SampleDb(name, request.param, db.config, tables.get(request.param, {}), db=db)
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def northwind(request: pytest.FixtureRequest, tmp_path: Path) -> SampleDb:
-    if request.param == "sqlite":
-        path = tmp_path / "northwind.db"
-        shutil.copyfile(request.getfixturevalue("_northwind_sqlite_master"), path)
-        return SampleDb("northwind", "sqlite", sqlite_config("northwind", path),
-                        NORTHWIND_TABLES["sqlite"])
-    templates = request.getfixturevalue("pg_templates")
-    dbname = request.getfixturevalue("pg_database")(template=templates["northwind"])
-    return SampleDb("northwind", "postgres", pg_config("northwind", dbname),
-                    NORTHWIND_TABLES["postgres"], pg_dbname=dbname)
+@pytest.fixture(params=BACKENDS)
+def chinook(request: pytest.FixtureRequest) -> SampleDb:
+    return _sample(request, "chinook", CHINOOK_TABLES)
+
+
+@pytest.fixture(params=BACKENDS)
+def northwind(request: pytest.FixtureRequest) -> SampleDb:
+    return _sample(request, "northwind", NORTHWIND_TABLES)
 
 
 def add_column(sample: SampleDb, table: str, column: str) -> None:
     """Alter a sample database behind nl2sql's back (its engines are read-only)."""
-    statement = f'ALTER TABLE "{table}" ADD COLUMN {column} TEXT'
-    if sample.pg_dbname:
-        pg_execute(sample.pg_dbname, statement)
-    else:
-        conn = sqlite3.connect(sample.config.path)  # type: ignore[arg-type]
-        with conn:
-            conn.execute(statement)
-        conn.close()
+    assert sample.db is not None
+    sample.db.execute(f'ALTER TABLE "{table}" ADD COLUMN {column} TEXT')
 
 
 # -- registry -------------------------------------------------------------------------------

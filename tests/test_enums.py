@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from conftest import pg_config, pg_execute, sqlite_config
+from conftest import BACKENDS, BackendDb, pg_config, pg_execute, sqlite_config
 from sqlalchemy import event
 
 from nl2sql.config import DbConnectionConfig
@@ -143,17 +143,9 @@ def small_rows() -> str:
     return "INSERT INTO tickets VALUES " + ", ".join(rows) + ";"
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def small_db(request: pytest.FixtureRequest, tmp_path: Path) -> DbConnectionConfig:
-    script = SMALL_SCRIPT + small_rows()
-    if request.param == "sqlite":
-        path = tmp_path / "small.db"
-        with sqlite3.connect(path) as conn:
-            conn.executescript(script)
-        conn.close()
-        return sqlite_config("small", path)
-    dbname = request.getfixturevalue("pg_database")(script=script)
-    return pg_config("small", dbname)
+@pytest.fixture(params=BACKENDS)
+def small_db(request: pytest.FixtureRequest, make_db: Callable[..., BackendDb]) -> DbConnectionConfig:
+    return make_db(request.param, "small", script=SMALL_SCRIPT + small_rows()).config
 
 
 def test_small_table_screening(small_db: DbConnectionConfig) -> None:

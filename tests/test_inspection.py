@@ -12,7 +12,8 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from conftest import PG_HOST, PG_PORT, PG_USER, SampleDb, pg_config, pg_execute, sqlite_config
+from conftest import (BACKENDS, PG_HOST, PG_PORT, PG_USER, BackendDb, SampleDb, pg_config,
+                      pg_execute, sqlite_config)
 
 from nl2sql.cache import load_db_info, save_db_info
 from nl2sql.config import DbConnectionConfig, DbConnectionConfigs
@@ -99,21 +100,11 @@ def assert_matches_catalog(info: DbInfo, expected: dict[str, object]) -> None:
 
 # -- a scratch database per backend, from a DDL script ----------------------------------------
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def scratch(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[str], DbConnectionConfig]:
+@pytest.fixture(params=BACKENDS)
+def scratch(request: pytest.FixtureRequest,
+            make_db: Callable[..., BackendDb]) -> Callable[[str], DbConnectionConfig]:
     """Factory: a fresh database on the parametrized backend built from a DDL script."""
-
-    def make(script: str) -> DbConnectionConfig:
-        if request.param == "sqlite":
-            path = tmp_path / "scratch.db"
-            with sqlite3.connect(path) as conn:
-                conn.executescript(script)
-            conn.close()
-            return sqlite_config("scratch", path)
-        dbname = request.getfixturevalue("pg_database")(script=script)
-        return pg_config("scratch", dbname)
-
-    return make
+    return lambda script: make_db(request.param, "scratch", script=script).config
 
 
 # -- sample databases -------------------------------------------------------------------------

@@ -6,13 +6,11 @@ from __future__ import annotations
 import csv
 import json
 import re
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-import psycopg
 import pytest
-from conftest import pg_config, sqlite_config
+from conftest import BACKENDS, BackendDb
 
 from nl2sql.cache import save_db_info
 from nl2sql.errors import QueryExecutionError, WorkspacePathError
@@ -134,44 +132,21 @@ SPECIAL_ROWS = [
 SPECIAL_QUERY = "SELECT id, txt, num, note FROM special ORDER BY id"
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def special(request: pytest.FixtureRequest, tmp_path: Path,
+#: Column types per backend: each keeps the values above (text, a decimal number, NULL).
+SPECIAL_TABLE = {"sqlite": "CREATE TABLE special (id INTEGER PRIMARY KEY, txt TEXT, num REAL, "
+                           "note TEXT)"}
+SPECIAL_TABLE_DEFAULT = ("CREATE TABLE special (id integer PRIMARY KEY, txt text, num numeric, "
+                         "note text)")
+
+
+@pytest.fixture(params=BACKENDS)
+def special(request: pytest.FixtureRequest, make_db: Callable[..., BackendDb],
             make_registry: Callable[..., object]) -> tuple[OpsContext, Callable[[str], list]]:
     """An OpsContext on a table of awkward values, and a direct query returning text cells."""
-    if request.param == "sqlite":
-        path = tmp_path / "special.db"
-        with sqlite3.connect(path) as setup:
-            setup.execute("CREATE TABLE special (id INTEGER PRIMARY KEY, txt TEXT, num REAL, "
-                          "note TEXT)")
-            setup.executemany("INSERT INTO special VALUES (?, ?, ?, ?)", SPECIAL_ROWS)
-        setup.close()
-        config = sqlite_config("special", path)
-
-        def direct(sql: str) -> list:
-            with sqlite3.connect(path) as conn:
-                rows = conn.execute(sql).fetchall()
-            conn.close()
-            return [["" if v is None else str(v) for v in row] for row in rows]
-    else:
-        dbname = request.getfixturevalue("pg_database")(
-            script="CREATE TABLE special (id integer PRIMARY KEY, txt text, num numeric, "
-                   "note text);")
-        dsn = request.getfixturevalue("pg_server").replace("dbname=postgres",
-                                                           f"dbname={dbname}")
-        with psycopg.connect(dsn, autocommit=True) as setup:
-            setup.cursor().executemany("INSERT INTO special VALUES (%s, %s, %s, %s)",
-                                       SPECIAL_ROWS)
-        config = pg_config("special", dbname)
-
-        def direct(sql: str) -> list:
-            # The server's own text for each value, as COPY would write it.
-            with psycopg.connect(dsn) as conn, conn.cursor() as cur:
-                cur.execute(sql)
-                result = cur.pgresult
-                assert result is not None
-                return [["" if result.get_value(r, c) is None
-                         else result.get_value(r, c).decode()  # type: ignore[union-attr]
-                         for c in range(result.nfields)] for r in range(result.ntuples)]
+    db = make_db(request.param, "special",
+                 script=SPECIAL_TABLE.get(request.param, SPECIAL_TABLE_DEFAULT))
+    db.insert("special", SPECIAL_ROWS)
+    config, direct = db.config, db.text_rows
     ctx = OpsContext(make_registry(config))  # type: ignore[arg-type]
     save_db_info(DbSchemaExtractor(ctx.connection("special")).extract("special"), ctx.data_dir)
     return ctx, direct

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import csv
 import io
-import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import SampleDb, pg_config, sqlite_config
+from collections.abc import Callable
+
+from conftest import BACKENDS, BackendDb, SampleDb, sqlite_config
 
 from nl2sql.config import DbConnectionConfig
 from nl2sql.db.factory import create_connection
@@ -32,15 +33,9 @@ INSERT INTO notes VALUES (4, 'fourth', 'short', 4.00);
 """
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def notes_db(request: pytest.FixtureRequest, tmp_path: Path) -> DbConnectionConfig:
-    if request.param == "sqlite":
-        path = tmp_path / "notes.db"
-        with sqlite3.connect(path) as conn:
-            conn.executescript(SCRIPT)
-        conn.close()
-        return sqlite_config("notes", path)
-    return pg_config("notes", request.getfixturevalue("pg_database")(script=SCRIPT))
+@pytest.fixture(params=BACKENDS)
+def notes_db(request: pytest.FixtureRequest, make_db: Callable[..., BackendDb]) -> DbConnectionConfig:
+    return make_db(request.param, "notes", script=SCRIPT).config
 
 
 def test_sample_rows_in_key_order_and_truncated(notes_db: DbConnectionConfig) -> None:

@@ -1,6 +1,7 @@
 """Backend-neutral connection and operations interfaces (layer 4 in ARCHITECTURE.md).
 
-Backend differences are class attributes (``sqlglot_dialect``, ``default_schema``...), never
+Backend facts (``sqlglot_dialect``, ``default_schema``...) come from the registry entry
+(``nl2sql.backends``) and driver differences are class attributes; never
 ``isinstance`` checks or dialect-name tests in the callers.
 """
 
@@ -31,9 +32,6 @@ class DbConnection(ABC):
     transactions): nl2sql never writes to the databases it describes.
     """
 
-    #: sqlglot dialect name used to parse and render SQL for this backend.
-    sqlglot_dialect: ClassVar[str]
-
     def __init__(self, config: DbConnectionConfig) -> None:
         self.config = config
         self._engine: Engine | None = None
@@ -41,6 +39,11 @@ class DbConnection(ABC):
     @property
     def db_id(self) -> str:
         return self.config.db_id
+
+    @property
+    def sqlglot_dialect(self) -> str:
+        """sqlglot dialect name used to parse and render SQL for this backend (registry)."""
+        return self.config.backend.sqlglot_dialect
 
     @property
     def schema(self) -> str | None:

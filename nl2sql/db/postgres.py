@@ -42,8 +42,6 @@ _EFFECTS_CHECK = """SELECT txid_current_if_assigned() IS NOT NULL,
 
 
 class PostgresConnection(DbConnection):
-    sqlglot_dialect = "postgres"
-
     def url(self) -> URL:
         config = self.config
         query = {"sslmode": config.sslmode} if config.sslmode else {}

@@ -77,8 +77,6 @@ def query_authorizer() -> Callable[[int, str | None, str | None, str | None, str
 
 
 class SqliteConnection(DbConnection):
-    sqlglot_dialect = "sqlite"
-
     @property
     def path(self) -> Path:
         assert self.config.path is not None  # enforced by DbConnectionConfig

@@ -1,0 +1,104 @@
+"""The backend registry: one entry per dbs.yaml ``type``, asked by every place that differs.
+
+An entry holds the facts about a backend that code outside its own modules needs: the sqlglot
+dialect (parser guard, deny list), the SQLAlchemy dialect (quoting in the annotated schema),
+whether it is a file (paths resolved against dbs.yaml's folder) or a server (password, port),
+the default schema, the required config fields, and where its classes live. The classes are
+named as ``"module:Class"`` and imported on first use, so ``import nl2sql`` never loads a
+driver. Adding a backend is one entry here plus its modules (see the README, "How to add a
+backend"); no caller tests the type name.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from nl2sql.errors import ConfigError, did_you_mean
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Dialect
+
+
+@dataclass(frozen=True)
+class Backend:
+    """What the rest of nl2sql may know about one backend type."""
+
+    #: The ``type:`` value in dbs.yaml.
+    name: str
+    #: Human name used in messages ("PostgreSQL").
+    label: str
+    #: sqlglot dialect: the parser guard reads queries in it; also the key of its deny list.
+    sqlglot_dialect: str
+    #: SQLAlchemy dialect name (``sqlalchemy.dialects.registry``) used to quote identifiers.
+    sqlalchemy_dialect: str
+    #: ``"module:Class"`` of the DbConnection, DbOperations and DbSchemaInspector subclasses.
+    connection_class: str
+    operations_class: str
+    inspector_class: str
+    #: A local file (no server, no password) rather than a server.
+    file_based: bool = False
+    #: Config fields holding paths (or lists of glob patterns) relative to dbs.yaml's folder.
+    path_fields: tuple[str, ...] = ()
+    #: Config fields that must be set; a tuple of alternatives means "at least one of".
+    required_fields: tuple[str | tuple[str, ...], ...] = ()
+    #: Schema inspected and queried when dbs.yaml names none (None: the connection's default).
+    default_schema: str | None = None
+    #: Port used when dbs.yaml names none (server backends).
+    default_port: int | None = None
+    #: Unquoted names fold to lower case (Postgres): mixed-case names must always be quoted.
+    folds_unquoted_case: bool = False
+
+    @property
+    def takes_password(self) -> bool:
+        return not self.file_based
+
+    def load(self, which: str) -> Any:
+        """The class named by ``connection_class``/``operations_class``/``inspector_class``."""
+        module_name, _, attribute = getattr(self, which).partition(":")
+        return getattr(importlib.import_module(module_name), attribute)
+
+    def sqlalchemy(self) -> Dialect:
+        """An instance of the SQLAlchemy dialect (no driver is imported)."""
+        return _sqlalchemy_dialect(self.sqlalchemy_dialect)
+
+
+@cache
+def _sqlalchemy_dialect(name: str) -> Dialect:
+    from sqlalchemy.dialects import registry
+
+    return registry.load(name)()
+
+
+BACKENDS: dict[str, Backend] = {
+    "sqlite": Backend(
+        name="sqlite", label="SQLite", sqlglot_dialect="sqlite", sqlalchemy_dialect="sqlite",
+        connection_class="nl2sql.db.sqlite:SqliteConnection",
+        operations_class="nl2sql.db.sqlite:SqliteOperations",
+        inspector_class="nl2sql.inspection.sqlite:SqliteSchemaInspector",
+        file_based=True, path_fields=("path",), required_fields=("path",)),
+    "postgres": Backend(
+        name="postgres", label="PostgreSQL", sqlglot_dialect="postgres",
+        sqlalchemy_dialect="postgresql",
+        connection_class="nl2sql.db.postgres:PostgresConnection",
+        operations_class="nl2sql.db.postgres:PostgresOperations",
+        inspector_class="nl2sql.inspection.postgres:PostgresSchemaInspector",
+        required_fields=("dbname",), default_schema="public", default_port=5432,
+        folds_unquoted_case=True),
+}
+
+#: The dbs.yaml ``type`` values, one member per registry entry (``DatabaseType.SQLITE``...).
+DatabaseType = StrEnum("DatabaseType", {name.upper(): name for name in BACKENDS})  # type: ignore[misc]
+
+
+def get_backend(name: str | StrEnum) -> Backend:
+    """The registry entry of ``name``; a ConfigError naming the known types otherwise."""
+    key = str(getattr(name, "value", name))
+    try:
+        return BACKENDS[key]
+    except KeyError:
+        raise ConfigError(f"Unknown database type '{key}'. {did_you_mean(key, BACKENDS)}"
+                          f"Known types: {', '.join(BACKENDS)}.") from None
