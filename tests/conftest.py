@@ -21,6 +21,8 @@ import yaml
 from psycopg import sql
 
 from nl2sql.config import DatabaseType, DbConnectionConfig, DbConnectionConfigs
+from nl2sql.resources import bookstore_script_path
+from nl2sql.sample import ensure_bookstore
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # The public sample databases (Chinook, Northwind) live in shared/ beside the checkout.
@@ -121,6 +123,11 @@ def _northwind_pg_script() -> str:
     return (SHARED_DATA / "northwind" / "northwind_postgres.sql").read_text(encoding="utf-8")
 
 
+def _bookstore_pg_script() -> str:
+    return "\n".join(line for line in bookstore_script_path().read_text().splitlines()
+                     if not line.startswith("PRAGMA"))
+
+
 def _unique_name(prefix: str) -> str:
     return f"nl2sql_{prefix}_{uuid.uuid4().hex[:10]}"
 
@@ -129,7 +136,8 @@ def _unique_name(prefix: str) -> str:
 def pg_templates(pg_server: str) -> Iterator[dict[str, str]]:
     """Template databases loaded once per session; tests copy them (CREATE ... TEMPLATE)."""
     templates: dict[str, str] = {}
-    loaders = {"chinook": _chinook_pg_script, "northwind": _northwind_pg_script}
+    loaders = {"chinook": _chinook_pg_script, "northwind": _northwind_pg_script,
+               "bookstore": _bookstore_pg_script}
     try:
         for key, loader in loaders.items():
             name = _unique_name(f"tpl_{key}")
@@ -183,7 +191,9 @@ def sqlite_samples(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     northwind = tmp_path_factory.mktemp("northwind") / "northwind.db"
     run_sqlite_script(northwind, (SHARED_DATA / "northwind" / "northwind_sqlite.sql")
                       .read_text(encoding="utf-8"))
-    return {"chinook": SHARED_DATA / "chinook" / "chinook.sqlite", "northwind": northwind}
+    bookstore = ensure_bookstore(tmp_path_factory.mktemp("bookstore") / "bookstore.db")
+    return {"chinook": SHARED_DATA / "chinook" / "chinook.sqlite", "northwind": northwind,
+            "bookstore": bookstore}
 
 
 # -- one test-database factory per backend --------------------------------------------------
@@ -326,6 +336,12 @@ def chinook(request: pytest.FixtureRequest) -> SampleDb:
 @pytest.fixture(params=BACKENDS)
 def northwind(request: pytest.FixtureRequest) -> SampleDb:
     return _sample(request, "northwind", NORTHWIND_TABLES)
+
+
+@pytest.fixture(params=BACKENDS)
+def bookstore_db(request: pytest.FixtureRequest) -> SampleDb:
+    """The bundled bookstore sample on each backend (same snake_case names everywhere)."""
+    return _sample(request, "bookstore", {})
 
 
 def add_column(sample: SampleDb, table: str, column: str) -> None:

@@ -5,16 +5,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import SampleDb, pg_config, sqlite_config
+from conftest import SampleDb
 from nl2sql.db.factory import create_connection, create_operations
 from nl2sql.models import DbInfo
-from nl2sql.resources import bookstore_script_path, question_set_names, question_set_path
-from nl2sql.sample import ensure_bookstore
+from nl2sql.resources import question_set_names, question_set_path
 
 BASE_SETS = ["bookstore", "chinook", "northwind"]
 CATEGORIES = {"count", "aggregate", "value_filter", "join", "group_by", "group_having", "top_n",
@@ -105,16 +103,5 @@ def test_northwind_golds_run(northwind: SampleDb) -> None:
     _assert_golds_return_rows(northwind, _set_for(northwind, "northwind"))
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def bookstore(request: pytest.FixtureRequest, tmp_path: Path) -> SampleDb:
-    if request.param == "sqlite":
-        path = ensure_bookstore(tmp_path / "bookstore.db")
-        return SampleDb("bookstore", "sqlite", sqlite_config("bookstore", path))
-    script = "\n".join(line for line in bookstore_script_path().read_text().splitlines()
-                       if not line.startswith("PRAGMA"))
-    dbname = request.getfixturevalue("pg_database")(script=script)
-    return SampleDb("bookstore", "postgres", pg_config("bookstore", dbname), pg_dbname=dbname)
-
-
-def test_bookstore_golds_run(bookstore: SampleDb) -> None:
-    _assert_golds_return_rows(bookstore, "bookstore")
+def test_bookstore_golds_run(bookstore_db: SampleDb) -> None:
+    _assert_golds_return_rows(bookstore_db, "bookstore")
