@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (BaseModel, ConfigDict, Field, ValidationError, field_validator,
+                      model_validator)
 
 from nl2sql.backends import BACKENDS, Backend, DatabaseType, get_backend  # noqa: F401 (re-export)
 from nl2sql.dbs_yaml import mapping_entry, not_a_mapping_error, yaml_error
@@ -24,6 +25,9 @@ ENV_CONFIG = "NL2SQL_CONFIG"
 ENV_DATA_DIR = "NL2SQL_DATA_DIR"
 ENV_WORKSPACE = "NL2SQL_WORKSPACE"
 ENV_MODEL = "NL2SQL_MODEL"
+
+#: ``schema: "*"``: every schema that has tables or views.
+ALL_SCHEMAS = "*"
 
 SAMPLE_DB_ID = "bookstore"
 SAMPLE_DESCRIPTION = "Bundled sample: a small bookstore (authors, books, customers, orders)."
@@ -47,7 +51,8 @@ class DbConnectionConfig(BaseModel):
     user: str | None = None
     # Plain text, ``ENC:<fernet token>`` or absent; decrypted only when a connection is made.
     password: str | None = Field(default=None, repr=False)
-    schema_name: str | None = Field(default=None, alias="schema")
+    # One schema, a list of schemas, or ``*`` (every schema that has tables): see ``schemas``.
+    schema_name: str | list[str] | None = Field(default=None, alias="schema")
     sslmode: str | None = None
     # runtime bounds
     query_timeout_seconds: float = Field(default=30.0, gt=0)
@@ -61,6 +66,16 @@ class DbConnectionConfig(BaseModel):
         if isinstance(data, dict) and data.get("port") is None and data.get("type") in BACKENDS:
             data = {**data, "port": BACKENDS[str(data["type"])].default_port}
         return data
+
+    @field_validator("schema_name")
+    @classmethod
+    def _check_schema(cls, value: str | list[str] | None) -> str | list[str] | None:
+        if isinstance(value, list):
+            names = [str(name).strip() for name in value]
+            if not names or not all(names) or ALL_SCHEMAS in names:
+                raise ValueError("'schema' takes one name, a list of names or '*'")
+            return names[0] if len(names) == 1 else list(dict.fromkeys(names))
+        return value
 
     @model_validator(mode="after")
     def _check_backend_fields(self) -> DbConnectionConfig:
@@ -78,9 +93,21 @@ class DbConnectionConfig(BaseModel):
         return get_backend(self.type)
 
     @property
+    def schemas(self) -> list[str] | None:
+        """The schemas to inspect when several are configured (a list, or ``["*"]`` for every
+        schema with tables); None for one schema (``effective_schema``)."""
+        if isinstance(self.schema_name, list):
+            return list(self.schema_name)
+        return [ALL_SCHEMAS] if self.schema_name == ALL_SCHEMAS else None
+
+    @property
     def effective_schema(self) -> str | None:
-        """The schema to inspect and query: the configured one, else the backend's default."""
-        return self.schema_name or self.backend.default_schema
+        """The schema to inspect and query (with several: the first, where unqualified names
+        are looked up first): the configured one, else the backend's default."""
+        first = self.schema_name[0] if isinstance(self.schema_name, list) else self.schema_name
+        if first == ALL_SCHEMAS:
+            first = None
+        return first or self.backend.default_schema
 
     def resolve_password(self) -> str | None:
         """The password in plain text, decrypting an ``ENC:`` value with the secrets key."""

@@ -46,10 +46,20 @@ def format_schema(db_info: DbInfo, *, include_samples: bool = True,
     return "\n\n".join(parts) + "\n"
 
 
+def _relation(table: TableInfo, q: Quote) -> str:
+    """The table's name as SQL: ``schema.table`` (each part quoted) when it is qualified."""
+    if table.table_name and table.schema_name:
+        return f"{q(table.schema_name)}.{q(table.table_name)}"
+    return q(table.name)
+
+
 def _header(db_info: DbInfo) -> str:
     lines = [f"-- Database: {db_info.db_id} ({db_info.db_type})"]
     if db_info.schema_name:
         lines.append(f"-- Schema: {db_info.schema_name}")
+    schemas = getattr(db_info, "schemas", None)  # extra field: several schemas configured
+    if schemas:
+        lines.append(f"-- Schemas: {', '.join(schemas)} (table names are schema-qualified)")
     lines += _comment_lines(db_info.description)
     return "\n".join(lines)
 
@@ -66,7 +76,7 @@ def format_table(table: TableInfo, db_type: str, *, include_samples: bool = True
     keyword = "VIEW" if table.is_view else "TABLE"
     if table.is_view:
         lines.append("-- (view: columns listed for reference)")
-    lines.append(f"CREATE {keyword} {q(table.name)} (")
+    lines.append(f"CREATE {keyword} {_relation(table, q)} (")
 
     pk = table.primary_key
     body: list[tuple[str, str]] = []  # (definition, comment)
@@ -76,7 +86,8 @@ def format_table(table: TableInfo, db_type: str, *, include_samples: bool = True
     if len(pk) > 1:
         body.append((f"PRIMARY KEY ({_names(pk, q)})", ""))
     for fk in sorted(table.foreign_keys, key=lambda f: (f.referenced_table, f.columns)):
-        target = q(fk.referenced_table)
+        referenced = table._db.table(fk.referenced_table) if table._db else None
+        target = _relation(referenced, q) if referenced else q(fk.referenced_table)
         if fk.referenced_schema:
             target = f"{q(fk.referenced_schema)}.{target}"
         definition = (f"FOREIGN KEY ({_names(fk.columns, q)}) REFERENCES {target} "
@@ -99,7 +110,7 @@ def format_table(table: TableInfo, db_type: str, *, include_samples: bool = True
         name = f"{q(index.name)} " if index.name else ""
         # Expression indexes keep their SQL text in place of a column name: leave it as is.
         columns = ", ".join(q(c) if table.column(c) else c for c in index.columns)
-        lines.append(f"-- {unique}INDEX {name}ON {q(table.name)} ({columns}){using}")
+        lines.append(f"-- {unique}INDEX {name}ON {_relation(table, q)} ({columns}){using}")
     if include_samples and table.sample_data_csv:
         sample = table.sample_data_csv.strip("\n").splitlines()
         lines.append(f"-- Sample rows ({len(sample) - 1}):")

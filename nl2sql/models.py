@@ -80,6 +80,9 @@ class IndexInfo(_Model):
 class TableInfo(_Model):
     name: str
     schema_name: str | None = None
+    #: With several schemas configured, ``name`` is schema-qualified (``sales.orders``, as
+    #: queries write it) and this is the table's own name (``orders``); None otherwise.
+    table_name: str | None = None
     is_view: bool = False
     description: str | None = None
     description_source: DescriptionSource | None = None
@@ -104,6 +107,11 @@ class TableInfo(_Model):
     @property
     def primary_key(self) -> list[str]:
         return [c.name for c in self.columns if c.is_primary_key]
+
+    @property
+    def relation_name(self) -> str:
+        """The name inside its schema, for building SQL with ``schema_name`` beside it."""
+        return self.table_name or self.name
 
     def column(self, name: str) -> ColumnInfo | None:
         """The column named ``name`` (exact match first, then case-insensitive), or None."""
@@ -186,6 +194,8 @@ class DbInfo(_Model):
                 return table
         lowered = name.lower()
         matches = [t for t in self.tables if t.name.lower() == lowered]
+        if not matches:  # several schemas: a bare name that only one schema has
+            matches = [t for t in self.tables if t.table_name and t.table_name.lower() == lowered]
         return matches[0] if len(matches) == 1 else None
 
     @property

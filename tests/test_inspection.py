@@ -376,3 +376,75 @@ def test_sqlite_declared_types(tmp_path: Path) -> None:
     assert [c.data_type for c in table.columns] == [
         "", "BLOB", "MONEY(8)", "NVARCHAR(20)", "DOUBLE PRECISION", "NUMERIC(10, 2)"]
     assert [c.data_type for c in view.columns] == ["", "NVARCHAR(20)"]
+
+
+HR_SCRIPT = SALES_SCRIPT + """
+CREATE SCHEMA hr;
+CREATE TABLE hr.employee (employee_id int PRIMARY KEY, name text,
+    customer_id int REFERENCES sales.customer (customer_id));
+INSERT INTO hr.employee VALUES (1, 'Eve', 1);
+CREATE SCHEMA empty_one;
+"""
+
+
+def test_postgres_empty_schema_names_the_schemas_with_tables(
+        pg_database: Callable[..., str]) -> None:
+    """Tables outside `public` (the default) are not silently '0 tables': one line names the
+    schemas that have tables and how to select them."""
+    dbname = pg_database(script=HR_SCRIPT.replace("CREATE TABLE public.customer (id int "
+                                                  "PRIMARY KEY);", ""))
+    with pytest.raises(ConfigError) as caught:
+        extract(pg_config("shop", dbname))
+    message = str(caught.value)
+    assert "\n" not in message
+    assert "no tables or views in schema 'public'" in message
+    assert "hr (1), sales (4)" in message and "'schema: sales'" in message and "'*'" in message
+    # An empty database stays a valid, empty result.
+    assert extract(pg_config("shop", pg_database())).tables == []
+
+
+def test_postgres_schema_list_and_star(pg_database: Callable[..., str], tmp_path: Path) -> None:
+    from sqlalchemy import text as sql_text
+
+    from nl2sql.db.factory import create_operations
+    from nl2sql.formatting import format_schema
+
+    dbname = pg_database(script=HR_SCRIPT)
+    listed = extract(pg_config("shop", dbname, schema=["sales", "hr"]))
+    assert listed.schemas == ["sales", "hr"]
+    assert [t.name for t in listed.tables] == [
+        "hr.employee", "sales.big_orders", "sales.customer", "sales.order", "sales.order_totals"]
+    employee = listed.table("hr.employee")
+    assert employee is not None and listed.table("employee") is employee  # unique bare name
+    assert (employee.schema_name, employee.table_name, employee.row_count) == ("hr", "employee", 1)
+    [fk] = employee.foreign_keys
+    assert fk.referenced_table == "sales.customer" and listed.table(fk.referenced_table)
+    order = listed.table("sales.order")
+    assert order is not None and order.foreign_keys[0].referenced_table == "sales.customer"
+    text = format_schema(listed)
+    assert 'CREATE TABLE sales."order" (' in text
+    assert "REFERENCES sales.customer (customer_id)" in text
+    assert "-- Schemas: sales, hr" in text
+
+    star = extract(pg_config("shop", dbname, schema="*"))
+    assert [t.name for t in star.tables] == [
+        "hr.employee", "public.customer", "sales.big_orders", "sales.customer", "sales.order",
+        "sales.order_totals"]
+    assert star.schemas == ["hr", "public", "sales"]  # empty_one has no tables
+    assert star.table("customer") is None  # two schemas have one: ambiguous
+
+    # Queries and row lookups work with qualified names (and unqualified through search_path).
+    config = pg_config("shop", dbname, schema=["sales", "hr"])
+    with create_connection(config) as connection:
+        ops = create_operations(connection, listed)
+        row = ops.fetch_row_by_id("hr.employee", 1)
+        assert row is not None and row["name"] == "Eve"
+        with connection.connect() as conn:
+            assert conn.execute(sql_text("SELECT name FROM employee")).scalar() == "Eve"
+
+
+@pytest.mark.parametrize("value", [[], ["sales", "*"], ["", "hr"]])
+def test_schema_setting_shapes(value: object) -> None:
+    with pytest.raises(ValueError, match="one name, a list of names or '\\*'"):
+        pg_config("shop", "x", schema=value)
+    assert pg_config("shop", "x", schema=["sales"]).schema_name == "sales"

@@ -86,7 +86,8 @@ def column_values(info: TableInfo, columns: str | Sequence[str], value: object) 
 
 def select_where(info: TableInfo, where: dict[str, Any], *, schema: str | None) -> Select:
     """``SELECT * FROM info WHERE k1 = :p0 AND ...`` with quoted identifiers, bound values."""
-    target = table(info.name, *(column(c.name) for c in info.columns), schema=schema)
+    target = table(info.relation_name, *(column(c.name) for c in info.columns),
+                   schema=info.schema_name if info.table_name else schema)
     conditions = [target.c[name] == bindparam(f"p{i}", value)
                   for i, (name, value) in enumerate(where.items())]
     return select(target).where(and_(*conditions)).limit(1)

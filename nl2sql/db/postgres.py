@@ -50,14 +50,16 @@ class PostgresConnection(DbConnection):
                           port=config.port, database=config.dbname, query=query)
 
     def _create_engine(self) -> Engine:
-        schema = self.schema or "public"
+        # Several schemas listed: unqualified names resolve through all of them, in order.
+        listed = [name for name in self.config.schemas or [] if name != "*"]
+        search_path = ",".join(_quote_option(name) for name in listed or [self.schema or "public"])
         timeout_ms = int(self.config.query_timeout_seconds * 1000)
         # Engine-level read-only: every transaction is read-only unless a caller says otherwise,
         # and no statement runs past the configured time limit.
         # standard_conforming_strings is pinned so the server reads backslashes in string
         # literals exactly as the parser guard does (a server set to 'off' would not).
         options = (f"-c default_transaction_read_only=on -c statement_timeout={timeout_ms} "
-                   f"-c standard_conforming_strings=on -c search_path={_quote_option(schema)}")
+                   f"-c standard_conforming_strings=on -c search_path={search_path}")
         return create_engine(self.url(), pool_pre_ping=True,
                              connect_args={"options": options, "application_name": "nl2sql"})
 

@@ -53,6 +53,10 @@ class ReflectedSchema:
     comments: dict[str, str | None]
     row_counts: dict[str, RowCount] = field(default_factory=dict)
     database_comment: str | None = None
+    #: Several schemas (``schema:`` a list or ``*``): the schemas reflected, and for each
+    #: schema-qualified key (``sales.orders``) its ``(schema, table)``.
+    schemas: list[str] | None = None
+    origins: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     @property
     def names(self) -> list[str]:
@@ -72,12 +76,16 @@ class DbSchemaInspector(ABC):
     #: Extra keyword arguments for ``get_multi_indexes`` (dialect-specific options).
     index_reflection_kw: ClassVar[dict[str, Any]] = {}
 
+    #: Schemas never listed by ``schema: "*"`` (the catalog's own).
+    system_schemas: ClassVar[frozenset[str]] = frozenset({"information_schema"})
+
     def __init__(self, connection: DbConnection) -> None:
         self.connection = connection
+        self._reflecting: str | None = None  # the schema being reflected, when several are
 
     @property
     def schema(self) -> str | None:
-        return self.connection.schema
+        return self._reflecting or self.connection.schema
 
     def quote(self, identifier: str) -> str:
         """``identifier`` quoted for this backend's SQL (quotes only when needed)."""
@@ -96,14 +104,33 @@ class DbSchemaInspector(ABC):
             return self.reflect_with(conn)
 
     def reflect_with(self, conn: Connection) -> ReflectedSchema:
-        """Reflect the whole schema through ``conn`` (one inspector; each batched call once)."""
+        """Reflect the configured schema (or schemas) through ``conn``."""
         inspector = inspect(conn)
-        schema = self.schema
+        wanted = self.connection.config.schemas
+        if wanted is None:
+            reflected = self._reflect_schema(conn, inspector, self.schema)
+            if not reflected.names:
+                self._explain_empty(inspector)
+            return reflected
+        schemas = self._resolve_schemas(inspector, wanted)
+        self._prepare_schemas(conn)
+        parts = []
+        for schema in schemas:
+            self._reflecting = schema
+            try:
+                parts.append(self._reflect_schema(conn, inspector, schema))
+            finally:
+                self._reflecting = None
+        return _merge(parts, schemas)
+
+    def _reflect_schema(self, conn: Connection, inspector: Inspector,
+                        schema: str | None) -> ReflectedSchema:
+        """Reflect one schema (each batched call once)."""
         kind = self.reflect_kind
         tables = list(inspector.get_table_names(schema=schema))
         views = set(self._view_names(inspector))
         if schema is not None and not tables and not views:
-            self._check_schema_exists(inspector)
+            self._check_schema_exists(inspector, schema)
 
         def by_name(result: dict[tuple[str | None, str], Any]) -> dict[str, Any]:
             return {name: value for (_schema, name), value in result.items()}
@@ -135,14 +162,59 @@ class DbSchemaInspector(ABC):
         reflected.database_comment = self.database_comment(conn)
         return reflected
 
-    def _check_schema_exists(self, inspector: Inspector) -> None:
+    def _check_schema_exists(self, inspector: Inspector, schema: str) -> None:
         # An empty result is ambiguous: a typo in `schema` would otherwise extract nothing.
         existing = inspector.get_schema_names()
-        if self.schema not in existing:
+        if schema not in existing:
             raise ConfigError(
-                f"Database '{self.connection.db_id}' has no schema '{self.schema}' (it has: "
+                f"Database '{self.connection.db_id}' has no schema '{schema}' (it has: "
                 f"{', '.join(sorted(existing))}); fix 'schema' in dbs.yaml.",
                 db_id=self.connection.db_id)
+
+    def _prepare_schemas(self, conn: Connection) -> None:
+        """Before reflecting several schemas (e.g. make foreign keys name their schema)."""
+
+    def _user_schemas(self, inspector: Inspector) -> dict[str, int]:
+        """Schema -> number of tables and views, for the schemas that have any."""
+        counts = {}
+        for schema in inspector.get_schema_names():
+            if schema in self.system_schemas or schema.startswith("pg_"):
+                continue
+            self._reflecting, previous = schema, self._reflecting
+            try:
+                count = (len(inspector.get_table_names(schema=schema))
+                         + len(self._view_names(inspector)))
+            finally:
+                self._reflecting = previous
+            if count:
+                counts[schema] = count
+        return counts
+
+    def _explain_empty(self, inspector: Inspector) -> None:
+        """No tables in the configured schema while others have some: say which (an empty
+        database stays a valid, empty result)."""
+        others = {name: n for name, n in self._user_schemas(inspector).items()
+                  if name != self.schema}
+        if not others:
+            return
+        where = f"schema '{self.schema}'" if self.schema else "its default schema"
+        listed = ", ".join(f"{name} ({n})" for name, n in sorted(others.items()))
+        first = sorted(others, key=lambda name: (-others[name], name))[0]
+        raise ConfigError(
+            f"Database '{self.connection.db_id}' has no tables or views in {where}; schemas "
+            f"with tables (count): {listed}; set 'schema: {first}' in dbs.yaml (or a list of "
+            f"schemas, or '*' for all).", db_id=self.connection.db_id)
+
+    def _resolve_schemas(self, inspector: Inspector, wanted: list[str]) -> list[str]:
+        """The configured list (each checked to exist), or for ``*`` every schema with
+        tables or views, sorted by name."""
+        if wanted == ["*"]:
+            return sorted(self._user_schemas(inspector))
+        existing = set(inspector.get_schema_names())
+        for schema in wanted:
+            if schema not in existing:
+                self._check_schema_exists(inspector, schema)
+        return wanted
 
     def _view_names(self, inspector: Inspector) -> list[str]:
         return list(inspector.get_view_names(schema=self.schema))
@@ -213,3 +285,37 @@ class DbSchemaInspector(ABC):
         """A bounded sample of a big table; by default its first ``sample_size`` rows."""
         return select(*base.c).limit(settings.sample_size).subquery("sample")
 
+
+
+def _merge(parts: list[ReflectedSchema], schemas: list[str]) -> ReflectedSchema:
+    """Several schemas' reflections as one, keyed by schema-qualified names (``sales.orders``),
+    so equal table names in two schemas never collide; foreign keys name their target the
+    same way."""
+    merged = ReflectedSchema(schema=None, tables=[], views=set(), columns={}, primary_keys={},
+                             foreign_keys={}, indexes={}, unique_constraints={}, comments={},
+                             schemas=schemas)
+    for part in parts:
+        schema = part.schema or ""
+
+        def key(name: str, schema: str = schema) -> str:
+            return f"{schema}.{name}"
+
+        for name in part.names:
+            merged.origins[key(name)] = (schema, name)
+        merged.tables += [key(name) for name in part.tables]
+        merged.views |= {key(name) for name in part.views}
+        for target, source in ((merged.columns, part.columns),
+                               (merged.primary_keys, part.primary_keys),
+                               (merged.indexes, part.indexes),
+                               (merged.unique_constraints, part.unique_constraints),
+                               (merged.comments, part.comments),
+                               (merged.row_counts, part.row_counts)):
+            target.update({key(name): value for name, value in source.items()})  # type: ignore[attr-defined]
+        for name, fks in part.foreign_keys.items():
+            merged.foreign_keys[key(name)] = [
+                {**fk, "referred_table": f"{fk.get('referred_schema') or schema}."
+                                         f"{fk['referred_table']}", "referred_schema": None}
+                for fk in fks]
+        merged.database_comment = merged.database_comment or part.database_comment
+    merged.tables.sort()
+    return merged

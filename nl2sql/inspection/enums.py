@@ -109,11 +109,11 @@ def _collect_stats(conn: Connection, inspector: DbSchemaInspector, table_info: T
     is_big = table_info.row_count is None or table_info.row_count > settings.sample_threshold_rows
     stats: dict[str, ColumnStats] = {}
     if is_big and table_info.row_count:
-        stats = inspector.planner_stats(conn, schema, table_info.name, names,
+        stats = inspector.planner_stats(conn, schema, table_info.relation_name, names,
                                         table_info.row_count, settings)
     remaining = [n for n in names if n not in stats]
     if remaining:
-        base = table(table_info.name, *[column(n) for n in remaining], schema=schema)
+        base = table(table_info.relation_name, *[column(n) for n in remaining], schema=schema)
         source = (inspector.sample_source(conn, base, table_info, settings) if is_big
                   else base)
         stats.update(_grouped_counts(conn, source, remaining, fetch,

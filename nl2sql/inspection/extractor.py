@@ -44,10 +44,13 @@ class DbSchemaExtractor:
             reflected = self.inspector.reflect_with(conn)
             tables = [self._table(conn, reflected, name) for name in reflected.names]
         comment = _text(reflected.database_comment)
-        return DbInfo(db_id=db_id or self.connection.db_id,
+        info = DbInfo(db_id=db_id or self.connection.db_id,
                       db_type=self.connection.config.type.value,
                       schema_name=reflected.schema, description=comment,
                       description_source="comment" if comment else None, tables=tables)
+        if reflected.schemas is not None:
+            info.schemas = reflected.schemas  # type: ignore[attr-defined]  # extra field
+        return info
 
     def _table(self, conn: Connection, reflected: ReflectedSchema, name: str) -> TableInfo:
         is_view = name in reflected.views
@@ -59,8 +62,10 @@ class DbSchemaExtractor:
                    for column in reflected.columns.get(name, [])]
         comment = _text(reflected.comments.get(name))
         row_count = RowCount(None) if is_view else reflected.row_counts.get(name, RowCount(None))
+        # Several schemas: ``name`` is schema-qualified and ``table_name`` the table's own.
+        schema, table_name = reflected.origins.get(name, (reflected.schema, None))
         return TableInfo(
-            name=name, schema_name=reflected.schema, is_view=is_view,
+            name=name, schema_name=schema, table_name=table_name, is_view=is_view,
             description=comment, description_source="comment" if comment else None,
             columns=columns,
             foreign_keys=[self._foreign_key(fk) for fk in reflected.foreign_keys.get(name, [])],

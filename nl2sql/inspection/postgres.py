@@ -52,6 +52,12 @@ class PostgresSchemaInspector(DbSchemaInspector):
     #: Exact counts run as UNION ALL statements of this many tables (few round trips).
     count_batch_size = 200
 
+    def _prepare_schemas(self, conn: Connection) -> None:
+        # Postgres prints a foreign key's target without its schema when the search_path
+        # reaches it; with several schemas that is ambiguous, so reflect with none on it
+        # (SET LOCAL: gone when this read-only transaction ends).
+        conn.exec_driver_sql("SET LOCAL search_path TO pg_catalog")
+
     def _view_names(self, inspector: Inspector) -> list[str]:
         return [*inspector.get_view_names(schema=self.schema),
                 *inspector.get_materialized_view_names(schema=self.schema)]

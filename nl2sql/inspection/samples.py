@@ -59,7 +59,7 @@ def collect_sample(connection: DbConnection, table_info: TableInfo,
     if settings.rows <= 0 or not table_info.columns:
         return None
     names = [c.name for c in table_info.columns]
-    source = table(table_info.name, *[column(n) for n in names],
+    source = table(table_info.relation_name, *[column(n) for n in names],
                    schema=table_info.schema_name or connection.schema)
     query = select(*[source.c[n] for n in names]).limit(settings.rows)
     if table_info.primary_key:
