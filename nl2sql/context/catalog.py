@@ -7,6 +7,7 @@ words), the best table embeddings of each database, and the stored values the qu
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from nl2sql.context.models import Candidate
@@ -18,9 +19,13 @@ if TYPE_CHECKING:
 
     from nl2sql.context.retrieval import DbIndex
 
-LEXICAL_WEIGHT = 0.5
-SEMANTIC_WEIGHT = 0.3
-VALUE_WEIGHT = 0.25
+COVERAGE_WEIGHT = 0.35
+LEXICAL_WEIGHT = 0.3
+SEMANTIC_WEIGHT = 0.2
+VALUE_WEIGHT = 0.5
+#: How much a word counts where it occurs: in a table name, a column name, a description, a
+#: stored enum value.
+_PLACE_WEIGHTS = {"table": 1.0, "column": 0.7, "description": 0.5, "value": 0.3}
 _SEP = "\x1f"
 
 
@@ -30,19 +35,43 @@ class CatalogIndex:
 
         self.indexes = indexes
         docs = []
+        self.places: list[dict[str, float]] = []
         for index in indexes:
-            doc = terms(index.data.description) * 3
+            places: dict[str, float] = {}
+
+            def put(words: list[str], place: str) -> None:
+                weight = _PLACE_WEIGHTS[place]
+                for word in words:
+                    if places.get(word, 0.0) < weight:
+                        places[word] = weight
+
+            put(terms(index.data.description), "description")
+            doc = terms(index.data.description)
             for entry in index.entries:
-                doc += entry.name_terms * 2
-                doc += [t for words in entry.column_terms for t in words]
+                put(entry.name_terms, "table")
+                doc += entry.name_terms
+                for words in entry.column_terms:
+                    put(words, "column")
+                    doc += sorted(set(words))
+            self.places.append(places)
             docs.append(doc or ["_"])
-        self.vocabulary = {t for doc in docs for t in doc}
+        self.document_frequency: dict[str, int] = {}
+        for places in self.places:
+            for word in places:
+                self.document_frequency[word] = self.document_frequency.get(word, 0) + 1
+        self.vocabulary = set(self.document_frequency)
         self.bm25 = bm25s.BM25()
         if docs:
             self.bm25.index(docs, show_progress=False)
+        self.table_terms = [{t for e in index.entries for t in e.name_terms}
+                            for index in indexes]
         self.values = ValueLookup([(f"{index.db_id}{_SEP}{table}", column, value)
                                    for index in indexes for (table, column, value) in
                                    _locations(index)])
+
+    def idf(self, word: str) -> float:
+        n, df = len(self.indexes), self.document_frequency.get(word, 0)
+        return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
     def rank(self, question: str, question_vector: np.ndarray | None) -> list[Candidate]:
         import numpy as np
@@ -51,6 +80,10 @@ class CatalogIndex:
         if not n:
             return []
         query = [t for t in dict.fromkeys(terms(question)) if t in self.vocabulary]
+        weights = {t: self.idf(t) for t in query}
+        total_weight = sum(weights.values()) or 1.0
+        coverage = np.array([sum(w * places.get(t, 0.0) for t, w in weights.items())
+                             / total_weight for places in self.places], dtype=np.float32)
         lexical = (np.asarray(self.bm25.get_scores(query), dtype=np.float32) if query
                    else np.zeros(n, dtype=np.float32))
         if lexical.max() > 0:
@@ -62,23 +95,26 @@ class CatalogIndex:
                     best = np.sort(index.vectors @ question_vector)[-3:]
                     semantic[i] = float(best.mean())
             low, high = float(semantic.min()), float(semantic.max())
-            if high > low:
-                semantic = (semantic - low) / (high - low)
+            semantic = (semantic - low) / max(high - low, 0.2)
         matched: dict[str, list[tuple[str, str, str]]] = {}
-        for match in self.values.match(question, fuzzy=False, limit=200):
+        for match in self.values.match(question, fuzzy=False, limit=400):
             db_id, table = match.table.split(_SEP, 1)
-            matched.setdefault(db_id, []).append((match.matched, f"{table}.{match.column}",
-                                                  match.value))
-        query_set = set(query)
+            matched.setdefault(db_id, []).append((match.matched.casefold(),
+                                                  f"{table}.{match.column}", match.value))
+        phrase_df: dict[str, int] = {}
+        for found in matched.values():
+            for phrase in {m[0] for m in found}:
+                phrase_df[phrase] = phrase_df.get(phrase, 0) + 1
         candidates = []
         for i, index in enumerate(self.indexes):
-            phrases = {m[0].casefold() for m in matched.get(index.db_id, [])}
-            value_score = min(1.0, sum(min(1.0, len(p) / 8) for p in phrases))
-            score = (LEXICAL_WEIGHT * float(lexical[i]) + SEMANTIC_WEIGHT * float(semantic[i])
-                     + VALUE_WEIGHT * value_score)
+            found = [m for m in matched.get(index.db_id, [])
+                     if not set(terms(m[0])) <= self.table_terms[i]]  # "customers": a table
+            phrases = {m[0] for m in found}
+            value_score = min(2.0, sum(min(1.0, len(p) / 6) / phrase_df[p] for p in phrases))
+            score = (COVERAGE_WEIGHT * float(coverage[i]) + LEXICAL_WEIGHT * float(lexical[i])
+                     + SEMANTIC_WEIGHT * float(semantic[i]) + VALUE_WEIGHT * value_score)
             candidates.append(Candidate(db_id=index.db_id, score=round(score, 4),
-                                        reason=_reason(index, query_set,
-                                                       matched.get(index.db_id, []))))
+                                        reason=_reason(index, set(query), found)))
         candidates.sort(key=lambda c: -c.score)
         return candidates
 

@@ -1,5 +1,12 @@
 """Pruning: the tables (and, in wide tables, the columns) that fit a token budget, plus the
-tables needed to join them, each with a reason; under the budget the whole schema, unchanged."""
+tables needed to join them, each with a reason; under the budget the whole schema, unchanged.
+
+Selection is greedy by score. A table joins with the shortest foreign-key path to the tables
+already kept (declared or inferred keys); the tables on the path are shown with their key
+columns only. Tables linking two kept tables (many-to-many) are added when they fit. Tables are
+first costed without sample rows; budget left at the end buys their sample rows back, best
+table first.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +15,7 @@ from dataclasses import dataclass
 from nl2sql.context.models import KeptTable
 from nl2sql.context.retrieval import DbIndex, TableScore
 from nl2sql.formatting import format_table
-from nl2sql.models import DbInfo, TableInfo
+from nl2sql.models import ColumnInfo, DbInfo, TableInfo
 
 #: A table is relevant when its score is at least this share of the best table's score.
 RELATIVE_CUTOFF = 0.2
@@ -40,92 +47,148 @@ def header(info: DbInfo, shown: int) -> str:
     return "\n".join(lines)
 
 
+class _Selection:
+    def __init__(self, info: DbInfo, index: DbIndex, scores: list[TableScore], question: str,
+                 budget: int) -> None:
+        self.info, self.index, self.question, self.budget = info, index, question, budget
+        self.by_name = {s.name: s for s in scores}
+        self.reasons: dict[str, str] = {}
+        self.rendered: dict[str, str] = {}
+        self.keys_only: set[str] = set()
+        self.narrowed: dict[str, str] = {}
+        self.used = estimate_tokens(header(info, 0)) + 5
+        self.table_cap = max(200, int(budget * TABLE_SHARE))
+
+    def text(self, name: str, keys_only: bool) -> str:
+        table = self.info.table(name)
+        assert table is not None
+        if name in self.narrowed:
+            return self.narrowed[name]
+        if keys_only:
+            return narrow_table(table, key_columns(table))
+        return render_table(table, self.index, self.question, self.by_name.get(name),
+                            self.table_cap, samples=False)
+
+    def narrow(self, name: str) -> None:
+        """Show ``name`` with its keys and the columns the question touches only."""
+        table = self.info.table(name)
+        assert table is not None
+        relevance = self.index.column_scores(name, self.question)
+        score = self.by_name.get(name)
+        valued = {m.column for m in (score.values if score else [])}
+        keys = {c.name for c in key_columns(table)}
+        columns = [c for c in table.columns
+                   if c.name in keys or c.name in valued or relevance.get(c.name)]
+        if len(columns) < len(table.columns):
+            self.narrowed[name] = narrow_table(table, columns)
+
+    def add(self, names: list[str], why: dict[str, str], keys_only: set[str]) -> bool:
+        new = [n for n in names if n not in self.reasons]
+        texts = {n: self.text(n, n in keys_only) for n in new}
+        total = sum(estimate_tokens(t) + 1 for t in texts.values())
+        if self.used + total > self.budget:
+            return False
+        self.used += total
+        for name in new:
+            self.reasons[name] = why[name]
+            self.rendered[name] = texts[name]
+            if name in keys_only:
+                self.keys_only.add(name)
+        return True
+
+    def upgrade(self, name: str, text: str) -> None:
+        extra = estimate_tokens(text) - estimate_tokens(self.rendered[name])
+        if extra <= 0 or self.used + extra <= self.budget:
+            self.used += max(extra, 0)
+            self.rendered[name] = text
+            self.keys_only.discard(name)
+
+
 def prune(info: DbInfo, index: DbIndex, scores: list[TableScore], question: str,
           budget: int) -> Pruned:
     """Keep the best tables within ``budget`` tokens, with join paths and bridge tables."""
-    by_name = {s.name: s for s in scores}
+    chosen = _Selection(info, index, scores, question, budget)
     top = scores[0].score if scores else 0.0
     cutoff = max(MIN_SCORE, RELATIVE_CUTOFF * top)
-    reasons: dict[str, str] = {}
-    rendered: dict[str, str] = {}
-    used = estimate_tokens(header(info, 0)) + 5
-    table_cap = max(200, int(budget * TABLE_SHARE))
-
-    def cost(name: str) -> int:
-        if name not in rendered:
-            rendered[name] = render_table(info.table(name), index, question, by_name.get(name),
-                                          table_cap)
-        return estimate_tokens(rendered[name]) + 1
-
-    def try_add(names: list[str], why: dict[str, str]) -> bool:
-        nonlocal used
-        new = [n for n in names if n not in reasons]
-        total = sum(cost(n) for n in new)
-        if used + total > budget:
-            return False
-        used += total
-        for name in new:
-            reasons[name] = why[name]
-        return True
-
     for item in scores:
-        if item.score < cutoff and reasons:
+        if item.score < cutoff and chosen.reasons:
             break
-        path = index.graph.path(item.name, set(reasons), max_length=MAX_JOIN_EDGES) \
-            if reasons else None
-        names, why = [item.name], {item.name: item.reason()}
-        if path and len(path) > 2:
-            for a, middle, b in zip(path, path[1:], path[2:]):
-                why.setdefault(middle, f"joins {a} to {b}")
-            names = [*path[1:-1], item.name]
-        if not try_add(names, why) and path and len(path) > 2:
-            try_add([item.name], why)  # too costly with its join path: the table alone
-    for bridge, (a, b) in sorted(index.graph.bridges(set(reasons)).items(),
-                                 key=lambda kv: -by_name[kv[0]].score if kv[0] in by_name else 0):
-        try_add([bridge], {bridge: f"links {a} and {b} (many-to-many)"})
-    if not reasons and scores:  # nothing fits: the best table, cut to the budget
+        kept = set(chosen.reasons)
+        path = index.graph.path(item.name, kept, max_length=MAX_JOIN_EDGES) if kept else None
+        why = {item.name: item.reason()}
+        middle = path[1:-1] if path and len(path) > 2 else []
+        for a, via, b in zip(path or [], (path or [])[1:], (path or [])[2:]):
+            why.setdefault(via, f"joins {a} to {b}")
+        if middle:
+            relevant = {m for m in middle if chosen.by_name.get(m) and
+                        chosen.by_name[m].score >= cutoff}
+            if chosen.add([*middle, item.name], why, set(middle) - relevant):
+                continue
+            chosen.narrow(item.name)  # joined but narrow beats whole but unjoined
+            if chosen.add([*middle, item.name], why, set(middle)):
+                continue
+            chosen.narrowed.pop(item.name, None)
+        if not chosen.add([item.name], why, set()):
+            chosen.narrow(item.name)
+            if not chosen.add([item.name], why, set()):
+                chosen.narrowed.pop(item.name, None)
+    for bridge, (a, b) in sorted(index.graph.bridges(set(chosen.reasons)).items()):
+        chosen.add([bridge], {bridge: f"links {a} and {b} (many-to-many)"}, {bridge})
+    if not chosen.reasons and scores:  # nothing fits: the best table, cut to the budget
         name = scores[0].name
-        rendered[name] = render_table(info.table(name), index, question, scores[0],
-                                      max(50, budget - used))
-        reasons[name] = scores[0].reason()
-    order = [t.name for t in info.tables if t.name in reasons]
-    parts = [header(info, len(order)), *[rendered[n] for n in order]]
-    return Pruned([KeptTable(name=n, reason=reasons[n]) for n in order],
+        table = info.table(name)
+        assert table is not None
+        chosen.rendered[name] = render_table(table, index, question, scores[0],
+                                             max(50, budget - chosen.used), samples=False)
+        chosen.reasons[name] = scores[0].reason()
+    # Budget left: key-only join tables get their other columns, then tables their samples.
+    for name in [n for n in chosen.reasons if n in chosen.keys_only or n in chosen.narrowed]:
+        chosen.narrowed.pop(name, None)
+        chosen.upgrade(name, chosen.text(name, keys_only=False))
+    for item in scores:
+        if item.name in chosen.reasons and item.name not in chosen.keys_only:
+            table = info.table(item.name)
+            assert table is not None
+            chosen.upgrade(item.name, render_table(table, index, question, item,
+                                                   chosen.table_cap, samples=True))
+    order = [t.name for t in info.tables if t.name in chosen.reasons]
+    parts = [header(info, len(order)), *[chosen.rendered[n] for n in order]]
+    return Pruned([KeptTable(name=n, reason=chosen.reasons[n]) for n in order],
                   "\n\n".join(parts) + "\n")
 
 
-def render_table(table: TableInfo | None, index: DbIndex, question: str,
-                 score: TableScore | None, cap: int) -> str:
+def key_columns(table: TableInfo) -> list[ColumnInfo]:
+    fk_columns = {c for fk in table.foreign_keys for c in fk.columns}
+    return [c for c in table.columns if c.is_primary_key or c.name in fk_columns] \
+        or table.columns[:1]
+
+
+def render_table(table: TableInfo, index: DbIndex, question: str, score: TableScore | None,
+                 cap: int, *, samples: bool = True) -> str:
     """The table's schema SQL; over ``cap`` tokens only its most relevant columns."""
-    assert table is not None
-    text = format_table(table, table.db.db_type)
+    text = format_table(table, table.db.db_type, include_samples=samples)
     if estimate_tokens(text) <= cap or len(table.columns) <= 3:
         return text
-    text = format_table(table, table.db.db_type, include_samples=False)
-    if estimate_tokens(text) <= cap:
-        return text
-    return _narrow(table, index, question, score, cap)
-
-
-def _narrow(table: TableInfo, index: DbIndex, question: str, score: TableScore | None,
-            cap: int) -> str:
+    if samples:
+        text = format_table(table, table.db.db_type, include_samples=False)
+        if estimate_tokens(text) <= cap:
+            return text
     relevance = index.column_scores(table.name, question)
     valued = {m.column for m in (score.values if score else [])}
     fk_columns = {c for fk in table.foreign_keys for c in fk.columns}
 
-    def rank(position_column: tuple[int, object]) -> tuple[float, int]:
-        position, column = position_column
-        name = column.name  # type: ignore[attr-defined]
-        weight = (4.0 * (name in valued) + 3.0 * column.is_primary_key  # type: ignore[attr-defined]
-                  + 2.0 * relevance.get(name, 0.0) + 1.5 * (name in fk_columns))
+    def rank(item: tuple[int, ColumnInfo]) -> tuple[float, int]:
+        position, column = item
+        weight = (4.0 * (column.name in valued) + 3.0 * column.is_primary_key
+                  + 2.0 * relevance.get(column.name, 0.0) + 1.5 * (column.name in fk_columns))
         return (-weight, position)
 
     ordered = [c for _, c in sorted(enumerate(table.columns), key=rank)]
     low, high = 1, len(ordered)
-    best = _subset(table, ordered[:1])
+    best = narrow_table(table, ordered[:1])
     while low <= high:  # the most columns (in relevance order) that fit the cap
         middle = (low + high) // 2
-        text = _subset(table, ordered[:middle])
+        text = narrow_table(table, ordered[:middle])
         if estimate_tokens(text) <= cap:
             best, low = text, middle + 1
         else:
@@ -133,8 +196,11 @@ def _narrow(table: TableInfo, index: DbIndex, question: str, score: TableScore |
     return best
 
 
-def _subset(table: TableInfo, columns: list) -> str:  # type: ignore[type-arg]
+def narrow_table(table: TableInfo, columns: list[ColumnInfo]) -> str:
+    """``table`` with only ``columns`` (in table order) and a note of how many are hidden."""
     keep = {c.name for c in columns}
+    if len(keep) == len(table.columns):
+        return format_table(table, table.db.db_type, include_samples=False)
     narrow = table.model_copy(update={
         "columns": [c for c in table.columns if c.name in keep],
         "foreign_keys": [fk for fk in table.foreign_keys if set(fk.columns) <= keep],
@@ -145,7 +211,4 @@ def _subset(table: TableInfo, columns: list) -> str:  # type: ignore[type-arg]
     hidden = len(table.columns) - len(keep)
     text = format_table(narrow, table.db.db_type, include_samples=False)
     return text + (f"\n-- {hidden} more columns not shown (db_show_schema with "
-                   f"tables=['{table.name}'] lists them all)" if hidden else "")
-
-
-__all__ = ["Pruned", "estimate_tokens", "prune", "render_table"]
+                   f"tables=['{table.name}'] lists them all)")

@@ -55,8 +55,11 @@ class DbIndex:
         self.position = {e.name: i for i, e in enumerate(self.entries)}
         self.vectors = vectors
         self.graph = JoinGraph({e.name: e.neighbours for e in self.entries})
+        schema_words = {t for e in self.entries for t in e.name_terms}
+        schema_words |= {t for e in self.entries for c in e.columns for t in terms(c)}
         self.values = ValueLookup([(e.name, column, value) for e in self.entries
-                                   for column, items in e.values.items() for value in items])
+                                   for column, items in e.values.items() for value in items],
+                                  schema_words)
         self.vocabulary = {t for e in self.entries for t in e.doc_terms}
         self._bm25: Any = None
 

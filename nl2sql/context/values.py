@@ -6,13 +6,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from nl2sql.context.words import STOP_WORDS, compact, normalize_value
+from nl2sql.context.words import (STOP_WORDS, compact, normalize_value, split_identifier,
+                                  stem, terms)
 
 _TOKEN = re.compile(r"[\w][\w'/&.+-]*[\w]|[\w]", re.UNICODE)
 _QUOTED = re.compile(r"'([^']{1,80})'|\"([^\"]{1,80})\"")
 MAX_NGRAM = 6
 FUZZY_CUTOFF = 86.0
 MIN_FUZZY_LENGTH = 4
+#: Short words need a closer match: one typo in four letters is another word.
+SHORT_FUZZY_CUTOFF = 90.0
+SHORT_LENGTH = 8
 
 Location = tuple[str, str, str]  # table, column, stored value
 
@@ -26,13 +30,23 @@ class ValueMatch:
     score: float  # 1.0 exact, less for a fuzzy match
 
 
+def stem_key(text: str) -> str:
+    """Words folded and stemmed: "ebooks" meets 'ebook'."""
+    return " ".join(stem(w) for w in split_identifier(text))
+
+
 class ValueLookup:
     """Exact, compact and fuzzy lookup of stored values (built once per loaded index)."""
 
-    def __init__(self, locations: list[Location]) -> None:
+    def __init__(self, locations: list[Location], schema_words: set[str] | None = None) -> None:
+        #: Words of table and column names: a question word that names the schema ("book") is
+        #: not fuzzily matched to a value ("ebook").
+        self.schema_words = schema_words or set()
         self.exact: dict[str, list[Location]] = {}
         self.compact: dict[str, list[Location]] = {}
+        self.stemmed: dict[str, list[Location]] = {}
         for location in locations:
+            self.stemmed.setdefault(stem_key(location[2]), []).append(location)
             self.exact.setdefault(normalize_value(location[2]), []).append(location)
             key = compact(location[2])
             if key:
@@ -79,6 +93,8 @@ class ValueLookup:
                 chunk = words[i:i + n]
                 if any(w.casefold() in STOP_WORDS for w in chunk):
                     continue
+                if set(terms(" ".join(chunk))) <= self.schema_words:
+                    continue
                 if self._fuzzy(" ".join(chunk), found):
                     covered |= positions
         ranked = sorted(found.values(), key=lambda m: (-m.score, -len(m.matched), m.table,
@@ -86,7 +102,8 @@ class ValueLookup:
         return ranked[:limit]
 
     def _lookup(self, text: str, found: dict[Location, ValueMatch], *, fuzzy: bool) -> bool:
-        hits = self.exact.get(normalize_value(text)) or self.compact.get(compact(text)) or []
+        hits = (self.exact.get(normalize_value(text)) or self.compact.get(compact(text))
+                or self.stemmed.get(stem_key(text)) or [])
         for location in hits:
             found.setdefault(location, ValueMatch(*location, matched=text, score=1.0))
         if not hits and fuzzy:
@@ -99,8 +116,9 @@ class ValueLookup:
             return False
         from rapidfuzz import fuzz, process
 
-        best = process.extract(key, self.fuzzy_keys, scorer=fuzz.ratio,
-                               score_cutoff=FUZZY_CUTOFF, limit=3)
+        cutoff = SHORT_FUZZY_CUTOFF if len(key) < SHORT_LENGTH else FUZZY_CUTOFF
+        best = process.extract(key, self.fuzzy_keys, scorer=fuzz.ratio, score_cutoff=cutoff,
+                               limit=3)
         for stored, score, _ in best:
             for location in self.compact[stored]:
                 found.setdefault(location, ValueMatch(*location, matched=text,

@@ -1,0 +1,177 @@
+"""Context quality on a question set: routing, table recall after pruning, value-hint recall.
+
+For every question (JSONL/CSV with ``id, db_id, question, query``) it asks the context engine:
+
+- routing: is the gold ``db_id`` the first candidate (top-1) / among the first three (top-3);
+- table recall: with a budget of ``--budget-share`` (default 0.4) of the database's full schema
+  tokens, are all tables of the gold SQL kept (share of questions; also the mean share of gold
+  tables kept per question);
+- value-hint recall: of the gold SQL's string literals compared with a column (``=``, ``<>``,
+  ``IN``, ``LIKE``) that contain a letter (dates and numbers are not values a question names;
+  ``strftime('%Y', ...)`` formats are not compared), the share found among the value hints (``= 'x'``/``IN``:
+  equal ignoring case; ``LIKE '%x%'``: contained);
+- the median and p95 time of one ``context()`` call.
+
+Default: the three sample databases (bookstore, Chinook, Northwind; SQLite) annotated without a
+model in a throwaway data dir, with the bundled question sets. ``--config dbs.yaml`` and
+``--questions FILE`` (repeatable) measure any other annotated catalog and question set.
+
+    .venv/bin/python bench/context_quality.py [--config dbs.yaml --questions q.jsonl ...]
+        [--budget-share 0.4] [--show-misses]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import sqlglot
+from sqlglot import exp
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared" / "data"
+QUESTIONS = REPO / "tests" / "data" / "questions"
+
+
+def sample_catalog(folder: Path) -> Path:
+    """dbs.yaml for bookstore, Chinook and Northwind (SQLite) in ``folder``, annotated."""
+    from nl2sql.config import DbConnectionConfigs
+    from nl2sql.pipeline import annotate_database
+
+    shutil.copyfile(SHARED / "chinook" / "chinook.sqlite", folder / "chinook.sqlite")
+    with sqlite3.connect(folder / "northwind.db") as conn:
+        conn.executescript((SHARED / "northwind" / "northwind_sqlite.sql").read_text("utf-8"))
+    conn.close()
+    config = folder / "dbs.yaml"
+    config.write_text("databases:\n"
+                      "  chinook: {type: sqlite, path: chinook.sqlite}\n"
+                      "  northwind: {type: sqlite, path: northwind.db}\n", encoding="utf-8")
+    configs = DbConnectionConfigs.load(config, workspace=folder / "workspace")
+    for db in configs:
+        annotate_database(db, configs.data_dir)
+    return config
+
+
+def read_questions(paths: list[Path]) -> list[dict]:
+    rows = []
+    for path in paths:
+        if path.suffix == ".csv":
+            import csv
+
+            with path.open(encoding="utf-8", newline="") as handle:
+                rows += list(csv.DictReader(handle))
+        else:
+            rows += [json.loads(line) for line in path.read_text("utf-8").splitlines()
+                     if line.strip()]
+    return rows
+
+
+def gold_parts(sql: str | list[str], dialect: str | None) -> tuple[set[str], list[tuple[str, bool]]]:
+    """Tables (lower case) and string literals (text, is_like) of the gold SQL."""
+    query = sql[0] if isinstance(sql, list) else sql
+    try:
+        tree = sqlglot.parse_one(query, read=dialect)
+    except sqlglot.errors.ParseError:
+        return set(), []
+    ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
+    tables = {t.name.lower() for t in tree.find_all(exp.Table)} - ctes
+    literals = []
+    compared = (exp.EQ, exp.NEQ, exp.In, exp.Like, exp.ILike)
+    for literal in tree.find_all(exp.Literal):
+        if (literal.is_string and any(ch.isalpha() for ch in literal.this)
+                and isinstance(literal.parent, compared)):
+            is_like = isinstance(literal.parent, (exp.Like, exp.ILike))
+            literals.append((literal.this, is_like))
+    return tables, literals
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", type=Path)
+    parser.add_argument("--questions", type=Path, action="append")
+    parser.add_argument("--budget-share", type=float, default=0.4)
+    parser.add_argument("--show-misses", action="store_true")
+    args = parser.parse_args(argv)
+
+    from nl2sql.config import DbConnectionConfigs
+    from nl2sql.context.engine import ContextEngine
+
+    with tempfile.TemporaryDirectory() as tmp:
+        config = args.config or sample_catalog(Path(tmp))
+        questions = read_questions(args.questions or [
+            QUESTIONS / f"{name}.jsonl" for name in ("bookstore", "chinook", "northwind")])
+        configs = DbConnectionConfigs.load(config, workspace=Path(tmp) / "workspace")
+        engine = ContextEngine(configs)
+        started = time.perf_counter()
+        for db in configs:
+            try:
+                engine.loaded(db.db_id)
+            except Exception:  # noqa: BLE001  (no cache: routed last, as at run time)
+                pass
+        load_seconds = time.perf_counter() - started
+        top1 = top3 = kept_all = 0
+        kept_share: list[float] = []
+        literals_total = literals_found = 0
+        times: list[float] = []
+        misses: list[str] = []
+        for row in questions:
+            db_id, question = row["db_id"], row["question"]
+            routed = [c.db_id for c in engine.rank(question)]
+            top1 += routed[:1] == [db_id]
+            top3 += db_id in routed[:3]
+            if routed[:1] != [db_id]:
+                misses.append(f"route {row['id']}: {routed[:3]} for {question!r}")
+            full = engine.loaded(db_id).full_tokens
+            budget = int(full * args.budget_share)
+            t0 = time.perf_counter()
+            ctx = engine.context(question, db_id=db_id, budget_tokens=budget)
+            times.append(time.perf_counter() - t0)
+            dialect = "postgres" if configs.get(db_id).type.value == "postgres" else "sqlite"
+            gold_tables, literals = gold_parts(row["query"], dialect)
+            kept = {t.name.lower() for t in ctx.tables}
+            found = gold_tables & kept
+            kept_share.append(len(found) / len(gold_tables) if gold_tables else 1.0)
+            if found == gold_tables:
+                kept_all += 1
+            else:
+                misses.append(f"tables {row['id']}: missing {sorted(gold_tables - kept)} "
+                              f"for {question!r}")
+            hints = [h.value.casefold() for h in ctx.value_hints]
+            for text, is_like in literals:
+                literals_total += 1
+                needle = text.strip("%").casefold()
+                if any((needle in h) if is_like else (needle == h) for h in hints):
+                    literals_found += 1
+                else:
+                    misses.append(f"value {row['id']}: {text!r} not in {hints} for {question!r}")
+        n = len(questions)
+        times.sort()
+        result = {
+            "questions": n,
+            "databases": len(configs),
+            "routing_top1": round(top1 / n, 3),
+            "routing_top3": round(top3 / n, 3),
+            f"all_gold_tables_kept_at_{args.budget_share:.0%}_budget": round(kept_all / n, 3),
+            "mean_gold_table_recall": round(statistics.fmean(kept_share), 3),
+            "value_hint_recall": round(literals_found / literals_total, 3) if literals_total
+            else None,
+            "gold_literals": literals_total,
+            "context_ms_median": round(statistics.median(times) * 1000, 2),
+            "context_ms_p95": round(times[int(0.95 * (n - 1))] * 1000, 2),
+            "index_load_s": round(load_seconds, 3),
+        }
+        print(json.dumps(result, indent=2))
+        if args.show_misses:
+            print("\n".join(misses), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
