@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 from pathlib import Path
 
 from nl2sql.resources import bookstore_script_path
@@ -12,12 +13,13 @@ from nl2sql.resources import bookstore_script_path
 def ensure_bookstore(path: Path) -> Path:
     """Build the sample database at ``path`` unless it exists; returns ``path``.
 
-    Built into a temporary file and renamed, so concurrent first uses never see half a file.
+    Built into a temporary file (one per process and thread) and renamed, so concurrent first
+    uses never see half a file nor write into each other's.
     """
     if path.is_file():
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     tmp.unlink(missing_ok=True)
     script = bookstore_script_path().read_text(encoding="utf-8")
     connection = sqlite3.connect(tmp)

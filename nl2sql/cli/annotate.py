@@ -11,15 +11,11 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TextIO
-
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from nl2sql.annotation.options import AnnotatorOptions
 from nl2sql.cli.errors import configure_logging, run_cli
+from nl2sql.cli.progress import progress_reporter
 from nl2sql.config import (ENV_CONFIG, ENV_DATA_DIR, ENV_MODEL, DbConnectionConfig,
                            DbConnectionConfigs)
 from nl2sql.errors import Nl2SqlError
@@ -121,7 +117,7 @@ def _run(argv: list[str] | None) -> int:
     failures: list[tuple[str, Nl2SqlError]] = []
     for config in selected:
         try:
-            with _progress_reporter(config.db_id) as progress:
+            with progress_reporter(config.db_id) as progress:
                 result = annotate_database(config, configs.data_dir, options=options,
                                            llm_steps=llm_steps, progress=progress)
         except Nl2SqlError as exc:
@@ -179,61 +175,6 @@ def print_summary(result: AnnotationResult, out: TextIO) -> None:
         for line in summary_lines(result.run):
             print(f"  {line}", file=out)
     out.flush()
-
-
-class _RichProgress:
-    """A transient progress bar on stderr for one database."""
-
-    def __init__(self, db_id: str, console: Console) -> None:
-        self.db_id = db_id
-        self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                            TimeElapsedColumn(), console=console, transient=True)
-        self.task = None
-
-    def start(self, phase: str, total: int) -> None:
-        self.bar.start()
-        self.task = self.bar.add_task(f"{self.db_id}: {phase}", total=total)
-
-    def advance(self, item: str) -> None:
-        if self.task is not None:
-            self.bar.update(self.task, description=f"{self.db_id}: {item}")
-            self.bar.advance(self.task)
-
-    def finish(self) -> None:
-        if self.task is not None:
-            self.bar.stop()
-            self.task = None
-
-
-class _LogProgress:
-    """When stderr is not a terminal: one log line per table, shown with ``-v``."""
-
-    def __init__(self, db_id: str) -> None:
-        self.db_id, self.total, self.done = db_id, 0, 0
-
-    def start(self, phase: str, total: int) -> None:
-        self.total, self.done = total, 0
-
-    def advance(self, item: str) -> None:
-        self.done += 1
-        log.debug("%s: %s (%d/%d)", self.db_id, item, self.done, self.total)
-
-    def finish(self) -> None:
-        pass
-
-
-@contextmanager
-def _progress_reporter(db_id: str) -> Iterator[_RichProgress | _LogProgress]:
-    console = Console(stderr=True)
-    if not console.is_terminal:
-        yield _LogProgress(db_id)
-        return
-    reporter = _RichProgress(db_id, console)
-    try:
-        yield reporter
-    finally:
-        reporter.finish()  # stop the bar even when the pipeline failed
-
 
 
 def _positive_int(text: str) -> int:

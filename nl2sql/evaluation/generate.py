@@ -1,0 +1,127 @@
+"""Predictions from a model (``nl2sql-eval --model M``): the NL2SQL agent answers each question
+(``nl2sql.ask_async``), several at once, and every answer is appended to
+``{out}/predictions.jsonl`` as soon as it arrives. A later run with the same model reuses the
+cached answers for the same questions, so an interrupted run resumes without paying twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+from nl2sql.errors import ModelSetupError, Nl2SqlError
+from nl2sql.evaluation.inputs import Question
+from nl2sql.evaluation.runner import Generation
+from nl2sql.operations.context import OpsContext
+from nl2sql.progress import NullProgress, ProgressReporter
+
+log = logging.getLogger("nl2sql.eval")
+CACHE_NAME = "predictions.jsonl"
+
+
+def _cache_key(model: str, question: Question) -> tuple[str, str, str, str]:
+    return (model, question.id, question.db_id, question.question)
+
+
+def load_cache(path: Path) -> dict[tuple[str, str, str, str], Generation]:
+    """Cached answers by (model, id, db_id, question); unreadable lines are skipped."""
+    cached: dict[tuple[str, str, str, str], Generation] = {}
+    if not path.is_file():
+        return cached
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            record = json.loads(line)
+            key = (record["model"], record["id"], record["db_id"], record["question"])
+            cached[key] = Generation(sql=record.get("sql"), attempts=record.get("attempts"),
+                                     input_tokens=record.get("input_tokens"),
+                                     output_tokens=record.get("output_tokens"),
+                                     latency_seconds=record.get("latency_seconds"),
+                                     error=record.get("error"))
+        except (json.JSONDecodeError, KeyError, TypeError):
+            continue  # a line cut by an interruption: that question is asked again
+    return cached
+
+
+def _record(model: str, question: Question, generation: Generation) -> str:
+    return json.dumps({"id": question.id, "db_id": question.db_id,
+                       "question": question.question, "model": model, "sql": generation.sql,
+                       "attempts": generation.attempts, "input_tokens": generation.input_tokens,
+                       "output_tokens": generation.output_tokens,
+                       "latency_seconds": generation.latency_seconds,
+                       "error": generation.error}, ensure_ascii=False) + "\n"
+
+
+def _from_answer(answer: Any, seconds: float) -> Generation:
+    usage = getattr(answer, "usage", None)
+
+    def field(name: str) -> int | None:
+        value = usage.get(name) if isinstance(usage, dict) else getattr(usage, name, None)
+        return int(value) if value is not None else None
+
+    attempts = getattr(answer, "attempts", None)
+    return Generation(sql=getattr(answer, "sql", None) or None,
+                      attempts=len(attempts) if attempts is not None else None,
+                      input_tokens=field("input_tokens"), output_tokens=field("output_tokens"),
+                      latency_seconds=round(seconds, 3))
+
+
+def generate_predictions(questions: list[Question], ctx: OpsContext, *, model: str,
+                         cache_dir: Path, concurrency: int = 4,
+                         progress: ProgressReporter | None = None) -> dict[str, Generation]:
+    """A ``Generation`` per question id: cached ones first, the rest asked of the agent."""
+    return asyncio.run(_generate(questions, ctx, model=model, cache_dir=cache_dir,
+                                 concurrency=concurrency, progress=progress or NullProgress()))
+
+
+async def _generate(questions: list[Question], ctx: OpsContext, *, model: str, cache_dir: Path,
+                    concurrency: int, progress: ProgressReporter) -> dict[str, Generation]:
+    import nl2sql
+
+    ask_async = getattr(nl2sql, "ask_async", None)
+    if ask_async is None:
+        raise ModelSetupError("--model needs the NL2SQL agent (nl2sql.ask_async), which this "
+                              "installation does not have; score a predictions file instead.")
+    cache_path = cache_dir / CACHE_NAME
+    cached = load_cache(cache_path)
+    results = {q.id: cached[_cache_key(model, q)] for q in questions
+               if _cache_key(model, q) in cached}
+    todo = [q for q in questions if q.id not in results]
+    if results:
+        log.info("reusing %d cached predictions from %s", len(results), cache_path)
+    progress.start(f"asking {model}", len(todo))
+    semaphore = asyncio.Semaphore(max(1, concurrency))
+    cache_dir.mkdir(parents=True, exist_ok=True)
+
+    async def one(question: Question, sink: Any) -> None:
+        async with semaphore:
+            started = time.monotonic()
+            try:
+                answer = await ask_async(question.question, db_id=question.db_id, model=model,
+                                         config=ctx.configs)
+                generation = _from_answer(answer, time.monotonic() - started)
+            except ModelSetupError:
+                raise  # no key, unreachable provider: stop the run, cache nothing
+            except Nl2SqlError as exc:
+                generation = Generation(sql=getattr(exc, "sql", None), error=str(exc),
+                                        latency_seconds=round(time.monotonic() - started, 3))
+            sink.write(_record(model, question, generation))
+            sink.flush()
+            results[question.id] = generation
+            progress.advance(question.id)
+
+    try:
+        with cache_path.open("a", encoding="utf-8") as sink:
+            tasks = [asyncio.create_task(one(q, sink)) for q in todo]
+            try:
+                await asyncio.gather(*tasks)
+            except BaseException:
+                for task in tasks:
+                    task.cancel()
+                raise
+    finally:
+        progress.finish()
+    return results

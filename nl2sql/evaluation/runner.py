@@ -1,0 +1,105 @@
+"""One evaluation run: score every question (concurrently), measure the context recall, build
+the report. Predictions come from a file or from ``generate.py`` (``--model``)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from nl2sql.errors import UnknownDatabaseError, did_you_mean
+from nl2sql.evaluation.compare import ExtraColumns
+from nl2sql.evaluation.inputs import EvaluationInputError, Question
+from nl2sql.evaluation.report import Report
+from nl2sql.evaluation.scoring import DEFAULT_MAX_ROWS, QuestionResult, Scorer
+from nl2sql.operations.context import OpsContext
+from nl2sql.progress import NullProgress, ProgressReporter
+
+
+@dataclass
+class Generation:
+    """How a prediction was generated (``--model``): attempts, tokens, time, failure."""
+
+    sql: str | None
+    attempts: int | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    latency_seconds: float | None = None
+    error: str | None = None
+
+
+@dataclass
+class EvalSettings:
+    timeout: float | None = None
+    max_rows: int = DEFAULT_MAX_ROWS
+    extra_columns: ExtraColumns = "strict"
+    concurrency: int = 4
+    context_recall: bool = True
+
+
+def check_databases(questions: list[Question], ctx: OpsContext) -> None:
+    """Every question's db_id must be configured (else the input is invalid)."""
+    known = [c.db_id for c in ctx.configs]
+    for question in questions:
+        try:
+            ctx.config(question.db_id)
+        except UnknownDatabaseError:
+            hint = did_you_mean(question.db_id, known)
+            raise EvaluationInputError(
+                f"question {question.id}: database {question.db_id!r} is not configured. "
+                f"{hint}Configured: {', '.join(known)} (add it to dbs.yaml).") from None
+
+
+def evaluate(questions: list[Question], predictions: Mapping[str, str | Generation | None],
+             ctx: OpsContext, settings: EvalSettings | None = None,
+             progress: ProgressReporter | None = None,
+             report_settings: dict[str, Any] | None = None) -> Report:
+    """Score ``predictions`` (question id -> SQL, or a ``Generation``) against ``questions``."""
+    settings = settings or EvalSettings()
+    progress = progress or NullProgress()
+    check_databases(questions, ctx)
+    scorer = Scorer(ctx, timeout=settings.timeout, max_rows=settings.max_rows,
+                    extra_columns=settings.extra_columns)
+    started = time.monotonic()
+    for db_id in dict.fromkeys(q.db_id for q in questions):
+        ctx.connection(db_id).engine  # create each engine once, before the threads share it
+
+    def one(question: Question) -> QuestionResult:
+        prediction = predictions.get(question.id)
+        generation = prediction if isinstance(prediction, Generation) else None
+        sql = generation.sql if generation else prediction
+        result = scorer.score(question, sql if isinstance(sql, str) else None)
+        if generation:
+            _add_generation(result, generation)
+        if settings.context_recall:
+            from nl2sql.evaluation.context_recall import add_context_recall
+
+            add_context_recall(result, ctx.configs, ctx.connection(question.db_id).sqlglot_dialect)
+        return result
+
+    progress.start("scoring", len(questions))
+    results: list[QuestionResult] = []
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, settings.concurrency)) as pool:
+            for result in pool.map(one, questions):
+                results.append(result)
+                progress.advance(result.id)
+    finally:
+        progress.finish()
+    return Report.build(results, settings={**(report_settings or {}),
+                                           "timeout_seconds": settings.timeout,
+                                           "max_rows": settings.max_rows,
+                                           "extra_columns": settings.extra_columns},
+                        elapsed_seconds=round(time.monotonic() - started, 3))
+
+
+def _add_generation(result: QuestionResult, generation: Generation) -> None:
+    result.attempts = generation.attempts
+    result.input_tokens = generation.input_tokens
+    result.output_tokens = generation.output_tokens
+    result.latency_seconds = generation.latency_seconds
+    result.generation_error = generation.error
+    if generation.error and not generation.sql and not result.broken_gold:
+        result.reason = f"no prediction: {generation.error}"
