@@ -114,7 +114,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     from nl2sql.evaluation import (EvalSettings, bundled_set_path, evaluate, load_predictions,
                                    load_questions)
     from nl2sql.evaluation.html import render_html
-    from nl2sql.evaluation.report import render_table
+    from nl2sql.evaluation.report import context_line, render_table
+    from nl2sql.evaluation.runner import check_databases
     from nl2sql.operations.context import OpsContext
 
     ctx = OpsContext.load(args.config, data_dir=args.data_dir, workspace=args.workspace,
@@ -125,6 +126,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     else:
         path = Path(args.questions)
     questions = load_questions(path)
+    check_databases(questions, ctx)  # before any model call
     name = args.set_name or path.stem
     out = Path(args.out) if args.out else Path("eval") / name
     out.mkdir(parents=True, exist_ok=True)
@@ -150,10 +152,10 @@ def _evaluate(args: argparse.Namespace) -> int:
 
     atomic_write_text(out / "report.html", render_html(report, f"nl2sql-eval: {name}"))
     ctx.close()
-    console = Console()
-    console.print(render_table(report))
-    console.print(f"{len(report.wrong)} wrong, {report.broken_gold} broken gold; "
-                  f"report: {out / 'report.json'}, {out / 'report.html'}", highlight=False)
+    Console().print(render_table(report))
+    print(f"{len(report.wrong)} wrong, {report.broken_gold} broken gold")
+    print(context_line(report))
+    print(f"report: {out / 'report.json'}\n        {out / 'report.html'}")
     if args.min_accuracy is not None and (report.accuracy or 0.0) < args.min_accuracy:
         print(f"accuracy {report.accuracy or 0:.1%} is below --min-accuracy "
               f"{args.min_accuracy:.1%}", file=sys.stderr)

@@ -200,9 +200,16 @@ def _assignments(candidates: list[list[int]]) -> list[tuple[int, ...]]:
     return found
 
 
+def _shown(value: Any) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return repr(value)
+
+
 def _preview(rows: list[tuple[Any, ...]], limit: int = 2) -> str:
-    shown = "; ".join("(" + ", ".join("NULL" if v is None else repr(v) for v in row) + ")"
-                      for row in rows[:limit])
+    shown = "; ".join("(" + ", ".join(_shown(v) for v in row) + ")" for row in rows[:limit])
     more = f" and {len(rows) - limit} more" if len(rows) > limit else ""
     return shown + more
 

@@ -140,3 +140,16 @@ def render_table(report: Report) -> Any:
     table.add_section()
     row("all", report, style="bold")
     return table
+
+
+def context_line(report: Report) -> str:
+    """One line on the context recall: measured, or why not."""
+    measured = [q for q in report.questions if q.table_recall is not None]
+    if measured:
+        hints = f"{report.value_hint_recall:.0%}" if report.value_hint_recall is not None \
+            else "n/a (no string literal in the golds)"
+        return (f"context: gold tables kept {report.table_recall:.0%}, value-hint recall "
+                f"{hints} ({len(measured)} questions)")
+    error = next((q.context_error for q in report.questions if q.context_error), None)
+    return f"context recall not measured: {error}" if error else \
+        "context recall not measured (--no-context)"
