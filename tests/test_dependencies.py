@@ -1,0 +1,54 @@
+"""Dependency hygiene: every runtime dependency is used, and the fast-moving ones are bounded.
+
+CI installs from pyproject.toml (``make test``), so the newest release inside each bound is what
+the suite runs against: an upper bound is only as good as this check that the installed version
+is inside it.
+"""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+from importlib.metadata import packages_distributions, version
+from pathlib import Path
+
+import pytest
+from packaging.requirements import Requirement
+
+ROOT = Path(__file__).resolve().parent.parent
+PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+REQUIREMENTS = {Requirement(spec).name.lower(): Requirement(spec)
+                for spec in PROJECT["dependencies"]}
+#: Libraries whose minor releases have changed APIs or parse trees we rely on.
+FAST_MOVING = ("pydantic-ai-slim", "mcp", "sqlglot")
+#: Declared for the user's side of the API rather than imported here.
+FOR_USERS = {"pandas": "Answer.df and the README's notebook examples read results with pandas"}
+
+
+def _imported_top_level_modules() -> set[str]:
+    names: set[str] = set()
+    for path in (ROOT / "nl2sql").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names.add(node.module.split(".")[0])
+    return names
+
+
+def test_every_runtime_dependency_is_imported() -> None:
+    distributions = packages_distributions()
+    used = {dist.lower() for module in _imported_top_level_modules()
+            for dist in distributions.get(module, [])}
+    unused = sorted(name for name in REQUIREMENTS if name not in used and name not in FOR_USERS)
+    assert unused == [], f"declared in pyproject.toml but never imported by nl2sql: {unused}"
+
+
+@pytest.mark.parametrize("name", FAST_MOVING)
+def test_fast_moving_dependencies_have_a_tested_upper_bound(name: str) -> None:
+    requirement = REQUIREMENTS[name]
+    assert any(spec.operator in ("<", "<=", "~=") for spec in requirement.specifier), (
+        f"{name} needs an upper bound in pyproject.toml")
+    installed = version(name)
+    assert requirement.specifier.contains(installed, prereleases=True), (
+        f"installed {name} {installed} is outside {requirement.specifier}")
