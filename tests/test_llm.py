@@ -140,3 +140,21 @@ async def test_rate_limit_without_retry_after_backs_off_then_gives_a_setup_error
     with pytest.raises(ModelSetupError, match="rate-limited"):
         await run_agent(Agent(), "hi", model=model)
     assert len(calls) == RateLimitRetry().max_attempts
+
+
+def test_setup_errors_do_not_depend_on_pydantic_ai_wording(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Decisions come from exception types, the missing module's name and the environment:
+    a reworded pydantic-ai message gives the same answer."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    reworded = ai_errors.UserError("Credentials are required for this provider.")
+    assert str(model_setup_error(reworded, "openai:gpt-4o")) == (
+        "Set OPENAI_API_KEY or choose another model with --model / NL2SQL_MODEL.")
+    missing = ImportError("Some other wording entirely.")
+    missing.__cause__ = ModuleNotFoundError("No module named 'mistralai'", name="mistralai")
+    assert "pip install 'nl2sql[mistral]'" in str(model_setup_error(missing, "mistral:large"))
+    unknown = str(model_setup_error(ai_errors.UserError("nope"), "opnai:gpt-4o"))
+    assert unknown.startswith("Unknown model 'opnai:gpt-4o'.")
+    # With the key set, a UserError is not blamed on the key.
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    assert "Set OPENAI_API_KEY" not in str(model_setup_error(reworded, "openai:gpt-4o"))

@@ -14,22 +14,30 @@ provider cannot be used", as opposed to a bad answer.
 from __future__ import annotations
 
 import importlib
-import re
+import os
+import typing
 
 from pydantic_ai import exceptions as ai_errors
-from pydantic_ai.models import Model, infer_model
+from pydantic_ai.models import KnownModelName, Model, infer_model
+from pydantic_ai.providers import infer_provider_class
 
-from nl2sql.errors import ModelSetupError
+from nl2sql.errors import ModelSetupError, did_you_mean
 
 CHOOSE = "choose another model with --model / NL2SQL_MODEL"
-_KEY_VARIABLE = re.compile(r"\b([A-Z][A-Z0-9_]*_(?:API_KEY|TOKEN|KEY))\b")
-_EXTRA = re.compile(r"pydantic-ai-slim\[([a-z0-9_-]+)\]")
-# Providers whose key variable we can name even when the error does not.
+# Decisions below use exception types, status codes, the missing module's name and the
+# environment, never the wording of pydantic-ai's or a provider's messages (which changes).
+# The key variable of each provider (pydantic-ai reads these).
 _PROVIDER_KEYS = {"openai": "OPENAI_API_KEY", "openai-chat": "OPENAI_API_KEY",
-                  "anthropic": "ANTHROPIC_API_KEY",
+                  "openai-responses": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY",
                   "google-gla": "GOOGLE_API_KEY", "groq": "GROQ_API_KEY",
                   "mistral": "MISTRAL_API_KEY", "cohere": "CO_API_KEY",
-                  "deepseek": "DEEPSEEK_API_KEY", "openrouter": "OPENROUTER_API_KEY"}
+                  "deepseek": "DEEPSEEK_API_KEY", "openrouter": "OPENROUTER_API_KEY",
+                  "grok": "GROK_API_KEY", "xai": "XAI_API_KEY",
+                  "together": "TOGETHER_API_KEY", "fireworks": "FIREWORKS_API_KEY"}
+# Missing module (ImportError.name) -> the nl2sql extra that installs it.
+_MODULE_EXTRAS = {"openai": "openai", "anthropic": "anthropic", "google": "google",
+                  "groq": "groq", "mistralai": "mistral", "boto3": "bedrock",
+                  "botocore": "bedrock"}
 
 
 def model_label(model: Model | str) -> str:
@@ -62,11 +70,9 @@ def model_setup_error(exc: BaseException, model: Model | str | None) -> ModelSet
     """A one-line, actionable ``ModelSetupError`` for a provider failure (never a secret)."""
     label = model_label(model) if model is not None else "the model"
     provider = label.split(":", 1)[0] if ":" in label else label
-    text = str(exc)
-    key = _key_variable(text, provider)
-    if isinstance(exc, ImportError) or _EXTRA.search(text):
-        extra = _EXTRA.search(text)
-        group = extra.group(1) if extra else provider
+    key = _PROVIDER_KEYS.get(provider)
+    if isinstance(exc, ImportError):
+        group = _missing_extra(exc) or provider
         return ModelSetupError(f"Model '{label}' needs its provider package: install it with "
                                f"pip install 'nl2sql[{group}]' or {CHOOSE}.")
     if isinstance(exc, ai_errors.ModelAuthenticationError) or _status(exc) in (401, 403):
@@ -86,13 +92,14 @@ def model_setup_error(exc: BaseException, model: Model | str | None) -> ModelSet
     if isinstance(exc, ai_errors.ModelAPIError):
         return ModelSetupError(f"The provider of '{label}' failed ({type(exc).__name__}): run "
                                f"again later (the results so far are cached) or {CHOOSE}.")
-    if key or "api key" in text.lower() or "api_key" in text.lower():
-        return ModelSetupError(f"Set {key or 'the provider API key'} or {CHOOSE}.")
-    if text.startswith("Unknown model"):
-        hint = text.split(". ", 1)[1] + " " if ". " in text else ""
+    if isinstance(exc, ai_errors.UserError) and _unknown_provider(label):
+        hint = did_you_mean(label, _known_model_names())
         return ModelSetupError(f"Unknown model '{label}'. {hint}Use a pydantic-ai model string "
                                f"such as 'openai:gpt-4o' with --model / NL2SQL_MODEL.")
-    first_line = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+    if isinstance(exc, ai_errors.UserError) and key and not os.environ.get(key):
+        return ModelSetupError(f"Set {key} or {CHOOSE}.")
+    text = str(exc).strip()
+    first_line = text.splitlines()[0] if text else type(exc).__name__
     return ModelSetupError(f"Model '{label}' cannot be used ({first_line[:200]}); {CHOOSE}.")
 
 
@@ -114,11 +121,33 @@ PROVIDER_ERRORS: tuple[type[BaseException], ...] = (
     ai_errors.ModelAPIError, ai_errors.UserError, ImportError, OSError, *_HTTP_ERRORS)
 
 
-def _key_variable(text: str, provider: str) -> str | None:
-    match = _KEY_VARIABLE.search(text)
-    if match:
-        return match.group(1)
-    return _PROVIDER_KEYS.get(provider) if "key" in text.lower() else None
+def _missing_extra(exc: ImportError) -> str | None:
+    """The nl2sql extra for the module whose import failed (pydantic-ai chains the
+    ``ModuleNotFoundError``, which names it)."""
+    for error in (exc, exc.__cause__, exc.__context__):
+        name = getattr(error, "name", None)
+        if isinstance(name, str) and name:
+            return _MODULE_EXTRAS.get(name.split(".")[0], name.split(".")[0])
+    return None
+
+
+def _unknown_provider(label: str) -> bool:
+    """True when ``label`` names no provider pydantic-ai knows (``provider:model``)."""
+    provider, _, name = label.partition(":")
+    if not name:
+        return label not in _known_model_names()
+    try:
+        infer_provider_class(provider)
+    except ValueError:
+        return True
+    except ImportError:
+        return False
+    return False
+
+
+def _known_model_names() -> tuple[str, ...]:
+    alias = getattr(KnownModelName, "__value__", KnownModelName)
+    return tuple(name for name in typing.get_args(alias) if isinstance(name, str))
 
 
 def _status(exc: BaseException) -> int | None:
