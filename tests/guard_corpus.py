@@ -15,13 +15,16 @@ from dataclasses import dataclass
 DIALECTS = ("postgres", "sqlite")
 
 #: Objects the cases refer to: table t(a, b) with 3 rows; on Postgres t also has columns named
-#: by unreserved keywords (update, delete, insert, merge, key), and there are sequence s,
+#: by unreserved keywords (update, delete, insert, merge, key), a GIN index t_b_gin and a BRIN
+#: index t_a_brin, and there are sequence s,
 #: materialized view mv and procedure p (which would delete from t).
 SCHEMA = {
     "postgres": (
         "CREATE TABLE t (a integer PRIMARY KEY, b text, update int, delete int, insert int, "
         "merge int, key int);\n"
         "INSERT INTO t (a, b) VALUES (1, 'x'), (2, 'y'), (3, 'x');\n"
+        "CREATE INDEX t_b_gin ON t USING gin (to_tsvector('simple', b));\n"
+        "CREATE INDEX t_a_brin ON t USING brin (a);\n"
         "CREATE SEQUENCE s;\n"
         "CREATE MATERIALIZED VIEW mv AS SELECT a FROM t;\n"
         "CREATE PROCEDURE p() LANGUAGE sql AS $$ DELETE FROM t $$;\n"
@@ -44,6 +47,8 @@ EFFECTS = {
     "file": "reads or writes files on the database server",
     "large_object": "creates, reads or writes large objects (server files via lo_import/export)",
     "remote_sql": "runs SQL text the guard never sees (dblink, query_to_xml, ts_stat...)",
+    "index": "writes index pages without a transaction id (GIN pending list, BRIN ranges)",
+    "session": "changes session state a later caller on the same connection would inherit",
     "lock": "takes row or advisory locks",
     "attach": "opens another database file",
     "extension": "loads native code",
@@ -271,6 +276,31 @@ DENIED: list[Case] = [
         ("SELECT query_to_xml('DELETE FROM t RETURNING a', true, false, '')",
          fn("query_to_xml"), "remote_sql"),
         ("SELECT * FROM ts_stat('SELECT to_tsvector(b) FROM t')", fn("ts_stat"), "remote_sql"),
+        ("SELECT ts_rewrite('a'::tsquery, 'SELECT ''a''::tsquery, "
+         "(''b''||pg_sleep(1)::text)::tsquery')", fn("ts_rewrite"), "remote_sql"),
+        ("SELECT ts_rewrite(to_tsquery('a'), 'SELECT to_tsquery(b), to_tsquery(b) FROM t')",
+         fn("ts_rewrite"), "remote_sql"),
+        ("SELECT cursor_to_xml('c', 1, false, false, '')", fn("cursor_to_xml"), "remote_sql"),
+        ("SELECT query_to_xmlschema('SELECT 1', true, false, '')", fn("query_to_xmlschema"),
+         "remote_sql"),
+        ("SELECT table_to_xml('t', true, false, '')", fn("table_to_xml"), "remote_sql"),
+        ("SELECT schema_to_xml('public', true, false, '')", fn("schema_to_xml"),
+         "remote_sql"),
+        # index maintenance: page writes without a transaction id (needs the index's owner)
+        ("SELECT gin_clean_pending_list('t_b_gin')", fn("gin_clean_pending_list"), "index"),
+        ("SELECT brin_summarize_new_values('t_a_brin')", fn("brin_summarize_new_values"),
+         "index"),
+        ("SELECT brin_summarize_range('t_a_brin', 0)", fn("brin_summarize_range"), "index"),
+        ("SELECT brin_desummarize_range('t_a_brin', 0)", fn("brin_desummarize_range"),
+         "index"),
+        ("SELECT * FROM pg_catalog.gin_clean_pending_list('t_b_gin'::regclass)",
+         fn("gin_clean_pending_list"), "index"),
+        ("SELECT ('t_a_brin'::regclass).brin_summarize_new_values",
+         fn("brin_summarize_new_values"), "index"),
+        # session state that outlives the rolled-back transaction
+        ("SELECT setseed(0.42)", fn("setseed"), "session"),
+        ("SELECT random() FROM t, LATERAL (SELECT setseed(0.42)) AS s", fn("setseed"),
+         "session"),
         ("SELECT pg_advisory_lock(1)", fn("pg_advisory_lock"), "lock"),
         ("SELECT pg_try_advisory_xact_lock(1)", fn("pg_try_advisory_xact_lock"), "lock"),
         ("SELECT pg_advisory_lock_shared(1)", fn("pg_advisory_lock_shared"), "lock"),

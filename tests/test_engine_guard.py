@@ -169,6 +169,16 @@ ENGINE_SILENT = {
     "SELECT pg_notify('c', 'x')": "a notification is sent at commit; the engine rolls back",
     "SELECT pg_cancel_backend(0)": "pid 0 is no backend: a warning, no signal",
     "SELECT pg_terminate_backend(0)": "pid 0 is no backend: a warning, no signal",
+    "SELECT table_to_xml('t', true, false, '')": "reads t in the read-only transaction",
+    "SELECT schema_to_xml('public', true, false, '')": "reads public's tables, read-only",
+    "SELECT ts_rewrite(to_tsquery('a'), 'SELECT to_tsquery(b), to_tsquery(b) FROM t')":
+        "runs a read in the read-only transaction",
+    "SELECT query_to_xmlschema('SELECT 1', true, false, '')": "describes a harmless SELECT",
+    # The seed outlives the rollback; the engine resets it after every call (see
+    # test_postgres_random_seed_does_not_leak_to_the_next_caller).
+    "SELECT setseed(0.42)": "the engine reseeds the session after the call",
+    "SELECT random() FROM t, LATERAL (SELECT setseed(0.42)) AS s":
+        "the engine reseeds the session after the call",
     "SELECT * FROM ts_stat('SELECT to_tsvector(b) FROM t')": "runs a read in the read-only "
                                                              "transaction",
 }
@@ -275,3 +285,29 @@ def test_postgres_sessions_pin_standard_conforming_strings(chinook) -> None:
 
     with create_connection(chinook.config) as db, db.connect() as conn:
         assert conn.execute(text("SHOW standard_conforming_strings")).scalar() == "on"
+
+
+class KeepingRowSink(DiscardingRowSink):
+    """Keeps the rows (for the few single-row probes below)."""
+
+    def write_rows(self, rows: Sequence[Sequence[Any]]) -> None:
+        self.kept = [tuple(r) for r in rows]
+
+
+def test_postgres_random_seed_does_not_leak_to_the_next_caller(postgres_target: Target,
+                                                               pg_server: str) -> None:
+    """setseed survives the rollback; after one caller's setseed(0.42) the next caller on the
+    same pooled session must not get the random() that seed predicts."""
+    dsn = pg_server
+    with psycopg.connect(dsn) as plain:
+        plain.execute("SELECT setseed(0.42)")
+        predicted = plain.execute("SELECT random()").fetchone()[0]  # type: ignore[index]
+    config = postgres_target.connection.config
+    with create_connection(config) as own:  # an empty pool: both calls share one session
+        ops = create_operations(own, postgres_target.ops.db_info)
+        first, second = KeepingRowSink(), KeepingRowSink()
+        ops.execute_select_query("SELECT setseed(0.42), pg_backend_pid()", first,
+                                 validate=False)
+        ops.execute_select_query("SELECT random(), pg_backend_pid()", second)
+    assert first.kept[0][1] == second.kept[0][1], "the two calls did not share a session"
+    assert second.kept[0][0] != predicted

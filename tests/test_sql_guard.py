@@ -101,6 +101,37 @@ def test_is_denied_function_matches_names_prefixes_and_qualified_names() -> None
     assert all(n == n.lower() for names in DENIED_FUNCTIONS.values() for n in names)
 
 
+def _deny_list_script():
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "scripts" / "postgres_deny_list.py"
+    spec = importlib.util.spec_from_file_location("postgres_deny_list", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.postgres
+def test_postgres_deny_list_covers_the_catalogue_classes(pg_server: str) -> None:
+    """Every function the catalogue query classes as changing state or running SQL on this
+    server is denied; the generated list is current (else: rerun the script it names)."""
+    script = _deny_list_script()
+    with psycopg.connect(pg_server) as conn:
+        found = script.catalogue_classes(conn)
+    missing = sorted(name for name in found if not is_denied_function(name, "postgres"))
+    assert not missing, f"rerun scripts/postgres_deny_list.py; not denied: {missing}"
+    for name in ("gin_clean_pending_list", "brin_summarize_new_values", "brin_summarize_range",
+                 "brin_desummarize_range", "setseed", "nextval", "set_config", "lo_import"):
+        assert found[name][0] == "changes_state", name
+    for name in ("ts_rewrite", "ts_stat", "query_to_xml", "cursor_to_xml", "table_to_xml",
+                 "database_to_xml"):
+        assert found[name][0] == "runs_sql", name
+    for harmless in ("random", "currval", "pg_get_viewdef", "now", "clock_timestamp",
+                     "gen_random_uuid", "to_tsquery", "txid_current_if_assigned"):
+        assert harmless not in found and not is_denied_function(harmless, "postgres")
+
+
 # -- messages and returned text -----------------------------------------------------------------
 
 def test_syntax_error_names_line_and_column() -> None:

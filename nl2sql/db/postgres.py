@@ -9,12 +9,13 @@ Engine layers (ARCHITECTURE.md, "Read-only, in layers"), each holding without th
   backstop;
 - a superuser login drops to the ``pg_read_all_data`` role for the transaction, so server file,
   large-object export and admin functions are refused (use a read-only login anyway);
-- session-level advisory locks, which survive a rollback, are released after every call.
+- session state a rollback keeps (advisory locks, the random seed) is reset after every call.
 """
 
 from __future__ import annotations
 
 import csv
+import random
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -35,6 +36,7 @@ from nl2sql.errors import QueryExecutionError, QueryTimeoutError
 _CANCEL_GRACE_SECONDS = 1.0
 _WRAP_PREFIX = "SELECT * FROM (\n"
 _COPY_PREFIX = "COPY (" + _WRAP_PREFIX
+_SYSTEM_RANDOM = random.SystemRandom()  # os.urandom: seeds no caller can predict
 # Traces a query must not leave: an assigned xid (it wrote), session advisory locks, settings.
 _EFFECTS_CHECK = """SELECT txid_current_if_assigned() IS NOT NULL,
   EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()),
@@ -114,10 +116,15 @@ class PostgresOperations(DbOperations):
                 self._reset(raw, conn)
 
     def _reset(self, raw: psycopg.Connection[Any], conn: Connection) -> None:
-        """Roll back always; drop session advisory locks, the one effect a rollback keeps."""
+        """Roll back always; then undo the session state a rollback keeps, so nothing passes
+        to the next caller of the pooled connection: session advisory locks, and the random
+        seed (``setseed(0.42)`` would make the next caller's ``random()`` predictable; a seed
+        drawn from the OS is as good as the server's own). One round trip, like DISCARD ALL
+        but without dropping the connection's prepared statements."""
         try:
             raw.rollback()
-            raw.execute("SELECT pg_advisory_unlock_all()")
+            raw.execute("SELECT pg_advisory_unlock_all(), setseed(%s)",
+                        [_SYSTEM_RANDOM.uniform(-1.0, 1.0)])
             raw.rollback()
         except psycopg.Error:
             conn.invalidate()  # a broken session goes away instead of back into the pool
