@@ -53,6 +53,12 @@ def _relation(table: TableInfo, q: Quote) -> str:
     return q(table.name)
 
 
+def format_tables(db_info: DbInfo, tables: list[TableInfo]) -> str:
+    """The database header and only ``tables`` (in the order given)."""
+    parts = [_header(db_info), *[format_table(t, db_info.db_type) for t in tables]]
+    return "\n\n".join(parts) + "\n"
+
+
 def _header(db_info: DbInfo) -> str:
     lines = [f"-- Database: {db_info.db_id} ({db_info.db_type})"]
     if db_info.schema_name:

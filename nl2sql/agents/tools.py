@@ -56,6 +56,7 @@ AGENT_TOOLS: dict[str, Tool[Any]] = {op.name: agent_tool(op) for op in OPERATION
 
 db_list_tool = AGENT_TOOLS["db_list"]
 db_show_schema_tool = AGENT_TOOLS["db_show_schema"]
+db_search_schema_tool = AGENT_TOOLS["db_search_schema"]
 db_execute_sql_tool = AGENT_TOOLS["db_execute_sql"]
 db_get_row_by_id_tool = AGENT_TOOLS["db_get_row_by_id"]
 saved_queries_list_tool = AGENT_TOOLS["saved_queries_list"]

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from nl2sql.errors import SchemaCacheError, SchemaCacheMissingError
+from nl2sql.errors import (SchemaCacheError, SchemaCacheMissingError, UnknownTableError,
+                           did_you_mean)
 from nl2sql.operations.context import OpsContext
-from nl2sql.operations.params import DbId
+from nl2sql.operations.params import DbId, TableNames
 from nl2sql.text import plural
 
 
@@ -48,9 +49,12 @@ class DbList(BaseModel):
 class DbSchema(BaseModel):
     db_id: str
     schema_sql: str
+    tokens: int = 0  # estimated (chars/4)
+    #: Set when the schema is over the token cap: what was left out and what to call instead.
+    over_cap: str | None = None
 
     def render(self) -> str:
-        return self.schema_sql
+        return self.over_cap or self.schema_sql
 
 
 def db_list_op(ctx: OpsContext) -> DbList:
@@ -58,12 +62,42 @@ def db_list_op(ctx: OpsContext) -> DbList:
     return DbList(databases=[_summary(ctx, config.db_id) for config in ctx.configs])
 
 
-def db_show_schema_op(ctx: OpsContext, db_id: DbId) -> DbSchema:
+def db_show_schema_op(ctx: OpsContext, db_id: DbId, tables: TableNames = None) -> DbSchema:
     """The annotated schema SQL of ``db_id`` from its cache (tables, columns, keys, enums,
-    descriptions, sample rows, example queries)."""
-    from nl2sql.formatting import format_schema
+    descriptions, sample rows, example queries), or of the listed ``tables`` only.
 
-    return DbSchema(db_id=db_id, schema_sql=format_schema(ctx.db_info(db_id)))
+    An answer over the token cap (``NL2SQL_SCHEMA_TOKEN_CAP``, default 20,000) is not sent:
+    ``render()`` says how big it is and points to ``db_search_schema`` and the table list."""
+    from nl2sql.formatting import format_schema, format_tables
+    from nl2sql.operations.search import ENV_SCHEMA_TOKEN_CAP, schema_token_cap
+
+    info = ctx.db_info(db_id)
+    if tables:
+        chosen = []
+        for name in dict.fromkeys(tables):
+            table = info.table(name)
+            if table is None:
+                hint = did_you_mean(name, [t.name for t in info.tables])
+                raise UnknownTableError(
+                    f"Database '{db_id}' has no table '{name}'. {hint}Call db_show_schema "
+                    f"without tables to list them.", db_id=db_id, table=name)
+            chosen.append(table)
+        text = format_tables(info, chosen)
+    else:
+        text = format_schema(info)
+    tokens = (len(text) + 3) // 4
+    cap = schema_token_cap()
+    over = None
+    if tokens > cap:
+        names = [t.name for t in info.tables]
+        shown = ", ".join(names[:100]) + (f", ... ({len(names) - 100} more)"
+                                          if len(names) > 100 else "")
+        over = (f"The schema of '{db_id}' is about {tokens:,} tokens, over the {cap:,}-token "
+                f"cap for one answer ({ENV_SCHEMA_TOKEN_CAP}), so it is not shown. Call "
+                f"db_search_schema with your question and db_id='{db_id}' for the tables, "
+                f"joins and values that matter, or db_show_schema with tables=[...] for "
+                f"specific tables. Tables ({len(names)}): {shown}")
+    return DbSchema(db_id=db_id, schema_sql=text, tokens=tokens, over_cap=over)
 
 
 def _summary(ctx: OpsContext, db_id: str) -> DbSummary:

@@ -37,3 +37,8 @@ SearchWords = Annotated[str | None, Field(description=(
     "Words to look for in the saved questions and SQL (all must match, prefixes count: "
     "'cust' finds 'customers'). Omit to list the newest."))]
 Question = Annotated[str, Field(description="The question in plain language.")]
+OptionalDbId = Annotated[str | None, Field(description=(
+    "A database id from db_list. Omit it to rank the databases for the question instead."))]
+TableNames = Annotated[list[str] | None, Field(description=(
+    "Only these tables (names as db_show_schema or db_search_schema show them). Omit for the "
+    "whole schema."))]

@@ -23,6 +23,7 @@ from nl2sql.operations.csv_files import csv_head_op, csv_tail_op
 from nl2sql.operations.databases import db_list_op, db_show_schema_op
 from nl2sql.operations.queries import db_execute_sql_op, db_get_row_by_id_op
 from nl2sql.operations.saved_queries import saved_queries_list_op, saved_query_get_details_op
+from nl2sql.operations.search import db_search_schema_op
 
 #: Which agent offers an operation as a tool: the catalog agent picks a database, the NL2SQL
 #: agent writes and runs SQL for one.
@@ -61,7 +62,16 @@ OPERATIONS: list[Operation] = [
         "Show the annotated schema of one database as SQL DDL with comments: tables, columns "
         "and types, primary and foreign keys, enum values, descriptions, sample rows and example "
         "queries. Read it before writing SQL for that database; write SQL in the dialect it "
-        "names.", agents=("catalog",)),
+        "names. Pass tables=[...] for only some tables. A schema too big for one answer is not "
+        "sent: use db_search_schema for large databases.", agents=("catalog",)),
+    Operation(
+        db_search_schema_op, "db_search_schema", "Find the tables and values a question needs",
+        "For a question, get the part of a database's schema that matters: the relevant tables "
+        "(each with the reason it was kept, plus the tables needed to join them), the stored "
+        "values the question names (e.g. Artist.Name = 'AC/DC'), similar example queries, as "
+        "SQL DDL within a token budget. Use it instead of db_show_schema for large databases "
+        "(dozens of tables or more) or when db_show_schema says the schema is too big. Without "
+        "db_id, it ranks the databases for the question.", agents=("catalog", "nl2sql")),
     Operation(
         db_execute_sql_op, "db_execute_sql", "Run a read-only SQL query and save the result",
         "Run one read-only SQL query. The full result is saved in the workspace as a CSV file "

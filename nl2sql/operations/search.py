@@ -1,0 +1,63 @@
+"""``db_search_schema_op``: the part of a big schema a question needs (context engine), or the
+databases ranked for it; and the token cap that keeps ``db_show_schema`` answers readable."""
+
+from __future__ import annotations
+
+import os
+
+from pydantic import BaseModel
+
+from nl2sql.context.models import PromptContext
+from nl2sql.errors import ConfigError
+from nl2sql.operations.context import OpsContext
+from nl2sql.operations.params import OptionalDbId, Question
+
+#: Environment variable: the most tokens (chars/4) one db_show_schema answer may have.
+ENV_SCHEMA_TOKEN_CAP = "NL2SQL_SCHEMA_TOKEN_CAP"
+#: Below Claude Code's default limit of 25,000 tokens for one tool result.
+DEFAULT_SCHEMA_TOKEN_CAP = 20_000
+
+
+def schema_token_cap() -> int:
+    raw = os.environ.get(ENV_SCHEMA_TOKEN_CAP)
+    if not raw:
+        return DEFAULT_SCHEMA_TOKEN_CAP
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise ConfigError(f"{ENV_SCHEMA_TOKEN_CAP} must be a positive number of tokens, not "
+                          f"'{raw}'.")
+    return value
+
+
+class SchemaSearch(BaseModel):
+    context: PromptContext
+    ranked_only: bool
+
+    def render(self) -> str:
+        ctx = self.context
+        if self.ranked_only:
+            lines = ["Databases ranked for the question (best first; call db_search_schema "
+                     "again with the db_id to get its tables):"]
+            lines += [f"- {c.db_id} (score {c.score:.2f}): {c.reason}" for c in ctx.candidates]
+            return "\n".join(lines)
+        return ctx.model_copy(update={"candidates": []}).render()
+
+
+def db_search_schema_op(ctx: OpsContext, question: Question,
+                        db_id: OptionalDbId = None) -> SchemaSearch:
+    """The tables of ``db_id`` that matter for ``question`` (with reasons, join tables and the
+    stored values it names) within the token budget; without ``db_id``, the ranked databases."""
+    from nl2sql.context.engine import engine_for
+
+    engine = engine_for(ctx.configs)
+    if db_id is None:
+        from nl2sql.context.models import PromptContext as Context
+
+        question = question.strip()
+        return SchemaSearch(context=Context(question=question, db_id=None,
+                                            candidates=engine.rank(question)),
+                            ranked_only=True)
+    return SchemaSearch(context=engine.context(question, db_id=db_id), ranked_only=False)

@@ -1,0 +1,67 @@
+"""The context engine's MCP faces through an in-memory client: ``db_search_schema`` (pruned
+schema with reasons and value hints; ranked databases without db_id), and ``db_show_schema``
+with a table list and its token cap."""
+
+from __future__ import annotations
+
+import pytest
+from mcp import Client
+
+from nl2sql.mcp import build_server
+from nl2sql.operations.search import ENV_SCHEMA_TOKEN_CAP
+from nl2sql.pipeline import annotate_database
+
+
+@pytest.fixture
+def server(chinook, northwind, make_registry):  # noqa: ANN001, ANN201
+    if chinook.backend != northwind.backend:
+        pytest.skip("one backend at a time")
+    registry = make_registry(chinook.config, northwind.config)
+    for sample in (chinook, northwind):
+        annotate_database(sample.config, registry.data_dir)
+    return build_server(registry.config_path, workspace=registry.workspace), chinook
+
+
+async def call(client: Client, tool: str, **arguments: object) -> tuple[bool, str]:
+    result = await client.call_tool(tool, arguments)
+    return bool(result.is_error), result.content[0].text
+
+
+async def test_db_search_schema_prunes_with_reasons_and_values(server) -> None:  # noqa: ANN001
+    mcp_server, chinook = server
+    async with Client(mcp_server) as client:
+        is_error, text = await call(client, "db_search_schema",
+                                    question="List the songs by AC/DC", db_id="chinook")
+        assert not is_error, text
+        artist = chinook.table("artist")
+        assert f"= 'AC/DC'" in text and f"{artist}." in text
+        assert "value 'AC/DC'" in text  # the reason the artist table was kept
+        assert "CREATE TABLE" in text
+        is_error, text = await call(client, "db_search_schema",
+                                    question="Which suppliers ship seafood products?")
+        assert not is_error
+        ranked = [line.split()[1] for line in text.splitlines() if line.startswith("- ")]
+        assert ranked[0] == "northwind" and set(ranked) == {"northwind", "chinook", "bookstore"}
+        is_error, text = await call(client, "db_search_schema", question="songs",
+                                    db_id="chinok")
+        assert is_error and "Did you mean 'chinook'" in text
+
+
+async def test_db_show_schema_table_list_and_token_cap(server, monkeypatch) -> None:  # noqa: ANN001
+    mcp_server, chinook = server
+    album, artist = chinook.table("album"), chinook.table("artist")
+    async with Client(mcp_server) as client:
+        is_error, text = await call(client, "db_show_schema", db_id="chinook",
+                                    tables=[artist, album])
+        assert not is_error
+        assert text.count("CREATE TABLE") == 2 and "Invoice" not in text
+        is_error, text = await call(client, "db_show_schema", db_id="chinook",
+                                    tables=["Artistt"])
+        assert is_error and "no table 'Artistt'" in text
+        monkeypatch.setenv(ENV_SCHEMA_TOKEN_CAP, "500")
+        is_error, text = await call(client, "db_show_schema", db_id="chinook")
+        assert not is_error
+        assert "over the 500-token cap" in text and "db_search_schema" in text
+        assert "CREATE TABLE" not in text and artist in text
+        is_error, text = await call(client, "db_show_schema", db_id="chinook", tables=[artist])
+        assert not is_error and "CREATE TABLE" in text  # a small table list fits the cap
