@@ -11,15 +11,20 @@ from typing import TYPE_CHECKING, Any
 from nl2sql.errors import Nl2SqlError
 
 if TYPE_CHECKING:
+    from nl2sql.agents.answer import Answer
+    from nl2sql.agents.ask import ask, ask_async
     from nl2sql.context import PromptContext, context
 
 # name -> module that defines it, imported on first access
 _LAZY = {
+    "Answer": "nl2sql.agents.answer",
+    "ask": "nl2sql.agents.ask",
+    "ask_async": "nl2sql.agents.ask",
     "context": "nl2sql.context",
     "PromptContext": "nl2sql.context.models",
 }
 
-__all__ = ["Nl2SqlError", "PromptContext", "__version__", "context"]
+__all__ = ["Answer", "Nl2SqlError", "PromptContext", "__version__", "ask", "ask_async", "context"]
 __version__ = "0.1.0"
 
 

@@ -126,12 +126,14 @@ class DbConnectionConfigs:
     """The registry of configured databases plus the resolved data dir, workspace and model."""
 
     def __init__(self, databases: dict[str, DbConnectionConfig], *, config_path: Path | None,
-                 data_dir: Path, workspace: Path, model: str | None = None) -> None:
+                 data_dir: Path, workspace: Path, model: str | None = None,
+                 agent: dict[str, Any] | None = None) -> None:
         self.databases = databases
         self.config_path = config_path
         self.data_dir = data_dir
         self.workspace = workspace
         self.model = model
+        self.agent = agent or {}  # the 'agent:' settings (nl2sql.agents.settings reads them)
 
     # -- lookup ---------------------------------------------------------------------------
     def get(self, db_id: str) -> DbConnectionConfig:
@@ -196,10 +198,11 @@ class DbConnectionConfigs:
             if entry.type == SAMPLE_TYPE and entry.path == sample_path:
                 databases[SAMPLE_DB_ID] = entry.model_copy(update={"is_bundled_sample": True})
         return cls(databases, config_path=path, data_dir=resolved_data_dir,
-                   workspace=resolved_workspace, model=resolved_model)
+                   workspace=resolved_workspace, model=resolved_model,
+                   agent=document.get("agent") or {})
 
 
-_TOP_LEVEL_KEYS = {"databases", "data_dir", "workspace", "model"}
+_TOP_LEVEL_KEYS = {"databases", "data_dir", "workspace", "model", "agent"}
 
 
 def _read_yaml(path: Path) -> tuple[dict[str, Any], yaml.Node | None]:

@@ -94,3 +94,12 @@ class WorkspacePathError(Nl2SqlError):
 
 class ModelSetupError(Nl2SqlError):
     """The LLM provider cannot be used: no API key, unreachable host, rate limit, bad model name."""
+
+
+class NoAnswerError(Nl2SqlError):
+    """The agent ran out of retries or of its request/token budget without SQL that ran."""
+
+    def __init__(self, message: str, *, attempts: list | None = None,  # noqa: ANN001
+                 db_id: str | None = None, sql: str | None = None) -> None:
+        super().__init__(message, db_id=db_id, sql=sql)
+        self.attempts = attempts or []

@@ -29,7 +29,17 @@ PROMPT_FIELDS: dict[str, frozenset[str]] = {
         {"db_id", "db_type", "table_name", "row_count", "columns", "candidates"}),
     "annotation/example_queries": frozenset(
         {"db_id", "db_type", "dialect", "count", "schema", "existing"}),
+    "nl2sql/nl2sql_system_prompt": frozenset(
+        {"db_id", "db_type", "dialect_guidance", "database_notes"}),
+    "nl2sql/nl2sql_instructions": frozenset(
+        {"schema", "example_queries_md", "value_hints", "dialect"}),
+    "catalog/catalog_system_prompt": frozenset({"candidates"}),
 }
+
+#: Folders of prompts that are inserted as they are (no placeholders): one file per backend
+#: type (``db_type/<type>.md``) and per database (``db_specific/<db_id>.md``, usually the
+#: user's own under ``{data_dir}/prompts/``).
+VERBATIM_FOLDERS = ("nl2sql/db_type", "nl2sql/db_specific")
 
 
 class PromptTemplateError(ValueError):

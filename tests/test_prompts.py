@@ -5,15 +5,35 @@ from __future__ import annotations
 
 import pytest
 
-from nl2sql.prompts import (PROMPT_FIELDS, PromptTemplateError, fill_prompt, load_prompt,
-                            prompt_fields, render_prompt)
+from nl2sql.prompts import (PROMPT_FIELDS, VERBATIM_FOLDERS, PromptTemplateError, fill_prompt,
+                            find_prompt, load_prompt, prompt_fields, render_prompt)
 from nl2sql.resources import prompt_path
 
 
-def test_every_prompt_file_is_registered() -> None:
+def _on_disk() -> set[str]:
     root = prompt_path("x.md").parent
-    on_disk = {path.relative_to(root).with_suffix("").as_posix() for path in root.rglob("*.md")}
-    assert on_disk == set(PROMPT_FIELDS), "a prompt file without a test, or a test without a file"
+    return {path.relative_to(root).with_suffix("").as_posix() for path in root.rglob("*.md")}
+
+
+def test_every_prompt_file_is_registered() -> None:
+    filled = {name for name in _on_disk() if not name.startswith(VERBATIM_FOLDERS)}
+    assert filled == set(PROMPT_FIELDS), "a prompt file without a test, or a test without a file"
+
+
+def test_verbatim_prompts_have_no_placeholders_and_every_backend_has_one() -> None:
+    verbatim = {name for name in _on_disk() if name.startswith(VERBATIM_FOLDERS)}
+    assert {"nl2sql/db_type/sqlite", "nl2sql/db_type/postgres"} <= verbatim
+    for name in verbatim:
+        text = load_prompt(name)
+        assert len(text.strip()) > 150 and prompt_fields(text) == set(), name
+
+
+def test_a_users_prompt_is_found_before_the_shipped_one(tmp_path) -> None:  # noqa: ANN001
+    assert find_prompt("nl2sql/db_specific/nope", tmp_path) is None
+    assert "SQLite" in find_prompt("nl2sql/db_type/sqlite", tmp_path)
+    (tmp_path / "nl2sql" / "db_type").mkdir(parents=True)
+    (tmp_path / "nl2sql" / "db_type" / "sqlite.md").write_text("my own rules")
+    assert find_prompt("nl2sql/db_type/sqlite", tmp_path) == "my own rules"
 
 
 @pytest.mark.parametrize("name", sorted(PROMPT_FIELDS))

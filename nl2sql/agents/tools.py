@@ -11,6 +11,7 @@ other (unknown setup, missing cache, unreachable server) stops the run with its 
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from typing import Any
 
 import anyio.to_thread
@@ -29,24 +30,43 @@ def agent_error(error: Nl2SqlError) -> Exception:
     return error
 
 
-def ops_context_of(deps: Any) -> OpsContext:
+@dataclass
+class AgentDeps:
+    """Deps of an agent that needs more than the ``OpsContext``; ``observe`` sees every
+    operation a tool ran (with its error, or None)."""
+
+    ops: OpsContext
+
+    def observe(self, op_name: str, arguments: dict[str, Any], error: Exception | None) -> None:
+        return None
+
+
+def ops_context_of(deps: OpsContext | AgentDeps) -> OpsContext:
     """The ``OpsContext`` of an agent's deps: the deps themselves or their ``ops``."""
     return deps if isinstance(deps, OpsContext) else deps.ops
 
 
-async def run_operation(op: Operation, ops: OpsContext, arguments: dict[str, Any]) -> Any:
+async def run_operation(op: Operation, deps: OpsContext | AgentDeps,
+                        arguments: dict[str, Any]) -> Any:
     """Run ``op`` in a worker thread; expected errors cross the agent edge."""
+    observe = deps.observe if isinstance(deps, AgentDeps) else None
+    call = functools.partial(op.function, ops_context_of(deps), **arguments)
     try:
-        return await anyio.to_thread.run_sync(functools.partial(op.function, ops, **arguments))
+        result = await anyio.to_thread.run_sync(call)
     except Nl2SqlError as error:
+        if observe:
+            observe(op.name, arguments, error)
         raise agent_error(error) from None
+    if observe:
+        observe(op.name, arguments, None)
+    return result
 
 
 def agent_tool(op: Operation) -> Tool[Any]:
     """The pydantic-ai tool for ``op``: named as the MCP tool, returning the rendered text."""
 
     async def call(ctx: RunContext[Any], arguments: dict[str, Any]) -> str:
-        return (await run_operation(op, ops_context_of(ctx.deps), arguments)).render()
+        return (await run_operation(op, ctx.deps, arguments)).render()
 
     function = face_function(op, ("ctx", RunContext), call, name=f"{op.name}_tool")
     return Tool(function, takes_ctx=True, name=op.name, description=op.description)

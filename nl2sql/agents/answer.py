@@ -1,0 +1,92 @@
+"""``Answer``: what ``nl2sql.ask()`` returns, with the result as a pandas DataFrame, and how it
+renders in a notebook (the SQL, the explanation and the first rows)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+_DATE = r"^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([+-]\d{2}:?\d{2}|Z)?)?$"
+NOTEBOOK_ROWS = 10
+
+
+class Attempt(BaseModel):
+    """One SQL the agent ran and the database's error (None: it ran)."""
+
+    sql: str
+    error: str | None = None
+
+
+class AnswerUsage(BaseModel):
+    requests: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    @classmethod
+    def of(cls, usage: Any) -> AnswerUsage:
+        return cls(requests=usage.requests, input_tokens=usage.input_tokens,
+                   output_tokens=usage.output_tokens)
+
+
+class Answer(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    question: str
+    db_id: str
+    sql: str
+    explanation: str
+    df: Any = Field(default=None, exclude=True, repr=False)  # pandas.DataFrame
+    csv_path: str
+    row_count: int
+    truncated: bool = False
+    attempts: list[Attempt] = Field(default_factory=list)
+    usage: AnswerUsage = Field(default_factory=AnswerUsage)
+    conversation_id: str | None = None
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """Every field as JSON values; ``df`` as a list of row objects."""
+        data = self.model_dump(mode="json")
+        data["df"] = [] if self.df is None else \
+            self.df.astype(object).where(self.df.notna(), None).to_dict(orient="records")
+        return data
+
+    def _repr_markdown_(self) -> str:
+        lines = [f"**{self.question}** ({self.db_id})", "", "```sql", self.sql.strip(), "```", "",
+                 self.explanation, ""]
+        if self.df is not None and len(self.df.columns):
+            head = self.df.head(NOTEBOOK_ROWS)
+            lines.append("| " + " | ".join(str(c) for c in head.columns) + " |")
+            lines.append("|" + "---|" * len(head.columns))
+            for row in head.itertuples(index=False):
+                lines.append("| " + " | ".join(_cell(v) for v in row) + " |")
+        more = "" if self.row_count <= NOTEBOOK_ROWS else \
+            f"first {NOTEBOOK_ROWS} of {self.row_count:,} rows; "
+        lines += ["", f"*{more}{self.row_count:,} rows in {self.csv_path}; "
+                      f"{len(self.attempts)} attempt(s), {self.usage.requests} model request(s)*"]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self._repr_markdown_()
+
+
+def _cell(value: Any) -> str:
+    text = "" if value is None or (isinstance(value, float) and value != value) else str(value)
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def read_dataframe(csv_path: Path, max_rows: int) -> Any:
+    """The first ``max_rows`` rows of a result CSV as a DataFrame: numbers as numbers, ISO
+    dates and timestamps as datetimes, empty cells as missing values."""
+    import pandas as pd
+
+    df = pd.read_csv(csv_path, nrows=max_rows, keep_default_na=False, na_values=[""])
+    for column in df.columns:
+        values = df[column].dropna()
+        if values.dtype == object and len(values) and values.astype(str).str.match(_DATE).all():
+            try:
+                df[column] = pd.to_datetime(df[column], format="ISO8601")
+            except (ValueError, TypeError):
+                continue
+    return df

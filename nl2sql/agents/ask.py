@@ -1,0 +1,186 @@
+"""``nl2sql.ask()`` / ``ask_async()``: a question in, an ``Answer`` with SQL that ran out.
+
+Steps: resolve the model (argument > ``NL2SQL_MODEL`` > ``model:`` in dbs.yaml), pick the
+database (the argument, the conversation's database, or the catalog agent), ask
+``nl2sql.context()`` for the prompt context, run the NL2SQL agent bounded by ``UsageLimits``,
+read the result CSV into a DataFrame, and store the turn when a conversation id is given.
+``ask()`` also works where an event loop is already running (Jupyter): the run then happens on a
+private loop in a worker thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import functools
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio.to_thread
+from pydantic_ai.exceptions import UnexpectedModelBehavior, UsageLimitExceeded
+from pydantic_ai.usage import RunUsage, UsageLimits
+
+from nl2sql.agents.answer import Answer, AnswerUsage, Attempt, read_dataframe
+from nl2sql.agents.catalog import choose_database
+from nl2sql.agents.conversations import ConversationStore, trim_turns
+from nl2sql.agents.instructions import nl2sql_instructions
+from nl2sql.agents.settings import AgentSettings
+from nl2sql.agents.sql_agent import Nl2SqlDeps, build_sql_agent
+from nl2sql.errors import Nl2SqlError, NoAnswerError
+from nl2sql.llm.models import build_model, no_model_error
+from nl2sql.llm.runs import run_agent
+from nl2sql.operations.context import OpsContext
+from nl2sql.results import CSV_SUFFIX, safe_name_from_query
+from nl2sql.text import shorten
+
+if TYPE_CHECKING:
+    from pydantic_ai.models import Model
+
+    from nl2sql.config import DbConnectionConfigs
+
+_SQL_IN_MESSAGES = 300
+
+
+def ask(question: str, *, db_id: str | None = None, model: Model | str | None = None,
+        conversation_id: str | None = None,
+        config: DbConnectionConfigs | OpsContext | str | Path | None = None,
+        max_rows: int | None = None, request_id: str | None = None) -> Answer:
+    """Answer ``question`` with SQL that ran; see ``ask_async``. Works in Jupyter too."""
+    run = functools.partial(ask_async, question, db_id=db_id, model=model,
+                            conversation_id=conversation_id, config=config, max_rows=max_rows,
+                            request_id=request_id)
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(run())
+    # A loop already runs in this thread (Jupyter, an async app): run on a private loop.
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="nl2sql-ask") as pool:
+        return pool.submit(lambda: asyncio.run(run())).result()
+
+
+async def ask_async(question: str, *, db_id: str | None = None,
+                    model: Model | str | None = None, conversation_id: str | None = None,
+                    config: DbConnectionConfigs | OpsContext | str | Path | None = None,
+                    max_rows: int | None = None, request_id: str | None = None) -> Answer:
+    """Answer ``question`` from a configured database.
+
+    ``db_id`` None: the conversation's database, else the catalog agent's choice
+    (``answer.db_id`` says which). ``conversation_id``: earlier turns are sent as history and
+    this turn is stored; ``request_id`` makes a retried call return the stored turn instead of
+    adding another. ``max_rows`` caps the rows read into ``answer.df`` (default: the ``agent:
+    max_rows`` setting). Raises ``NoAnswerError`` when no SQL ran within the retries and the
+    request/token budget, and other ``Nl2SqlError``s for setup problems.
+    """
+    question = question.strip()
+    if not question:
+        raise Nl2SqlError("The question is empty; ask something about the data.")
+    ops, owned = _ops_context(config)
+    try:
+        return await _ask(ops, question, db_id=db_id, model=model,
+                          conversation_id=conversation_id, max_rows=max_rows,
+                          request_id=request_id)
+    finally:
+        if owned:
+            ops.close()
+
+
+async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Model | str | None,
+               conversation_id: str | None, max_rows: int | None,
+               request_id: str | None) -> Answer:
+    settings = AgentSettings.from_mapping(ops.configs.agent)
+    rows = max_rows or settings.max_rows
+    store = ConversationStore.in_data_dir(ops.data_dir) if conversation_id else None
+    if store and request_id:
+        earlier = store.turn_for_request(request_id)
+        if earlier is not None and earlier.answer is not None:
+            return _stored_answer(ops, earlier.answer, rows)
+    chosen = model or ops.configs.model
+    if not chosen:
+        raise no_model_error()
+    llm = build_model(chosen)
+    turns = store.turns(conversation_id) if store and conversation_id else []
+    usage = RunUsage()
+    limits = UsageLimits(request_limit=settings.max_requests,
+                         total_tokens_limit=settings.max_tokens)
+    if db_id is None:
+        db_id = turns[-1].db_id if turns and turns[-1].db_id else (await choose_database(
+            ops, question, model=llm, usage=usage, top=settings.catalog_candidates,
+            retries=settings.retries, usage_limits=limits)).db_id
+    config = ops.config(db_id)  # an unknown id fails here, with the known ones
+    instructions = await anyio.to_thread.run_sync(_instructions, ops, question, db_id)
+    deps = Nl2SqlDeps(ops=ops, db_id=db_id, question=question,
+                      output_file=safe_name_from_query(question) + CSV_SUFFIX)
+    history = [m for turn in trim_turns(turns, settings.history_tokens) for m in turn.messages()]
+    try:
+        result = await run_agent(build_sql_agent(settings.retries), question, model=llm,
+                                 deps=deps, instructions=instructions,
+                                 message_history=history or None, usage=usage,
+                                 usage_limits=limits)
+    except UsageLimitExceeded as exc:
+        raise _no_answer(deps, f"the agent used up its budget ({exc}; raise 'agent: "
+                               f"max_requests / max_tokens' in dbs.yaml)") from None
+    except UnexpectedModelBehavior:
+        raise _no_answer(deps, f"the model ran out of retries ({settings.retries})") from None
+    query = deps.result
+    assert query is not None  # the output validator ran the final SQL
+    csv_path = ops.workspace.resolve() / query.csv_filename
+    answer = Answer(
+        question=question, db_id=config.db_id, sql=result.output.sql,
+        explanation=result.output.explanation, df=read_dataframe(csv_path, rows),
+        csv_path=str(csv_path), row_count=query.row_count, truncated=query.truncated,
+        attempts=deps.attempts, usage=AnswerUsage.of(usage), conversation_id=conversation_id)
+    if store and conversation_id:
+        store.append(conversation_id, request_id=request_id or uuid.uuid4().hex,
+                     question=question, db_id=db_id, answer=answer.model_dump(mode="json"),
+                     messages=result.new_messages())
+    return answer
+
+
+def _instructions(ops: OpsContext, question: str, db_id: str) -> str:
+    from nl2sql.context import context
+
+    prompt_context = context(question, db_id=db_id, config=ops)
+    return nl2sql_instructions(prompt_context, db_type=ops.config(db_id).type.value,
+                               dialect=ops.connection(db_id).sqlglot_dialect,
+                               data_dir=ops.data_dir)
+
+
+def _no_answer(deps: Nl2SqlDeps, why: str) -> NoAnswerError:
+    failed = [a for a in deps.attempts if a.error]
+    if failed:
+        last = failed[-1]
+        sql = shorten(" ".join(last.sql.split()), _SQL_IN_MESSAGES)
+        detail = f"the last SQL was `{sql}` and failed: {' '.join(last.error.split())}"
+    elif deps.attempts:
+        detail = f"the last SQL was `{shorten(' '.join(deps.attempts[-1].sql.split()), 300)}`"
+    else:
+        detail = "the model ran no SQL"
+    return NoAnswerError(
+        f"No answer for {deps.db_id} after {len(deps.attempts)} SQL attempt(s): {why}; "
+        f"{detail}. Rephrase the question or try another model.",
+        attempts=deps.attempts, db_id=deps.db_id, sql=deps.attempts[-1].sql
+        if deps.attempts else None)
+
+
+def _stored_answer(ops: OpsContext, data: dict[str, Any], rows: int) -> Answer:
+    answer = Answer.model_validate(data)
+    path = Path(answer.csv_path)
+    if path.is_file():
+        answer.df = read_dataframe(path, rows)
+    return answer
+
+
+def _ops_context(config: DbConnectionConfigs | OpsContext | str | Path | None
+                 ) -> tuple[OpsContext, bool]:
+    """The ``OpsContext`` to use and whether this call owns (and closes) it."""
+    if isinstance(config, OpsContext):
+        return config, False
+    from nl2sql.config import DbConnectionConfigs
+
+    if isinstance(config, DbConnectionConfigs):
+        return OpsContext(config), True
+    return OpsContext.load(config), True
+
+
+__all__ = ["Answer", "Attempt", "ask", "ask_async"]

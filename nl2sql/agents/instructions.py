@@ -1,0 +1,48 @@
+"""The text the agents' models are given, from the prompt files and one ``PromptContext``.
+
+The NL2SQL agent never assembles schema text itself: ``nl2sql.context()`` decides which tables,
+values and examples the model sees (``PromptContext``), and this module only fills the prompt
+files with it. Backend guidance is ``prompts/nl2sql/db_type/<type>.md``; a database's own notes
+are ``nl2sql/db_specific/<db_id>.md``, looked up first in ``{data_dir}/prompts/`` so users add
+theirs without touching the package.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from nl2sql.prompts import find_prompt, render_prompt
+
+if TYPE_CHECKING:
+    from nl2sql.context import Candidate, PromptContext
+
+
+def user_prompt_dir(data_dir: Path) -> Path:
+    return data_dir / "prompts"
+
+
+def nl2sql_instructions(context: PromptContext, *, db_type: str, dialect: str,
+                        data_dir: Path) -> str:
+    """System prompt and schema instructions for one question on ``context.db_id``."""
+    user_dir = user_prompt_dir(data_dir)
+    notes = find_prompt(f"nl2sql/db_specific/{context.db_id}", user_dir)
+    system = render_prompt(
+        "nl2sql/nl2sql_system_prompt", db_id=context.db_id, db_type=db_type,
+        dialect_guidance=(find_prompt(f"nl2sql/db_type/{db_type}", user_dir) or "").strip(),
+        database_notes=f"## Notes on {context.db_id}\n\n{notes.strip()}" if notes else "")
+    hints = "\n".join(f"- {hint.render()}" for hint in context.value_hints) or "(none found)"
+    examples = "\n\n".join(f"Question: {example.question}\n```sql\n{example.sql.strip()}\n```"
+                           for example in context.examples) or "(none)"
+    schema = render_prompt("nl2sql/nl2sql_instructions", schema=context.schema_sql.strip(),
+                           value_hints=hints, example_queries_md=examples, dialect=dialect)
+    return f"{system.strip()}\n\n{schema.strip()}\n"
+
+
+def catalog_instructions(candidates: list[Candidate], descriptions: dict[str, str]) -> str:
+    lines = []
+    for candidate in candidates:
+        about = descriptions.get(candidate.db_id)
+        lines.append(f"- {candidate.db_id} (score {candidate.score:.2f}): {candidate.reason}"
+                     + (f"\n  holds: {about}" if about else ""))
+    return render_prompt("catalog/catalog_system_prompt", candidates="\n".join(lines))

@@ -1,0 +1,109 @@
+"""The NL2SQL agent: writes SQL for one database, runs it, fixes it, and answers ``SqlAnswer``.
+
+The final SQL must have run: an output validator executes it through ``db_execute_sql_op``
+(guard, row cap, timeout, CSV + metadata with the question as ``natural_language_query``) and
+sends the database's error back as ``ModelRetry`` when it fails. An empty result is sent back
+once (the model may confirm it by answering the same SQL again). Every SQL run, by the tool or
+the validator, is recorded as an attempt. The model may answer through the output tool (the
+default) or with a JSON object as text; both go through the same validator.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio.to_thread
+from pydantic import BaseModel, Field, ValidationError
+from pydantic_ai import Agent, ModelRetry, RunContext, TextOutput, ToolOutput
+
+from nl2sql.agents.answer import Attempt
+from nl2sql.agents.tools import AgentDeps, agent_error, tools_for
+from nl2sql.errors import Nl2SqlError
+from nl2sql.operations.queries import QueryResult, db_execute_sql_op
+
+
+class SqlAnswer(BaseModel):
+    sql: str = Field(description="The read-only SQL query that answers the question; it is run "
+                                 "to produce the result file.")
+    explanation: str = Field(description="One or two sentences for a person: what the query "
+                                         "returns and any assumption made.")
+
+
+@dataclass
+class Nl2SqlDeps(AgentDeps):
+    db_id: str = ""
+    question: str = ""
+    output_file: str | None = None
+    attempts: list[Attempt] = field(default_factory=list)
+    result: QueryResult | None = None
+    empty_seen: set[str] = field(default_factory=set)
+
+    def observe(self, op_name: str, arguments: dict[str, Any], error: Exception | None) -> None:
+        if op_name == "db_execute_sql" and "query" in arguments:
+            self.attempts.append(Attempt(sql=arguments["query"],
+                                         error=str(error) if error else None))
+
+
+_FENCE = re.compile(r"```(?:json)?\s*(\{.*\})\s*```", re.DOTALL)
+_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
+
+
+def parse_text_answer(text: str) -> SqlAnswer:
+    """A model that answers in text: a JSON object ``{"sql": ..., "explanation": ...}``,
+    bare or in a fenced block."""
+    match = _FENCE.search(text) or _OBJECT.search(text)
+    if match:
+        try:
+            return SqlAnswer.model_validate(json.loads(match.group(1) if match.re is _FENCE
+                                                       else match.group(0)))
+        except (ValueError, ValidationError):
+            pass
+    raise ModelRetry('Answer with the final_result tool, or with only a JSON object '
+                     '{"sql": "<the query>", "explanation": "<one sentence>"}.')
+
+
+def build_sql_agent(retries: int) -> Agent[Nl2SqlDeps, SqlAnswer]:
+    agent: Agent[Nl2SqlDeps, SqlAnswer] = Agent(
+        deps_type=Nl2SqlDeps,
+        output_type=[ToolOutput(SqlAnswer, name="final_result"), TextOutput(parse_text_answer)],
+        tools=tools_for("nl2sql"), retries=retries, name="nl2sql")
+    agent.output_validator(validate_answer)
+    return agent
+
+
+async def validate_answer(ctx: RunContext[Nl2SqlDeps], answer: SqlAnswer) -> SqlAnswer:
+    """Run the final SQL; its errors (and a first empty result) go back to the model."""
+    deps = ctx.deps
+    sql = answer.sql.strip().rstrip(";").strip()
+    if not sql:
+        raise ModelRetry("The answer has no SQL; give the query that answers the question.")
+    run = functools.partial(db_execute_sql_op, deps.ops, deps.db_id, sql,
+                            output_file=deps.output_file, nl_query=deps.question)
+    try:
+        result = await anyio.to_thread.run_sync(run)
+    except Nl2SqlError as error:
+        _record(deps, sql, str(error))
+        raise agent_error(error) from None
+    _record(deps, sql, None)
+    if result.row_count == 0 and sql not in deps.empty_seen:
+        deps.empty_seen.add(sql)
+        raise ModelRetry(
+            "The query ran but returned no rows. If the question expects rows, check the "
+            "filters against the stored values (case, spelling, date format) and the joins; "
+            "if no rows is the right answer, give the same SQL again.")
+    deps.result = result
+    return answer.model_copy(update={"sql": sql})
+
+
+def _record(deps: Nl2SqlDeps, sql: str, error: str | None) -> None:
+    """The validator's run is an attempt; a repeat of the last successful tool run is not."""
+    last = deps.attempts[-1] if deps.attempts else None
+    if last is not None and last.sql.strip().rstrip(";").strip() == sql and last.error is None \
+            and error is None:
+        deps.attempts[-1] = Attempt(sql=sql)
+        return
+    deps.attempts.append(Attempt(sql=sql, error=error))
