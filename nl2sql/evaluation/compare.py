@@ -208,6 +208,11 @@ def _shown(value: Any) -> str:
     return repr(value)
 
 
+def _values(values: list[Any], limit: int = 3) -> str:
+    more = f" and {len(values) - limit} more" if len(values) > limit else ""
+    return ", ".join(_shown(v) for v in values[:limit]) + more
+
+
 def _preview(rows: list[tuple[Any, ...]], limit: int = 2) -> str:
     shown = "; ".join("(" + ", ".join(_shown(v) for v in row) + ")" for row in rows[:limit])
     more = f" and {len(rows) - limit} more" if len(rows) > limit else ""
@@ -234,7 +239,10 @@ def compare_results(gold_rows: Sequence[Sequence[Any]], pred_rows: Sequence[Sequ
     candidates = _candidate_columns(gold, pred, n_gold, n_pred)
     for index, options in enumerate(candidates):
         if not options:
-            values = _preview([(v,) for v in _column_signature(gold, index)], 3)
+            values = _values(_column_signature(gold, index))
+            if n_gold == n_pred == 1:
+                return Comparison(False, f"values differ: gold {values}, predicted "
+                                         f"{_values(_column_signature(pred, 0))}")
             return Comparison(False, f"no predicted column holds the values of gold column "
                                      f"{index + 1} ({values})")
     best: Comparison | None = None
