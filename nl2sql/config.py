@@ -18,7 +18,8 @@ from pydantic import (BaseModel, ConfigDict, Field, ValidationError, field_valid
                       model_validator)
 
 from nl2sql.backends import BACKENDS, Backend, DatabaseType, get_backend  # noqa: F401 (re-export)
-from nl2sql.dbs_yaml import mapping_entry, not_a_mapping_error, yaml_error
+from nl2sql.dbs_yaml import (interpolate, mapping_entry, not_a_mapping_error, url_settings,
+                             yaml_error)
 from nl2sql.errors import ConfigError, UnknownDatabaseError, did_you_mean
 
 ENV_CONFIG = "NL2SQL_CONFIG"
@@ -51,6 +52,8 @@ class DbConnectionConfig(BaseModel):
     user: str | None = None
     # Plain text, ``ENC:<fernet token>`` or absent; decrypted only when a connection is made.
     password: str | None = Field(default=None, repr=False)
+    # Or the name of an environment variable holding it, read when a connection is made.
+    password_env: str | None = None
     # One schema, a list of schemas, or ``*`` (every schema that has tables): see ``schemas``.
     schema_name: str | list[str] | None = Field(default=None, alias="schema")
     sslmode: str | None = None
@@ -79,6 +82,8 @@ class DbConnectionConfig(BaseModel):
 
     @model_validator(mode="after")
     def _check_backend_fields(self) -> DbConnectionConfig:
+        if self.password is not None and self.password_env:
+            raise ValueError("set either 'password' or 'password_env', not both")
         for required in self.backend.required_fields:
             names = (required,) if isinstance(required, str) else required
             if all(getattr(self, name) in (None, "", []) for name in names):
@@ -110,12 +115,20 @@ class DbConnectionConfig(BaseModel):
         return first or self.backend.default_schema
 
     def resolve_password(self) -> str | None:
-        """The password in plain text, decrypting an ``ENC:`` value with the secrets key."""
-        if self.password is None:
+        """The password in plain text: ``password_env``'s variable, or ``password`` (an ``ENC:``
+        value decrypted with the secrets key)."""
+        value = self.password
+        if self.password_env:
+            value = os.environ.get(self.password_env)
+            if value is None:
+                raise ConfigError(f"Database '{self.db_id}': the environment variable "
+                                  f"{self.password_env} named by 'password_env' is not set; "
+                                  f"export it before connecting.", db_id=self.db_id)
+        if value is None:
             return None
         from nl2sql import secrets  # lazy: only connections with a password pay for cryptography
 
-        return secrets.reveal(self.password, db_id=self.db_id)
+        return secrets.reveal(value, db_id=self.db_id)
 
 
 def sample_database_path(data_dir: Path) -> Path:
@@ -178,21 +191,28 @@ class DbConnectionConfigs:
         path = path.resolve() if path.is_file() else None  # type: ignore[assignment]
         base = path.parent if path else Path.cwd()
 
+        document = {key: interpolate(value, str(path), key) if key != "databases" else value
+                    for key, value in document.items()}
         # Flags and environment are relative to the current folder, file values to the file.
+        # Without a dbs.yaml the cache goes to the per-user data dir, never ./data silently.
         resolved_data_dir = _first_path(data_dir, os.environ.get(ENV_DATA_DIR),
                                         document.get("data_dir"), base=base,
-                                        default=base / "data")
+                                        default=base / "data" if path else user_data_dir())
         resolved_workspace = _first_path(workspace, os.environ.get(ENV_WORKSPACE),
                                          document.get("workspace"), base=base,
                                          default=Path.cwd() / "workspace")
         resolved_model = model or os.environ.get(ENV_MODEL) or document.get("model") or None
 
         databases = _parse_databases(document, node, path, base)
+        include_sample = document.get("include_sample", True)
+        if not isinstance(include_sample, bool):
+            raise ConfigError(f"{path}: 'include_sample' must be true or false.")
         sample_path = sample_database_path(resolved_data_dir)
         if SAMPLE_DB_ID not in databases:
-            databases[SAMPLE_DB_ID] = DbConnectionConfig(
-                db_id=SAMPLE_DB_ID, type=SAMPLE_TYPE, path=sample_path,
-                description=SAMPLE_DESCRIPTION, is_bundled_sample=True)
+            if include_sample:  # ``include_sample: false`` switches the bundled sample off
+                databases[SAMPLE_DB_ID] = DbConnectionConfig(
+                    db_id=SAMPLE_DB_ID, type=SAMPLE_TYPE, path=sample_path,
+                    description=SAMPLE_DESCRIPTION, is_bundled_sample=True)
         else:
             entry = databases[SAMPLE_DB_ID]
             if entry.type == SAMPLE_TYPE and entry.path == sample_path:
@@ -202,7 +222,7 @@ class DbConnectionConfigs:
                    agent=document.get("agent") or {})
 
 
-_TOP_LEVEL_KEYS = {"databases", "data_dir", "workspace", "model", "agent"}
+_TOP_LEVEL_KEYS = {"databases", "data_dir", "workspace", "model", "agent", "include_sample"}
 
 
 def _read_yaml(path: Path) -> tuple[dict[str, Any], yaml.Node | None]:
@@ -250,12 +270,39 @@ def _parse_databases(document: dict[str, Any], node: yaml.Node | None, path: Pat
         where = f"{path}{f' line {line}' if line else ''}: database '{db_id}'"
         if not isinstance(settings, dict):
             raise ConfigError(f"{where}: expected a mapping of settings (type, path, ...).")
-        settings = _resolve_paths(dict(settings), base)
+        settings = {key: interpolate(value, where, key) for key, value in settings.items()}
+        if "url" in settings:
+            settings = _expand_url(settings, where)
+        settings = _resolve_paths(settings, base)
         try:
             databases[str(db_id)] = DbConnectionConfig(db_id=str(db_id), **settings)
         except ValidationError as exc:
             raise ConfigError(_validation_message(exc, where, node, str(db_id), path)) from None
     return databases
+
+
+def _expand_url(settings: dict[str, Any], where: str) -> dict[str, Any]:
+    """``url:`` turned into the fields it stands for; a field given both ways is refused."""
+    url = settings.pop("url")
+    if not isinstance(url, str):
+        raise ConfigError(f"{where}: field 'url' must be a string such as "
+                          f"postgresql://user@host/dbname.")
+    from_url = url_settings(url, where, BACKENDS)
+    if "type" in settings and str(settings["type"]) != from_url["type"]:
+        raise ConfigError(f"{where}: 'type: {settings['type']}' disagrees with the url scheme "
+                          f"(type {from_url['type']}); keep one.")
+    both = sorted(set(from_url) & set(settings) - {"type"})
+    if both:
+        raise ConfigError(f"{where}: field '{both[0]}' is given twice (in 'url' and as a "
+                          f"field); keep one.")
+    return {**from_url, **settings}
+
+
+def user_data_dir() -> Path:
+    """The per-user data dir used when there is no dbs.yaml: ``$XDG_DATA_HOME/nl2sql``, by
+    default ``~/.local/share/nl2sql``."""
+    base = os.environ.get("XDG_DATA_HOME") or "~/.local/share"
+    return Path(base).expanduser() / "nl2sql"
 
 
 def _resolve_paths(settings: dict[str, Any], base: Path) -> dict[str, Any]:

@@ -66,6 +66,8 @@ def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> No
     for name in ("NL2SQL_CONFIG", "NL2SQL_DATA_DIR", "NL2SQL_WORKSPACE", "NL2SQL_MODEL"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("NL2SQL_SECRETS_KEY_FILE", str(tmp_path / "keys" / "secret.key"))
+    # Without a dbs.yaml the cache goes to the per-user data dir: keep it in tmp_path.
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
 
 
 # -- PostgreSQL -----------------------------------------------------------------------------

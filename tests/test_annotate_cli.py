@@ -202,6 +202,7 @@ def test_console_script_without_dbs_yaml(tmp_path: Path) -> None:
     result = subprocess.run([command, "bookstore"], cwd=tmp_path, env=env, capture_output=True,
                             text=True, timeout=120)
     assert result.returncode == 0, result.stderr
-    assert (tmp_path / "data" / "database" / "bookstore" / "bookstore.db_info.json").is_file()
-    assert cache_path(tmp_path / "data", "bookstore").is_file()
+    # No dbs.yaml: the per-user data dir ($XDG_DATA_HOME/nl2sql), nothing in the cwd.
+    assert not (tmp_path / "data").exists()
+    assert cache_path(Path(env["XDG_DATA_HOME"]) / "nl2sql", "bookstore").is_file()
     assert result.stdout.startswith("bookstore: 6 tables + 1 view, 38 columns")

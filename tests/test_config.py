@@ -68,7 +68,7 @@ def test_unknown_field_names_field_and_line(tmp_path):
 def test_unknown_top_level_key(tmp_path):
     path = write(tmp_path, "database:\n  shop:\n    type: sqlite\n")
     assert load_error(path) == (f"{path}: unknown top-level key 'database'; allowed keys are "
-                                f"agent, data_dir, databases, model, workspace.")
+                                f"agent, data_dir, databases, include_sample, model, workspace.")
 
 
 def test_bad_password_value_is_not_echoed(tmp_path):
@@ -168,7 +168,8 @@ def test_bundled_bookstore_without_any_dbs_yaml(tmp_path, monkeypatch):
     sample = registry.get("bookstore")
     assert sample.type is DatabaseType.SQLITE and sample.is_bundled_sample
     assert sample.path == sample_database_path(registry.data_dir)
-    assert registry.data_dir == (tmp_path / "data").resolve()
+    # No ./data created in the current folder: the per-user data dir (XDG_DATA_HOME).
+    assert registry.data_dir == (tmp_path / "xdg-data" / "nl2sql").resolve()
 
 
 def test_bundled_bookstore_beside_other_databases(tmp_path):

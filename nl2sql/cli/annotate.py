@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from typing import TextIO
 
@@ -110,6 +111,9 @@ def _run(argv: list[str] | None) -> int:
         enums=EnumScreeningSettings(max_values=args.enum_max_values),
         samples=SampleSettings(rows=args.sample_rows), model=configs.model)
     summary_out = sys.stderr if args.output_schema else sys.stdout
+    if configs.config_path is None and not (args.data_dir or os.environ.get(ENV_DATA_DIR)):
+        print(f"No dbs.yaml here: the cache goes to the per-user data dir {configs.data_dir} "
+              f"(create dbs.yaml or set {ENV_DATA_DIR} to choose another).", file=sys.stderr)
     llm_steps = default_llm_steps(AnnotatorOptions(
         rewrite_descriptions=args.rewrite_descriptions, concurrency=args.concurrency,
         example_count=args.examples))
