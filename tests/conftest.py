@@ -12,6 +12,7 @@ import shutil
 import sqlite3
 import uuid
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from psycopg import sql
 from nl2sql.config import DatabaseType, DbConnectionConfig, DbConnectionConfigs
 from nl2sql.resources import bookstore_script_path
 from nl2sql.sample import ensure_bookstore
+from spark_server import SparkConnectServer, load_sqlite, spark_unavailable_reason
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # The public sample databases (Chinook, Northwind) live in shared/ beside the checkout.
@@ -377,3 +379,48 @@ def make_registry(tmp_path: Path) -> Callable[..., DbConnectionConfigs]:
         return DbConnectionConfigs.load(path, workspace=tmp_path / "workspace")
 
     return make
+
+
+# -- Spark (Spark Connect server from the installed pyspark) ---------------------------------
+
+@pytest.fixture(scope="session")
+def spark_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkConnectServer]:
+    """One Spark Connect server for the whole session (~10 s to start), stopped at the end;
+    skipped with the reason without Java or pyspark (a failure under CI=true)."""
+    reason = spark_unavailable_reason()
+    if reason:
+        if IN_CI:
+            pytest.fail(f"{reason}; Spark tests are mandatory when CI=true.")
+        pytest.skip(reason)
+    server = SparkConnectServer(tmp_path_factory.mktemp("spark"))
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def spark_chinook(spark_server: SparkConnectServer) -> str:
+    """Chinook loaded once into the session's server; returns its Spark database name."""
+    session = spark_server.session()
+    try:
+        with closing(sqlite3.connect(SHARED_DATA / "chinook" / "chinook.sqlite")) as source:
+            load_sqlite(session, source, "chinook")
+    finally:
+        session.stop()
+    return "chinook"
+
+
+@pytest.fixture(scope="session")
+def spark_northwind(spark_server: SparkConnectServer) -> str:
+    """Northwind (tables only, ``Order Details`` as ``order_details``), loaded once."""
+    session = spark_server.session()
+    try:
+        with closing(sqlite3.connect(":memory:")) as source:
+            source.executescript(
+                (SHARED_DATA / "northwind" / "northwind_sqlite.sql").read_text(encoding="utf-8"))
+            load_sqlite(session, source, "northwind")
+    finally:
+        session.stop()
+    return "northwind"
