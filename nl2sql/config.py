@@ -60,6 +60,10 @@ class DbConnectionConfig(BaseModel):
     # runtime bounds
     query_timeout_seconds: float = Field(default=30.0, gt=0)
     max_rows: int = Field(default=1_000_000, gt=0)
+    # Largest single value (SQLite: SQLITE_LIMIT_LENGTH; Postgres: one row as sent), and the
+    # byte budget of one result file (reached: the result is cut and marked truncated).
+    max_value_bytes: int = Field(default=16 << 20, ge=1024)
+    max_result_bytes: int = Field(default=1 << 30, ge=1024)
     # True for the bundled sample, which is built from its SQL script when the file is missing.
     is_bundled_sample: bool = Field(default=False, exclude=True)
 

@@ -92,6 +92,10 @@ class WorkspacePathError(Nl2SqlError):
     model_fixable = True
 
 
+class WorkspaceFileError(Nl2SqlError):
+    """A result file cannot be written or read: disk full, no permission, not a CSV text file."""
+
+
 class ModelSetupError(Nl2SqlError):
     """The LLM provider cannot be used: no API key, unreachable host, rate limit, bad model name."""
 

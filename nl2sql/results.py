@@ -2,18 +2,27 @@
 
 Contract (ARCHITECTURE.md, "Result files"): ``{workspace}/{name}.csv`` plus
 ``{workspace}/{name}.metadata.json``. Both are written to temporary files and renamed, the
-metadata last, so a reader (or the saved-queries index) never sees half a result.
+metadata last, so a reader (or the saved-queries index) never sees half a result. The two
+renames happen under an exclusive lock of the folder (``result_lock``), and readers that use
+both files take it shared, so two writers of the same name never leave, and a reader never
+sees, a CSV from one run beside the metadata of another. The CSV format is
+``nl2sql.csv_dialect``.
 """
 
 from __future__ import annotations
 
 import csv
+import errno
+import fcntl
 import hashlib
 import io
+import logging
 import os
 import re
+import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -21,7 +30,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from nl2sql.cache import atomic_write_text, default_file_mode
-from nl2sql.errors import WorkspacePathError
+from nl2sql.csv_dialect import CsvRowFormatter, format_value
+from nl2sql.errors import WorkspaceFileError, WorkspacePathError
 from nl2sql.models import utc_now
 from nl2sql.text import shorten
 
@@ -29,6 +39,11 @@ PREVIEW_ROWS = 10
 PREVIEW_CELL_CHARS = 80
 CSV_SUFFIX = ".csv"
 METADATA_SUFFIX = ".metadata.json"
+#: Longest file name (one path part, in UTF-8 bytes): file systems allow 255, and the
+#: temporary ``.{name}.XXXXXXXX.tmp`` and the ``.metadata.json`` sibling need room.
+MAX_NAME_BYTES = 200
+
+logger = logging.getLogger(__name__)
 
 
 def resolve_workspace_path(workspace: Path, name: str, *, must_exist: bool = False) -> Path:
@@ -47,6 +62,11 @@ def resolve_workspace_path(workspace: Path, name: str, *, must_exist: bool = Fal
         raise WorkspacePathError(f"Absolute path '{name}' is not allowed; {hint}.")
     if ".." in relative.parts or ".." in Path(name.replace("\\", "/")).parts:
         raise WorkspacePathError(f"Path '{name}' leaves the workspace; {hint}.")
+    longest = max((len(part.encode("utf-8", "surrogatepass")) for part in relative.parts),
+                  default=0)
+    if longest > MAX_NAME_BYTES:
+        raise WorkspacePathError(f"The file name is too long ({longest} bytes, at most "
+                                 f"{MAX_NAME_BYTES} per folder or file name); {hint}.")
     workspace.mkdir(parents=True, exist_ok=True)
     root = workspace.resolve()
     target = (root / relative).resolve()
@@ -83,8 +103,10 @@ class ResultMetadata(BaseModel):
     natural_language_query: str | None = None
     columns: list[str] = Field(default_factory=list)
     elapsed_seconds: float = 0.0
-    truncated: bool = False  # the row cap cut the result
+    truncated: bool = False  # the row cap or the byte budget cut the result
     max_rows: int | None = None
+    truncated_by: str | None = None  # "rows" (max_rows) or "bytes" (max_result_bytes)
+    max_result_bytes: int | None = None
 
     @property
     def metadata_filename(self) -> str:
@@ -96,86 +118,157 @@ def metadata_name_for(csv_name: str) -> str:
     return csv_name.removesuffix(CSV_SUFFIX) + METADATA_SUFFIX
 
 
-def read_metadata_for_csv(csv_path: Path) -> ResultMetadata | None:
-    """The metadata beside ``csv_path``, or None when it is missing or unreadable."""
+def read_metadata_for_csv(csv_path: Path, workspace: Path) -> ResultMetadata | None:
+    """The metadata beside ``csv_path``, or None when it is missing, unreadable, or resolves
+    outside ``workspace`` (a symlink out is refused as CSV paths are)."""
+    meta_path = csv_path.with_name(metadata_name_for(csv_path.name))
     try:
-        text = csv_path.with_name(metadata_name_for(csv_path.name)).read_text(encoding="utf-8")
+        relative = meta_path.relative_to(workspace.resolve()).as_posix()
+        resolve_workspace_path(workspace, relative)
+        text = meta_path.read_text(encoding="utf-8")
         return ResultMetadata.model_validate_json(text)
-    except (OSError, ValidationError):
+    except WorkspacePathError:
+        logger.warning("metadata file %s resolves outside the workspace: not read", meta_path)
+        return None
+    except (OSError, ValueError):  # ValueError: not below the workspace, or bad JSON
         return None
 
 
-class _Appender:
-    """The file-like target ``csv.writer`` needs: ``write`` is a bound ``list.append``."""
+@contextmanager
+def result_lock(folder: Path, *, shared: bool = False) -> Iterator[None]:
+    """An advisory lock on a workspace folder (``flock``: works across processes): writers
+    publish a CSV + metadata pair holding it exclusively, readers of both hold it shared."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
 
-    def __init__(self, write: Any) -> None:
-        self.write = write
+
+def storage_error(exc: OSError, workspace: Path, what: str) -> Exception:
+    """One sentence for a file-system failure while writing in the workspace."""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        try:
+            free = shutil.disk_usage(workspace).free
+            room = f"{free / 1e6:,.1f} MB free" if free >= 1e6 else f"{free:,} bytes free"
+        except OSError:
+            room = "free space unknown"
+        return WorkspaceFileError(f"Cannot save {what}: the workspace disk is full ({room}); "
+                                  f"delete old result files in {workspace} or choose another "
+                                  f"workspace.")
+    if exc.errno == errno.ENAMETOOLONG:
+        return WorkspaceFileError(f"Cannot save {what}: the file name is too long for the file "
+                                  f"system; choose a shorter output_file.")
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return WorkspaceFileError(f"Cannot save {what}: the workspace {workspace} is not "
+                                  f"writable ({os.strerror(exc.errno)}); fix its permissions "
+                                  f"or choose another workspace.")
+    return WorkspaceFileError(f"Cannot save {what} in the workspace {workspace}: "
+                              f"{exc.strerror or type(exc).__name__}.")
 
 
 class CsvResultWriter:
     """A result sink that streams rows into a temporary CSV beside the final file.
 
-    Takes Python rows (``write_rows``, formatted by ``csv.writer``) or ready CSV records from the
-    server (``write_csv_records``, written as they are). Keeps only the first rows for the
-    preview. ``publish`` renames the CSV into place and then writes the metadata.
+    Takes Python rows (``write_rows``, formatted in the dialect of ``nl2sql.csv_dialect``) or
+    ready CSV records from the server (``write_csv_records``, written as they are). Keeps only
+    the first rows for the preview. With ``max_bytes``, keeps whole records up to that many
+    bytes and then reports fewer rows kept than given (the caller marks the result truncated).
+    ``publish`` renames the CSV into place and then writes the metadata; ``discard`` removes the
+    temporary file whatever happened.
     """
 
-    def __init__(self, csv_path: Path, *, preview_rows: int = PREVIEW_ROWS) -> None:
+    def __init__(self, csv_path: Path, *, preview_rows: int = PREVIEW_ROWS,
+                 max_bytes: int | None = None) -> None:
         self.csv_path = csv_path
         self.preview_limit = preview_rows
+        self.max_bytes = max_bytes
+        self.bytes_written = 0
         self.columns: list[str] = []
         self.preview: list[list[str]] = []
+        self._formatter = CsvRowFormatter()
         csv_path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=csv_path.parent, prefix=f".{csv_path.name}.",
                                    suffix=".tmp")
-        os.fchmod(fd, default_file_mode())  # a result file is an ordinary file, not 0600
         self._tmp = Path(tmp)
-        self._binary = os.fdopen(fd, "wb", buffering=1 << 20)
-        # csv.writer calls write() once per row: a list's C-level append is the cheapest
-        # target; each batch is then joined and encoded at once (measured faster per row
-        # than a TextIOWrapper).
-        self._lines: list[str] = []
-        self._writer = csv.writer(_Appender(self._lines.append), lineterminator="\n")
+        try:
+            os.fchmod(fd, default_file_mode())  # a result file is an ordinary file, not 0600
+            self._binary = os.fdopen(fd, "wb", buffering=1 << 20)
+        except BaseException:
+            os.close(fd)
+            self._tmp.unlink(missing_ok=True)
+            raise
 
     # -- ResultSink / CsvResultSink -------------------------------------------------------------
     def begin(self, columns: Sequence[str]) -> None:
         self.columns = list(columns)
-        self._writer.writerow(self.columns)
-        self._flush_lines()
+        self._write([self._formatter.header(self.columns).encode("utf-8")])
 
-    def write_rows(self, rows: Sequence[Sequence[Any]]) -> None:
+    def write_rows(self, rows: Sequence[Sequence[Any]]) -> int:
+        records = self._formatter.records(rows)
+        data = "".join(records).encode("utf-8")
+        if self.max_bytes is None or self.bytes_written + len(data) <= self.max_bytes:
+            self._write([data])
+            kept = len(rows)
+        else:
+            kept = self._write([r.encode("utf-8") for r in records])
         if len(self.preview) < self.preview_limit:
-            for row in rows[: self.preview_limit - len(self.preview)]:
-                self.preview.append(["" if v is None else str(v) for v in row])
-        self._writer.writerows(rows)
-        self._flush_lines()
+            for row in rows[: min(kept, self.preview_limit - len(self.preview))]:
+                self.preview.append([_preview_text(v) for v in row])
+        return kept
 
-    def _flush_lines(self) -> None:
-        self._binary.write("".join(self._lines).encode("utf-8"))
-        self._lines.clear()
-
-    def write_csv_records(self, records: Sequence[bytes]) -> None:
+    def write_csv_records(self, records: Sequence[bytes]) -> int:
+        kept = self._write(records)
         if len(self.preview) < self.preview_limit:
-            head = records[: self.preview_limit - len(self.preview)]
+            head = records[: min(kept, self.preview_limit - len(self.preview))]
             text = b"".join(bytes(r) for r in head).decode("utf-8", errors="replace")
-            self.preview.extend(csv.reader(io.StringIO(text, newline="")))
+            self.preview.extend(row or [""] for row in csv.reader(io.StringIO(text, newline="")))
+        return kept
+
+    def _write(self, records: Sequence[bytes]) -> int:
+        """Write whole records while they fit the byte budget; how many were written."""
+        size = sum(map(len, records))
+        if self.max_bytes is not None and self.bytes_written + size > self.max_bytes:
+            room, fitting = self.max_bytes - self.bytes_written, 0
+            for record in records:
+                if len(record) > room:
+                    break
+                room -= len(record)
+                fitting += 1
+            records, size = records[:fitting], self.max_bytes - self.bytes_written - room
         self._binary.writelines(records)
+        self.bytes_written += size
+        return len(records)
 
     # -- finishing ------------------------------------------------------------------------------
     def publish(self, metadata: ResultMetadata) -> None:
-        """Move the CSV into place, then write the metadata (last, so it marks a whole result)."""
+        """Move the CSV into place, then write the metadata (last, so it marks a whole result),
+        both under the folder's exclusive ``result_lock``."""
         self._close()
-        os.replace(self._tmp, self.csv_path)
         metadata_path = self.csv_path.with_name(metadata_name_for(self.csv_path.name))
-        atomic_write_text(metadata_path, metadata.model_dump_json(indent=2) + "\n")
+        text = metadata.model_dump_json(indent=2) + "\n"
+        with result_lock(self.csv_path.parent):
+            os.replace(self._tmp, self.csv_path)
+            atomic_write_text(metadata_path, text)
 
     def discard(self) -> None:
-        self._close()
-        self._tmp.unlink(missing_ok=True)
+        """Remove the temporary file; never raises (a failed close must not keep it)."""
+        try:
+            self._close()
+        except OSError:
+            pass
+        finally:
+            self._tmp.unlink(missing_ok=True)
 
     def _close(self) -> None:
         if not self._binary.closed:
             self._binary.close()
+
+
+def _preview_text(value: Any) -> str:
+    text = format_value(value)
+    return "" if text is None else text
 
 
 def format_preview(metadata: ResultMetadata, rows: Sequence[Sequence[str]], *,
@@ -204,7 +297,13 @@ def format_preview(metadata: ResultMetadata, rows: Sequence[Sequence[str]], *,
     if cut_cells:
         lines.append(f"{cut_cells} preview cell(s) longer than {cell_chars} characters were "
                      f"cut (marked …); the CSV has the full values.")
-    if metadata.truncated:
+    if metadata.truncated and metadata.truncated_by == "bytes":
+        budget = f"{metadata.max_result_bytes:,} bytes" if metadata.max_result_bytes else "bytes"
+        lines.append(f"Truncated: the result was cut at the file size budget of {budget} "
+                     f"after {metadata.row_count:,} rows; select fewer or shorter columns, add "
+                     f"a LIMIT or a filter, or raise max_result_bytes for db {metadata.db_id} "
+                     f"in dbs.yaml.")
+    elif metadata.truncated:
         lines.append(f"Truncated: the result was cut at the row cap of {metadata.max_rows:,} "
                      f"rows; add a LIMIT or a filter, or raise max_rows for db "
                      f"{metadata.db_id} in dbs.yaml.")

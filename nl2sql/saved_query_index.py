@@ -188,7 +188,8 @@ class SavedQueryIndex:
                 try:
                     if entry.is_dir(follow_symlinks=False):
                         stack.append(Path(entry.path))
-                    elif entry.name.endswith(METADATA_SUFFIX) and entry.is_file():
+                    elif entry.name.endswith(METADATA_SUFFIX) \
+                            and entry.is_file(follow_symlinks=False):  # no symlinks out
                         stat = entry.stat()
                         rel = Path(entry.path).relative_to(self.workspace).as_posix()
                         found[rel] = (stat.st_mtime_ns, stat.st_size)

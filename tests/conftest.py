@@ -21,6 +21,7 @@ import pytest
 import yaml
 from psycopg import sql
 
+from nl2sql.csv_dialect import format_value
 from nl2sql.config import DatabaseType, DbConnectionConfig, DbConnectionConfigs
 from nl2sql.resources import bookstore_script_path
 from nl2sql.sample import ensure_bookstore
@@ -237,7 +238,8 @@ def sqlite_db(request: pytest.FixtureRequest, db_id: str, *, script: str | None 
         with sqlite3.connect(path) as conn:
             rows = conn.execute(query).fetchall()
         conn.close()
-        return [["" if v is None else str(v) for v in row] for row in rows]
+        # Each value in the documented CSV dialect (floats as Postgres writes float8).
+        return [["" if v is None else format_value(v) for v in row] for row in rows]
 
     return BackendDb("sqlite", sqlite_config(db_id, path, **extra),
                   lambda statement: run_sqlite_script(path, statement), insert, text_rows)

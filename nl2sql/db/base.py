@@ -93,24 +93,72 @@ class QueryStats:
 
     columns: list[str]
     row_count: int
-    truncated: bool  # True when the row cap cut the result
+    truncated: bool  # True when the row cap (or the sink's byte budget) cut the result
     elapsed_seconds: float = 0.0
+    truncated_by: str | None = None  # "rows" (max_rows) or "bytes" (the sink's budget)
+
+    def __post_init__(self) -> None:
+        if self.truncated and self.truncated_by is None:
+            self.truncated_by = "rows"
 
 
 @runtime_checkable
 class ResultSink(Protocol):
-    """Receives a result in batches, so no backend ever holds the whole result in memory."""
+    """Receives a result in batches, so no backend ever holds the whole result in memory.
+
+    ``write_rows`` may return how many of the rows it kept: fewer than it was given means its
+    byte budget is spent, and the query stops there, reported as truncated (``None``: all)."""
 
     def begin(self, columns: Sequence[str]) -> None: ...
 
-    def write_rows(self, rows: Sequence[Sequence[Any]]) -> None: ...
+    def write_rows(self, rows: Sequence[Sequence[Any]]) -> int | None: ...
 
 
 @runtime_checkable
 class CsvResultSink(ResultSink, Protocol):
     """A sink that also takes ready-made CSV records (one record per item, no header)."""
 
-    def write_csv_records(self, records: Sequence[bytes]) -> None: ...
+    def write_csv_records(self, records: Sequence[bytes]) -> int | None: ...
+
+
+class SinkFull(Exception):
+    """Raised through a backend's loop when the sink's byte budget is spent."""
+
+
+class _BoundedSink:
+    """Wraps a sink for one query: the deadline holds while rows are converted and written
+    (not only while the engine runs), and a sink that keeps fewer rows than it was given
+    stops the query. Counts what the sink kept."""
+
+    def __init__(self, sink: ResultSink, deadline: float, on_timeout: Any) -> None:
+        self.sink = sink
+        self.deadline = deadline
+        self.on_timeout = on_timeout  # () -> the backend's QueryTimeoutError
+        self.columns: list[str] = []
+        self.rows = 0
+
+    @property
+    def bytes_written(self) -> int | None:
+        return getattr(self.sink, "bytes_written", None)
+
+    def begin(self, columns: Sequence[str]) -> None:
+        self.columns = list(columns)
+        self.sink.begin(columns)
+
+    def write_rows(self, rows: Sequence[Sequence[Any]]) -> None:
+        self._kept(len(rows), self.sink.write_rows(rows))
+
+    def _kept(self, given: int, kept: int | None) -> None:
+        self.rows += given if kept is None else kept
+        if kept is not None and kept < given:
+            raise SinkFull
+        if time.monotonic() > self.deadline:
+            raise self.on_timeout()
+
+
+class _BoundedCsvSink(_BoundedSink):
+    def write_csv_records(self, records: Sequence[bytes]) -> None:
+        self._kept(len(records), self.sink.write_csv_records(records))  # type: ignore[attr-defined]
 
 
 class DbOperations(ABC):
@@ -122,6 +170,8 @@ class DbOperations(ABC):
 
     #: Rows handed to a sink per call (bounds memory while keeping per-call overhead low).
     batch_size: ClassVar[int] = 2000
+    #: Bytes of CSV a batch may grow to before batches get smaller (see ``_drain``).
+    batch_bytes: ClassVar[int] = 4 << 20
 
     def __init__(self, connection: DbConnection, db_info: DbInfo) -> None:
         self.connection = connection
@@ -153,10 +203,32 @@ class DbOperations(ABC):
         else:
             sql, is_explain = query.sql, query.is_explain
         started = time.monotonic()
-        stats = self._stream(sql, sink, max_rows=max_rows, timeout=timeout,
-                             is_explain=is_explain)
+        bounded_type = _BoundedCsvSink if isinstance(sink, CsvResultSink) else _BoundedSink
+        bounded = bounded_type(sink, started + timeout, lambda: self._timeout_error(timeout))
+        try:
+            stats = self._stream(sql, bounded, max_rows=max_rows, timeout=timeout,
+                                 is_explain=is_explain)
+        except SinkFull:
+            stats = QueryStats(bounded.columns, bounded.rows, True, truncated_by="bytes")
         stats.elapsed_seconds = time.monotonic() - started
         return stats
+
+    def _value_too_big_error(self) -> Exception:
+        from nl2sql.errors import QueryExecutionError
+
+        limit = self.connection.config.max_value_bytes
+        return QueryExecutionError(
+            f"A value in the result of the query on database '{self.db_id}' is larger than the "
+            f"limit of {limit:,} bytes (max_value_bytes); select a part of it (e.g. substr) or "
+            f"raise max_value_bytes for db {self.db_id} in dbs.yaml.", db_id=self.db_id)
+
+    def _timeout_error(self, timeout: float) -> Exception:
+        from nl2sql.errors import QueryTimeoutError
+
+        return QueryTimeoutError(
+            f"Query on database '{self.db_id}' stopped after {timeout:g} s; add a "
+            f"LIMIT/filter or raise query_timeout_seconds for db {self.db_id} in dbs.yaml.",
+            db_id=self.db_id)
 
     def fetch_row_by_id(self, table: str, row_id: object) -> dict[str, Any] | None:
         """The row of ``table`` whose primary key is ``row_id`` (see ``lookup.primary_key_values``)."""
@@ -184,11 +256,16 @@ class DbOperations(ABC):
 
     def _drain(self, cursor: Any, sink: ResultSink, columns: list[str],
                max_rows: int) -> QueryStats:
-        """Feed a DB-API cursor's rows into ``sink`` in batches, stopping at the row cap."""
+        """Feed a DB-API cursor's rows into ``sink`` in batches, stopping at the row cap.
+
+        Batches start at one row and grow while they stay under ``batch_bytes`` (when the sink
+        counts its bytes), so a result of huge values is never held ``batch_size`` rows at a
+        time."""
         sink.begin(columns)
-        count, truncated = 0, False
+        count, truncated, size = 0, False, 1
+        written = getattr(sink, "bytes_written", None)
         while True:
-            wanted = min(self.batch_size, max_rows - count)
+            wanted = min(size, max_rows - count)
             if wanted == 0:  # the cap is reached: one more row means it cut the result
                 truncated = cursor.fetchone() is not None
                 break
@@ -197,7 +274,17 @@ class DbOperations(ABC):
                 break
             sink.write_rows(batch)
             count += len(batch)
+            size = self._next_batch_size(sink, size, len(batch), written)
+            written = getattr(sink, "bytes_written", None)
         return QueryStats(columns, count, truncated)
+
+    def _next_batch_size(self, sink: ResultSink, size: int, rows: int,
+                         written_before: int | None) -> int:
+        written = getattr(sink, "bytes_written", None)
+        if written is None or written_before is None:
+            return self.batch_size
+        per_row = max(1, (written - written_before) // max(rows, 1))
+        return max(1, min(self.batch_size, size * 2, self.batch_bytes // per_row))
 
     @abstractmethod
     def _stream(self, sql: str, sink: ResultSink, *, max_rows: int, timeout: float,

@@ -26,11 +26,13 @@ import psycopg
 from psycopg import errors as pg_errors
 from psycopg import pq
 from psycopg.generators import fetch_many
+from psycopg.types.string import TextLoader
 from sqlalchemy import URL, Connection, Engine, create_engine
 from sqlalchemy.exc import DBAPIError
 
-from nl2sql.db.base import CsvResultSink, DbConnection, DbOperations, QueryStats, ResultSink
-from nl2sql.errors import QueryExecutionError, QueryTimeoutError
+from nl2sql.db.base import (CsvResultSink, DbConnection, DbOperations, QueryStats, ResultSink,
+                            SinkFull)
+from nl2sql.errors import QueryExecutionError
 
 #: Seconds past the statement timeout after which the client cancels the query itself.
 _CANCEL_GRACE_SECONDS = 1.0
@@ -147,6 +149,9 @@ class PostgresOperations(DbOperations):
                     stats = self._stream_rows(raw, wrapped, sink, max_rows)
                 self._check_effects(raw, timeout)
                 return stats
+            except SinkFull:  # the result file's byte budget is spent: checked all the same
+                self._check_effects(raw, timeout)
+                raise
             except psycopg.Error as exc:
                 raise self._translate(exc, timeout, conn, body, offset) from None
 
@@ -160,8 +165,11 @@ class PostgresOperations(DbOperations):
         """
         statement = f"COPY ({wrapped}) TO STDOUT WITH (FORMAT csv, HEADER true)"
         count, truncated, columns = 0, False, None
+        max_record = self.connection.config.max_value_bytes
         with _SingleStatementCursor(raw) as cursor, cursor.copy(statement) as copy:
-            for batch in _copy_batches(raw, copy, self.batch_size):
+            for batch in _copy_batches(raw, copy, self.batch_size, self.batch_bytes, max_record):
+                if batch is None:
+                    raise self._value_too_big_error()
                 if columns is None:  # the first message is the header line
                     header = batch.pop(0) if batch else b""
                     columns = next(csv.reader([header.decode(raw.info.encoding)]), [])
@@ -183,6 +191,7 @@ class PostgresOperations(DbOperations):
         # A server-side cursor: DECLARE goes over the extended protocol (one statement), the
         # columns are known even for an empty result, and rows come in bounded batches.
         with raw.cursor(name="nl2sql_rows") as cursor:
+            _json_as_text(cursor)
             cursor.execute(statement)
             columns = [d.name for d in cursor.description or ()]
             return self._drain(cursor, sink, columns, max_rows)
@@ -191,6 +200,7 @@ class PostgresOperations(DbOperations):
                  max_rows: int) -> QueryStats:
         """A plan is small (it grows with the query text, not the data): fetched at once."""
         with _SingleStatementCursor(raw) as cursor:
+            _json_as_text(cursor)  # EXPLAIN (FORMAT JSON): the server's JSON text, not a repr
             cursor.execute(statement)
             columns = [d.name for d in cursor.description or ()]
             rows = cursor.fetchmany(max_rows + 1)
@@ -219,10 +229,7 @@ class PostgresOperations(DbOperations):
                    body: str | None = None, offset: int = 0) -> Exception:
         """One line for people: the server's message and, for a query, the line it points at."""
         if isinstance(exc, pg_errors.QueryCanceled):
-            return QueryTimeoutError(
-                f"Query on database '{self.db_id}' stopped after {timeout:g} s; add a "
-                f"LIMIT/filter or raise query_timeout_seconds for db {self.db_id} in dbs.yaml.",
-                db_id=self.db_id)
+            return self._timeout_error(timeout)
         if isinstance(exc, psycopg.OperationalError) and raw_closed(conn):
             conn.invalidate()
         diag = getattr(exc, "diag", None)
@@ -242,9 +249,17 @@ class PostgresOperations(DbOperations):
             f"{hint_text}; fix the SQL and try again.", db_id=self.db_id)
 
 
-def _copy_batches(raw: psycopg.Connection[Any], copy: psycopg.Copy,
-                  size: int) -> Iterator[list[bytes]]:
-    """The rows of a running COPY TO in lists of up to ``size``, one CopyData message each.
+def _json_as_text(cursor: psycopg.Cursor[Any]) -> None:
+    """json/jsonb values as the server's text (the CSV dialect), not parsed into Python."""
+    for name in ("json", "jsonb"):
+        cursor.adapters.register_loader(name, TextLoader)
+
+
+def _copy_batches(raw: psycopg.Connection[Any], copy: psycopg.Copy, size: int, max_bytes: int,
+                  max_record: int) -> Iterator[list[bytes] | None]:
+    """The rows of a running COPY TO in lists of up to ``size`` rows or about ``max_bytes``, one
+    CopyData message each; ``None`` (and nothing more) when a row is over ``max_record`` bytes,
+    before it is copied.
 
     ``Copy.read()`` costs about 1 us per row in generator and wait machinery, more than psql
     spends on a whole row; rows already in libpq's buffer are taken with a direct
@@ -257,15 +272,22 @@ def _copy_batches(raw: psycopg.Connection[Any], copy: psycopg.Copy,
     while True:
         batch: list[bytes] = []
         append = batch.append
+        total = 0
         for _ in repeat(None, size):
             nbytes, data = get_copy_data(1)  # 1: never block
-            if nbytes > 0:
-                append(bytes(data))
-            elif nbytes == 0:  # no whole row buffered: let psycopg wait for the socket
+            if nbytes == 0:  # no whole row buffered: let psycopg wait for the socket
                 if not (data := copy.read()):
                     yield batch
                     return
+                nbytes = len(data)
+            if nbytes > 0:
+                if nbytes > max_record:
+                    yield None
+                    return
                 append(bytes(data))
+                total += nbytes
+                if total > max_bytes:
+                    break
             else:  # -1: COPY is over (or -2: failed); collect its result as psycopg would
                 for result in raw.wait(fetch_many(pgconn)):
                     if result.status != pq.ExecStatus.COMMAND_OK:

@@ -20,7 +20,7 @@ from sqlalchemy.pool import QueuePool
 from sqlalchemy.exc import DBAPIError
 
 from nl2sql.db.base import DbConnection, DbOperations, QueryStats, ResultSink
-from nl2sql.errors import DatabaseConnectionError, QueryExecutionError, QueryTimeoutError
+from nl2sql.errors import DatabaseConnectionError, QueryExecutionError
 from nl2sql.sample import ensure_bookstore
 from nl2sql.sql_guard import is_denied_function
 from nl2sql.sql_guard.denylist import SQLITE_READ_PRAGMAS
@@ -138,6 +138,10 @@ class SqliteOperations(DbOperations):
             raw = conn.connection.driver_connection
             cursor = raw.cursor()
             raw.set_authorizer(query_authorizer())
+            # No value of a user query may grow past max_value_bytes: SQLite stops building it
+            # ("string or blob too big") instead of materializing e.g. randomblob(3e8).
+            length_limit = raw.setlimit(sqlite3.SQLITE_LIMIT_LENGTH,
+                                        self.connection.config.max_value_bytes)
             try:
                 cursor.execute(sql)  # sqlite3 refuses more than one statement per call
                 if cursor.description is None:  # a statement, not a query (e.g. REINDEX)
@@ -150,14 +154,14 @@ class SqliteOperations(DbOperations):
             finally:
                 cursor.close()
                 raw.set_authorizer(read_only_authorizer)
+                raw.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, length_limit)
 
     def _translate(self, exc: BaseException | None, timeout: float) -> Exception:
         message = str(exc).strip().splitlines()[0] if exc else "unknown error"
         if message == "interrupted":
-            return QueryTimeoutError(
-                f"Query on database '{self.db_id}' stopped after {timeout:g} s; add a "
-                f"LIMIT/filter or raise query_timeout_seconds for db {self.db_id} in dbs.yaml.",
-                db_id=self.db_id)
+            return self._timeout_error(timeout)
+        if message == "string or blob too big":
+            return self._value_too_big_error()
         if message in ("not authorized", "authorization denied") or "too many attached" in message:
             message = "not authorized: the database is read-only (writes, ATTACH, settings " \
                       "and side-effect functions are refused)"

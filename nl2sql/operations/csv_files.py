@@ -18,11 +18,16 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from nl2sql import csv_dialect  # noqa: F401 - raises the csv field size limit for the readers
+from nl2sql.errors import WorkspaceFileError
 from nl2sql.operations.context import OpsContext
 from nl2sql.operations.params import CsvFile, RowCount
-from nl2sql.results import read_metadata_for_csv, resolve_workspace_path
+from nl2sql.results import read_metadata_for_csv, resolve_workspace_path, result_lock
+from nl2sql.text import ELLIPSIS
 
 MAX_ROWS = 1000
+#: Cells longer than this are cut in what csv_head / csv_tail show (the file keeps them whole).
+SHOWN_CELL_CHARS = 2000
 _BLOCK = 64 * 1024
 _ENCODING = "utf-8-sig"  # tolerate a BOM written by spreadsheet tools
 
@@ -41,35 +46,64 @@ class CsvRows(BaseModel):
         if not self.rows:
             return f"{self.csv_file} has no data rows; columns: {', '.join(self.columns)}."
         title = f"{self.position.capitalize()} {len(self.rows)}{total} rows of {self.csv_file}:"
-        return f"{title}\n{_to_csv([self.columns, *self.rows])}"
+        cut = 0
+        rows = []
+        for row in self.rows:
+            rows.append([_cut_cell(v) for v in row])
+            cut += sum(len(v) > SHOWN_CELL_CHARS for v in row)
+        text = f"{title}\n{_to_csv([self.columns, *rows])}"
+        if cut:
+            text += (f"\n{cut} cell(s) longer than {SHOWN_CELL_CHARS:,} characters are cut here "
+                     f"(marked {ELLIPSIS}[N characters]); the file has the whole values.")
+        return text
+
+
+def _cut_cell(value: str) -> str:
+    if len(value) <= SHOWN_CELL_CHARS:
+        return value
+    return f"{value[:SHOWN_CELL_CHARS]}{ELLIPSIS}[{len(value):,} characters]"
 
 
 def csv_head_op(ctx: OpsContext, csv_file: CsvFile, n: RowCount = 10) -> CsvRows:
     """The header and the first ``n`` rows of a CSV file in the workspace."""
     path = _resolve(ctx, csv_file)
-    columns, rows = read_head(path, _bounded(n))
+    with result_lock(path.parent, shared=True):  # the CSV and its metadata from one run
+        columns, rows = read_head(path, _bounded(n))
+        total = _metadata_row_count(path, ctx.workspace)
     return CsvRows(csv_file=csv_file, position="first", columns=columns, rows=rows,
-                   total_rows=_metadata_row_count(path))
+                   total_rows=total)
 
 
 def csv_tail_op(ctx: OpsContext, csv_file: CsvFile, n: RowCount = 10) -> CsvRows:
     """The header and the last ``n`` rows of a CSV file, read from the end of the file."""
     path = _resolve(ctx, csv_file)
-    columns, _ = read_head(path, 0)
-    rows = read_tail(path, _bounded(n))
+    with result_lock(path.parent, shared=True):
+        columns, _ = read_head(path, 0)
+        rows = read_tail(path, _bounded(n))
+        total = _metadata_row_count(path, ctx.workspace)
     return CsvRows(csv_file=csv_file, position="last", columns=columns, rows=rows,
-                   total_rows=_metadata_row_count(path))
+                   total_rows=total)
 
 
 # -- reading ------------------------------------------------------------------------------
 
 def read_head(path: Path, n: int) -> tuple[list[str], list[list[str]]]:
     """Header and first ``n`` rows; reads no further than that."""
-    with path.open(newline="", encoding=_ENCODING) as handle:
-        reader = csv.reader(handle)
-        columns = next(reader, [])
-        rows = [row or [""] for _, row in zip(range(n), reader)]
+    try:
+        with path.open(newline="", encoding=_ENCODING) as handle:
+            reader = csv.reader(handle)
+            columns = next(reader, [])
+            rows = [row or [""] for _, row in zip(range(n), reader)]
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise _not_csv(path, exc) from None
     return columns, rows
+
+
+def _not_csv(path: Path, exc: Exception) -> WorkspaceFileError:
+    reason = "it is not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else \
+        f"it is not valid CSV ({str(exc).rstrip('.')})"
+    return WorkspaceFileError(f"Cannot read {path.name} as CSV: {reason}; csv_head and "
+                              f"csv_tail read the result files db_execute_sql writes.")
 
 
 def read_tail(path: Path, n: int) -> list[list[str]]:
@@ -81,8 +115,11 @@ def read_tail(path: Path, n: int) -> list[list[str]]:
         start, reached_start = _tail_start(handle, size, n)
         handle.seek(start)
         data = handle.read(size - start)
-    text = data.decode(_ENCODING if start == 0 else "utf-8")
-    rows = [row or [""] for row in csv.reader(io.StringIO(text, newline=""))]
+    try:
+        text = data.decode(_ENCODING if start == 0 else "utf-8")
+        rows = [row or [""] for row in csv.reader(io.StringIO(text, newline=""))]
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise _not_csv(path, exc) from None
     if reached_start:
         rows = rows[1:]  # the first record of the file is the header
     return rows[-n:]
@@ -122,9 +159,9 @@ def _bounded(n: int) -> int:
     return max(1, min(int(n), MAX_ROWS))
 
 
-def _metadata_row_count(csv_path: Path) -> int | None:
+def _metadata_row_count(csv_path: Path, workspace: Path) -> int | None:
     """Row count from the sibling ``{name}.metadata.json``, when it exists and says so."""
-    metadata = read_metadata_for_csv(csv_path)
+    metadata = read_metadata_for_csv(csv_path, workspace)
     return metadata.row_count if metadata is not None else None
 
 

@@ -17,7 +17,8 @@ from nl2sql.operations.context import OpsContext
 from nl2sql.operations.params import (DbId, FollowForeignKeys, NlQuery, OutputFile, RowId,
                                       SqlQuery, TableName)
 from nl2sql.results import (CSV_SUFFIX, METADATA_SUFFIX, CsvResultWriter, ResultMetadata,
-                            format_preview, resolve_workspace_path, safe_name_from_query)
+                            format_preview, resolve_workspace_path, safe_name_from_query,
+                            storage_error)
 from nl2sql.text import shorten
 
 if TYPE_CHECKING:  # SQLAlchemy loads on the first query, not when the tools are listed
@@ -71,7 +72,11 @@ def db_execute_sql_op(ctx: OpsContext, db_id: DbId, query: SqlQuery, output_file
         if output_file else safe_name_from_query(query)
     csv_path = resolve_workspace_path(ctx.workspace, stem + CSV_SUFFIX)
     operations = _operations_for_query(ctx, db_id)
-    writer = CsvResultWriter(csv_path)
+    what = f"the result {csv_path.name}"
+    try:
+        writer = CsvResultWriter(csv_path, max_bytes=config.max_result_bytes)
+    except OSError as exc:
+        raise storage_error(exc, ctx.workspace, what) from None
     try:
         stats = operations.execute_select_query(validated, writer, max_rows=config.max_rows,
                                                 timeout_seconds=config.query_timeout_seconds)
@@ -80,8 +85,12 @@ def db_execute_sql_op(ctx: OpsContext, db_id: DbId, query: SqlQuery, output_file
             csv_filename=csv_path.relative_to(ctx.workspace.resolve()).as_posix(),
             db_id=db_id, natural_language_query=nl_query, columns=stats.columns,
             elapsed_seconds=round(stats.elapsed_seconds, 4), truncated=stats.truncated,
-            max_rows=config.max_rows)
+            max_rows=config.max_rows, truncated_by=stats.truncated_by,
+            max_result_bytes=config.max_result_bytes)
         writer.publish(metadata)
+    except OSError as exc:  # disk full, permissions...: one sentence, no temporary file left
+        writer.discard()
+        raise storage_error(exc, ctx.workspace, what) from None
     except BaseException:
         writer.discard()
         raise

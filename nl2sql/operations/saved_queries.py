@@ -15,7 +15,7 @@ from nl2sql.operations.context import OpsContext
 from nl2sql.operations.csv_files import CsvRows, read_head
 from nl2sql.operations.params import CsvFile, SearchWords
 from nl2sql.results import (CSV_SUFFIX, METADATA_SUFFIX, ResultMetadata, read_metadata_for_csv,
-                            resolve_workspace_path)
+                            resolve_workspace_path, result_lock)
 from nl2sql.saved_query_index import SavedQueryIndex
 from nl2sql.text import shorten
 
@@ -97,8 +97,9 @@ def saved_query_get_details_op(ctx: OpsContext, csv_file: CsvFile) -> SavedQuery
     if not PurePosixPath(name).suffix:
         name += CSV_SUFFIX  # "top_customers" means "top_customers.csv"
     path = resolve_workspace_path(ctx.workspace, name, must_exist=True)
-    columns, rows = read_head(path, DETAILS_PREVIEW_ROWS)
-    metadata = read_metadata_for_csv(path)
+    with result_lock(path.parent, shared=True):  # the CSV and its metadata from one run
+        columns, rows = read_head(path, DETAILS_PREVIEW_ROWS)
+        metadata = read_metadata_for_csv(path, ctx.workspace)
     preview = CsvRows(csv_file=name, position="first", columns=columns, rows=rows,
                       total_rows=metadata.row_count if metadata else None)
     return SavedQueryDetails(csv_file=name, metadata=metadata, preview=preview)
