@@ -21,8 +21,8 @@ import pytest
 import yaml
 from psycopg import sql
 
-from nl2sql.csv_dialect import format_value
 from nl2sql.config import DatabaseType, DbConnectionConfig, DbConnectionConfigs
+from nl2sql.csv_dialect import format_value
 from nl2sql.resources import bookstore_script_path
 from nl2sql.sample import ensure_bookstore
 from spark_server import SparkConnectServer, load_sqlite, spark_unavailable_reason
