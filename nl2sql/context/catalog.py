@@ -27,11 +27,14 @@ VALUE_WEIGHT = 0.5
 #: stored enum value.
 _PLACE_WEIGHTS = {"table": 1.0, "column": 0.7, "description": 0.5, "value": 0.3}
 _SEP = "\x1f"
+#: Candidates that get a full reason (the rest are ranked lower, said in one phrase).
+EXPLAINED = 10
 
 
 class CatalogIndex:
     def __init__(self, indexes: list[DbIndex]) -> None:
         import bm25s
+        import numpy as np
 
         self.indexes = indexes
         docs = []
@@ -65,9 +68,12 @@ class CatalogIndex:
             self.bm25.index(docs, show_progress=False)
         self.table_terms = [{t for e in index.entries for t in e.name_terms}
                             for index in indexes]
-        self.values = ValueLookup([(f"{index.db_id}{_SEP}{table}", column, value)
-                                   for index in indexes for (table, column, value) in
-                                   _locations(index)])
+        self.values = ValueLookup.merged([(f"{index.db_id}{_SEP}", index.values)
+                                          for index in indexes])
+        self.vectors = (np.vstack([index.vectors for index in indexes]) if indexes
+                        else np.zeros((0, 256), dtype=np.float32))
+        self.starts = np.cumsum([0] + [len(index.vectors) for index in indexes])[:-1]
+        self.sizes = np.array([len(index.vectors) for index in indexes])
 
     def idf(self, word: str) -> float:
         n, df = len(self.indexes), self.document_frequency.get(word, 0)
@@ -89,11 +95,10 @@ class CatalogIndex:
         if lexical.max() > 0:
             lexical = lexical / lexical.max()
         semantic = np.zeros(n, dtype=np.float32)
-        if question_vector is not None:
-            for i, index in enumerate(self.indexes):
-                if len(index.vectors):
-                    best = np.sort(index.vectors @ question_vector)[-3:]
-                    semantic[i] = float(best.mean())
+        if question_vector is not None and len(self.vectors):
+            cosine = self.vectors @ question_vector
+            has = self.sizes > 0  # the best table of each database
+            semantic[has] = np.maximum.reduceat(cosine, self.starts[has])
             low, high = float(semantic.min()), float(semantic.max())
             semantic = (semantic - low) / max(high - low, 0.2)
         matched: dict[str, list[tuple[str, str, str]]] = {}
@@ -105,7 +110,7 @@ class CatalogIndex:
         for found in matched.values():
             for phrase in {m[0] for m in found}:
                 phrase_df[phrase] = phrase_df.get(phrase, 0) + 1
-        candidates = []
+        scored = []
         for i, index in enumerate(self.indexes):
             found = [m for m in matched.get(index.db_id, [])
                      if not set(terms(m[0])) <= self.table_terms[i]]  # "customers": a table
@@ -113,15 +118,13 @@ class CatalogIndex:
             value_score = min(2.0, sum(min(1.0, len(p) / 6) / phrase_df[p] for p in phrases))
             score = (COVERAGE_WEIGHT * float(coverage[i]) + LEXICAL_WEIGHT * float(lexical[i])
                      + SEMANTIC_WEIGHT * float(semantic[i]) + VALUE_WEIGHT * value_score)
-            candidates.append(Candidate(db_id=index.db_id, score=round(score, 4),
-                                        reason=_reason(index, set(query), found)))
-        candidates.sort(key=lambda c: -c.score)
-        return candidates
-
-
-def _locations(index: DbIndex) -> list[tuple[str, str, str]]:
-    return [(e.name, column, value) for e in index.entries
-            for column, items in e.values.items() for value in items]
+            scored.append((round(score, 4), i, found))
+        scored.sort(key=lambda item: (-item[0], item[1]))
+        return [Candidate(db_id=self.indexes[i].db_id, score=score,
+                          reason=_reason(self.indexes[i], set(query), found)
+                          if rank < EXPLAINED else "fewer of the question's words and values "
+                          "match it")
+                for rank, (score, i, found) in enumerate(scored)]
 
 
 def _reason(index: DbIndex, query: set[str], values: list[tuple[str, str, str]]) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -35,41 +36,71 @@ MAX_VALUE_HINTS = 8
 
 @dataclass
 class Loaded:
-    signature: float
-    info: DbInfo
+    """One database's index and, loaded on first use, its cache (``DbInfo``)."""
+
+    signature: int
+    db_id: str
+    data_dir: Path
     index: DbIndex
-    full_sql: str
-    full_tokens: int
+    _info: DbInfo | None = None
+    _full_sql: str | None = None
+
+    @property
+    def info(self) -> DbInfo:
+        if self._info is None:
+            self._info = load_db_info(self.data_dir, self.db_id)
+        return self._info
+
+    @property
+    def full_tokens(self) -> int:
+        return self.index.data.full_tokens
+
+    @property
+    def full_sql(self) -> str:
+        """The whole annotated schema, exactly as ``db_show_schema`` shows it (made on first
+        use: a big schema is pruned on every call and never needs it)."""
+        if self._full_sql is None:
+            from nl2sql.formatting import format_schema
+
+            self._full_sql = format_schema(self.info)
+        return self._full_sql
 
 
-def load_index(info: DbInfo, data_dir: Path) -> DbIndex:
-    """The stored index of ``info``; rebuilt (and stored again) when missing or stale."""
+def load_index(data_dir: Path, db_id: str,
+               info: DbInfo | None = None) -> tuple[DbIndex, DbInfo | None]:
+    """The stored index of ``db_id``; rebuilt (and stored again) from the cache when missing,
+    unreadable or stale. Returns the cache too when it had to be read."""
     import numpy as np
 
     from nl2sql.context.index import build_index, embeddings_path, read_index
     from nl2sql.context.retrieval import DbIndex
 
-    data = read_index(data_dir, info.db_id)
+    data = read_index(data_dir, db_id)
     vectors = None
     if data is not None:
         try:
-            vectors = np.load(embeddings_path(data_dir, info.db_id), allow_pickle=False)
+            vectors = np.load(embeddings_path(data_dir, db_id), allow_pickle=False)
         except (OSError, ValueError):
             vectors = None
         if vectors is None or vectors.shape[0] != len(data.tables):
             data = None
     if data is None:
-        log.info("building the context index of %s", info.db_id)
+        log.info("building the context index of %s", db_id)
+        info = info or load_db_info(data_dir, db_id)
         data = build_index(info, data_dir)
         vectors = data._vectors  # type: ignore[attr-defined]
-    return DbIndex(data, vectors)
+    return DbIndex(data, vectors), info
 
 
 class ContextEngine:
+    #: Seconds during which the caches' modification times are not checked again.
+    FRESHNESS_SECONDS = 1.0
+
     def __init__(self, configs: DbConnectionConfigs) -> None:
         self.configs = configs
         self._loaded: dict[str, Loaded] = {}
-        self._catalog: tuple[tuple[tuple[str, float], ...], CatalogIndex] | None = None
+        self._catalog: tuple[tuple[tuple[str, int], ...], CatalogIndex] | None = None
+        self._available: tuple[float, list[Loaded]] | None = None
         self._lock = threading.RLock()
 
     @property
@@ -78,38 +109,46 @@ class ContextEngine:
 
     # -- loading ----------------------------------------------------------------------------
     def loaded(self, db_id: str) -> Loaded:
-        """The cache and index of ``db_id`` (raises the cache errors when it has none)."""
+        """The index (and lazily the cache) of ``db_id``; raises the cache errors when it has
+        no readable cache."""
         self.configs.get(db_id)
         path = cache_path(self.data_dir, db_id)
-        mtime = path.stat().st_mtime_ns if path.is_file() else -1
+        try:
+            mtime = path.stat().st_mtime_ns
+        except FileNotFoundError:
+            load_db_info(self.data_dir, db_id)  # raises the "run annotate-schema" error
+            raise
         with self._lock:
             current = self._loaded.get(db_id)
             if current is not None and current.signature == mtime:
                 return current
-            from nl2sql.formatting import format_schema
-
-            info = load_db_info(self.data_dir, db_id)
-            full_sql = format_schema(info)
-            current = Loaded(mtime, info, load_index(info, self.data_dir), full_sql,
-                             estimate_tokens(full_sql))
+            index, info = load_index(self.data_dir, db_id)
+            current = Loaded(mtime, db_id, self.data_dir, index, info)
             self._loaded[db_id] = current
             return current
 
     def available(self) -> list[Loaded]:
-        """Every configured database with a readable cache, in registry order."""
+        """Every configured database with a readable cache, in registry order (checked
+        against the files at most once per ``FRESHNESS_SECONDS``)."""
+        now = time.monotonic()
+        with self._lock:
+            if self._available and now - self._available[0] < self.FRESHNESS_SECONDS:
+                return self._available[1]
         found = []
         for config in self.configs:
             try:
                 found.append(self.loaded(config.db_id))
-            except (SchemaCacheMissingError, SchemaCacheError):
+            except (SchemaCacheMissingError, SchemaCacheError, FileNotFoundError):
                 continue
+        with self._lock:
+            self._available = (now, found)
         return found
 
     def catalog(self) -> CatalogIndex:
         from nl2sql.context.catalog import CatalogIndex
 
         available = self.available()
-        key = tuple((item.info.db_id, item.signature) for item in available)
+        key = tuple((item.db_id, item.signature) for item in available)
         with self._lock:
             if self._catalog is None or self._catalog[0] != key:
                 self._catalog = (key, CatalogIndex([item.index for item in available]))

@@ -26,7 +26,7 @@ from nl2sql.models import DbInfo, TableInfo
 
 log = logging.getLogger(__name__)
 
-INDEX_VERSION = 3
+INDEX_VERSION = 4
 MAX_VALUES_PER_COLUMN = 1000
 MAX_VALUES_PER_DATABASE = 200_000
 MAX_VALUE_LENGTH = 80
@@ -64,6 +64,8 @@ class TableEntry:
     tokens: int
     neighbours: list[str]
     values: dict[str, list[str]] = field(default_factory=dict)
+    #: The table's schema SQL, rendered offline: with sample rows, without, and keys only.
+    texts: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -72,6 +74,7 @@ class IndexData:
     signature: str
     description: str
     tables: list[TableEntry]
+    full_tokens: int = 0  # of the whole annotated schema (``format_schema``)
     version: int = INDEX_VERSION
 
     def to_json(self) -> str:
@@ -171,7 +174,12 @@ def _entry(table: TableInfo, db_type: str, neighbours: set[str],
     embed_text = " ".join([" ".join(name_terms), description,
                            " ".join(" ".join(terms(c.name, expand=False))
                                     for c in table.columns[:40])])
-    tokens = (len(format_table(table, db_type)) + 2) // 4
+    from nl2sql.context.pruning import key_columns, narrow_table
+
+    texts = {"full": format_table(table, db_type),
+             "whole": format_table(table, db_type, include_samples=False),
+             "keys": narrow_table(table, key_columns(table))}
+    tokens = (len(texts["full"]) + 3) // 4
     key = hashlib.sha256(json.dumps(
         [table.fingerprint(), table.description, [(c.description, c.enum_values)
                                                   for c in table.columns],
@@ -179,7 +187,7 @@ def _entry(table: TableInfo, db_type: str, neighbours: set[str],
     return TableEntry(name=table.name, key=key, name_terms=name_terms, doc_terms=doc,
                       embed_text=embed_text, columns=[c.name for c in table.columns],
                       column_terms=column_terms, tokens=tokens, neighbours=sorted(neighbours),
-                      values=values)
+                      values=values, texts=texts)
 
 
 def build_index(info: DbInfo, data_dir: Path, *, collected: Values | None = None,
@@ -219,8 +227,11 @@ def build_index(info: DbInfo, data_dir: Path, *, collected: Values | None = None
     for entry in entries:
         vectors.append(old_vectors[entry.key] if entry.key in old_vectors else fresh[entry.key])
     matrix = np.vstack(vectors).astype(np.float32) if vectors else np.zeros((0, 256), np.float32)
+    from nl2sql.formatting import format_schema
+
     data = IndexData(db_id=info.db_id, signature=cache_signature(data_dir, info.db_id),
-                     description=info.description or "", tables=entries)
+                     description=info.description or "", tables=entries,
+                     full_tokens=(len(format_schema(info)) + 3) // 4)
     try:
         path = embeddings_path(data_dir, info.db_id)
         path.parent.mkdir(parents=True, exist_ok=True)

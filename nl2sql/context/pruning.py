@@ -23,6 +23,10 @@ MIN_SCORE = 0.12
 #: A kept table may use at most this share of the budget; wider ones show their best columns.
 TABLE_SHARE = 0.35
 MAX_JOIN_EDGES = 3
+#: Stop looking after this many tables in a row did not fit, or when less than
+#: ``MIN_TABLE_TOKENS`` are left.
+MAX_MISSES = 20
+MIN_TABLE_TOKENS = 30
 
 
 def estimate_tokens(text: str) -> int:
@@ -51,6 +55,7 @@ class _Selection:
     def __init__(self, info: DbInfo, index: DbIndex, scores: list[TableScore], question: str,
                  budget: int) -> None:
         self.info, self.index, self.question, self.budget = info, index, question, budget
+        self.tables = {t.name: t for t in info.tables}
         self.by_name = {s.name: s for s in scores}
         self.reasons: dict[str, str] = {}
         self.rendered: dict[str, str] = {}
@@ -60,19 +65,22 @@ class _Selection:
         self.table_cap = max(200, int(budget * TABLE_SHARE))
 
     def text(self, name: str, keys_only: bool) -> str:
-        table = self.info.table(name)
-        assert table is not None
         if name in self.narrowed:
             return self.narrowed[name]
+        table = self.tables[name]
         if keys_only:
-            return narrow_table(table, key_columns(table))
+            return self.index.rendered(table, "keys", lambda: narrow_table(
+                table, key_columns(table)))
+        whole = self.index.rendered(table, "whole", lambda: format_table(
+            table, table.db.db_type, include_samples=False))
+        if estimate_tokens(whole) <= self.table_cap:
+            return whole
         return render_table(table, self.index, self.question, self.by_name.get(name),
                             self.table_cap, samples=False)
 
     def narrow(self, name: str) -> None:
         """Show ``name`` with its keys and the columns the question touches only."""
-        table = self.info.table(name)
-        assert table is not None
+        table = self.tables[name]
         relevance = self.index.column_scores(name, self.question)
         score = self.by_name.get(name)
         valued = {m.column for m in (score.values if score else [])}
@@ -110,9 +118,13 @@ def prune(info: DbInfo, index: DbIndex, scores: list[TableScore], question: str,
     chosen = _Selection(info, index, scores, question, budget)
     top = scores[0].score if scores else 0.0
     cutoff = max(MIN_SCORE, RELATIVE_CUTOFF * top)
+    misses = 0
     for item in scores:
         if item.score < cutoff and chosen.reasons:
             break
+        if misses >= MAX_MISSES or chosen.budget - chosen.used < MIN_TABLE_TOKENS:
+            break
+        misses += 1
         kept = set(chosen.reasons)
         path = index.graph.path(item.name, kept, max_length=MAX_JOIN_EDGES) if kept else None
         why = {item.name: item.reason()}
@@ -123,21 +135,26 @@ def prune(info: DbInfo, index: DbIndex, scores: list[TableScore], question: str,
             relevant = {m for m in middle if chosen.by_name.get(m) and
                         chosen.by_name[m].score >= cutoff}
             if chosen.add([*middle, item.name], why, set(middle) - relevant):
+                misses = 0
                 continue
             chosen.narrow(item.name)  # joined but narrow beats whole but unjoined
             if chosen.add([*middle, item.name], why, set(middle)):
+                misses = 0
                 continue
             chosen.narrowed.pop(item.name, None)
-        if not chosen.add([item.name], why, set()):
-            chosen.narrow(item.name)
-            if not chosen.add([item.name], why, set()):
-                chosen.narrowed.pop(item.name, None)
+        if chosen.add([item.name], why, set()):
+            misses = 0
+            continue
+        chosen.narrow(item.name)
+        if chosen.add([item.name], why, set()):
+            misses = 0
+        else:
+            chosen.narrowed.pop(item.name, None)
     for bridge, (a, b) in sorted(index.graph.bridges(set(chosen.reasons)).items()):
         chosen.add([bridge], {bridge: f"links {a} and {b} (many-to-many)"}, {bridge})
     if not chosen.reasons and scores:  # nothing fits: the best table, cut to the budget
         name = scores[0].name
-        table = info.table(name)
-        assert table is not None
+        table = chosen.tables[name]
         chosen.rendered[name] = render_table(table, index, question, scores[0],
                                              max(50, budget - chosen.used), samples=False)
         chosen.reasons[name] = scores[0].reason()
@@ -147,10 +164,10 @@ def prune(info: DbInfo, index: DbIndex, scores: list[TableScore], question: str,
         chosen.upgrade(name, chosen.text(name, keys_only=False))
     for item in scores:
         if item.name in chosen.reasons and item.name not in chosen.keys_only:
-            table = info.table(item.name)
-            assert table is not None
-            chosen.upgrade(item.name, render_table(table, index, question, item,
-                                                   chosen.table_cap, samples=True))
+            table = chosen.tables[item.name]
+            full = index.rendered(table, "full", lambda: format_table(table, table.db.db_type))
+            if estimate_tokens(full) <= chosen.table_cap:
+                chosen.upgrade(item.name, full)
     order = [t.name for t in info.tables if t.name in chosen.reasons]
     parts = [header(info, len(order)), *[chosen.rendered[n] for n in order]]
     return Pruned([KeptTable(name=n, reason=chosen.reasons[n]) for n in order],

@@ -19,6 +19,8 @@ SEMANTIC_WEIGHT = 0.30
 VALUE_WEIGHT = 0.45
 #: Added in proportion to the share of the table name's words the question says.
 NAME_WEIGHT = 0.35
+#: Tables scored in full per question (the rest cannot reach the budget anyway).
+MAX_SCORED = 300
 
 
 @dataclass
@@ -62,6 +64,18 @@ class DbIndex:
                                   schema_words)
         self.vocabulary = {t for e in self.entries for t in e.doc_terms}
         self._bm25: Any = None
+        self._rendered: dict[tuple[str, str], str] = {}
+
+    def rendered(self, table: Any, kind: str, render: Any) -> str:
+        """A question-independent rendering of ``table`` ("full", "whole", "keys"), cached."""
+        stored = self.entries[self.position[table.name]].texts.get(kind)
+        if stored is not None:
+            return stored
+        key = (table.name, kind)
+        text = self._rendered.get(key)
+        if text is None:
+            text = self._rendered[key] = render()
+        return text
 
     @property
     def bm25(self) -> Any:
@@ -112,8 +126,13 @@ class DbIndex:
             valued.setdefault(match.table, []).append(match)
         total = LEXICAL_WEIGHT * lexical + SEMANTIC_WEIGHT * semantic
         query_set = set(query)
+        # Only the best tables by words and meaning, and those holding a named value, can win.
+        chosen = set(np.argsort(-total)[:MAX_SCORED].tolist()) if n > MAX_SCORED else set(
+            range(n))
+        chosen |= {self.position[t] for t in valued if t in self.position}
         scores = []
-        for i, entry in enumerate(self.entries):
+        for i in sorted(chosen):
+            entry = self.entries[i]
             matches = valued.get(entry.name, [])
             name_hits = [t for t in dict.fromkeys(entry.name_terms) if t in query_set]
             score = float(total[i]) + (VALUE_WEIGHT * max(m.score for m in matches)

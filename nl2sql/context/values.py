@@ -3,11 +3,11 @@ case, spacing and punctuation folded ("acdc" finds 'AC/DC'), then fuzzily for ty
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
-from nl2sql.context.words import (STOP_WORDS, compact, normalize_value, split_identifier,
-                                  stem, terms)
+from nl2sql.context.words import STOP_WORDS, compact, normalize_value, stem, terms
 
 _TOKEN = re.compile(r"[\w][\w'/&.+-]*[\w]|[\w]", re.UNICODE)
 _QUOTED = re.compile(r"'([^']{1,80})'|\"([^\"]{1,80})\"")
@@ -30,9 +30,12 @@ class ValueMatch:
     score: float  # 1.0 exact, less for a fuzzy match
 
 
+_FOLDED_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+
 def stem_key(text: str) -> str:
     """Words folded and stemmed: "ebooks" meets 'ebook'."""
-    return " ".join(stem(w) for w in split_identifier(text))
+    return " ".join(stem(w) for w in _FOLDED_WORD.findall(text.casefold()))
 
 
 class ValueLookup:
@@ -51,16 +54,38 @@ class ValueLookup:
             key = compact(location[2])
             if key:
                 self.compact.setdefault(key, []).append(location)
-        self._fuzzy_keys: list[str] | None = None
+        self._by_length: dict[int, list[str]] | None = None
 
     def __len__(self) -> int:
         return len(self.exact)
 
-    @property
-    def fuzzy_keys(self) -> list[str]:
-        if self._fuzzy_keys is None:
-            self._fuzzy_keys = [k for k in self.compact if len(k) >= MIN_FUZZY_LENGTH]
-        return self._fuzzy_keys
+    @classmethod
+    def merged(cls, parts: list[tuple[str, ValueLookup]]) -> ValueLookup:
+        """One lookup over several (a catalog): each part's tables prefixed with its name and
+        ``separator``; the keys are reused, not recomputed."""
+        merged = cls([])
+        for prefix, lookup in parts:
+            for mine, theirs in ((merged.exact, lookup.exact), (merged.compact, lookup.compact),
+                                 (merged.stemmed, lookup.stemmed)):
+                for key, locations in theirs.items():
+                    mine.setdefault(key, []).extend(
+                        (prefix + table, column, value) for table, column, value in locations)
+        return merged
+
+    def fuzzy_keys(self, length: int, cutoff: float) -> list[str]:
+        """Stored keys long enough and short enough to reach ``cutoff`` (``fuzz.ratio`` is
+        2 * matches / total length, so lengths far apart cannot)."""
+        if self._by_length is None:
+            self._by_length = {}
+            for key in self.compact:
+                if len(key) >= MIN_FUZZY_LENGTH:
+                    self._by_length.setdefault(len(key), []).append(key)
+        share = cutoff / 100
+        low, high = math.ceil(length * share / (2 - share)), int(length * (2 - share) / share)
+        keys: list[str] = []
+        for size in range(low, high + 1):
+            keys += self._by_length.get(size, [])
+        return keys
 
     def match(self, question: str, *, fuzzy: bool = True, limit: int = 12) -> list[ValueMatch]:
         """Values the question names, longest and exact matches first."""
@@ -117,8 +142,8 @@ class ValueLookup:
         from rapidfuzz import fuzz, process
 
         cutoff = SHORT_FUZZY_CUTOFF if len(key) < SHORT_LENGTH else FUZZY_CUTOFF
-        best = process.extract(key, self.fuzzy_keys, scorer=fuzz.ratio, score_cutoff=cutoff,
-                               limit=3)
+        best = process.extract(key, self.fuzzy_keys(len(key), cutoff), scorer=fuzz.ratio,
+                               score_cutoff=cutoff, limit=3)
         for stored, score, _ in best:
             for location in self.compact[stored]:
                 found.setdefault(location, ValueMatch(*location, matched=text,

@@ -89,6 +89,9 @@ def normalize_value(value: str) -> str:
     return " ".join(value.casefold().split())
 
 
+_NOT_ALNUM = re.compile(r"[\W_]+", re.UNICODE)
+
+
 def compact(value: str) -> str:
     """Letters and digits only, folded: "AC/DC" and "acdc" meet."""
-    return "".join(ch for ch in value.casefold() if ch.isalnum())
+    return _NOT_ALNUM.sub("", value.casefold())
