@@ -69,15 +69,26 @@ def _from_answer(answer: Any, seconds: float) -> Generation:
                       latency_seconds=round(seconds, 3))
 
 
-def generate_predictions(questions: list[Question], ctx: OpsContext, *, model: str,
+def model_name(model: Any) -> str:
+    """The name predictions are cached under: the model string, or a model object's name."""
+    if isinstance(model, str):
+        return model
+    system = getattr(model, "system", None)
+    name = getattr(model, "model_name", None) or type(model).__name__
+    return f"{system}:{name}" if system else str(name)
+
+
+def generate_predictions(questions: list[Question], ctx: OpsContext, *, model: Any,
                          cache_dir: Path, concurrency: int = 4,
                          progress: ProgressReporter | None = None) -> dict[str, Generation]:
-    """A ``Generation`` per question id: cached ones first, the rest asked of the agent."""
+    """A ``Generation`` per question id: cached ones first, the rest asked of the agent.
+
+    ``model``: a pydantic-ai model string (``openai:gpt-4o-mini``) or model object."""
     return asyncio.run(_generate(questions, ctx, model=model, cache_dir=cache_dir,
                                  concurrency=concurrency, progress=progress or NullProgress()))
 
 
-async def _generate(questions: list[Question], ctx: OpsContext, *, model: str, cache_dir: Path,
+async def _generate(questions: list[Question], ctx: OpsContext, *, model: Any, cache_dir: Path,
                     concurrency: int, progress: ProgressReporter) -> dict[str, Generation]:
     import nl2sql
 
@@ -85,14 +96,15 @@ async def _generate(questions: list[Question], ctx: OpsContext, *, model: str, c
     if ask_async is None:
         raise ModelSetupError("--model needs the NL2SQL agent (nl2sql.ask_async), which this "
                               "installation does not have; score a predictions file instead.")
+    name = model_name(model)
     cache_path = cache_dir / CACHE_NAME
     cached = load_cache(cache_path)
-    results = {q.id: cached[_cache_key(model, q)] for q in questions
-               if _cache_key(model, q) in cached}
+    results = {q.id: cached[_cache_key(name, q)] for q in questions
+               if _cache_key(name, q) in cached}
     todo = [q for q in questions if q.id not in results]
     if results:
         log.info("reusing %d cached predictions from %s", len(results), cache_path)
-    progress.start(f"asking {model}", len(todo))
+    progress.start(f"asking {name}", len(todo))
     semaphore = asyncio.Semaphore(max(1, concurrency))
     cache_dir.mkdir(parents=True, exist_ok=True)
 
@@ -101,20 +113,24 @@ async def _generate(questions: list[Question], ctx: OpsContext, *, model: str, c
             started = time.monotonic()
             try:
                 answer = await ask_async(question.question, db_id=question.db_id, model=model,
-                                         config=ctx.configs)
+                                         config=ctx)
                 generation = _from_answer(answer, time.monotonic() - started)
             except ModelSetupError:
                 raise  # no key, unreachable provider: stop the run, cache nothing
-            except Nl2SqlError as exc:
-                generation = Generation(sql=getattr(exc, "sql", None), error=str(exc),
+            except Nl2SqlError as exc:  # no answer within the retries: wrong, with the reason
+                attempts = getattr(exc, "attempts", None)
+                generation = Generation(sql=None, error=str(exc),
+                                        attempts=len(attempts) if attempts else None,
                                         latency_seconds=round(time.monotonic() - started, 3))
-            sink.write(_record(model, question, generation))
+            sink.write(_record(name, question, generation))
             sink.flush()
             results[question.id] = generation
             progress.advance(question.id)
 
     try:
         with cache_path.open("a", encoding="utf-8") as sink:
+            if sink.tell() and not cache_path.read_bytes().endswith(b"\n"):
+                sink.write("\n")  # a line cut by an interruption stays on its own
             tasks = [asyncio.create_task(one(q, sink)) for q in todo]
             try:
                 await asyncio.gather(*tasks)
