@@ -15,6 +15,7 @@ Engine layers (ARCHITECTURE.md, "Read-only, in layers"), each holding without th
 from __future__ import annotations
 
 import csv
+import logging
 import random
 import threading
 from collections.abc import Iterator
@@ -30,6 +31,7 @@ from psycopg.types.string import TextLoader
 from sqlalchemy import URL, Connection, Engine, create_engine
 from sqlalchemy.exc import DBAPIError
 
+from nl2sql.db import postgres_pages
 from nl2sql.db.base import (CsvResultSink, DbConnection, DbOperations, QueryStats, ResultSink,
                             SinkFull)
 from nl2sql.errors import QueryExecutionError
@@ -38,7 +40,8 @@ from nl2sql.errors import QueryExecutionError
 _CANCEL_GRACE_SECONDS = 1.0
 _WRAP_PREFIX = "SELECT * FROM (\n"
 _COPY_PREFIX = "COPY (" + _WRAP_PREFIX
-_SYSTEM_RANDOM = random.SystemRandom()  # os.urandom: seeds no caller can predict
+_SYSTEM_RANDOM = random.SystemRandom()
+log = logging.getLogger(__name__)  # os.urandom: seeds no caller can predict
 # Traces a query must not leave: an assigned xid (it wrote), session advisory locks, settings.
 _EFFECTS_CHECK = """SELECT txid_current_if_assigned() IS NOT NULL,
   EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()),
@@ -93,6 +96,14 @@ class PostgresOperations(DbOperations):
 
     @contextmanager
     def _read_only(self, timeout: float) -> Iterator[Connection]:
+        with self._transaction(timeout) as (conn, _pages):
+            yield conn
+
+    @contextmanager
+    def _transaction(self, timeout: float, *, watch_pages: bool = False
+                     ) -> Iterator[tuple[Connection, postgres_pages.Readings | None]]:
+        """The read-only transaction; with ``watch_pages``, also the "before" readings of the
+        page-write check (``postgres_pages``), taken in the same round trip as the setup."""
         with self.connection.connect() as conn:
             raw: psycopg.Connection[Any] = conn.connection.driver_connection
             raw.rollback()
@@ -105,10 +116,16 @@ class PostgresOperations(DbOperations):
                 setup += "; SET LOCAL ROLE pg_read_all_data"
             watchdog = threading.Timer(timeout + _CANCEL_GRACE_SECONDS, raw.cancel_safe)
             watchdog.daemon = True
+            if watch_pages:
+                setup += ";\n" + postgres_pages.readings_statement(conn.info)
             try:
-                raw.execute(setup)  # our own text: several statements, one round trip
+                cursor = raw.execute(setup)  # our own text: several statements, one round trip
+                while cursor.description is None and cursor.nextset():
+                    pass
+                pages = postgres_pages.before(raw, conn.info, cursor.fetchone()) \
+                    if watch_pages else None
                 watchdog.start()
-                yield conn
+                yield conn, pages
             except DBAPIError as exc:
                 raise self._translate(exc.orig, timeout, conn) from None
             except psycopg.Error as exc:
@@ -135,7 +152,7 @@ class PostgresOperations(DbOperations):
                 is_explain: bool) -> QueryStats:
         body = sql.rstrip().rstrip(";").rstrip()
         wrapped = f"{_WRAP_PREFIX}{body}\n) AS nl2sql_result LIMIT {max_rows + 1}"
-        with self._read_only(timeout) as conn:
+        with self._transaction(timeout, watch_pages=True) as (conn, before):
             raw = conn.connection.driver_connection
             offset = 0
             try:
@@ -147,10 +164,10 @@ class PostgresOperations(DbOperations):
                 else:
                     offset = len(_WRAP_PREFIX)
                     stats = self._stream_rows(raw, wrapped, sink, max_rows)
-                self._check_effects(raw, timeout)
+                self._check_effects(raw, timeout, before)
                 return stats
             except SinkFull:  # the result file's byte budget is spent: checked all the same
-                self._check_effects(raw, timeout)
+                self._check_effects(raw, timeout, before)
                 raise
             except psycopg.Error as exc:
                 raise self._translate(exc, timeout, conn, body, offset) from None
@@ -209,9 +226,23 @@ class PostgresOperations(DbOperations):
             sink.write_rows(rows[:max_rows])
         return QueryStats(columns, len(rows[:max_rows]), len(rows) > max_rows)
 
-    def _check_effects(self, raw: psycopg.Connection[Any], timeout: float) -> None:
+    def _check_effects(self, raw: psycopg.Connection[Any], timeout: float,
+                       pages_before: postgres_pages.Readings | None = None) -> None:
         """Refuse a query that left a trace the rollback alone would hide or keep: a write
-        (an xid was assigned), a session advisory lock, or a changed setting."""
+        (an xid was assigned), a session advisory lock, a changed setting, or index pages
+        written without an xid (``postgres_pages``)."""
+        maintained = postgres_pages.maintained_indexes(raw, pages_before) if pages_before \
+            else []
+        if maintained:
+            log.warning("query on database %r wrote pages of index %s without a transaction "
+                        "id (index maintenance); a rollback cannot undo it", self.db_id,
+                        ", ".join(maintained))
+            raise QueryExecutionError(
+                f"The query on database '{self.db_id}' wrote pages of index "
+                f"{', '.join(maintained)} (index maintenance such as gin_clean_pending_list or "
+                f"brin_summarize_*), which a read-only query may not do; the data is "
+                f"unchanged but this cannot be rolled back: remove that call.",
+                db_id=self.db_id)
         wrote, locked, settings = raw.execute(_EFFECTS_CHECK).fetchone()  # type: ignore[misc]
         ms = max(1, int(timeout * 1000))
         own = {f"statement_timeout={ms}", f"lock_timeout={ms}", "transaction_read_only=on",
