@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
-from sqlglot.errors import ParseError, TokenError
+from sqlglot.errors import ErrorLevel, ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
 from nl2sql.sql_guard import checks, messages
@@ -154,7 +154,8 @@ def _validate_query(text: str, tokens: list[Token], engine: Dialect,
     try:
         parsed = engine.parser().parse(_for_parser(tokens, dialect), text)
     except ParseError as error:
-        raise messages.reject(messages.parse_error(error)) from None
+        incomplete = _incomplete_clause(engine, _for_parser(tokens, dialect), text)
+        raise messages.reject(messages.parse_error(error, incomplete)) from None
     statements = [s for s in parsed if s is not None and not isinstance(s, exp.Semicolon)]
     if len(statements) != 1:
         raise messages.reject(messages.MULTIPLE_STATEMENTS if statements else messages.EMPTY)
@@ -214,3 +215,18 @@ def _for_parser(tokens: list[Token], dialect: str) -> list[Token]:
         elif word(i) in _WHITESPACE_OPTIONS and word(i + 1) == "WHITESPACE" and word(i + 2) == ")":
             drop.update((i, i + 1))
     return [t for i, t in enumerate(tokens) if i not in drop] if drop else tokens
+
+
+def _incomplete_clause(engine: Dialect, tokens: list[Token], text: str) -> str | None:
+    """The first clause a lenient parse leaves without a required part (``WHERE`` in
+    ``SELECT * FROM t WHERE``), read from the tree's own argument rules."""
+    try:
+        trees = engine.parser(error_level=ErrorLevel.IGNORE).parse(tokens, text)
+    except Exception:  # noqa: BLE001 - only a better message is at stake
+        return None
+    for tree in trees:
+        for node in tree.walk() if tree is not None else ():
+            if any(required and node.args.get(arg) in (None, [])
+                   for arg, required in node.arg_types.items()):
+                return node.key
+    return None

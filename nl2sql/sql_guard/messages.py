@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import re
-
-from sqlglot.errors import ParseError, TokenError
+from sqlglot.errors import ParseError
 
 from nl2sql.errors import QueryRejectedError
 
@@ -86,28 +84,22 @@ BACKSLASH_QUOTE = ("A backslash right before a quote in a string is read differe
                    "different server settings; use E'...' escapes or remove the backslash.")
 EXPLAIN_TWICE = "EXPLAIN may appear only once, at the start; remove the inner EXPLAIN."
 
-_TOKEN_REPR = re.compile(r"<Token token_type: TokenType\.(\w+), text: (.*?), line: .*?>")
-# sqlglot names its own classes: "Required keyword: 'this' missing for <class '...Where'>".
-_MISSING_PART = re.compile(r"Required keyword: '\w+' missing for <class '(?:[\w.]+\.)?(\w+)'>")
+def parse_error(error: ParseError, incomplete: str | None = None) -> str:
+    """sqlglot's first error, from its structured fields: line, column and the token there.
 
-
-def _clean(description: str) -> str:
-    def token_text(match: re.Match[str]) -> str:
-        return "end of input" if match.group(1) == "SENTINEL" else f"'{match.group(2)}'"
-
-    def missing_part(match: re.Match[str]) -> str:
-        return f"the {match.group(1).upper()} part is incomplete"
-
-    description = _MISSING_PART.sub(missing_part, description)
-    return " ".join(_TOKEN_REPR.sub(token_text, description).split())
-
-
-def parse_error(error: ParseError) -> str:
-    """sqlglot's first error with its line and column."""
+    ``incomplete`` names a clause the parser left without a required part (found on the
+    tree, not in sqlglot's wording); otherwise sqlglot's description is used when it is plain
+    text, and a description that embeds parser objects is replaced by what the fields say.
+    """
     first = error.errors[0] if error.errors else {}
-    description = _clean(str(first.get("description") or error).split("\n")[0])
-    line, col = first.get("line"), first.get("col")
+    description = " ".join(str(first.get("description") or "").split())
     near = (first.get("highlight") or "").strip()
+    if incomplete:
+        description = f"the {incomplete.upper()} part is incomplete"
+    elif not description or "<" in description:
+        description = "the query ends too early" if not first.get("end_context") \
+            else "unexpected text"
+    line, col = first.get("line"), first.get("col")
     where = f" at line {line}, column {col}" if line and col else ""
     near_text = f" near '{near}'" if near else ""
     return f"SQL syntax error{where}: {description}{near_text}; fix the SQL and retry."
