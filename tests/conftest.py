@@ -426,3 +426,20 @@ def spark_northwind(spark_server: SparkConnectServer) -> str:
     finally:
         session.stop()
     return "northwind"
+
+
+# -- a local OpenAI-compatible model server ---------------------------------------------------
+
+@pytest.fixture
+def stub_openai(monkeypatch: pytest.MonkeyPatch) -> Iterator[StubOpenAI]:
+    """A started ``StubOpenAI`` (tests/stub_openai.py) with ``OPENAI_BASE_URL`` and a dummy
+    ``OPENAI_API_KEY`` set for subprocesses (``nl2sql-ask``, a notebook kernel); queue replies
+    with ``stub_openai.add(...)`` and use ``stub_openai.MODEL_STRING``
+    (``openai-chat:stub-model``). This process keeps ``ALLOW_MODEL_REQUESTS = False``: the real
+    provider path runs in the child processes, against this server only."""
+    from stub_openai import StubOpenAI
+
+    with StubOpenAI() as stub:
+        for key, value in stub.env().items():
+            monkeypatch.setenv(key, value)
+        yield stub

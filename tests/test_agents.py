@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -152,20 +151,15 @@ async def test_ask_works_inside_a_running_event_loop(bookstore_ops: OpsContext) 
 # -- the catalog agent ------------------------------------------------------------------------
 
 @pytest.fixture
-def three_databases(tmp_path: Path) -> OpsContext:
+def three_databases(tmp_path: Path, sqlite_samples: dict[str, Path]) -> OpsContext:
     import shutil
 
-    from conftest import SHARED_DATA, sqlite_config
+    from conftest import sqlite_config
 
     configs = []
-    for name, source in (("chinook", SHARED_DATA / "chinook" / "chinook.sqlite"),):
-        shutil.copyfile(source, tmp_path / f"{name}.sqlite")
+    for name in ("chinook", "northwind"):
+        shutil.copyfile(sqlite_samples[name], tmp_path / f"{name}.sqlite")
         configs.append(sqlite_config(name, tmp_path / f"{name}.sqlite"))
-    northwind = tmp_path / "northwind.sqlite"
-    with sqlite3.connect(northwind) as conn:
-        conn.executescript((SHARED_DATA / "northwind" / "northwind_sqlite.sql").read_text())
-    conn.close()
-    configs.append(sqlite_config("northwind", northwind))
     path = write_dbs_yaml(tmp_path, configs)
     registry = DbConnectionConfigs.load(path, workspace=tmp_path / "ws")
     for config in registry:

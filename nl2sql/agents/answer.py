@@ -55,12 +55,7 @@ class Answer(BaseModel):
     def _repr_markdown_(self) -> str:
         lines = [f"**{self.question}** ({self.db_id})", "", "```sql", self.sql.strip(), "```", "",
                  self.explanation, ""]
-        if self.df is not None and len(self.df.columns):
-            head = self.df.head(NOTEBOOK_ROWS)
-            lines.append("| " + " | ".join(str(c) for c in head.columns) + " |")
-            lines.append("|" + "---|" * len(head.columns))
-            for row in head.itertuples(index=False):
-                lines.append("| " + " | ".join(_cell(v) for v in row) + " |")
+        lines += markdown_table(self.df, NOTEBOOK_ROWS)
         more = "" if self.row_count <= NOTEBOOK_ROWS else \
             f"first {NOTEBOOK_ROWS} of {self.row_count:,} rows; "
         lines += ["", f"*{more}{self.row_count:,} rows in {self.csv_path}; "
@@ -69,6 +64,18 @@ class Answer(BaseModel):
 
     def __str__(self) -> str:
         return self._repr_markdown_()
+
+
+def markdown_table(df: Any, rows: int) -> list[str]:
+    """The first ``rows`` rows of a DataFrame as Markdown table lines (none without columns)."""
+    if df is None or not len(df.columns):
+        return []
+    head = df.head(rows)
+    lines = ["| " + " | ".join(_cell(c) for c in head.columns) + " |",
+             "|" + "---|" * len(head.columns)]
+    lines += ["| " + " | ".join(_cell(v) for v in row) + " |"
+              for row in head.itertuples(index=False)]
+    return lines
 
 
 def _cell(value: Any) -> str:

@@ -151,7 +151,8 @@ def _no_answer(deps: Nl2SqlDeps, why: str) -> NoAnswerError:
     if failed:
         last = failed[-1]
         sql = shorten(" ".join(last.sql.split()), _SQL_IN_MESSAGES)
-        detail = f"the last SQL was `{sql}` and failed: {' '.join(last.error.split())}"
+        error = " ".join(last.error.split()).rstrip(".")
+        detail = f"the last SQL was `{sql}` and failed: {error}"
     elif deps.attempts:
         detail = f"the last SQL was `{shorten(' '.join(deps.attempts[-1].sql.split()), 300)}`"
     else:

@@ -33,9 +33,11 @@ EXPLAINED = 10
 
 class CatalogIndex:
     def __init__(self, indexes: list[DbIndex]) -> None:
-        import bm25s
         import numpy as np
 
+        from nl2sql.quiet import quiet_import
+
+        bm25s = quiet_import("bm25s")  # tqdm.auto warns in notebooks without widgets
         self.indexes = indexes
         docs = []
         self.places: list[dict[str, float]] = []

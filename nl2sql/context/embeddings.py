@@ -25,7 +25,9 @@ def model() -> Any:
     if _model is None:
         with _lock:
             if _model is None:
-                import wordllama
+                from nl2sql.quiet import quiet_import
+
+                wordllama = quiet_import("wordllama")  # it calls logging.basicConfig
 
                 _model = wordllama.WordLlama.load(
                     dim=DIMENSIONS, cache_dir=Path(wordllama.__file__).parent,

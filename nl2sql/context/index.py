@@ -174,7 +174,7 @@ def _entry(table: TableInfo, db_type: str, neighbours: set[str],
     embed_text = " ".join([" ".join(name_terms), description,
                            " ".join(" ".join(terms(c.name, expand=False))
                                     for c in table.columns[:40])])
-    from nl2sql.context.pruning import key_columns, narrow_table
+    from nl2sql.context.narrow import key_columns, narrow_table
 
     texts = {"full": format_table(table, db_type),
              "whole": format_table(table, db_type, include_samples=False),

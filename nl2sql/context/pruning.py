@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from nl2sql.context.models import KeptTable
+from nl2sql.context.narrow import key_columns, narrow_table
 from nl2sql.context.retrieval import DbIndex, TableScore
 from nl2sql.formatting import format_table
 from nl2sql.models import ColumnInfo, DbInfo, TableInfo
@@ -174,12 +175,6 @@ def prune(info: DbInfo, index: DbIndex, scores: list[TableScore], question: str,
                   "\n\n".join(parts) + "\n")
 
 
-def key_columns(table: TableInfo) -> list[ColumnInfo]:
-    fk_columns = {c for fk in table.foreign_keys for c in fk.columns}
-    return [c for c in table.columns if c.is_primary_key or c.name in fk_columns] \
-        or table.columns[:1]
-
-
 def render_table(table: TableInfo, index: DbIndex, question: str, score: TableScore | None,
                  cap: int, *, samples: bool = True) -> str:
     """The table's schema SQL; over ``cap`` tokens only its most relevant columns."""
@@ -211,21 +206,3 @@ def render_table(table: TableInfo, index: DbIndex, question: str, score: TableSc
         else:
             high = middle - 1
     return best
-
-
-def narrow_table(table: TableInfo, columns: list[ColumnInfo]) -> str:
-    """``table`` with only ``columns`` (in table order) and a note of how many are hidden."""
-    keep = {c.name for c in columns}
-    if len(keep) == len(table.columns):
-        return format_table(table, table.db.db_type, include_samples=False)
-    narrow = table.model_copy(update={
-        "columns": [c for c in table.columns if c.name in keep],
-        "foreign_keys": [fk for fk in table.foreign_keys if set(fk.columns) <= keep],
-        "indexes": [i for i in table.indexes if set(i.columns) <= keep],
-        "sample_data_csv": None,
-    })
-    narrow._db = table._db
-    hidden = len(table.columns) - len(keep)
-    text = format_table(narrow, table.db.db_type, include_samples=False)
-    return text + (f"\n-- {hidden} more columns not shown (db_show_schema with "
-                   f"tables=['{table.name}'] lists them all)")

@@ -80,8 +80,9 @@ class DbIndex:
     @property
     def bm25(self) -> Any:
         if self._bm25 is None:
-            import bm25s
+            from nl2sql.quiet import quiet_import
 
+            bm25s = quiet_import("bm25s")  # tqdm.auto warns in notebooks without widgets
             retriever = bm25s.BM25()
             retriever.index([e.doc_terms or ["_"] for e in self.entries], show_progress=False)
             self._bm25 = retriever

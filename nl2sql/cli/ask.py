@@ -1,0 +1,184 @@
+"""``nl2sql-ask``: ask a question in plain language; get SQL that ran, a preview and a CSV.
+
+A thin face over ``nl2sql.ask()``: a spinner on stderr while the model works, then the SQL
+(highlighted on a terminal), the explanation, the first rows, the CSV path, the attempts and
+the usage on stdout (``--json``: the ``Answer`` fields as one JSON object). Exit codes: 0
+answered, 1 no answer after the retries, 2 usage or setup error (no model, unknown database,
+missing schema cache, unreachable provider).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from contextlib import nullcontext
+from typing import TYPE_CHECKING, Any
+
+from nl2sql.cli.errors import EXIT_USAGE, configure_logging, run_cli
+from nl2sql.config import ENV_CONFIG, ENV_MODEL
+from nl2sql.errors import Nl2SqlError, NoAnswerError
+
+if TYPE_CHECKING:
+    from nl2sql.agents.answer import Answer
+
+EXIT_NO_ANSWER = 1
+PREVIEW_ROWS = 10
+
+DESCRIPTION = f"""\
+Answer a question from a configured database: the model writes SQL, nl2sql runs it read-only
+(fixing it with the model when the database reports an error), saves the result as a CSV in
+the workspace and prints the SQL, the first rows and the file. Without --db the catalog agent
+picks the database. Model: --model, else ${ENV_MODEL}, else 'model:' in dbs.yaml. Config:
+--config, else ${ENV_CONFIG}, else ./dbs.yaml. Exit codes: 0 answered, 1 no answer after the
+retries, 2 usage or setup error."""
+
+EPILOG = f"""\
+Example:
+  nl2sql-ask "How many books did each author write?"          # the bundled bookstore sample
+  nl2sql-ask "How many tracks are in the Rock genre?" --db chinook --model openai:gpt-4o-mini
+  {ENV_MODEL}=ollama:qwen2.5-coder nl2sql-ask "Top 5 customers by revenue" --json
+  nl2sql-ask "Orders per month" --conversation sales && nl2sql-ask "and only for 2024?" --conversation sales
+  nl2sql-ask --list-conversations"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="nl2sql-ask", description=DESCRIPTION, epilog=EPILOG,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("question", nargs="?", help="the question, in quotes")
+    parser.add_argument("--db", metavar="ID", help="database id (default: the catalog agent "
+                                                   "chooses, or the conversation's database)")
+    parser.add_argument("--model", metavar="M", help="pydantic-ai model string, e.g. "
+                        "openai:gpt-4o-mini, anthropic:claude-sonnet-4-5, ollama:qwen2.5-coder, "
+                        "openai-chat:<name> with OPENAI_BASE_URL for any OpenAI-compatible server")
+    parser.add_argument("--conversation", metavar="ID",
+                        help="continue (or start) a conversation: earlier turns are context")
+    parser.add_argument("--max-rows", type=int, metavar="N",
+                        help=f"rows read into the answer (default: 'agent: max_rows', 1000); "
+                             f"{PREVIEW_ROWS} are printed")
+    parser.add_argument("--json", action="store_true", help="print the answer as one JSON object")
+    parser.add_argument("--show-context", action="store_true",
+                        help="print what the model would be shown (databases, tables, values, "
+                             "examples) and exit; needs no model")
+    parser.add_argument("--list-conversations", action="store_true",
+                        help="list the stored conversations and exit")
+    parser.add_argument("--delete-conversation", metavar="ID", help="delete a conversation")
+    parser.add_argument("--config", help=f"path of dbs.yaml (default: ${ENV_CONFIG} or ./dbs.yaml)")
+    parser.add_argument("--data-dir", help="folder of the schema caches and conversations")
+    parser.add_argument("--workspace", help="folder for result files")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log details to stderr")
+    return parser
+
+
+def _run(argv: list[str] | None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    configure_logging(args.verbose)
+    from nl2sql.operations.context import OpsContext
+
+    ops = OpsContext.load(args.config, data_dir=args.data_dir, workspace=args.workspace)
+    try:
+        if args.list_conversations or args.delete_conversation:
+            return _conversations(ops, args)
+        if not args.question or not args.question.strip():
+            parser.error("give a question, e.g. nl2sql-ask \"How many books are there?\"")
+        if args.show_context:
+            from nl2sql.context import context
+
+            print(context(args.question, db_id=args.db, config=ops).render())
+            return 0
+        from nl2sql.agents.ask import ask
+
+        with _spinner():
+            answer = ask(args.question, db_id=args.db, model=args.model,
+                         conversation_id=args.conversation, config=ops, max_rows=args.max_rows)
+    finally:
+        ops.close()
+    if args.json:
+        print(json.dumps(answer.to_json_dict(), ensure_ascii=False, default=str))
+    else:
+        _print_answer(answer)
+    return 0
+
+
+def _conversations(ops: Any, args: argparse.Namespace) -> int:
+    from nl2sql.agents.conversations import ConversationStore
+
+    store = ConversationStore.in_data_dir(ops.data_dir)
+    if args.delete_conversation:
+        count = store.delete(args.delete_conversation)
+        if not count:
+            raise Nl2SqlError(f"No conversation '{args.delete_conversation}'; list them with "
+                              f"nl2sql-ask --list-conversations.")
+        print(f"Deleted conversation {args.delete_conversation} ({count} turn(s)).")
+        return 0
+    conversations = store.list()
+    if args.json:
+        print(json.dumps([vars(c) for c in conversations], ensure_ascii=False))
+    elif not conversations:
+        print("No conversations yet; start one with --conversation ID.")
+    for c in [] if args.json else conversations:
+        print(f"{c.conversation_id}  {c.turns} turn(s), {c.db_id or '?'}, last {c.updated_at}"
+              f"  — {c.first_question}")
+    return 0
+
+
+def _spinner() -> Any:
+    if not sys.stderr.isatty():
+        return nullcontext()
+    from rich.console import Console
+
+    return Console(stderr=True).status("Asking the model…", spinner="dots")
+
+
+def _print_answer(answer: Answer) -> None:
+    from nl2sql.agents.answer import markdown_table
+
+    if sys.stdout.isatty():
+        from rich.console import Console
+        from rich.syntax import Syntax
+
+        Console().print(Syntax(answer.sql, "sql", word_wrap=True))
+    else:
+        print(answer.sql)
+    print()
+    print(answer.explanation)
+    print()
+    lines = markdown_table(answer.df, PREVIEW_ROWS)
+    print("\n".join(lines) if lines else "(no columns)")
+    shown = min(PREVIEW_ROWS, answer.row_count)
+    more = f" (showing {shown})" if answer.row_count > shown else ""
+    cut = " — cut at the row limit" if answer.truncated else ""
+    print(f"\n{answer.row_count:,} row(s){more}{cut} in {answer.csv_path}")
+    failed = sum(1 for attempt in answer.attempts if attempt.error)
+    print(f"database: {answer.db_id}; attempts: {len(answer.attempts)} ({failed} failed)")
+    for number, attempt in enumerate(answer.attempts, 1):
+        if attempt.error:
+            sql = " ".join(attempt.sql.split())
+            print(f"  {number}. {sql[:120]}{'…' if len(sql) > 120 else ''}\n"
+                  f"     error: {attempt.error}")
+    usage = answer.usage
+    print(f"usage: {usage.requests} request(s), {usage.input_tokens:,} input tokens, "
+          f"{usage.output_tokens:,} output tokens")
+    if answer.conversation_id:
+        print(f"conversation: {answer.conversation_id} (follow up with --conversation "
+              f"{answer.conversation_id})")
+
+
+def _run_with_exit_codes(argv: list[str] | None) -> int:
+    try:
+        return _run(argv)
+    except NoAnswerError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_NO_ANSWER
+    except Nl2SqlError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_cli(_run_with_exit_codes, argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
