@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import SampleDb, add_column, pg_execute, write_dbs_yaml
+from packages import hide_package
 from nl2sql.cache import load_db_info
 from nl2sql.cli.annotate import main
 
@@ -89,13 +90,9 @@ def test_check_without_cache_is_an_error(config_file: Path,
 
 
 def test_missing_provider_package_is_one_line_and_offline_cache_is_kept(
-        config_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    pytest.importorskip("pydantic_ai")
-    try:
-        import openai  # noqa: F401
-        pytest.skip("the openai package is installed here")
-    except ImportError:
-        pass
+        config_file: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    hide_package(monkeypatch, "openai")
     assert main(["chinook", "--model", "openai:gpt-4o-mini"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1] == ("error: Model 'openai:gpt-4o-mini' needs its provider package: install "

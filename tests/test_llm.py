@@ -10,6 +10,7 @@ from pydantic_ai import exceptions as ai_errors
 from pydantic_ai.models.function import FunctionModel
 from pydantic_ai.models.test import TestModel
 
+from packages import hide_package
 from nl2sql.llm.models import build_model, model_label, model_setup_error
 from nl2sql.llm.usage import UsageTracker, summary_lines
 from nl2sql.config import DbConnectionConfigs
@@ -36,13 +37,8 @@ def test_unknown_model_string_names_the_flag() -> None:
     assert "\n" not in message
 
 
-def test_missing_provider_package_says_what_to_install() -> None:
-    try:
-        import openai  # noqa: F401
-    except ImportError:
-        pass
-    else:
-        pytest.skip("the openai package is installed here")
+def test_missing_provider_package_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    hide_package(monkeypatch, "openai")
     with pytest.raises(ModelSetupError, match=r"pip install 'nl2sql\[openai\]'"):
         build_model("openai:gpt-4o-mini")
 
