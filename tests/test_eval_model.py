@@ -15,7 +15,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from nl2sql.cache import save_db_info
 from nl2sql.db.factory import create_connection
 from nl2sql.errors import ModelSetupError
-from nl2sql.evaluation import EvalSettings, evaluate, load_questions
+from nl2sql.evaluation import EvalSettings, evaluate, load_predictions, load_questions
 from nl2sql.evaluation.generate import CACHE_NAME, generate_predictions, load_cache
 from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.operations.context import OpsContext
@@ -78,6 +78,10 @@ def test_model_predictions_are_scored_and_cached(ops: OpsContext, tmp_path: Path
     cached = [json.loads(line) for line in (out / CACHE_NAME).read_text().splitlines()]
     assert {c["id"] for c in cached} == {q.id for q in QUESTIONS}
     assert {c["model"] for c in cached} == {"function:scripted-eval"}
+    # the cache is a predictions file: re-scoring it needs no model
+    rescored = evaluate(QUESTIONS, load_predictions(out / CACHE_NAME, QUESTIONS), ops,
+                        EvalSettings(context_recall=False))
+    assert rescored.correct == report.correct
 
     again = ScriptedAgentModel()  # a second run: everything comes from the cache
     generations_again = generate_predictions(QUESTIONS, ops, model=again.model, cache_dir=out)
