@@ -238,6 +238,10 @@ def test_invalid_prediction_files(tmp_path: Path) -> None:
     preds.write_text(json.dumps({"id": "q3", "sql": "SELECT 1"}) + "\n")
     with pytest.raises(EvaluationInputError, match="'q3' is not in the question set"):
         load_predictions(preds, questions)
+    preds.write_text(json.dumps({"id": "q1", "sql": "SELECT 1"}) + "\n" +
+                     json.dumps({"id": "q1", "sql": "SELECT 2"}) + "\n")
+    with pytest.raises(EvaluationInputError, match="line 2: a second prediction for id 'q1'"):
+        load_predictions(preds, questions)
     preds.write_text(json.dumps({"sql": "SELECT 1"}) + "\n")
     with pytest.raises(EvaluationInputError, match="1 predictions without ids for 2 questions"):
         load_predictions(preds, questions)

@@ -126,3 +126,15 @@ def test_wilson_interval() -> None:
     assert (low, high) == (0.6087, 0.9114)
     assert wilson_interval(0, 0) is None
     assert wilson_interval(10, 10)[1] == 1.0 and wilson_interval(0, 10)[0] == 0.0
+
+
+def test_many_interchangeable_columns_are_paired_quickly() -> None:
+    import time
+
+    gold = [tuple([i % 2] * 9 + [i]) for i in range(2000)]
+    pred = [(row[-1], *row[:-1]) for row in gold]
+    started = time.perf_counter()
+    assert compare_results(gold, pred).equal
+    wrong = [(row[0] + 1, *row[1:]) for row in pred]
+    assert not compare_results(gold, wrong).equal
+    assert time.perf_counter() - started < 5

@@ -177,8 +177,11 @@ def _candidate_columns(gold: list[tuple[Any, ...]], pred: list[tuple[Any, ...]],
             for i in range(n_gold)]
 
 
-def _assignments(candidates: list[list[int]]) -> list[tuple[int, ...]]:
-    """Injective choices of one predicted column per gold column, most constrained first."""
+def _assignments(candidates: list[list[int]], same_as: list[int]) -> list[tuple[int, ...]]:
+    """Injective choices of one predicted column per gold column, most constrained first.
+
+    ``same_as[j]`` is the first predicted column identical to column ``j`` row by row: such
+    columns are interchangeable, so only the first unused one of each group is tried."""
     order = sorted(range(len(candidates)), key=lambda i: len(candidates[i]))
     found: list[tuple[int, ...]] = []
     chosen: dict[int, int] = {}
@@ -190,8 +193,11 @@ def _assignments(candidates: list[list[int]]) -> list[tuple[int, ...]]:
             found.append(tuple(chosen[i] for i in range(len(candidates))))
             return
         gold_column = order[depth]
+        used = set(chosen.values())
         for pred_column in candidates[gold_column]:
-            if pred_column not in chosen.values():
+            twin_unused = any(same_as[j] == same_as[pred_column] and j not in used
+                              for j in range(same_as[pred_column], pred_column))
+            if pred_column not in used and not twin_unused:
                 chosen[gold_column] = pred_column
                 walk(depth + 1)
                 del chosen[gold_column]
@@ -245,8 +251,10 @@ def compare_results(gold_rows: Sequence[Sequence[Any]], pred_rows: Sequence[Sequ
                                          f"{_values(_column_signature(pred, 0))}")
             return Comparison(False, f"no predicted column holds the values of gold column "
                                      f"{index + 1} ({values})")
+    first_of: dict[tuple[Any, ...], int] = {}
+    same_as = [first_of.setdefault(tuple(row[j] for row in pred), j) for j in range(n_pred)]
     best: Comparison | None = None
-    for mapping in _assignments(candidates):
+    for mapping in _assignments(candidates, same_as):
         projected = [tuple(row[j] for j in mapping) for row in pred]
         result = _compare_mapped(gold, projected, order)
         if result.equal:

@@ -151,12 +151,17 @@ def load_predictions(path: str | Path, questions: list[Question]) -> dict[str, s
                                    f"(give every prediction an id, or none to match by order).")
     known = {q.id for q in questions}
     predictions: dict[str, str | None] = {q.id: None for q in questions}
+    seen: dict[str, int] = {}
     for line, record in records:
         qid = str(record["id"])
         if qid not in known:
             hint = did_you_mean(qid, known)
             raise EvaluationInputError(f"{path} line {line}: id {qid!r} is not in the question "
                                        f"set. {hint}".rstrip())
+        if qid in seen:
+            raise EvaluationInputError(f"{path} line {line}: a second prediction for id {qid!r} "
+                                       f"(the first is on line {seen[qid]}).")
+        seen[qid] = line
         predictions[qid] = _prediction_sql(path, line, record)
     return predictions
 
