@@ -26,6 +26,7 @@ ENV_CONFIG = "NL2SQL_CONFIG"
 ENV_DATA_DIR = "NL2SQL_DATA_DIR"
 ENV_WORKSPACE = "NL2SQL_WORKSPACE"
 ENV_MODEL = "NL2SQL_MODEL"
+ENV_AUTH_TOKEN = "NL2SQL_MCP_AUTH_TOKEN"  # nl2sql-mcp --transport http: the bearer token
 
 #: ``schema: "*"``: every schema that has tables or views.
 ALL_SCHEMAS = "*"

@@ -29,3 +29,15 @@ def test_console_script_help_has_an_example(name: str) -> None:
     assert result.returncode == 0, result.stderr
     assert "Example:" in result.stdout
     assert result.stderr == ""
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_console_script_has_version(name: str) -> None:
+    from nl2sql import __version__
+
+    executable = Path(sys.executable).parent / name
+    command = str(executable) if executable.exists() else shutil.which(name)
+    assert command, f"{name} is not installed; run `pip install -e .`"
+    result = subprocess.run([command, "--version"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"{name} {__version__}"

@@ -15,7 +15,7 @@ import sys
 from typing import TextIO
 
 from nl2sql.annotation.options import AnnotatorOptions
-from nl2sql.cli.errors import configure_logging, run_cli
+from nl2sql.cli.errors import add_version_flag, configure_logging, run_cli
 from nl2sql.cli.progress import progress_reporter
 from nl2sql.config import (ENV_CONFIG, ENV_DATA_DIR, ENV_MODEL, DbConnectionConfig,
                            DbConnectionConfigs)
@@ -51,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="annotate-schema", description=DESCRIPTION, epilog=EXAMPLE,
         formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_version_flag(parser)
     parser.add_argument("db_ids", nargs="*", metavar="db_id",
                         help="databases to annotate, as named under 'databases:' in dbs.yaml")
     parser.add_argument("--all", action="store_true",

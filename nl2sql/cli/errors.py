@@ -8,6 +8,7 @@ Usage in a CLI module::
 
 from __future__ import annotations
 
+import argparse
 import logging
 import sys
 from collections.abc import Callable
@@ -36,6 +37,13 @@ def run_cli(func: Callable[[list[str] | None], int | None], argv: list[str] | No
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+
+
+def add_version_flag(parser: argparse.ArgumentParser) -> None:
+    """``--version``: print ``<command> <nl2sql version>`` and exit 0 (every command has it)."""
+    from nl2sql import __version__
+
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
 
 
 def configure_logging(verbose: bool = False) -> None:

@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from nl2sql.cli.errors import EXIT_ERROR, EXIT_USAGE, configure_logging, run_cli
+from nl2sql.cli.errors import EXIT_ERROR, EXIT_USAGE, add_version_flag, configure_logging, run_cli
 from nl2sql.config import ENV_CONFIG, ENV_DATA_DIR, ENV_MODEL, ENV_WORKSPACE
 from nl2sql.errors import Nl2SqlError
 
@@ -56,6 +56,7 @@ def _positive(kind: type) -> object:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="nl2sql-eval", description=DESCRIPTION, epilog=EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_version_flag(parser)
     parser.add_argument("questions", nargs="?", metavar="QUESTIONS",
                         help="question set file (.jsonl, .json or .csv)")
     parser.add_argument("--set", dest="set_name", metavar="NAME",

@@ -6,11 +6,13 @@ stdout belongs to the stdio transport: everything else (logs, errors) goes to st
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 import textwrap
+from pathlib import Path
 
-from nl2sql.cli.errors import configure_logging, run_cli
-
-from nl2sql.config import ENV_CONFIG, ENV_DATA_DIR, ENV_WORKSPACE
+from nl2sql.cli.errors import add_version_flag, configure_logging, run_cli
+from nl2sql.config import ENV_AUTH_TOKEN, ENV_CONFIG, ENV_DATA_DIR, ENV_WORKSPACE
 from nl2sql.operations.registry import OPERATIONS
 
 _TOOLS = ", ".join(op.name for op in OPERATIONS)
@@ -20,21 +22,37 @@ DESCRIPTION = textwrap.fill(
 Config: --config, else ${ENV_CONFIG}, else ./dbs.yaml. Results: --workspace, else
 ${ENV_WORKSPACE}, else ./workspace. Schema caches: --data-dir, else ${ENV_DATA_DIR}."""
 
-EPILOG = """\
+def _executable() -> str:
+    """This command's absolute path: MCP clients start it without the venv on PATH."""
+    beside = Path(sys.executable).with_name("nl2sql-mcp")
+    return str(beside) if beside.exists() else "/absolute/path/to/.venv/bin/nl2sql-mcp"
+
+
+EPILOG = f"""\
 Example:
   nl2sql-mcp                                     # stdio, for an MCP client to launch
   nl2sql-mcp --config ~/nl2sql/dbs.yaml --workspace ~/nl2sql/results
   nl2sql-mcp --transport http --port 8000        # streamable HTTP at http://127.0.0.1:8000/mcp
-  claude mcp add nl2sql -e NL2SQL_CONFIG=$PWD/dbs.yaml -- nl2sql-mcp"""
+  {ENV_AUTH_TOKEN}=... nl2sql-mcp --transport http --host 192.168.1.5   # others need the token
+  claude mcp add nl2sql -e NL2SQL_CONFIG=$PWD/dbs.yaml -e NL2SQL_WORKSPACE=$PWD/workspace \\
+    -- {_executable()}
+(Claude Code starts the server without your shell's PATH or venv: give the absolute path.)"""
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="nl2sql-mcp", description=DESCRIPTION, epilog=EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_version_flag(parser)
     parser.add_argument("--transport", choices=["stdio", "http"], default="stdio",
                         help="stdio (default) or streamable HTTP")
     parser.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000)")
+    parser.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000; 0: any)")
+    parser.add_argument("--auth-token", help=f"HTTP: require 'Authorization: Bearer TOKEN' on "
+                        f"every request (default: ${ENV_AUTH_TOKEN}); needed for a non-loopback "
+                        f"--host")
+    parser.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                        help="HTTP: a host name clients use (Host header check against DNS "
+                             "rebinding); repeatable; needed with --host 0.0.0.0")
     parser.add_argument("--config", help=f"path of dbs.yaml (default: ${ENV_CONFIG} or ./dbs.yaml)")
     parser.add_argument("--workspace", help=f"folder for result files (default: ${ENV_WORKSPACE})")
     parser.add_argument("--data-dir",
@@ -51,7 +69,12 @@ def _run(argv: list[str] | None) -> int:
     server = build_server(args.config, data_dir=args.data_dir, workspace=args.workspace,
                           log_level="INFO" if args.verbose else "WARNING")
     if args.transport == "http":
-        server.run("streamable-http", host=args.host, port=args.port)
+        from nl2sql.mcp.http import serve_http
+
+        serve_http(server, host=args.host, port=args.port,
+                   token=args.auth_token or os.environ.get(ENV_AUTH_TOKEN) or None,
+                   allowed_hosts=args.allowed_host,
+                   log_level="INFO" if args.verbose else "WARNING")
     else:
         server.run("stdio")
     return 0

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from nl2sql import secrets
-from nl2sql.cli.errors import configure_logging, run_cli
+from nl2sql.cli.errors import add_version_flag, configure_logging, run_cli
 from nl2sql.config import ENV_CONFIG
 from nl2sql.errors import ConfigError, SecretsError
 
@@ -54,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     formatter = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(prog="nl2sql-secrets", description=DESCRIPTION,
                                      epilog=EXAMPLES[None], formatter_class=formatter)
+    add_version_flag(parser)
     parser.add_argument("-v", "--verbose", action="store_true", help="log details to stderr")
     parser.add_argument("--config", help=f"path of dbs.yaml (default: ${ENV_CONFIG} or ./dbs.yaml)")
     # SUPPRESS: a subcommand's --config only counts when given, so it never hides the global one.

@@ -1,0 +1,133 @@
+"""Streamable HTTP for ``nl2sql-mcp --transport http``.
+
+- The URL is printed to stderr once the socket is bound (``--port 0`` prints the chosen port).
+- A non-loopback ``--host`` needs a bearer token (``--auth-token`` or ``NL2SQL_MCP_AUTH_TOKEN``);
+  with one, every HTTP request must carry ``Authorization: Bearer <token>`` (401 otherwise,
+  compared in constant time). The token is never printed or logged.
+- The SDK's DNS-rebinding protection (Host and Origin checks) stays on for every bind address:
+  the SDK turns it on by itself only for loopback hosts, so the settings are always passed.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+import sys
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from mcp.server.transport_security import TransportSecuritySettings
+
+from nl2sql.config import ENV_AUTH_TOKEN
+from nl2sql.errors import ConfigError
+
+MCP_PATH = "/mcp"
+MIN_TOKEN_CHARS = 16
+_LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+App = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def is_wildcard(host: str) -> bool:
+    return host.strip("[]") in ("0.0.0.0", "::", "")
+
+
+def _netloc(host: str) -> str:
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+def check_http_settings(host: str, token: str | None, allowed_hosts: list[str]) -> None:
+    """Refuse what would expose the server: a non-loopback bind without a token, a short
+    token, or a wildcard bind without the host names clients use."""
+    if not is_loopback(host) and not token:
+        raise ConfigError(f"--host {host} is reachable from other machines: pass --auth-token "
+                          f"(or set {ENV_AUTH_TOKEN}) so every request must carry it, or bind "
+                          f"to 127.0.0.1.")
+    if token is not None and len(token) < MIN_TOKEN_CHARS:
+        raise ConfigError(f"The auth token is shorter than {MIN_TOKEN_CHARS} characters; make "
+                          f"one with: python -c 'import secrets; print(secrets.token_urlsafe(32))'")
+    if is_wildcard(host) and not allowed_hosts:
+        raise ConfigError(f"--host {host} listens on every interface: name the host names "
+                          f"clients use with --allowed-host (the DNS-rebinding protection "
+                          f"checks each request's Host header against them).")
+
+
+def transport_security(host: str, allowed_hosts: list[str]) -> TransportSecuritySettings:
+    """DNS-rebinding protection on: loopback names, the bind host and ``allowed_hosts``."""
+    names = list(_LOOPBACK_HOSTS)
+    if not is_loopback(host) and not is_wildcard(host):
+        names.append(_netloc(host))
+    names += [_netloc(name) for name in allowed_hosts]
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[f"{name}:*" for name in names] + list(allowed_hosts),
+        allowed_origins=[f"{scheme}://{name}:*" for name in names
+                         for scheme in ("http", "https")])
+
+
+class BearerTokenMiddleware:
+    """ASGI middleware: every HTTP request needs ``Authorization: Bearer <token>``."""
+
+    def __init__(self, app: App, token: str) -> None:
+        self.app = app
+        self._expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            given = dict(scope.get("headers") or []).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self._expected):
+                await _unauthorized(send)
+                return
+        await self.app(scope, receive, send)
+
+
+async def _unauthorized(send: Send) -> None:
+    body = json.dumps({"error": "unauthorized", "error_description":
+                       "Send the server's token as 'Authorization: Bearer <token>'."}).encode()
+    await send({"type": "http.response.start", "status": 401,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"www-authenticate", b'Bearer realm="nl2sql-mcp"'),
+                            (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
+def serve_http(server: Any, *, host: str, port: int, token: str | None,
+               allowed_hosts: list[str], log_level: str) -> None:
+    """Run ``server`` (an ``MCPServer``) over streamable HTTP until interrupted."""
+    import anyio
+    import uvicorn
+
+    check_http_settings(host, token, allowed_hosts)
+    app: App = server.streamable_http_app(
+        streamable_http_path=MCP_PATH, host=host,
+        transport_security=transport_security(host, allowed_hosts))
+    if token:
+        app = BearerTokenMiddleware(app, token)
+    web = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=log_level.lower()))
+
+    async def run() -> None:
+        async with anyio.create_task_group() as group:
+            group.start_soon(web.serve)
+            while not web.started:
+                if web.should_exit:
+                    return
+                await anyio.sleep(0.05)
+            bound = web.servers[0].sockets[0].getsockname()[1] if web.servers else port
+            note = " (bearer token required)" if token else ""
+            print(f"nl2sql-mcp: MCP over streamable HTTP at http://{_netloc(host)}:{bound}"
+                  f"{MCP_PATH}{note}", file=sys.stderr, flush=True)
+
+    anyio.run(run)

@@ -1,0 +1,108 @@
+"""``nl2sql-mcp --transport http`` as a real subprocess, probed with a real HTTP client: the URL
+on stderr at start, the bearer token on every request, the DNS-rebinding protection, and the
+refusal of a non-loopback --host without a token."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+NL2SQL_MCP = Path(sys.executable).parent / "nl2sql-mcp"
+TOKEN = "t0ken-for-tests-0123456789"
+INITIALIZE = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {},
+    "clientInfo": {"name": "probe", "version": "1"}}}).encode()
+
+
+def _start(tmp_path: Path, *args: str) -> tuple[subprocess.Popen[str], str]:
+    """Start the server on a free port; returns it and the URL it printed on stderr."""
+    env = {**os.environ, "NL2SQL_WORKSPACE": str(tmp_path / "ws"),
+           "NL2SQL_DATA_DIR": str(tmp_path / "data")}
+    process = subprocess.Popen([str(NL2SQL_MCP), "--transport", "http", "--port", "0", *args],
+                               env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in process.stderr],  # type: ignore[union-attr]
+                     daemon=True).start()
+    try:
+        while True:
+            line = lines.get(timeout=30)
+            if "MCP over streamable HTTP at " in line:
+                return process, line.split(" at ", 1)[1].split()[0]
+    except queue.Empty:
+        process.kill()
+        raise AssertionError("the server printed no URL within 30 s") from None
+
+
+def _stop(process: subprocess.Popen[str]) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+@pytest.fixture
+def token_server(tmp_path: Path) -> Iterator[str]:
+    process, url = _start(tmp_path, "--auth-token", TOKEN)
+    try:
+        yield url
+    finally:
+        _stop(process)
+
+
+def _post(url: str, headers: dict[str, str]) -> int:
+    request = urllib.request.Request(url, data=INITIALIZE, method="POST", headers={
+        "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+        **headers})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def test_bearer_token_is_checked_on_every_request(token_server: str) -> None:
+    url = token_server
+    assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp")
+    assert _post(url, {}) == 401
+    assert _post(url, {"Authorization": "Bearer wrong-token-0123456789"}) == 401
+    assert _post(url, {"Authorization": TOKEN}) == 401  # the scheme is part of it
+    assert _post(url, {"Authorization": f"Bearer {TOKEN}"}) == 200
+    # DNS rebinding: a page on another name pointing at this address is refused by Host.
+    assert _post(url, {"Authorization": f"Bearer {TOKEN}", "Host": "evil.example:80"}) in (
+        403, 421)
+
+
+def test_loopback_without_token_prints_its_url_and_answers(tmp_path: Path) -> None:
+    process, url = _start(tmp_path)
+    try:
+        assert _post(url, {}) == 200
+    finally:
+        _stop(process)
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (["--host", "192.0.2.10"], "pass --auth-token"),
+    (["--host", "0.0.0.0", "--auth-token", TOKEN], "--allowed-host"),
+    (["--auth-token", "short"], "shorter than 16 characters"),
+])
+def test_unsafe_http_settings_are_refused(tmp_path: Path, args: list[str], expected: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "NL2SQL_MCP_AUTH_TOKEN"}
+    done = subprocess.run([str(NL2SQL_MCP), "--transport", "http", "--port", "0", *args],
+                          capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and expected in lines[0]
