@@ -92,6 +92,10 @@ class WorkspacePathError(Nl2SqlError):
     model_fixable = True
 
 
+class ResultExistsError(WorkspacePathError):
+    """A result file name that is taken, without ``overwrite``: nothing is replaced."""
+
+
 class WorkspaceFileError(Nl2SqlError):
     """A result file cannot be written or read: disk full, no permission, not a CSV text file."""
 

@@ -24,14 +24,14 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from nl2sql.cache import atomic_write_text, default_file_mode
 from nl2sql.csv_dialect import CsvRowFormatter, format_value
-from nl2sql.errors import WorkspaceFileError, WorkspacePathError
+from nl2sql.errors import ResultExistsError, WorkspaceFileError, WorkspacePathError
 from nl2sql.models import utc_now
 from nl2sql.text import shorten
 
@@ -168,6 +168,27 @@ def storage_error(exc: OSError, workspace: Path, what: str) -> Exception:
                               f"{exc.strerror or type(exc).__name__}.")
 
 
+def _result_exists(csv_path: Path) -> bool:
+    return csv_path.exists() or csv_path.with_name(metadata_name_for(csv_path.name)).exists()
+
+
+def _free_result_path(csv_path: Path) -> Path:
+    stem = csv_path.name.removesuffix(CSV_SUFFIX)
+    number = 2
+    while _result_exists(candidate := csv_path.with_name(f"{stem}_{number}{CSV_SUFFIX}")):
+        number += 1
+    return candidate
+
+
+def refuse_existing_result(csv_path: Path) -> None:
+    """``ResultExistsError`` when a result named like ``csv_path`` exists (never replaced
+    without ``overwrite``)."""
+    if _result_exists(csv_path):
+        raise ResultExistsError(
+            f"A result named '{csv_path.name}' already exists in the workspace; choose another "
+            f"output_file, or pass overwrite=true to replace it.")
+
+
 class CsvResultWriter:
     """A result sink that streams rows into a temporary CSV beside the final file.
 
@@ -242,13 +263,25 @@ class CsvResultWriter:
         return len(records)
 
     # -- finishing ------------------------------------------------------------------------------
-    def publish(self, metadata: ResultMetadata) -> None:
+    def publish(self, metadata: ResultMetadata, *, overwrite: bool = True,
+                rename: bool = False) -> None:
         """Move the CSV into place, then write the metadata (last, so it marks a whole result),
-        both under the folder's exclusive ``result_lock``."""
+        both under the folder's exclusive ``result_lock``.
+
+        An existing result (CSV or metadata) is replaced only with ``overwrite``; otherwise
+        ``rename`` picks the first free ``<stem>_2``, ``_3``... (updating ``csv_path`` and
+        ``metadata.csv_filename``), and without it ``ResultExistsError`` is raised. The check
+        and the rename happen under the lock, so two writers never replace each other."""
         self._close()
-        metadata_path = self.csv_path.with_name(metadata_name_for(self.csv_path.name))
-        text = metadata.model_dump_json(indent=2) + "\n"
         with result_lock(self.csv_path.parent):
+            if not overwrite and _result_exists(self.csv_path):
+                if not rename:
+                    refuse_existing_result(self.csv_path)
+                self.csv_path = _free_result_path(self.csv_path)
+                metadata.csv_filename = PurePosixPath(metadata.csv_filename).with_name(
+                    self.csv_path.name).as_posix()
+            metadata_path = self.csv_path.with_name(metadata_name_for(self.csv_path.name))
+            text = metadata.model_dump_json(indent=2) + "\n"
             os.replace(self._tmp, self.csv_path)
             atomic_write_text(metadata_path, text)
 

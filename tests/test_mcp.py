@@ -93,7 +93,10 @@ async def test_every_tool_and_parameter_is_described(bookstore: Served) -> None:
             assert tool.annotations.open_world_hint is False
             read_only = tool.name != "db_execute_sql"
             assert tool.annotations.read_only_hint is read_only, tool.name
-        assert tools["db_execute_sql"].annotations.destructive_hint is True
+        # It only adds result files (replacing one needs overwrite=true): not destructive.
+        execute = tools["db_execute_sql"].annotations
+        assert (execute.destructive_hint, execute.idempotent_hint) == (False, False)
+        assert "overwrite" in tools["db_execute_sql"].input_schema["properties"]
         assert set(tools["db_execute_sql"].input_schema["required"]) == {"db_id", "query"}
         assert tools["db_get_row_by_id"].input_schema["properties"]["follow_foreign_keys"][
             "default"] is True

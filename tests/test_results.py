@@ -240,3 +240,41 @@ def test_result_and_cache_files_get_the_umask_mode_not_0600(tmp_path: Path) -> N
     target.chmod(0o600)
     atomic_write_text(target, "{}\n")  # a replaced file keeps its mode
     assert stat.S_IMODE(target.stat().st_mode) == 0o600
+
+
+@pytest.mark.parametrize("special", ["sqlite"], indirect=True)
+def test_results_are_only_added_never_replaced_unless_asked(special: tuple) -> None:
+    """db_execute_sql is additive (destructiveHint=False): a derived name that is taken gets a
+    suffix, an explicit one is refused before the query runs, overwrite=True replaces."""
+    from nl2sql.errors import ResultExistsError
+    from nl2sql.results import CsvResultWriter, ResultMetadata
+
+    ctx, _ = special
+    first = db_execute_sql_op(ctx, "special", SPECIAL_QUERY)
+    again = db_execute_sql_op(ctx, "special", SPECIAL_QUERY)
+    stem = first.csv_filename.removesuffix(".csv")
+    assert again.csv_filename == f"{stem}_2.csv" != first.csv_filename
+    assert json.loads((ctx.workspace / f"{stem}_2.metadata.json").read_text())[
+        "csv_filename"] == f"{stem}_2.csv"
+    assert f"saved to {stem}_2.csv" in again.render()
+
+    db_execute_sql_op(ctx, "special", SPECIAL_QUERY + " LIMIT 1", output_file="mine.csv")
+    before = (ctx.workspace / "mine.csv").read_bytes()
+    with pytest.raises(ResultExistsError, match="'mine.csv' already exists.*overwrite=true"):
+        db_execute_sql_op(ctx, "special", SPECIAL_QUERY, output_file="mine")
+    assert (ctx.workspace / "mine.csv").read_bytes() == before
+    assert not list(ctx.workspace.glob(".*.tmp"))
+    replaced = db_execute_sql_op(ctx, "special", SPECIAL_QUERY, output_file="mine.csv",
+                                 overwrite=True)
+    after = (ctx.workspace / "mine.csv").read_bytes()
+    assert replaced.row_count == 6 and after != before
+
+    # The publish step itself refuses (the early check can race with another writer).
+    writer = CsvResultWriter(ctx.workspace / "mine.csv")
+    writer.begin(["x"])
+    metadata = ResultMetadata(sql_query="SELECT 1", row_count=0, column_count=1,
+                              csv_filename="mine.csv", db_id="special")
+    with pytest.raises(ResultExistsError):
+        writer.publish(metadata, overwrite=False)
+    writer.discard()
+    assert (ctx.workspace / "mine.csv").read_bytes() == after

@@ -8,14 +8,16 @@ the client gets ``isError=True`` and one sentence saying what to do next (the SD
 from the operation list and ``nl2sql.operations.params``; nothing is repeated here.
 
 Annotations: ``readOnlyHint`` describes the tool's effect on its environment. Every tool is
-read-only except ``db_execute_sql``, which never changes the database but writes a result CSV and
-its metadata into the workspace, replacing an earlier result of the same name (the file name is
-``output_file`` or derived from the query text): so ``readOnlyHint=False``,
-``destructiveHint=True`` (a same-named result is overwritten, which is not purely additive) and
-``idempotentHint=True`` (the same call again rewrites the same file). ``saved_queries_list``
-refreshes a private search index (a cache of the metadata files), which changes nothing a user
-sees: read-only. All tools are closed-world (``openWorldHint=False``): they touch only the
-configured databases and the workspace.
+read-only except ``db_execute_sql``, which never changes the database but adds a result CSV and
+its metadata to the workspace: ``readOnlyHint=False``. It is not destructive
+(``destructiveHint=False``): it only adds files; an earlier result is replaced only when the
+call passes ``overwrite=true`` (a derived name that is taken gets a ``_2`` suffix, an explicit
+``output_file`` that is taken is refused), checked under the workspace lock, so clients need
+not ask for confirmation on every query. It is not idempotent (``idempotentHint=False``): the
+same call again adds another file. ``saved_queries_list`` refreshes a private search index (a
+cache of the metadata files), which changes nothing a user sees: read-only. All tools are
+closed-world (``openWorldHint=False``): they touch only the configured databases and the
+workspace.
 """
 
 from __future__ import annotations

@@ -22,8 +22,12 @@ SqlQuery = Annotated[str, Field(description=(
     "One read-only SQL query (SELECT, WITH ... SELECT, VALUES) in the database's dialect. "
     "Quote identifiers exactly as db_show_schema shows them."))]
 OutputFile = Annotated[str | None, Field(description=(
-    "Optional file name for the result in the workspace, e.g. 'top_customers.csv' (an "
-    "existing result of that name is replaced); derived from the query when omitted."))]
+    "Optional file name for the result in the workspace, e.g. 'top_customers.csv'; derived "
+    "from the query when omitted. An existing result is never replaced unless overwrite is "
+    "true (a derived name gets a _2, _3... suffix instead)."))]
+Overwrite = Annotated[bool, Field(description=(
+    "Replace an existing result file named by output_file (default false: the call is "
+    "refused and nothing is changed)."))]
 NlQuery = Annotated[str | None, Field(description=(
     "The question in plain language this query answers; saved with the result so "
     "saved_queries_list can find it later."))]

@@ -14,10 +14,11 @@ from pydantic import BaseModel, Field
 
 from nl2sql.errors import SchemaCacheMissingError
 from nl2sql.operations.context import OpsContext
-from nl2sql.operations.params import (DbId, FollowForeignKeys, NlQuery, OutputFile, RowId,
-                                      SqlQuery, TableName)
+from nl2sql.operations.params import (DbId, FollowForeignKeys, NlQuery, OutputFile, Overwrite,
+                                      RowId, SqlQuery, TableName)
 from nl2sql.results import (CSV_SUFFIX, METADATA_SUFFIX, CsvResultWriter, ResultMetadata,
-                            format_preview, resolve_workspace_path, safe_name_from_query,
+                            format_preview, refuse_existing_result, resolve_workspace_path,
+                            safe_name_from_query,
                             storage_error)
 from nl2sql.text import shorten
 
@@ -61,8 +62,12 @@ class RowResult(BaseModel):
 
 
 def db_execute_sql_op(ctx: OpsContext, db_id: DbId, query: SqlQuery, output_file: OutputFile = None,
-                      nl_query: NlQuery = None) -> QueryResult:
-    """Validate ``query`` as read-only, run it, and save ``{name}.csv`` + metadata."""
+                      nl_query: NlQuery = None, overwrite: Overwrite = False) -> QueryResult:
+    """Validate ``query`` as read-only, run it, and save ``{name}.csv`` + metadata.
+
+    Only adds files: an existing result is replaced only with ``overwrite``; a derived name
+    that is taken gets a numbered suffix; an explicit ``output_file`` that is taken is refused
+    (checked before the query runs, and again when the files are published)."""
     from nl2sql.sql_guard import validate_read_only
 
     connection = ctx.connection(db_id)
@@ -71,6 +76,8 @@ def db_execute_sql_op(ctx: OpsContext, db_id: DbId, query: SqlQuery, output_file
     stem = output_file.removesuffix(CSV_SUFFIX).removesuffix(METADATA_SUFFIX) \
         if output_file else safe_name_from_query(query)
     csv_path = resolve_workspace_path(ctx.workspace, stem + CSV_SUFFIX)
+    if output_file and not overwrite:
+        refuse_existing_result(csv_path)  # early: no query runs for a name that is taken
     operations = _operations_for_query(ctx, db_id)
     what = f"the result {csv_path.name}"
     try:
@@ -87,7 +94,7 @@ def db_execute_sql_op(ctx: OpsContext, db_id: DbId, query: SqlQuery, output_file
             elapsed_seconds=round(stats.elapsed_seconds, 4), truncated=stats.truncated,
             max_rows=config.max_rows, truncated_by=stats.truncated_by,
             max_result_bytes=config.max_result_bytes)
-        writer.publish(metadata)
+        writer.publish(metadata, overwrite=overwrite, rename=not output_file)
     except OSError as exc:  # disk full, permissions...: one sentence, no temporary file left
         writer.discard()
         raise storage_error(exc, ctx.workspace, what) from None

@@ -37,7 +37,7 @@ class Operation:
     title: str
     description: str  # one paragraph for a model choosing a tool
     read_only: bool = True  # changes nothing outside nl2sql's private caches
-    destructive: bool = False  # may replace something a user sees (a result file)
+    destructive: bool = False  # may replace something a user sees without being asked to
     idempotent: bool = True  # the same call again has no further effect
     agents: tuple[AgentName, ...] = ("nl2sql",)
 
@@ -49,7 +49,9 @@ class Operation:
                 for p in params if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
 
 
-_WRITES_RESULT = {"read_only": False, "destructive": True, "idempotent": True}
+# Adds a result file pair and replaces one only when the call says overwrite=true: additive
+# (not destructive); a second identical call adds another file (not idempotent).
+_WRITES_RESULT = {"read_only": False, "destructive": False, "idempotent": False}
 
 OPERATIONS: list[Operation] = [
     Operation(
@@ -76,8 +78,8 @@ OPERATIONS: list[Operation] = [
         db_execute_sql_op, "db_execute_sql", "Run a read-only SQL query and save the result",
         "Run one read-only SQL query. The full result is saved in the workspace as a CSV file "
         "plus a metadata JSON; you get the file name, the row and column counts and the first "
-        "rows. Use csv_head / csv_tail to read more of it. Statements that write (INSERT, "
-        "UPDATE, DDL...) are refused; on an SQL error you get the database's message: fix the "
+        "rows. Use csv_head / csv_tail to read more of it. It never replaces an earlier result "
+        "unless overwrite is true. Statements that write (INSERT, UPDATE, DDL...) are refused; on an SQL error you get the database's message: fix the "
         "query and call again.", **_WRITES_RESULT),
     Operation(
         db_get_row_by_id_op, "db_get_row_by_id", "Fetch a row by primary key",
