@@ -81,8 +81,10 @@ async def validate_answer(ctx: RunContext[Nl2SqlDeps], answer: SqlAnswer) -> Sql
     sql = answer.sql.strip().rstrip(";").strip()
     if not sql:
         raise ModelRetry("The answer has no SQL; give the query that answers the question.")
+    # ask() names one result file per question and means each attempt to replace it.
     run = functools.partial(db_execute_sql_op, deps.ops, deps.db_id, sql,
-                            output_file=deps.output_file, nl_query=deps.question)
+                            output_file=deps.output_file, nl_query=deps.question,
+                            overwrite=deps.output_file is not None)
     try:
         result = await anyio.to_thread.run_sync(run)
     except Nl2SqlError as error:
