@@ -84,6 +84,23 @@ def test_a_guard_refusal_then_a_select(bookstore_ops: OpsContext) -> None:
     assert answer.db_id == "bookstore" and int(answer.df.iloc[0, 0]) > 0
 
 
+def test_chinook_guard_refusal_then_select_and_retries_running_out(
+        chinook_ops: OpsContext, chinook: SampleDb) -> None:
+    track = "Track" if chinook.backend == "sqlite" else "track"
+    script = Script([tool("db_execute_sql", db_id="chinook", query=f"DELETE FROM {track}"),
+                     final(f"SELECT count(*) AS tracks FROM {track}")])
+    answer = nl2sql.ask("How many tracks?", db_id="chinook", model=script.model,
+                        config=chinook_ops)
+    assert "read-only" in script.feedback(1).lower() and answer.df.iloc[0, 0] == 3503
+    assert answer.attempts[0].error and answer.attempts[-1].error is None
+
+    bad = f"SELECT titel FROM {track}"
+    with pytest.raises(NoAnswerError) as raised:
+        nl2sql.ask("List the titles", db_id="chinook", model=Script([final(bad)] * 10).model,
+                   config=chinook_ops)
+    assert f"`{bad}`" in str(raised.value) and "titel" in str(raised.value).split("failed:")[1]
+
+
 def test_retries_running_out_name_the_last_sql_and_error(bookstore_ops: OpsContext) -> None:
     bad = "SELECT titel FROM books"
     script = Script([final(bad)] * 10)
