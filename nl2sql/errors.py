@@ -9,7 +9,14 @@ what the model can fix and ``UserError`` for the rest.
 from __future__ import annotations
 
 import difflib
+import errno
+import logging
+import os
+import shutil
 from collections.abc import Iterable
+from pathlib import Path
+
+logger = logging.getLogger("nl2sql")
 
 
 def did_you_mean(name: str, choices: Iterable[str], *, capitalize: bool = True) -> str:
@@ -111,3 +118,46 @@ class NoAnswerError(Nl2SqlError):
                  db_id: str | None = None, sql: str | None = None) -> None:
         super().__init__(message, db_id=db_id, sql=sql)
         self.attempts = attempts or []
+
+
+class StorageError(Nl2SqlError):
+    """A file could not be written or read: disk full, no permission, name too long..."""
+
+
+class InternalError(Nl2SqlError):
+    """An unexpected failure (a bug, or a fault nobody foresaw); the details are in the log."""
+
+
+def free_space(path: Path | str | None) -> str:
+    """``"1.5 MB free"`` on the file system of ``path`` (or its nearest existing parent)."""
+    place = Path(path) if path else Path.cwd()
+    while not place.exists() and place != place.parent:
+        place = place.parent
+    try:
+        free = shutil.disk_usage(place).free
+    except OSError:
+        return "free space unknown"
+    return f"{free / 1e6:,.1f} MB free" if free >= 1e6 else f"{free:,} bytes free"
+
+
+def os_error_sentence(exc: OSError, path: Path | str | None = None) -> str:
+    """One sentence for a file-system failure, naming the file (never its content)."""
+    target = exc.filename or path
+    where = f" ({target})" if target else ""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"The disk is full ({free_space(target)}){where}; free some space and try again."
+    reason = exc.strerror or (os.strerror(exc.errno) if exc.errno else type(exc).__name__)
+    return f"{reason}{where}."
+
+
+def as_one_sentence(exc: BaseException, where: str) -> Nl2SqlError:
+    """The ``Nl2SqlError`` a face reports for ``exc``: expected errors as they are, file-system
+    failures as one sentence, anything else as "internal error, see the log" with the details
+    (traceback included) logged, never shown."""
+    if isinstance(exc, Nl2SqlError):
+        return exc
+    if isinstance(exc, OSError):
+        logger.debug("%s: %r", where, exc)
+        return StorageError(f"{where} failed: {os_error_sentence(exc)}")
+    logger.error("%s: unexpected error", where, exc_info=exc)
+    return InternalError(f"internal error, see the log ({type(exc).__name__} in {where}).")

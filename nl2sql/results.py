@@ -19,7 +19,6 @@ import io
 import logging
 import os
 import re
-import shutil
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -31,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from nl2sql.cache import atomic_write_text, default_file_mode
 from nl2sql.csv_dialect import CsvRowFormatter, format_value
-from nl2sql.errors import ResultExistsError, WorkspaceFileError, WorkspacePathError
+from nl2sql.errors import ResultExistsError, WorkspaceFileError, WorkspacePathError, free_space
 from nl2sql.models import utc_now
 from nl2sql.text import shorten
 
@@ -149,14 +148,9 @@ def result_lock(folder: Path, *, shared: bool = False) -> Iterator[None]:
 def storage_error(exc: OSError, workspace: Path, what: str) -> Exception:
     """One sentence for a file-system failure while writing in the workspace."""
     if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-        try:
-            free = shutil.disk_usage(workspace).free
-            room = f"{free / 1e6:,.1f} MB free" if free >= 1e6 else f"{free:,} bytes free"
-        except OSError:
-            room = "free space unknown"
-        return WorkspaceFileError(f"Cannot save {what}: the workspace disk is full ({room}); "
-                                  f"delete old result files in {workspace} or choose another "
-                                  f"workspace.")
+        return WorkspaceFileError(f"Cannot save {what}: the workspace disk is full "
+                                  f"({free_space(workspace)}); delete old result files in "
+                                  f"{workspace} or choose another workspace.")
     if exc.errno == errno.ENAMETOOLONG:
         return WorkspaceFileError(f"Cannot save {what}: the file name is too long for the file "
                                   f"system; choose a shorter output_file.")

@@ -17,7 +17,7 @@ from typing import Any
 import anyio.to_thread
 from pydantic_ai import ModelRetry, RunContext, Tool
 
-from nl2sql.errors import Nl2SqlError
+from nl2sql.errors import Nl2SqlError, as_one_sentence
 from nl2sql.operations.context import OpsContext
 from nl2sql.operations.registry import OPERATIONS, AgentName, Operation, face_function
 
@@ -53,7 +53,8 @@ async def run_operation(op: Operation, deps: OpsContext | AgentDeps,
     call = functools.partial(op.function, ops_context_of(deps), **arguments)
     try:
         result = await anyio.to_thread.run_sync(call)
-    except Nl2SqlError as error:
+    except Exception as exc:  # noqa: BLE001 - the face's edge: one sentence for everything
+        error = as_one_sentence(exc, op.name)  # unexpected: "internal error, see the log"
         if observe:
             observe(op.name, arguments, error)
         raise agent_error(error) from None

@@ -11,9 +11,10 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from pathlib import Path
 from collections.abc import Callable
 
-from nl2sql.errors import Nl2SqlError
+from nl2sql.errors import Nl2SqlError, as_one_sentence
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2  # what argparse uses for a bad command line
@@ -22,8 +23,9 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
 
 def run_cli(func: Callable[[list[str] | None], int | None], argv: list[str] | None = None) -> int:
     """Run ``func(argv)`` and return its exit code. ``Nl2SqlError`` prints one line to stderr
-    (1); argparse usage errors keep their code (2); Ctrl-C is 130. Anything else is a bug and
-    keeps its traceback."""
+    (1); argparse usage errors keep their code (2); Ctrl-C is 130. A file-system failure (disk
+    full, no permission...) is one line too; anything else is "internal error, see the log" with
+    the traceback logged (stderr, ``-v`` for the nl2sql logger's details)."""
     try:
         return func(argv) or 0
     except Nl2SqlError as exc:
@@ -37,6 +39,18 @@ def run_cli(func: Callable[[list[str] | None], int | None], argv: list[str] | No
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except Exception as exc:  # noqa: BLE001 - the edge: a file-system fault or a bug, one line
+        if isinstance(exc, OSError) or logging.getLogger("nl2sql").isEnabledFor(logging.DEBUG):
+            message = str(as_one_sentence(exc, _command_name()))  # -v: traceback logged
+        else:
+            message = (f"internal error ({type(exc).__name__} in {_command_name()}); run it "
+                       f"again with -v to see the details in the log.")
+        print(f"error: {message}", file=sys.stderr)
+        return EXIT_ERROR
+
+
+def _command_name() -> str:
+    return Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "nl2sql"
 
 
 def add_version_flag(parser: argparse.ArgumentParser) -> None:

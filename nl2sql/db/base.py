@@ -251,7 +251,15 @@ class DbOperations(ABC):
         statement = lookup.select_where(info, where, schema=self.connection.schema)
         timeout = self.connection.config.query_timeout_seconds
         with self._read_only(timeout) as conn:
-            row = conn.execute(statement).mappings().first()
+            try:
+                row = conn.execute(statement).mappings().first()
+            except OverflowError:  # e.g. SQLite binds 64-bit integers only: no row has it
+                from nl2sql.errors import UnknownTableError
+
+                raise UnknownTableError(
+                    f"A key value for table '{info.name}' is outside the database's integer "
+                    f"range, so no row has it; check row_id.", db_id=self.db_id,
+                    table=info.name) from None
         return dict(row) if row is not None else None
 
     def _drain(self, cursor: Any, sink: ResultSink, columns: list[str],

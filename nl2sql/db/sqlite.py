@@ -8,7 +8,10 @@ writes, ATTACH/DETACH, PRAGMA setters and side-effect functions; no attached dat
 
 from __future__ import annotations
 
+import logging
+import os
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -19,11 +22,14 @@ from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.pool import QueuePool
 from sqlalchemy.exc import DBAPIError
 
+from nl2sql.config import DbConnectionConfig
 from nl2sql.db.base import DbConnection, DbOperations, QueryStats, ResultSink
 from nl2sql.errors import DatabaseConnectionError, QueryExecutionError
 from nl2sql.sample import ensure_bookstore
 from nl2sql.sql_guard import is_denied_function
 from nl2sql.sql_guard.denylist import SQLITE_READ_PRAGMAS
+
+logger = logging.getLogger(__name__)
 
 # Pragmas that act even without a value.
 _ACTING_PRAGMAS = frozenset({"optimize", "wal_checkpoint", "incremental_vacuum", "shrink_memory"})
@@ -82,6 +88,40 @@ class SqliteConnection(DbConnection):
         assert self.config.path is not None  # enforced by DbConnectionConfig
         return self.config.path
 
+    def __init__(self, config: DbConnectionConfig) -> None:
+        super().__init__(config)
+        self._file_identity: tuple[int, int] | None = None
+        self._identity_lock = threading.Lock()
+
+    @contextmanager
+    def connect(self) -> Iterator[Connection]:
+        """A pooled connection to the file as it is now: a file deleted or replaced (a new
+        inode) since the engine opened it is noticed here, at every checkout (one ``stat``),
+        and the pool is reopened on the new file, or the deletion is reported."""
+        self._check_file()
+        with super().connect() as connection:
+            yield connection
+
+    def _check_file(self) -> None:
+        if self._engine is None:
+            return
+        try:
+            stat = os.stat(self.path)
+            identity: tuple[int, int] | None = (stat.st_dev, stat.st_ino)
+        except OSError:
+            identity = None
+        if identity == self._file_identity:
+            return
+        with self._identity_lock:
+            if self._engine is not None and identity != self._file_identity:
+                logger.warning("SQLite file %s of database '%s' was %s; reopening it", self.path,
+                               self.db_id, "deleted" if identity is None else "replaced")
+                self.dispose()
+        if identity is None and not self.config.is_bundled_sample:
+            raise DatabaseConnectionError(
+                f"SQLite file {self.path} for database '{self.db_id}' was deleted while the "
+                f"server ran; restore it or fix its 'path' in dbs.yaml.", db_id=self.db_id)
+
     def _create_engine(self) -> Engine:
         path = self.path
         if not path.is_file():
@@ -91,6 +131,8 @@ class SqliteConnection(DbConnection):
                     f"'path' in dbs.yaml.", db_id=self.db_id)
             ensure_bookstore(path)
         uri = f"file:{quote(str(path.resolve()))}?mode=ro"
+        stat = path.stat()
+        self._file_identity = (stat.st_dev, stat.st_ino)
 
         def connect() -> sqlite3.Connection:
             return sqlite3.connect(uri, uri=True, check_same_thread=False)

@@ -11,7 +11,7 @@ import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 
-from nl2sql.errors import Nl2SqlError, UnknownDatabaseError
+from nl2sql.errors import UnknownDatabaseError, as_one_sentence
 from nl2sql.operations.context import OpsContext
 
 
@@ -40,5 +40,5 @@ async def _render(op, *args: object) -> str:  # noqa: ANN001 (any *_op)
         return (await anyio.to_thread.run_sync(op, *args)).render()
     except UnknownDatabaseError as error:
         raise ResourceNotFoundError(str(error)) from None
-    except Nl2SqlError as error:
-        raise ResourceError(str(error)) from None
+    except Exception as exc:  # noqa: BLE001 - the face's edge: one sentence for everything
+        raise ResourceError(str(as_one_sentence(exc, "reading a resource"))) from None

@@ -10,6 +10,7 @@ from typing import Literal
 from mcp.server.mcpserver import MCPServer
 
 from nl2sql import __version__
+from nl2sql.mcp.edge import Nl2SqlServer
 from nl2sql.mcp.resources import register_resources
 from nl2sql.mcp.tools import register_tools
 from nl2sql.operations.context import OpsContext
@@ -38,7 +39,7 @@ def build_server(config_path: str | Path | None = None, *, data_dir: str | Path 
         finally:
             ops_context.close()  # dispose pooled connections; reopened if the server runs again
 
-    server = MCPServer("nl2sql", version=__version__, instructions=INSTRUCTIONS,
+    server = Nl2SqlServer("nl2sql", version=__version__, instructions=INSTRUCTIONS,
                        lifespan=lifespan, log_level=log_level)
     register_tools(server)
     register_resources(server, ops_context)

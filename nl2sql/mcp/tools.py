@@ -4,8 +4,11 @@ Each tool takes the ``OpsContext`` the server's lifespan yields, runs its operat
 thread (database and file work must not block the event loop, so concurrent calls overlap), and
 returns the operation's ``render()`` text. An ``Nl2SqlError`` becomes ``ToolError(message)``:
 the client gets ``isError=True`` and one sentence saying what to do next (the SDK puts
-"Error executing tool <name>: " before it). Names, titles, descriptions and parameter docs come
-from the operation list and ``nl2sql.operations.params``; nothing is repeated here.
+"Error executing tool <name>: " before it); a file-system failure becomes one sentence too, and
+anything else "internal error, see the log" with the details only in the log
+(``nl2sql.errors.as_one_sentence``; argument errors and stray stdio lines: ``edge.py``).
+Names, titles, descriptions and parameter docs come from the operation list and
+``nl2sql.operations.params``; nothing is repeated here.
 
 Annotations: ``readOnlyHint`` describes the tool's effect on its environment. Every tool is
 read-only except ``db_execute_sql``, which never changes the database but adds a result CSV and
@@ -30,7 +33,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 
-from nl2sql.errors import Nl2SqlError
+from nl2sql.errors import as_one_sentence
 from nl2sql.operations.registry import OPERATIONS, Operation, face_function
 
 
@@ -42,9 +45,9 @@ def mcp_tool(op: Operation) -> Any:
         try:
             result = await anyio.to_thread.run_sync(
                 functools.partial(op.function, ops_context, **arguments))
-        except Nl2SqlError as error:
-            raise ToolError(str(error)) from None
-        return result.render()
+            return result.render()
+        except Exception as exc:  # noqa: BLE001 - the face's edge: one sentence for everything
+            raise ToolError(str(as_one_sentence(exc, op.name))) from None
 
     return face_function(op, ("ctx", Context), call)
 

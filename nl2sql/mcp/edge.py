@@ -1,0 +1,85 @@
+"""The MCP face's error edge: every failure a client can cause reaches it as one sentence.
+
+- A tool's own failure: ``nl2sql.mcp.tools`` turns an ``Nl2SqlError`` into ``ToolError`` with
+  its message and anything else into "internal error, see the log" (details only in the log),
+  through ``nl2sql.errors.as_one_sentence``.
+- Arguments that do not match a tool's schema: the SDK would answer with pydantic's multi-line
+  report and its errors.pydantic.dev link; ``Nl2SqlServer.call_tool`` answers one sentence
+  built from the structured errors (field and reason), never the rejected values.
+- A line on stdio that is not JSON: the SDK drops it silently, so the client waits forever;
+  here it gets the JSON-RPC error -32700 (parse error), or -32600 for JSON that is not a
+  JSON-RPC message.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.stdio import stdio_server
+from mcp.shared._context_streams import create_context_streams
+from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
+
+from nl2sql.errors import as_one_sentence
+
+logger = logging.getLogger(__name__)
+
+
+def validation_sentence(tool: str, error: ValidationError) -> str:
+    """``Invalid arguments for csv_head: n: Input should be less than or equal to 1000.``"""
+    parts = []
+    for item in error.errors(include_url=False, include_input=False):
+        field = ".".join(str(p) for p in item.get("loc", ()) if p != "arguments") or "arguments"
+        parts.append(f"{field}: {item.get('msg', 'invalid value')}")
+    return f"Invalid arguments for {tool}: {'; '.join(parts)}; see the tool's input schema."
+
+
+class Nl2SqlServer(MCPServer[Any]):
+    """``MCPServer`` with nl2sql's error edge for argument errors and stray stdio lines."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any],
+                        context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError as exc:  # raised outside our tool body (e.g. a validator)
+            error = as_one_sentence(exc.__cause__ or exc, name)
+            raise ToolError(f"Error executing tool {name}: {error}") from exc
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(validation_sentence(name, exc.__cause__)) from None
+            raise
+
+    async def run_stdio_async(self) -> None:
+        async with stdio_server() as (read_stream, write_stream):
+            inner_send, inner_receive = create_context_streams[SessionMessage | Exception](0)
+
+            async def answer_unreadable_lines() -> None:
+                async with inner_send:
+                    async for item in read_stream:
+                        if isinstance(item, Exception):
+                            await write_stream.send(SessionMessage(_parse_error(item)))
+                        else:
+                            await inner_send.send(item)
+
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(answer_unreadable_lines)
+                await self._lowlevel_server.run(
+                    inner_receive, write_stream,
+                    self._lowlevel_server.create_initialization_options())
+                tasks.cancel_scope.cancel()
+
+
+def _parse_error(exc: Exception) -> types.JSONRPCError:
+    not_json = isinstance(exc, ValidationError) and any(
+        e.get("type") == "json_invalid" for e in exc.errors(include_url=False))
+    code = types.PARSE_ERROR if not_json else types.INVALID_REQUEST
+    message = ("Parse error: the line is not JSON" if not_json
+               else "Invalid request: the line is not a JSON-RPC 2.0 message")
+    logger.warning("stdio: %s", message)
+    return types.JSONRPCError(jsonrpc="2.0", id=None,
+                              error=types.ErrorData(code=code, message=message))

@@ -1,0 +1,84 @@
+"""Resource limits of one query: the largest value (max_value_bytes), the byte budget of a result
+file (max_result_bytes, reported as truncation) and the time limit while rows are written.
+The full-size cases (randomblob(3e8), repeat('x', 2e8)) with the server's peak RSS are in
+bench/resource_limits.py; these use small limits so they stay fast."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from nl2sql.cache import save_db_info
+from nl2sql.errors import QueryExecutionError, QueryTimeoutError
+from nl2sql.inspection import DbSchemaExtractor
+from nl2sql.operations.context import OpsContext
+from nl2sql.operations.queries import db_execute_sql_op
+from nl2sql.results import CsvResultWriter
+
+BIG_VALUE = {"sqlite": "SELECT randomblob(300000000) AS b",
+             "postgres": "SELECT repeat('x', 3000000) AS b"}
+MANY_ROWS = {"sqlite": "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c "
+                       "WHERE i < 5000) SELECT i, 'row number ' || i AS label FROM c",
+             "postgres": "SELECT i, 'row number ' || i AS label FROM generate_series(1, 5000) i"}
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def limited(request: pytest.FixtureRequest, make_db, make_registry) -> tuple[OpsContext, str]:
+    db = make_db(request.param, "lim", script="CREATE TABLE t (id integer PRIMARY KEY)",
+                 max_value_bytes=1_000_000, max_result_bytes=20_000, query_timeout_seconds=2)
+    ctx = OpsContext(make_registry(db.config))
+    # dbs.yaml written by make_registry may leave the bounds out: set them here.
+    ctx.configs.databases["lim"] = db.config
+    save_db_info(DbSchemaExtractor(ctx.connection("lim")).extract("lim"), ctx.data_dir)
+    return ctx, request.param
+
+
+def test_a_value_over_max_value_bytes_stops_the_query_at_once(limited) -> None:
+    ctx, backend = limited
+    started = time.monotonic()
+    with pytest.raises(QueryExecutionError) as raised:
+        db_execute_sql_op(ctx, "lim", BIG_VALUE[backend], output_file="big")
+    assert time.monotonic() - started < 2.0
+    message = str(raised.value)
+    assert "larger than the limit of 1,000,000 bytes (max_value_bytes)" in message
+    assert "\n" not in message and not any(ctx.workspace.glob("*"))
+    after = db_execute_sql_op(ctx, "lim", "SELECT 1 AS one")
+    assert after.row_count == 1
+
+
+def test_the_byte_budget_cuts_whole_rows_and_says_so(limited) -> None:
+    ctx, backend = limited
+    result = db_execute_sql_op(ctx, "lim", MANY_ROWS[backend], output_file="many.csv")
+    data = (ctx.workspace / "many.csv").read_bytes()
+    assert len(data) <= 20_000 and data.endswith(b"\n")
+    assert result.truncated and result.truncated_by == "bytes"
+    assert result.row_count == data.count(b"\n") - 1 and 500 < result.row_count < 5000
+    assert result.max_result_bytes == 20_000
+    assert "file size budget of 20,000 bytes" in result.render()
+    assert "max_result_bytes" in result.render()
+
+
+class _SlowDisk(CsvResultWriter):
+    """A writer on a disk that takes 0.3 s per batch (a fault injected at the file edge)."""
+
+    def write_rows(self, rows):
+        time.sleep(0.3)
+        return super().write_rows(rows)
+
+    def write_csv_records(self, records):
+        time.sleep(0.3)
+        return super().write_csv_records(records)
+
+
+def test_the_time_limit_holds_while_rows_are_written(limited, monkeypatch, tmp_path) -> None:
+    ctx, backend = limited
+    ctx.configs.databases["lim"] = ctx.config("lim").model_copy(
+        update={"query_timeout_seconds": 1.0, "max_result_bytes": 1 << 30})
+    monkeypatch.setattr("nl2sql.operations.queries.CsvResultWriter", _SlowDisk)
+    started = time.monotonic()
+    with pytest.raises(QueryTimeoutError):
+        db_execute_sql_op(ctx, "lim", MANY_ROWS[backend].replace("5000", "200000"),
+                          output_file="slow")
+    assert time.monotonic() - started < 1.0 + 1.0
+    assert not any(ctx.workspace.glob("*"))
