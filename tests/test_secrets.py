@@ -442,8 +442,12 @@ def test_run_cli_exit_codes(capsys):
     assert capsys.readouterr().err == "error: Something is wrong; fix it.\n"
     assert run_cli(interrupted, []) == 130
     assert run_cli(lambda argv: None, []) == 0
-    with pytest.raises(ZeroDivisionError):  # a bug keeps its traceback
-        run_cli(buggy, [])
+    capsys.readouterr()
+    # A bug is one line too (issue: every face, one sentence); -v logs its traceback.
+    assert run_cli(buggy, []) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: internal error (ZeroDivisionError") and err.count("\n") == 1
+    assert "run it again with -v" in err and "Traceback" not in err
     assert issubclass(ConfigError, Nl2SqlError)
 
 
