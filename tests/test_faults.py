@@ -165,7 +165,7 @@ def test_readers_never_see_a_csv_and_metadata_of_different_runs(ctx) -> None:
     def writer(k: int) -> None:
         for _ in range(6):
             db_execute_sql_op(ctx, "f", f"SELECT id FROM t WHERE id <= {k * 100 + 1}",
-                              output_file="shared.csv")
+                              output_file="shared.csv", overwrite=True)
 
     def reader() -> None:
         while not stop.is_set():
