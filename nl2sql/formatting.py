@@ -91,7 +91,9 @@ def format_table(table: TableInfo, db_type: str, *, include_samples: bool = True
                      _column_comment(column)))
     if len(pk) > 1:
         body.append((f"PRIMARY KEY ({_names(pk, q)})", ""))
-    for fk in sorted(table.foreign_keys, key=lambda f: (f.referenced_table, f.columns)):
+    declared = [fk for fk in table.foreign_keys if not (fk.model_extra or {}).get("inferred")]
+    implied = [fk for fk in table.foreign_keys if (fk.model_extra or {}).get("inferred")]
+    for fk in sorted(declared, key=lambda f: (f.referenced_table, f.columns)):
         referenced = table._db.table(fk.referenced_table) if table._db else None
         target = _relation(referenced, q) if referenced else q(fk.referenced_table)
         if fk.referenced_schema:
@@ -107,6 +109,12 @@ def format_table(table: TableInfo, db_type: str, *, include_samples: bool = True
         comma = "," if i < len(body) - 1 else ""
         lines.append(f"{INDENT}{definition}{comma}" + (f"  -- {comment}" if comment else ""))
     lines.append(");")
+    for fk in sorted(implied, key=lambda f: (f.referenced_table, f.columns)):
+        # Not declared: shown as a comment, so the DDL stays what the database has.
+        evidence = (fk.model_extra or {}).get("evidence")
+        lines.append(f"-- implied FOREIGN KEY ({_names(fk.columns, q)}) REFERENCES "
+                     f"{q(fk.referenced_table)} ({_names(fk.referenced_columns, q)})"
+                     + (f"; inferred: {evidence}" if evidence else ""))
 
     for index in sorted(table.indexes, key=lambda i: (i.name or "", i.columns)):
         if index.is_primary or _said_by_unique_column(table, index):

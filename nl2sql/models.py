@@ -132,8 +132,10 @@ class TableInfo(_Model):
             "is_view": self.is_view,
             "columns": [[c.name, c.data_type, c.nullable, c.is_primary_key, c.is_unique]
                         for c in self.columns],
+            # Implied keys (``inferred: true``) are annotation's, not the database's structure.
             "foreign_keys": [[fk.columns, fk.referenced_table, fk.referenced_columns]
-                             for fk in self.foreign_keys],
+                             for fk in self.foreign_keys
+                             if not (fk.model_extra or {}).get("inferred")],
         }
         blob = json.dumps(structure, sort_keys=True).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
@@ -200,7 +202,14 @@ class DbInfo(_Model):
 
     @property
     def foreign_key_count(self) -> int:
-        return sum(len(t.foreign_keys) for t in self.tables)
+        """Declared foreign keys (implied ones, ``inferred: true``, are counted apart)."""
+        return sum(1 for t in self.tables for fk in t.foreign_keys
+                   if not (fk.model_extra or {}).get("inferred"))
+
+    @property
+    def implied_foreign_key_count(self) -> int:
+        return sum(1 for t in self.tables for fk in t.foreign_keys
+                   if (fk.model_extra or {}).get("inferred"))
 
     @property
     def enum_columns(self) -> list[ColumnInfo]:

@@ -26,6 +26,7 @@ from nl2sql.config import DbConnectionConfig
 from nl2sql.db.base import DbConnection
 from nl2sql.errors import SchemaCacheError, SchemaCacheMissingError
 from nl2sql.inspection.enums import ColumnStats, EnumScreeningSettings, screen_table
+from nl2sql.inspection.implied_keys import infer_foreign_keys
 from nl2sql.inspection.samples import SampleSettings, collect_sample
 from nl2sql.models import AnnotationRun, DbInfo, TableInfo, utc_now
 from nl2sql.progress import NullProgress, ProgressReporter
@@ -112,6 +113,7 @@ def annotate_database(config: DbConnectionConfig, data_dir: Path, *,
             progress.advance(table.name)
             values[table.name] = run_offline_steps(connection, table, options)
         progress.finish()
+        infer_foreign_keys(connection, db_info, data_dir)
 
         run = AnnotationRun(model=options.model)
         notice = llm_steps_notice(options.model)

@@ -68,8 +68,8 @@ def test_bookstore_cache_and_schema(data_dir: Path, capsys: pytest.CaptureFixtur
     # stdout is only the schema SQL (redirectable); the summary went to stderr.
     assert out.startswith("-- Database: bookstore (sqlite)\n")
     assert "CREATE TABLE books (" in out and "bookstore: " not in out
-    assert ("bookstore: 6 tables + 1 view, 38 columns, 5 foreign keys, 5 enum columns "
-            "(+2 candidates left for the LLM)") in err
+    assert ("bookstore: 6 tables + 1 view, 38 columns, 5 foreign keys (+1 implied), 5 enum "
+            "columns (+2 candidates left for the LLM)") in err
     assert f"cache: {path}" in err
     assert "LLM steps skipped" in err and "--model" in err and "NL2SQL_MODEL" in err
 

@@ -164,8 +164,10 @@ def print_summary(result: AnnotationResult, out: TextIO) -> None:
         f" + {plural(views, 'view')}" if views else "")
     candidates = (f" (+{result.enum_candidates} candidates left for the LLM)"
                   if result.enum_candidates else "")
+    implied = (f" (+{info.implied_foreign_key_count} implied)"
+               if info.implied_foreign_key_count else "")
     print(f"{info.db_id}: {tables}, {plural(columns, 'column')}, "
-          f"{plural(info.foreign_key_count, 'foreign key')}, "
+          f"{plural(info.foreign_key_count, 'foreign key')}{implied}, "
           f"{plural(len(info.enum_columns), 'enum column')}{candidates}; "
           f"{result.seconds:.1f} s", file=out)
     print(f"  cache: {result.path}", file=out)

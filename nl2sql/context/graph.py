@@ -13,10 +13,6 @@ def foreign_keys(table: TableInfo) -> list[ForeignKeyInfo]:
     return list(table.foreign_keys)
 
 
-def is_inferred(fk: ForeignKeyInfo) -> bool:
-    return bool((fk.model_extra or {}).get("inferred"))
-
-
 class JoinGraph:
     def __init__(self, neighbours: dict[str, list[str]]) -> None:
         self.neighbours = neighbours

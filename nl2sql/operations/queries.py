@@ -125,8 +125,9 @@ def db_get_row_by_id_op(ctx: OpsContext, db_id: DbId, table: TableName, row_id: 
         if name in result.related:
             name = f"{fk.referenced_table} via {', '.join(fk.columns)}"
         values = [row.get(c) for c in fk.columns]
+        implied = " (implied key, not declared)" if (fk.model_extra or {}).get("inferred") else ""
         result.related_via[name] = (f"{', '.join(fk.columns)} -> {fk.referenced_table}."
-                                    f"{', '.join(fk.referenced_columns)}")
+                                    f"{', '.join(fk.referenced_columns)}{implied}")
         related = None if any(v is None for v in values) else operations.fetch_related_row(
             fk.referenced_table, fk.referenced_columns, values)
         result.related[name] = _jsonable(related) if related is not None else None

@@ -1,0 +1,115 @@
+"""Implied foreign keys on a database that declares none (Chinook with its keys stripped, and a
+small shop): inferred from names and types, confirmed by data, shown as comments, used for join
+paths and db_get_row_by_id, and overridden by a per-database file that re-annotation keeps."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from pathlib import Path
+
+import nl2sql
+from nl2sql.cache import load_db_info
+from nl2sql.db.factory import create_connection
+from nl2sql.formatting import format_schema
+from nl2sql.inspection import DbSchemaExtractor
+from nl2sql.inspection.implied_keys import Link, infer_foreign_keys, overrides_path
+from nl2sql.operations import OpsContext, db_get_row_by_id_op
+from nl2sql.pipeline import annotate_database
+from tests.conftest import SHARED_DATA, sqlite_config
+from tests.test_enums import captured_statements
+
+_FK = re.compile(r",\s*FOREIGN KEY\s*\([^)]*\)\s*REFERENCES\s*\S+\s*\([^)]*\)"
+                 r"(\s*ON (DELETE|UPDATE) NO ACTION)*", re.IGNORECASE)
+
+
+def chinook_without_keys(path: Path) -> Path:
+    source = sqlite3.connect(SHARED_DATA / "chinook" / "chinook.sqlite")
+    statements = [sql for (sql,) in source.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'table' AND sql IS NOT NULL")]
+    source.close()
+    target = sqlite3.connect(path)
+    for statement in statements:
+        target.execute(_FK.sub("", statement))
+    target.execute("ATTACH DATABASE ? AS src", (str(SHARED_DATA / "chinook" / "chinook.sqlite"),))
+    for (name,) in target.execute("SELECT name FROM main.sqlite_master WHERE type = 'table'"
+                                  ).fetchall():
+        target.execute(f'INSERT INTO main."{name}" SELECT * FROM src."{name}"')
+    target.commit()
+    target.execute("DETACH DATABASE src")
+    target.close()
+    return path
+
+
+def test_chinook_without_declared_keys(tmp_path: Path, make_registry) -> None:  # noqa: ANN001
+    config = sqlite_config("chinook", chinook_without_keys(tmp_path / "nofk.sqlite"))
+    registry = make_registry(config)
+    annotate_database(config, registry.data_dir)
+    info = load_db_info(registry.data_dir, "chinook")
+    implied = {(t.name, fk.columns[0], fk.referenced_table) for t in info.tables
+               for fk in t.foreign_keys}
+    assert {("Album", "ArtistId", "Artist"), ("Track", "AlbumId", "Album"),
+            ("Track", "GenreId", "Genre"), ("InvoiceLine", "TrackId", "Track"),
+            ("InvoiceLine", "InvoiceId", "Invoice"), ("Invoice", "CustomerId", "Customer"),
+            ("PlaylistTrack", "PlaylistId", "Playlist")} <= implied
+    fk = info.table("Album").foreign_keys[0]
+    assert fk.model_extra["inferred"] is True and "sampled distinct values" in fk.model_extra[
+        "evidence"]
+    schema = format_schema(info)
+    assert "-- implied FOREIGN KEY (ArtistId) REFERENCES Artist (ArtistId)" in schema
+    assert "    FOREIGN KEY" not in schema  # not presented as declared DDL
+    # the fingerprint ignores them: a re-run sees every table unchanged
+    again = annotate_database(config, registry.data_dir)
+    assert len(again.reused_tables) == len(info.tables)
+
+    # join paths through implied keys
+    ctx = nl2sql.context("List the songs by AC/DC", db_id="chinook", budget_tokens=700,
+                         config=registry)
+    kept = {t.name: t.reason for t in ctx.tables}
+    assert {"Track", "Album", "Artist"} <= set(kept)
+    assert "Employee" not in kept
+
+    # db_get_row_by_id follows them
+    row = db_get_row_by_id_op(OpsContext(registry), "chinook", "Album", 1)
+    assert row.related["Artist"]["Name"] == "AC/DC"
+    assert "implied" in row.related_via["Artist"]
+
+    # overrides: remove one, confirm one the data cannot show; re-annotation keeps the file
+    path = overrides_path(registry.data_dir, "chinook")
+    assert "Album.ArtistId -> Artist.ArtistId" in path.read_text()
+    path.write_text("confirm:\n  - Customer.SupportRepId -> Employee.EmployeeId\n"
+                    "remove:\n  - Track.MediaTypeId -> MediaType.MediaTypeId\n")
+    text = path.read_text()
+    annotate_database(config, registry.data_dir)
+    assert path.read_text() == text
+    info = load_db_info(registry.data_dir, "chinook")
+    pairs = {(t.name, fk.columns[0]) for t in info.tables for fk in t.foreign_keys}
+    assert ("Track", "MediaTypeId") not in pairs and ("Customer", "SupportRepId") in pairs
+    support = info.table("Customer").foreign_keys
+    assert any("overrides file" in fk.model_extra["evidence"] for fk in support)
+
+
+def test_names_alone_are_not_enough(tmp_path: Path) -> None:
+    path = tmp_path / "shop.db"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("""
+            CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT);
+            CREATE TABLE stores (id INTEGER PRIMARY KEY, city TEXT);
+            CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER,
+                                 store_id INTEGER, region_id INTEGER, customer_name TEXT);
+            INSERT INTO customers VALUES (1, 'Ann'), (2, 'Bo'), (3, 'Cy');
+            INSERT INTO stores VALUES (1, 'Oslo');
+            INSERT INTO orders VALUES (1, 1, 7, 1, 'Ann'), (2, 3, 8, 2, 'Cy'),
+                                      (3, 3, 9, 3, 'Cy'), (4, NULL, NULL, 4, NULL);
+        """)
+    conn.close()
+    connection = create_connection(sqlite_config("shop", path))
+    try:
+        info = DbSchemaExtractor(connection).extract()
+        with captured_statements(connection) as statements:
+            links = infer_foreign_keys(connection, info)
+    finally:
+        connection.dispose()
+    assert links == [Link("orders", "customer_id", "customers", "id")]
+    # store_id names stores but its values are not there; region_id names no table
+    assert len(statements) == 2 and all("LIMIT" in s for s in statements)
