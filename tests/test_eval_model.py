@@ -4,6 +4,10 @@ the output folder so an interrupted run resumes without asking the model again."
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -131,3 +135,79 @@ def test_an_unanswered_question_is_wrong_with_the_agents_reason(ops: OpsContext,
     assert result.correct is False and result.predicted_sql is None
     assert result.reason.startswith("no prediction: No answer for bookstore")
     assert result.generation_error and result.attempts
+
+
+def test_report_html_shows_what_the_agent_was_given(ops: OpsContext, tmp_path: Path) -> None:
+    from nl2sql.evaluation.html import render_html
+
+    generations = generate_predictions(QUESTIONS, ops, model=ScriptedAgentModel().model,
+                                       cache_dir=tmp_path / "out")
+    report = evaluate(QUESTIONS, generations, ops, EvalSettings(),
+                      report_settings={"model": "function:scripted-eval"})
+    page = render_html(report)
+    assert "model function:scripted-eval" in page
+    block = page[page.index('id="q-bookstore-03"'):]
+    assert "context kept 1/1 gold tables" in block and "1 SQL attempt(s)" in block
+    assert "input / " in block
+
+
+# -- the command, over the real provider path (tests/stub_openai.py) -------------------------
+
+def _eval_cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    command = Path(sys.executable).parent / "nl2sql-eval"
+    return subprocess.run([str(command), *args], env=env, capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_cli_model_run_against_the_stub_resumes_without_repeated_calls(
+        tmp_path: Path, stub_openai) -> None:  # noqa: ANN001
+    from stub_openai import MODEL_STRING, http_error, tool_call
+
+    from conftest import SHARED_DATA, sqlite_config, write_dbs_yaml
+
+    shutil.copyfile(SHARED_DATA / "chinook" / "chinook.sqlite", tmp_path / "chinook.sqlite")
+    config_path = write_dbs_yaml(tmp_path, [sqlite_config("chinook", tmp_path / "chinook.sqlite")])
+    env = {**os.environ, "NL2SQL_CONFIG": str(config_path),
+           "NL2SQL_WORKSPACE": str(tmp_path / "ws")}
+    assert subprocess.run([str(Path(sys.executable).parent / "annotate-schema"), "chinook"],
+                          env=env, capture_output=True, timeout=120).returncode == 0
+    questions = load_questions(question_set_path("chinook"))[:6]
+    answers = {q.question: q.golds[0] for q in questions}
+    answers[questions[2].question] = "SELECT COUNT(*) FROM Customer"  # a dropped WHERE
+    questions_path = tmp_path / "questions.jsonl"
+    questions_path.write_text("".join(json.dumps({"id": q.id, "db_id": q.db_id,
+                                                  "question": q.question, "query": q.golds})
+                                      + "\n" for q in questions))
+    asked: list[str] = []
+    broken_after = [3]  # the first run loses its provider after three answers
+
+    def respond(body: dict):  # noqa: ANN202
+        question = next(m["content"] for m in body["messages"] if m["role"] == "user")
+        if broken_after and len(asked) >= broken_after[0]:
+            return http_error(401, "invalid api key")
+        asked.append(question)
+        return tool_call("final_result", sql=answers[question], explanation="From the schema.")
+
+    stub_openai.responder = respond
+    out = tmp_path / "out"
+    args = [str(questions_path), "--model", MODEL_STRING, "--out", str(out), "--timeout", "5"]
+    interrupted = _eval_cli(env, *args, "--concurrency", "1")
+    assert interrupted.returncode == 2 and "Traceback" not in interrupted.stderr
+    assert interrupted.stderr.splitlines()[-1].startswith("error: ")
+    assert len(asked) == 3 and not (out / "report.json").exists()
+    first_run = list(asked)
+
+    broken_after.clear()  # the provider is back: only the three missing questions are asked
+    resumed = _eval_cli(env, *args, "--concurrency", "3")
+    assert resumed.returncode == 0, resumed.stderr
+    assert len(asked) == 6 and set(asked[3:]).isdisjoint(first_run)
+    report = json.loads((out / "report.json").read_text())
+    assert (report["correct"], report["scored"]) == (5, 6)
+    assert report["settings"]["model"] == MODEL_STRING
+    wrong = [q for q in report["questions"] if not q["correct"]]
+    assert [q["id"] for q in wrong] == [questions[2].id]
+    assert all(q["attempts"] == 1 and q["input_tokens"] == 50 for q in report["questions"])
+    assert report["table_recall"] is not None  # the context the agent was given was measured
+
+    again = _eval_cli(env, *args)  # everything cached: no model call at all
+    assert again.returncode == 0 and len(asked) == 6

@@ -85,6 +85,26 @@ def _rows_table(columns: list[str], rows: list[list[Any]], count: int | None) ->
     return f'<table class="rows"><tr>{head}</tr>{body}</table>{more}'
 
 
+def _details(q: QuestionResult) -> str:
+    """What the agent was given and spent, when known."""
+    parts = []
+    if q.table_recall is not None and q.gold_tables is not None:
+        kept = {t.rsplit(".", 1)[-1].lower() for t in q.context_tables or []}
+        missing = [t for t in q.gold_tables if t not in kept]
+        parts.append(f"context kept {len(q.gold_tables) - len(missing)}/{len(q.gold_tables)} "
+                     f"gold tables" + (f" (missing: {', '.join(missing)})" if missing else ""))
+    if q.value_hint_recall is not None:
+        parts.append(f"value hints found {q.value_hint_recall:.0%} of "
+                     f"{', '.join(repr(v) for v in q.gold_literals or [])}")
+    if q.attempts is not None:
+        parts.append(f"{q.attempts} SQL attempt(s)")
+    if q.input_tokens is not None:
+        parts.append(f"{q.input_tokens:,} input / {q.output_tokens or 0:,} output tokens")
+    if q.latency_seconds is not None:
+        parts.append(f"{q.latency_seconds:.1f} s")
+    return f'<div class="muted">{escape("; ".join(parts))}</div>' if parts else ""
+
+
 def _question_block(q: QuestionResult) -> str:
     golds = "".join(f"<pre>{escape(sql)}</pre>" for sql in q.gold_sql)
     category = f'<span class="tag">{escape(q.category)}</span>' if q.category else ""
@@ -93,7 +113,7 @@ def _question_block(q: QuestionResult) -> str:
     return (f'<div class="q" id="q-{escape(q.id)}"><h3>{escape(q.id)} '
             f'<span class="tag">{escape(q.db_id)}</span>{category}</h3>'
             f"<div>{escape(q.question)}</div>"
-            f'<div class="why">Why: {escape(q.reason or "")}</div>'
+            f'<div class="why">Why: {escape(q.reason or "")}</div>{_details(q)}'
             f'<div class="cols"><div><b>Gold SQL</b>{golds}'
             f"{_rows_table(q.gold_columns, q.gold_rows, q.gold_row_count)}</div>"
             f"<div><b>Predicted SQL</b>{predicted}"
@@ -107,6 +127,13 @@ def render_html(report: Report, title: str = "nl2sql evaluation") -> str:
         recall.append(f"context table recall {report.table_recall:.0%}")
     if report.value_hint_recall is not None:
         recall.append(f"value-hint recall {report.value_hint_recall:.0%}")
+    model = report.settings.get("model")
+    if model:
+        recall.append(f"model {model}")
+    tokens = [q for q in report.questions if q.input_tokens is not None]
+    if tokens:
+        recall.append(f"{sum(q.input_tokens or 0 for q in tokens):,} input / "
+                      f"{sum(q.output_tokens or 0 for q in tokens):,} output tokens")
     wrong = report.wrong
     broken = report.broken
     sections = [
