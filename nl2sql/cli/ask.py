@@ -15,7 +15,7 @@ import sys
 from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
-from nl2sql.cli.errors import EXIT_USAGE, configure_logging, run_cli
+from nl2sql.cli.errors import EXIT_USAGE, add_version_flag, configure_logging, run_cli
 from nl2sql.config import ENV_CONFIG, ENV_MODEL
 from nl2sql.errors import Nl2SqlError, NoAnswerError
 
@@ -45,6 +45,7 @@ Example:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="nl2sql-ask", description=DESCRIPTION, epilog=EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_version_flag(parser)
     parser.add_argument("question", nargs="?", help="the question, in quotes")
     parser.add_argument("--db", metavar="ID", help="database id (default: the catalog agent "
                                                    "chooses, or the conversation's database)")
