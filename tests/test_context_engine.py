@@ -87,10 +87,10 @@ def test_under_the_budget_nothing_is_pruned(chinook, make_registry) -> None:  # 
     assert at_size.schema_sql == full
 
 
+@pytest.mark.parametrize("chinook, northwind", [("sqlite", "sqlite"), ("postgres", "postgres")],
+                         indirect=True)
 def test_routing_picks_the_database_with_reasons(chinook, northwind,  # noqa: ANN001
                                                  make_registry) -> None:
-    if chinook.backend != northwind.backend:
-        pytest.skip("one backend at a time")
     registry = make_registry(chinook.config, northwind.config)
     for sample in (chinook, northwind):
         annotate_database(sample.config, registry.data_dir)
@@ -107,9 +107,8 @@ def test_routing_picks_the_database_with_reasons(chinook, northwind,  # noqa: AN
         assert ctx.candidates[0].reason and ctx.candidates[0].score > ctx.candidates[1].score
 
 
+@pytest.mark.parametrize("chinook", ["sqlite"], indirect=True)  # backend-neutral
 def test_missing_stale_or_broken_index_is_rebuilt(chinook, make_registry) -> None:  # noqa: ANN001
-    if chinook.backend != "sqlite":
-        pytest.skip("backend-neutral")
     registry = annotated(chinook, make_registry=make_registry)
     path = index_path(registry.data_dir, "chinook")
     assert path.is_file() and embeddings_path(registry.data_dir, "chinook").is_file()

@@ -12,10 +12,13 @@ from nl2sql.operations.search import ENV_SCHEMA_TOKEN_CAP
 from nl2sql.pipeline import annotate_database
 
 
+SAME_BACKEND = pytest.mark.parametrize("chinook, northwind", [("sqlite", "sqlite"),
+                                                             ("postgres", "postgres")],
+                                       indirect=True)
+
+
 @pytest.fixture
 def server(chinook, northwind, make_registry):  # noqa: ANN001, ANN201
-    if chinook.backend != northwind.backend:
-        pytest.skip("one backend at a time")
     registry = make_registry(chinook.config, northwind.config)
     for sample in (chinook, northwind):
         annotate_database(sample.config, registry.data_dir)
@@ -27,6 +30,7 @@ async def call(client: Client, tool: str, **arguments: object) -> tuple[bool, st
     return bool(result.is_error), result.content[0].text
 
 
+@SAME_BACKEND
 async def test_db_search_schema_prunes_with_reasons_and_values(server) -> None:  # noqa: ANN001
     mcp_server, chinook = server
     async with Client(mcp_server) as client:
@@ -47,6 +51,7 @@ async def test_db_search_schema_prunes_with_reasons_and_values(server) -> None: 
         assert is_error and "Did you mean 'chinook'" in text
 
 
+@SAME_BACKEND
 async def test_db_show_schema_table_list_and_token_cap(server, monkeypatch) -> None:  # noqa: ANN001
     mcp_server, chinook = server
     album, artist = chinook.table("album"), chinook.table("artist")
@@ -65,3 +70,39 @@ async def test_db_show_schema_table_list_and_token_cap(server, monkeypatch) -> N
         assert "CREATE TABLE" not in text and artist in text
         is_error, text = await call(client, "db_show_schema", db_id="chinook", tables=[artist])
         assert not is_error and "CREATE TABLE" in text  # a small table list fits the cap
+
+
+@SAME_BACKEND
+async def test_ask_database_prompt_hands_over_the_agent_instructions(server) -> None:  # noqa: ANN001
+    mcp_server, chinook = server
+    async with Client(mcp_server) as client:
+        prompts = {p.name: p for p in (await client.list_prompts()).prompts}
+        prompt = prompts["ask_database"]
+        assert len(prompt.description) > 60
+        assert {a.name: a.required for a in prompt.arguments} == {"question": True,
+                                                                  "db_id": False}
+        result = await client.get_prompt("ask_database", {"question": "List the songs by AC/DC"})
+        text = result.messages[0].content.text
+    assert "'chinook'" in text and "db_execute_sql" in text
+    assert "= 'AC/DC'" in text  # the value hint
+    assert "CREATE TABLE" in text and "List the songs by AC/DC" in text
+
+
+@pytest.mark.parametrize("chinook", ["sqlite"], indirect=True)  # backend-neutral
+def test_show_context_prints_the_context_without_a_model(chinook, make_registry,  # noqa: ANN001
+                                                         capsys) -> None:  # noqa: ANN001
+    import json
+
+    from nl2sql.cli.ask import main
+
+    registry = make_registry(chinook.config)
+    annotate_database(chinook.config, registry.data_dir)
+    config = str(registry.config_path)
+    assert main(["songs by Acdc", "--db", "chinook", "--show-context", "--config", config]) == 0
+    out = capsys.readouterr().out
+    assert "Artist.Name = 'AC/DC'" in out and "CREATE TABLE" in out
+    assert main(["songs by AC/DC", "--show-context", "--json", "--config", config]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["db_id"] == "chinook"
+    assert set(document) == {"question", "db_id", "candidates", "tables", "value_hints",
+                             "examples", "schema_sql", "schema_tokens", "full_schema_tokens"}

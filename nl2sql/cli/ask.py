@@ -59,8 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
                              f"{PREVIEW_ROWS} are printed")
     parser.add_argument("--json", action="store_true", help="print the answer as one JSON object")
     parser.add_argument("--show-context", action="store_true",
-                        help="print what the model would be shown (databases, tables, values, "
-                             "examples) and exit; needs no model")
+                        help="print what the model would be shown (databases, tables with "
+                             "reasons, values, examples, schema; with --json as one object) "
+                             "and exit; needs no model")
     parser.add_argument("--list-conversations", action="store_true",
                         help="list the stored conversations and exit")
     parser.add_argument("--delete-conversation", metavar="ID", help="delete a conversation")
@@ -86,7 +87,9 @@ def _run(argv: list[str] | None) -> int:
         if args.show_context:
             from nl2sql.context import context
 
-            print(context(args.question, db_id=args.db, config=ops).render())
+            prompt_context = context(args.question, db_id=args.db, config=ops)
+            print(prompt_context.model_dump_json(indent=2) if args.json
+                  else prompt_context.render())
             return 0
         from nl2sql.agents.ask import ask
 

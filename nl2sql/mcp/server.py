@@ -11,6 +11,7 @@ from mcp.server.mcpserver import MCPServer
 
 from nl2sql import __version__
 from nl2sql.mcp.edge import Nl2SqlServer
+from nl2sql.mcp.prompts import register_prompts
 from nl2sql.mcp.resources import register_resources
 from nl2sql.mcp.tools import register_tools
 from nl2sql.operations.context import OpsContext
@@ -43,4 +44,5 @@ def build_server(config_path: str | Path | None = None, *, data_dir: str | Path 
                        lifespan=lifespan, log_level=log_level)
     register_tools(server)
     register_resources(server, ops_context)
+    register_prompts(server, ops_context)
     return server

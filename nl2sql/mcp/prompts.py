@@ -1,0 +1,58 @@
+"""The MCP prompt ``ask_database(question, db_id?)``: the NL2SQL agent's own instructions and
+context for one question, so an MCP client (Claude Code) can act as the agent with our prompts.
+
+The text is what ``nl2sql.ask()`` gives its model: the system prompt and instructions of
+``prompts/nl2sql/`` filled with ``nl2sql.context()`` (pruned schema, value hints, examples),
+then the question and how to answer it with the server's tools.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import anyio.to_thread
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import MCPServerError
+
+from nl2sql.errors import as_one_sentence
+from nl2sql.operations.context import OpsContext
+
+DESCRIPTION = (
+    "Answer a question from a database the way nl2sql's own agent does: its instructions, the "
+    "schema part that matters for the question (tables with reasons, join tables), the stored "
+    "values the question names and similar example queries. Without db_id the best-matching "
+    "database is chosen.")
+
+
+def ask_database_text(ops: OpsContext, question: str, db_id: str | None = None) -> str:
+    """The prompt text for ``question`` on ``db_id`` (or the best database for it)."""
+    from nl2sql.agents.instructions import nl2sql_instructions
+    from nl2sql.context.engine import engine_for
+    from nl2sql.errors import Nl2SqlError
+
+    context = engine_for(ops.configs).context(question, db_id=db_id)
+    if context.db_id is None:
+        raise Nl2SqlError("No database has a schema cache yet; run `annotate-schema <db_id>` "
+                          "first.")
+    chosen = context.db_id
+    instructions = nl2sql_instructions(
+        context, db_type=ops.config(chosen).type.value,
+        dialect=ops.connection(chosen).sqlglot_dialect, data_dir=ops.data_dir)
+    why = next((c.reason for c in context.candidates if c.db_id == chosen), "")
+    picked = "" if db_id else f" (chosen for the question: {why})"
+    return (f"{instructions.rstrip()}\n\n## Your task\n\nQuestion: {question.strip()}\n\n"
+            f"Write one read-only SQL query for the database '{chosen}'{picked} and run it "
+            f"with the db_execute_sql tool (db_id='{chosen}', nl_query set to the question). "
+            f"If the database reports an error, fix the query and run it again. Then answer "
+            f"the question from the result in a few sentences, showing the SQL you ran.\n")
+
+
+def register_prompts(server: MCPServer, ops_context: OpsContext) -> None:
+    @server.prompt(name="ask_database", title="Answer a question from a database",
+                   description=DESCRIPTION)
+    async def ask_database(question: str, db_id: str | None = None) -> str:
+        try:
+            return await anyio.to_thread.run_sync(
+                functools.partial(ask_database_text, ops_context, question, db_id))
+        except Exception as exc:  # noqa: BLE001 - the face's edge: one sentence for everything
+            raise MCPServerError(str(as_one_sentence(exc, "building the prompt"))) from None
