@@ -82,3 +82,17 @@ def test_the_time_limit_holds_while_rows_are_written(limited, monkeypatch, tmp_p
                           output_file="slow")
     assert time.monotonic() - started < 1.0 + 1.0
     assert not any(ctx.workspace.glob("*"))
+
+
+def test_the_value_check_keeps_column_names_duplicates_and_errors(limited) -> None:
+    """Postgres checks sizes on the server, through renamed columns: names, duplicates and
+    error lines are what the query says."""
+    ctx, backend = limited
+    result = db_execute_sql_op(ctx, "lim", "SELECT 1 AS a, 'x' AS a, 'y' AS \"Odd \"\"name\"",
+                               output_file="dup.csv")
+    assert (ctx.workspace / "dup.csv").read_text() == 'a,a,"Odd ""name"\n1,x,y\n'
+    assert result.columns == ["a", "a", 'Odd "name']
+    with pytest.raises(QueryExecutionError, match="nosuch") as raised:
+        db_execute_sql_op(ctx, "lim", "SELECT 'x' AS a\nFROM nosuch", output_file="bad")
+    assert "max_value_bytes" not in str(raised.value)
+    assert backend != "postgres" or "(line 2)" in str(raised.value)

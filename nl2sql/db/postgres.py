@@ -39,7 +39,16 @@ from nl2sql.errors import QueryExecutionError
 #: Seconds past the statement timeout after which the client cancels the query itself.
 _CANCEL_GRACE_SECONDS = 1.0
 _WRAP_PREFIX = "SELECT * FROM (\n"
-_COPY_PREFIX = "COPY (" + _WRAP_PREFIX
+#: Column types whose values are small whatever the data (numbers, dates, uuid, network...),
+#: so the max_value_bytes check skips them (numeric: at most ~130 kB by its definition).
+_BOUNDED_TYPES = frozenset({16, 18, 19, 20, 21, 23, 26, 600, 650, 700, 701, 774, 790, 829, 869,
+                            1082, 1083, 1114, 1184, 1186, 1266, 1700, 2950})
+#: How the size of a value is read: text, varchar, bpchar and bytea (json and xml through their
+#: binary-compatible text) by octet_length, from the length word without detoasting; other
+#: types by pg_column_size.
+_SIZE_OF = {25: "octet_length({})", 1043: "octet_length({})", 1042: "octet_length({})",
+            17: "octet_length({})", 114: "octet_length({}::text)", 142: "octet_length({}::text)"}
+_VALUE_TOO_BIG = "nl2sql: a value over max_value_bytes, bytes:"
 _SYSTEM_RANDOM = random.SystemRandom()
 log = logging.getLogger(__name__)  # os.urandom: seeds no caller can predict
 # Traces a query must not leave: an assigned xid (it wrote), session advisory locks, settings.
@@ -151,19 +160,20 @@ class PostgresOperations(DbOperations):
     def _stream(self, sql: str, sink: ResultSink, *, max_rows: int, timeout: float,
                 is_explain: bool) -> QueryStats:
         body = sql.rstrip().rstrip(";").rstrip()
-        wrapped = f"{_WRAP_PREFIX}{body}\n) AS nl2sql_result LIMIT {max_rows + 1}"
         with self._transaction(timeout, watch_pages=True) as (conn, before):
             raw = conn.connection.driver_connection
             offset = 0
             try:
                 if is_explain:  # EXPLAIN cannot be a subquery or a cursor; still one statement
                     stats = self._explain(raw, body, sink, max_rows)
-                elif isinstance(sink, CsvResultSink):
-                    offset = len(_COPY_PREFIX)
-                    stats = self._copy_csv(raw, wrapped, sink, max_rows)
                 else:
-                    offset = len(_WRAP_PREFIX)
-                    stats = self._stream_rows(raw, wrapped, sink, max_rows)
+                    offset = len(_WRAP_PREFIX)  # where body starts in what _wrap describes
+                    wrapped, offset = self._wrap(raw, body, max_rows)
+                    if isinstance(sink, CsvResultSink):
+                        offset += len("COPY (")
+                        stats = self._copy_csv(raw, wrapped, sink, max_rows)
+                    else:
+                        stats = self._stream_rows(raw, wrapped, sink, max_rows)
                 self._check_effects(raw, timeout, before)
                 return stats
             except SinkFull:  # the result file's byte budget is spent: checked all the same
@@ -171,6 +181,35 @@ class PostgresOperations(DbOperations):
                 raise
             except psycopg.Error as exc:
                 raise self._translate(exc, timeout, conn, body, offset) from None
+
+    def _wrap(self, raw: psycopg.Connection[Any], body: str, max_rows: int) -> tuple[str, int]:
+        """The query as the server runs it, and where ``body`` starts in that text.
+
+        ``SELECT * FROM (<body>) LIMIT max_rows + 1``, and, when the query has columns whose
+        values can be of any size (text, bytea, JSON, arrays...), a check that stops the query
+        on the server when one is over ``max_value_bytes``: libpq receives a whole row before
+        the client can see its size, and holds it twice (its buffer and the copy it hands
+        out), so a ``repeat('x', 2e8)`` must never be sent. The columns are learned from a
+        Describe of the prepared query (one round trip, no planning), renamed positionally
+        (``c1``, ``c2``... so duplicate names stay unambiguous) and given their names back.
+        Sizes are read as ``_SIZE_OF`` says. Measured: no difference beyond noise on a 1M-row export.
+        """
+        plain = f"{_WRAP_PREFIX}{body}\n) AS nl2sql_result LIMIT {max_rows + 1}"
+        columns = _describe(raw, f"{_WRAP_PREFIX}{body}\n) AS nl2sql_result")
+        checks = [_SIZE_OF.get(oid, "pg_column_size({})").format(f"c{i}")
+                  for i, (_, oid) in enumerate(columns, 1) if oid not in _BOUNDED_TYPES]
+        if not checks:
+            return plain, len(_WRAP_PREFIX)
+        limit = self.connection.config.max_value_bytes
+        names = ", ".join(f"c{i} AS {_quote_identifier(name)}"
+                          for i, (name, _) in enumerate(columns, 1))
+        positions = ", ".join(f"c{i}" for i in range(1, len(columns) + 1))
+        fits = " AND ".join(f"coalesce({check}, 0) <= {limit}" for check in checks)
+        # A cast that fails only on an oversized row; the text names it for _translate.
+        too_big = f"('{_VALUE_TOO_BIG} ' || greatest({', '.join(checks)}))::int::boolean"
+        prefix = f"SELECT {names} FROM (\n"
+        return (f"{prefix}{body}\n) AS nl2sql_result({positions}) WHERE CASE WHEN {fits} "
+                f"THEN true ELSE {too_big} END LIMIT {max_rows + 1}", len(prefix))
 
     def _copy_csv(self, raw: psycopg.Connection[Any], wrapped: str, sink: CsvResultSink,
                   max_rows: int) -> QueryStats:
@@ -261,6 +300,8 @@ class PostgresOperations(DbOperations):
         """One line for people: the server's message and, for a query, the line it points at."""
         if isinstance(exc, pg_errors.QueryCanceled):
             return self._timeout_error(timeout)
+        if isinstance(exc, pg_errors.InvalidTextRepresentation) and _VALUE_TOO_BIG in str(exc):
+            return self._value_too_big_error()
         if isinstance(exc, psycopg.OperationalError) and raw_closed(conn):
             conn.invalidate()
         diag = getattr(exc, "diag", None)
@@ -278,6 +319,26 @@ class PostgresOperations(DbOperations):
         return QueryExecutionError(
             f"PostgreSQL rejected the query on database '{self.db_id}': {message.rstrip('.')}{where}"
             f"{hint_text}; fix the SQL and try again.", db_id=self.db_id)
+
+
+def _describe(raw: psycopg.Connection[Any], query: str) -> list[tuple[str, int]]:
+    """(name, type oid) of each column of ``query``: prepared (parsed, not planned) and
+    described, unnamed, over the extended protocol; errors as psycopg raises them."""
+    pgconn, encoding = raw.pgconn, raw.info.encoding
+    pgconn.send_prepare(b"", query.encode(encoding))
+    for result in raw.wait(fetch_many(pgconn)):
+        if result.status != pq.ExecStatus.COMMAND_OK:
+            raise pg_errors.error_from_result(result, encoding=encoding)
+    pgconn.send_describe_prepared(b"")
+    (result, *_) = raw.wait(fetch_many(pgconn))
+    if result.status != pq.ExecStatus.COMMAND_OK:
+        raise pg_errors.error_from_result(result, encoding=encoding)
+    return [((result.fname(i) or b"").decode(encoding), result.ftype(i))
+            for i in range(result.nfields)]
+
+
+def _quote_identifier(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
 
 
 def _json_as_text(cursor: psycopg.Cursor[Any]) -> None:

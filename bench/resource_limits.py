@@ -1,0 +1,142 @@
+"""A single huge value must not take the server down: time, peak RSS, and the next call.
+
+Spawns ``nl2sql-mcp`` (stdio, one process per case) with a 3 s time limit and the default
+limits (``max_value_bytes`` 16 MiB, ``max_result_bytes`` 1 GiB), sends the query through
+``db_execute_sql`` as raw JSON-RPC lines, then a small query, and reads the server's peak RSS
+(``VmHWM`` in /proc/<pid>/status) before it exits. Cases: SQLite ``randomblob(3e8)``, and
+PostgreSQL ``repeat('x', 2e8)`` (needs a server at 127.0.0.1:5432, user postgres).
+Targets (issue "hardening"): each ends within the time limit + 1 s, peak RSS under 300 MB,
+and the next call works.
+
+Usage:
+    .venv/bin/python bench/resource_limits.py [--timeout 3] [--skip-postgres]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import psycopg
+
+PROTOCOL_VERSION = "2025-11-25"
+PG_DSN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres"
+PG_DB = "nl2sql_bench_limits"
+CASES = {
+    "sqlite": "SELECT randomblob(300000000) AS b",
+    "postgres": "SELECT repeat('x', 200000000) AS b",
+}
+
+
+def _send(process: subprocess.Popen[bytes], message: dict[str, object]) -> None:
+    assert process.stdin is not None
+    process.stdin.write((json.dumps(message) + "\n").encode())
+    process.stdin.flush()
+
+
+def _answer(process: subprocess.Popen[bytes], request_id: int) -> dict[str, object]:
+    assert process.stdout is not None
+    while True:
+        line = process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"server closed stdout (exit code {process.wait()})")
+        message = json.loads(line)
+        if message.get("id") == request_id:
+            return message
+
+
+def _peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _call(process: subprocess.Popen[bytes], request_id: int, db_id: str,
+          query: str) -> tuple[float, bool, str]:
+    started = time.monotonic()
+    _send(process, {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {
+        "name": "db_execute_sql", "arguments": {"db_id": db_id, "query": query}}})
+    result = _answer(process, request_id)["result"]
+    text = result["content"][0]["text"]  # type: ignore[index]
+    return time.monotonic() - started, bool(result.get("isError")), text  # type: ignore[union-attr]
+
+
+def run_case(command: str, folder: Path, db_id: str, query: str) -> dict[str, object]:
+    env = {**os.environ, "NL2SQL_CONFIG": str(folder / "dbs.yaml"),
+           "NL2SQL_WORKSPACE": str(folder / "workspace"), "NL2SQL_DATA_DIR": str(folder / "data")}
+    process = subprocess.Popen([command], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, env=env)
+    try:
+        _send(process, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": PROTOCOL_VERSION, "capabilities": {},
+            "clientInfo": {"name": "bench", "version": "0"}}})
+        _answer(process, 0)
+        _send(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        _call(process, 1, db_id, "SELECT 1 AS warm")  # imports and the first connection
+        baseline = _peak_rss_mb(process.pid)
+        elapsed, is_error, text = _call(process, 2, db_id, query)
+        peak = _peak_rss_mb(process.pid)
+        _, next_error, next_text = _call(process, 3, db_id, "SELECT 42 AS answer")
+        return {"elapsed": elapsed, "error": is_error, "text": text.splitlines()[0][:160],
+                "baseline_mb": baseline, "peak_mb": peak,
+                "next_ok": not next_error and "42" in next_text}
+    finally:
+        process.stdin.close()  # type: ignore[union-attr]
+        process.wait(timeout=30)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--timeout", type=float, default=3.0, help="query_timeout_seconds")
+    parser.add_argument("--skip-postgres", action="store_true")
+    parser.add_argument("--command", default=str(Path(sys.executable).with_name("nl2sql-mcp")))
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        sqlite3.connect(folder / "lim.db").execute("CREATE TABLE t (id INTEGER)").connection.close()
+        databases = {"lim_sqlite": {"type": "sqlite", "path": str(folder / "lim.db"),
+                                    "query_timeout_seconds": args.timeout}}
+        backends = ["sqlite"]
+        if not args.skip_postgres:
+            with psycopg.connect(PG_DSN, autocommit=True) as admin:
+                admin.execute(f"DROP DATABASE IF EXISTS {PG_DB}")
+                admin.execute(f"CREATE DATABASE {PG_DB}")
+            databases["lim_postgres"] = {"type": "postgres", "host": "127.0.0.1",
+                                         "user": "postgres", "dbname": PG_DB,
+                                         "query_timeout_seconds": args.timeout}
+            backends.append("postgres")
+        import yaml
+
+        (folder / "dbs.yaml").write_text(yaml.safe_dump({"databases": databases,
+                                                         "include_sample": False}))
+        ok = True
+        print(f"time limit {args.timeout:g} s; targets: <= {args.timeout + 1:g} s, "
+              f"peak RSS < 300 MB, next call works")
+        try:
+            for backend in backends:
+                r = run_case(args.command, folder, f"lim_{backend}", CASES[backend])
+                passed = (r["elapsed"] <= args.timeout + 1 and r["peak_mb"] < 300  # type: ignore[operator]
+                          and r["next_ok"])
+                ok &= bool(passed)
+                print(f"{backend:9} {CASES[backend]:40} {r['elapsed']:6.2f} s  peak RSS "
+                      f"{r['peak_mb']:6.1f} MB (after warm-up {r['baseline_mb']:.1f} MB)  "
+                      f"next call {'ok' if r['next_ok'] else 'FAILED'}  "
+                      f"{'PASS' if passed else 'MISS'}")
+                print(f"          answer: {r['text']}")
+        finally:
+            if not args.skip_postgres:
+                with psycopg.connect(PG_DSN, autocommit=True) as admin:
+                    admin.execute(f"DROP DATABASE IF EXISTS {PG_DB} WITH (FORCE)")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
