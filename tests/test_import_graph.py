@@ -73,3 +73,16 @@ def test_the_graph_sees_lazy_and_type_checking_imports() -> None:
 def test_no_import_circles() -> None:
     cycle = find_cycle(import_graph())
     assert cycle is None, " -> ".join(cycle or [])
+
+
+def test_quiet_import_leaves_logging_as_it_was() -> None:
+    import logging
+    import subprocess
+    import sys
+
+    script = ("import logging, sys\nfrom nl2sql.quiet import quiet_import\n"
+              "quiet_import('wordllama'); quiet_import('bm25s')\n"
+              "print(logging.getLogger().handlers, logging.getLogger('bm25s').level)")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120, check=True)
+    assert done.stdout.strip() == f"[] {logging.NOTSET}" and done.stderr == ""
