@@ -443,3 +443,16 @@ def stub_openai(monkeypatch: pytest.MonkeyPatch) -> Iterator[StubOpenAI]:
         for key, value in stub.env().items():
             monkeypatch.setenv(key, value)
         yield stub
+
+
+def build_cache(config: DbConnectionConfig, data_dir: Path) -> None:
+    """The structure-only schema cache of ``config`` (no annotation) under ``data_dir``."""
+    from nl2sql.cache import save_db_info
+    from nl2sql.db.factory import create_connection
+    from nl2sql.inspection import DbSchemaExtractor
+
+    connection = create_connection(config)
+    try:
+        save_db_info(DbSchemaExtractor(connection).extract(config.db_id), data_dir)
+    finally:
+        connection.dispose()

@@ -12,12 +12,9 @@ import pytest
 from agent_scripts import Script, choose, final, text, tool, tool_pairs_complete
 
 import nl2sql
-from conftest import SampleDb, write_dbs_yaml
-from nl2sql.cache import save_db_info
+from conftest import SampleDb, build_cache, write_dbs_yaml
 from nl2sql.config import DbConnectionConfigs
-from nl2sql.db.factory import create_connection
 from nl2sql.errors import ModelSetupError, NoAnswerError
-from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.operations.context import OpsContext
 
 ROCK = {"sqlite": "SELECT count(*) AS tracks FROM Track t JOIN Genre g ON g.GenreId = t.GenreId "
@@ -26,14 +23,6 @@ ROCK = {"sqlite": "SELECT count(*) AS tracks FROM Track t JOIN Genre g ON g.Genr
                     "t.genre_id WHERE g.name = 'Rock'"}
 ROCK_TYPO = {"sqlite": ROCK["sqlite"].replace("g.Name", "g.GenreName"),
              "postgres": ROCK["postgres"].replace("g.name", "g.genre_name")}
-
-
-def build_cache(config, data_dir: Path) -> None:  # noqa: ANN001
-    connection = create_connection(config)
-    try:
-        save_db_info(DbSchemaExtractor(connection).extract(config.db_id), data_dir)
-    finally:
-        connection.dispose()
 
 
 @pytest.fixture
@@ -259,3 +248,15 @@ def test_trimming_drops_oldest_turns_whole_and_keeps_tool_pairs(tmp_path: Path) 
     assert "question 3" in words and "question 2" in words and "question 1" not in words
     assert tool_pairs_complete(history)
     assert store.history("c", 0) == []
+
+
+def test_import_nl2sql_stays_light() -> None:
+    import subprocess
+    import sys
+
+    script = ("import sys, nl2sql\n"
+              "print(sorted(m for m in ('pandas', 'pydantic_ai', 'sqlalchemy', 'sqlglot', "
+              "'numpy') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert done.stdout.strip() == "[]"

@@ -15,11 +15,8 @@ from pathlib import Path
 import pytest
 from stub_openai import MODEL_STRING, StubOpenAI, http_error, messages_text, text, tool_call
 
-from conftest import sqlite_config, write_dbs_yaml
-from nl2sql.cache import save_db_info
+from conftest import build_cache, sqlite_config, write_dbs_yaml
 from nl2sql.config import DbConnectionConfigs
-from nl2sql.db.factory import create_connection
-from nl2sql.inspection import DbSchemaExtractor
 
 NL2SQL_ASK = Path(sys.executable).parent / "nl2sql-ask"
 QUESTION = "How many tracks are in the Rock genre?"
@@ -38,11 +35,7 @@ def _template(tmp_path_factory: pytest.TempPathFactory, sqlite_samples: dict[str
                                    sqlite_config("northwind", folder / "northwind.sqlite")])
     registry = DbConnectionConfigs.load(path, workspace=folder / "ws")
     for config in registry:
-        connection = create_connection(config)
-        try:
-            save_db_info(DbSchemaExtractor(connection).extract(config.db_id), registry.data_dir)
-        finally:
-            connection.dispose()
+        build_cache(config, registry.data_dir)
     return folder
 
 

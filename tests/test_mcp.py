@@ -14,9 +14,7 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from nl2sql.cache import save_db_info
-from nl2sql.db.factory import create_connection
-from nl2sql.inspection import DbSchemaExtractor
+from conftest import build_cache
 from nl2sql.mcp import build_server
 from nl2sql.operations.registry import OPERATIONS
 
@@ -29,14 +27,6 @@ GENRE_SQL = {
                 "JOIN genre g ON g.genre_id = t.genre_id GROUP BY g.name "
                 "ORDER BY tracks DESC, genre",
 }
-
-
-def build_cache(config, data_dir: Path) -> None:  # noqa: ANN001
-    connection = create_connection(config)
-    try:
-        save_db_info(DbSchemaExtractor(connection).extract(config.db_id), data_dir)
-    finally:
-        connection.dispose()
 
 
 @dataclass

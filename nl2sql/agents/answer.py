@@ -8,6 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from nl2sql.models import StepUsage
+
 _DATE = r"^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([+-]\d{2}:?\d{2}|Z)?)?$"
 NOTEBOOK_ROWS = 10
 
@@ -17,17 +19,6 @@ class Attempt(BaseModel):
 
     sql: str
     error: str | None = None
-
-
-class AnswerUsage(BaseModel):
-    requests: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-
-    @classmethod
-    def of(cls, usage: Any) -> AnswerUsage:
-        return cls(requests=usage.requests, input_tokens=usage.input_tokens,
-                   output_tokens=usage.output_tokens)
 
 
 class Answer(BaseModel):
@@ -42,7 +33,7 @@ class Answer(BaseModel):
     row_count: int
     truncated: bool = False
     attempts: list[Attempt] = Field(default_factory=list)
-    usage: AnswerUsage = Field(default_factory=AnswerUsage)
+    usage: StepUsage = Field(default_factory=StepUsage)  # requests, input and output tokens
     conversation_id: str | None = None
 
     def to_json_dict(self) -> dict[str, Any]:

@@ -21,7 +21,7 @@ import anyio.to_thread
 from pydantic_ai.exceptions import UnexpectedModelBehavior, UsageLimitExceeded
 from pydantic_ai.usage import RunUsage, UsageLimits
 
-from nl2sql.agents.answer import Answer, AnswerUsage, Attempt, read_dataframe
+from nl2sql.agents.answer import Answer, Attempt, read_dataframe
 from nl2sql.agents.catalog import choose_database
 from nl2sql.agents.conversations import ConversationStore, trim_turns
 from nl2sql.agents.instructions import nl2sql_instructions
@@ -30,6 +30,7 @@ from nl2sql.agents.sql_agent import Nl2SqlDeps, build_sql_agent
 from nl2sql.errors import Nl2SqlError, NoAnswerError
 from nl2sql.llm.models import build_model, no_model_error
 from nl2sql.llm.runs import run_agent
+from nl2sql.llm.usage import step_usage
 from nl2sql.operations.context import OpsContext
 from nl2sql.results import CSV_SUFFIX, safe_name_from_query
 from nl2sql.text import shorten
@@ -129,7 +130,7 @@ async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Mode
         question=question, db_id=config.db_id, sql=result.output.sql,
         explanation=result.output.explanation, df=read_dataframe(csv_path, rows),
         csv_path=str(csv_path), row_count=query.row_count, truncated=query.truncated,
-        attempts=deps.attempts, usage=AnswerUsage.of(usage), conversation_id=conversation_id)
+        attempts=deps.attempts, usage=step_usage(usage), conversation_id=conversation_id)
     if store and conversation_id:
         store.append(conversation_id, request_id=request_id or uuid.uuid4().hex,
                      question=question, db_id=db_id, answer=answer.model_dump(mode="json"),

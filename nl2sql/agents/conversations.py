@@ -1,4 +1,5 @@
-"""Persistent conversations: each turn's pydantic-ai messages in ``{data_dir}/conversations.sqlite``.
+"""Persistent conversations: each turn's pydantic-ai messages in
+``{data_dir}/conversations.sqlite``.
 
 Like a chat-history repository: ``ConversationStore`` appends one turn per answered question
 (the run's new messages, serialized with pydantic-ai's ``ModelMessagesTypeAdapter``, plus the

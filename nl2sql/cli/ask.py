@@ -16,6 +16,7 @@ from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 from nl2sql.cli.errors import EXIT_USAGE, add_version_flag, configure_logging, run_cli
+from nl2sql.cli.options import add_common_options
 from nl2sql.config import ENV_CONFIG, ENV_MODEL
 from nl2sql.errors import Nl2SqlError, NoAnswerError
 
@@ -38,7 +39,8 @@ Example:
   nl2sql-ask "How many books did each author write?"          # the bundled bookstore sample
   nl2sql-ask "How many tracks are in the Rock genre?" --db chinook --model openai:gpt-4o-mini
   {ENV_MODEL}=ollama:qwen2.5-coder nl2sql-ask "Top 5 customers by revenue" --json
-  nl2sql-ask "Orders per month" --conversation sales && nl2sql-ask "and only for 2024?" --conversation sales
+  nl2sql-ask "Orders per month" --conversation sales
+  nl2sql-ask "and only for 2024?" --conversation sales      # a follow-up, even after a restart
   nl2sql-ask --list-conversations"""
 
 
@@ -65,10 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--list-conversations", action="store_true",
                         help="list the stored conversations and exit")
     parser.add_argument("--delete-conversation", metavar="ID", help="delete a conversation")
-    parser.add_argument("--config", help=f"path of dbs.yaml (default: ${ENV_CONFIG} or ./dbs.yaml)")
-    parser.add_argument("--data-dir", help="folder of the schema caches and conversations")
-    parser.add_argument("--workspace", help="folder for result files")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log details to stderr")
+    add_common_options(parser)
     return parser
 
 

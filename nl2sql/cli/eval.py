@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 
 from nl2sql.cli.errors import EXIT_ERROR, EXIT_USAGE, add_version_flag, configure_logging, run_cli
-from nl2sql.config import ENV_CONFIG, ENV_DATA_DIR, ENV_MODEL, ENV_WORKSPACE
+from nl2sql.cli.options import add_common_options
+from nl2sql.config import ENV_CONFIG, ENV_MODEL
 from nl2sql.errors import Nl2SqlError
 
 DESCRIPTION = f"""\
@@ -84,10 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "reported as broken")
     parser.add_argument("--no-context", action="store_true",
                         help="skip the context recall (nl2sql.context per question)")
-    parser.add_argument("--config", help=f"path of dbs.yaml (default: ${ENV_CONFIG} or ./dbs.yaml)")
-    parser.add_argument("--data-dir", help=f"folder of the schema caches (default: ${ENV_DATA_DIR})")
-    parser.add_argument("--workspace", help=f"folder for result files (default: ${ENV_WORKSPACE})")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log details to stderr")
+    add_common_options(parser)
     return parser
 
 

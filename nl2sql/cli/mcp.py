@@ -12,6 +12,7 @@ import textwrap
 from pathlib import Path
 
 from nl2sql.cli.errors import add_version_flag, configure_logging, run_cli
+from nl2sql.cli.options import add_common_options
 from nl2sql.config import ENV_AUTH_TOKEN, ENV_CONFIG, ENV_DATA_DIR, ENV_WORKSPACE
 from nl2sql.operations.registry import OPERATIONS
 
@@ -53,11 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
                         help="HTTP: a host name clients use (Host header check against DNS "
                              "rebinding); repeatable; needed with --host 0.0.0.0")
-    parser.add_argument("--config", help=f"path of dbs.yaml (default: ${ENV_CONFIG} or ./dbs.yaml)")
-    parser.add_argument("--workspace", help=f"folder for result files (default: ${ENV_WORKSPACE})")
-    parser.add_argument("--data-dir",
-                        help=f"folder of the schema caches (default: ${ENV_DATA_DIR})")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log details to stderr")
+    add_common_options(parser)
     return parser
 
 
