@@ -10,7 +10,10 @@ For every question (JSONL/CSV with ``id, db_id, question, query``) it asks the c
   ``IN``, ``LIKE``) that contain a letter (dates and numbers are not values a question names;
   ``strftime('%Y', ...)`` formats are not compared), the share found among the value hints (``= 'x'``/``IN``:
   equal ignoring case; ``LIKE '%x%'``: contained);
-- the median and p95 time of one ``context()`` call.
+- the median and p95 time of one ``context()`` call;
+- routing top-1 on the questions another database could answer as well ("ambiguous": another
+  database has tables named like every gold table and holds every gold literal, e.g. "How many
+  customers live in Germany?" over three shops), and on the rest.
 
 Default: the three sample databases (bookstore, Chinook, Northwind; SQLite) annotated without a
 model in a throwaway data dir, with the bundled question sets. ``--config dbs.yaml`` and
@@ -92,6 +95,27 @@ def gold_parts(sql: str | list[str], dialect: str | None) -> tuple[set[str], lis
     return tables, literals
 
 
+def _answerable_elsewhere(engine, db_id: str, tables: set[str],  # noqa: ANN001
+                          literals: list[tuple[str, bool]]) -> bool:
+    """Another database has tables named like each gold table and holds each gold literal."""
+    from nl2sql.context.words import stem, terms
+
+    def words(name: str) -> frozenset[str]:
+        return frozenset(stem(w) for w in terms(name, expand=False))
+
+    wanted = [words(t) for t in tables]
+    for other in engine.available():
+        if other.db_id == db_id:
+            continue
+        names = {words(e.name) for e in other.index.entries}
+        values = {v.casefold() for e in other.index.entries for items in e.values.values()
+                  for v in items}
+        if all(w in names for w in wanted) and all(
+                text.strip("%").casefold() in values for text, _like in literals):
+            return True
+    return False
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", type=Path)
@@ -117,6 +141,7 @@ def main(argv: list[str] | None = None) -> int:
                 pass
         load_seconds = time.perf_counter() - started
         top1 = top3 = kept_all = 0
+        ambiguous = ambiguous_top1 = 0
         kept_share: list[float] = []
         literals_total = literals_found = 0
         times: list[float] = []
@@ -128,13 +153,16 @@ def main(argv: list[str] | None = None) -> int:
             top3 += db_id in routed[:3]
             if routed[:1] != [db_id]:
                 misses.append(f"route {row['id']}: {routed[:3]} for {question!r}")
+            dialect = "postgres" if configs.get(db_id).type.value == "postgres" else "sqlite"
+            gold_tables, literals = gold_parts(row["query"], dialect)
+            if _answerable_elsewhere(engine, db_id, gold_tables, literals):
+                ambiguous += 1
+                ambiguous_top1 += routed[:1] == [db_id]
             full = engine.loaded(db_id).full_tokens
             budget = int(full * args.budget_share)
             t0 = time.perf_counter()
             ctx = engine.context(question, db_id=db_id, budget_tokens=budget)
             times.append(time.perf_counter() - t0)
-            dialect = "postgres" if configs.get(db_id).type.value == "postgres" else "sqlite"
-            gold_tables, literals = gold_parts(row["query"], dialect)
             kept = {t.name.lower() for t in ctx.tables}
             found = gold_tables & kept
             kept_share.append(len(found) / len(gold_tables) if gold_tables else 1.0)
@@ -158,6 +186,11 @@ def main(argv: list[str] | None = None) -> int:
             "databases": len(configs),
             "routing_top1": round(top1 / n, 3),
             "routing_top3": round(top3 / n, 3),
+            "ambiguous_questions": ambiguous,
+            "routing_top1_ambiguous": round(ambiguous_top1 / ambiguous, 3) if ambiguous
+            else None,
+            "routing_top1_unambiguous": round((top1 - ambiguous_top1) / (n - ambiguous), 3)
+            if n > ambiguous else None,
             f"all_gold_tables_kept_at_{args.budget_share:.0%}_budget": round(kept_all / n, 3),
             "mean_gold_table_recall": round(statistics.fmean(kept_share), 3),
             "value_hint_recall": round(literals_found / literals_total, 3) if literals_total

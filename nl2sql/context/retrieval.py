@@ -19,6 +19,8 @@ SEMANTIC_WEIGHT = 0.30
 VALUE_WEIGHT = 0.45
 #: Added in proportion to the share of the table name's words the question says.
 NAME_WEIGHT = 0.35
+#: Share of the best foreign-key neighbour's score a table gets.
+NEIGHBOUR_SHARE = 0.15
 #: Tables scored in full per question (the rest cannot reach the budget anyway).
 MAX_SCORED = 300
 
@@ -45,6 +47,13 @@ class TableScore:
         if not parts:
             parts.append(f"similar in meaning to the question ({self.semantic:.2f})")
         return "; ".join(parts)
+
+
+def _prefix_hit(word: str, query: set[str]) -> bool:
+    """``word`` and a question word start alike ("shipper" and "ship", "cust" and "customer"),
+    four letters at least."""
+    return len(word) >= 4 and any(len(q) >= 4 and (word.startswith(q) or q.startswith(word))
+                                  for q in query)
 
 
 class DbIndex:
@@ -136,12 +145,21 @@ class DbIndex:
             entry = self.entries[i]
             matches = valued.get(entry.name, [])
             name_hits = [t for t in dict.fromkeys(entry.name_terms) if t in query_set]
+            partial = [t for t in dict.fromkeys(entry.name_terms)
+                       if t not in query_set and _prefix_hit(t, query_set)]
             score = float(total[i]) + (VALUE_WEIGHT * max(m.score for m in matches)
                                        if matches else 0.0)
-            if name_hits:
-                score += NAME_WEIGHT * len(name_hits) / len(set(entry.name_terms))
+            words = len(set(entry.name_terms)) or 1
+            score += NAME_WEIGHT * (len(name_hits) + 0.5 * len(partial)) / words
             scores.append(TableScore(entry.name, score, float(lexical[i]), float(semantic[i]),
-                                     name_hits=name_hits, values=matches))
+                                     name_hits=name_hits + partial, values=matches))
+        # A table next to a strong one (by a foreign key) is likely needed to answer: it gets
+        # a share of its best neighbour's score.
+        direct = {s.name: s.score for s in scores}
+        for item in scores:
+            best = max((direct.get(n, 0.0) for n in self.graph.neighbours.get(item.name, ())),
+                       default=0.0)
+            item.score += NEIGHBOUR_SHARE * best
         scores.sort(key=lambda s: -s.score)
         for item in scores[:60]:  # column hits only where they can matter
             entry = self.entries[self.position[item.name]]

@@ -40,7 +40,7 @@ a an the of in on at to for from by with and or not no is are was were be been b
 has have had what which who whom whose when where why how many much all any each every some
 list show give find get tell me my our your their there this that these those it its as than
 then per please i we you they he she them his her also only just most least more less top
-number count total different distinct name names value values
+number count different distinct name names value values
 """.split()) - {"no"}
 # "number", "count", "name"... are so common in schemas and questions that they only add noise.
 
