@@ -33,7 +33,19 @@ def _imported_top_level_modules() -> set[str]:
                 names |= {alias.name.split(".")[0] for alias in node.names}
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 names.add(node.module.split(".")[0])
+            elif _is_import_call(node):  # importlib.import_module("x"), quiet_import("x")
+                names.add(node.args[0].value.split(".")[0])  # type: ignore[attr-defined]
     return names
+
+
+def _is_import_call(node: ast.AST) -> bool:
+    if not isinstance(node, ast.Call) or not node.args:
+        return False
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    first = node.args[0]
+    return (name in ("import_module", "quiet_import") and isinstance(first, ast.Constant)
+            and isinstance(first.value, str))
 
 
 def test_every_runtime_dependency_is_imported() -> None:
