@@ -40,6 +40,9 @@ class ColumnInfo(_Model):
     nullable: bool = True
     description: str | None = None
     description_source: DescriptionSource | None = None
+    #: The model (its pydantic-ai label) that wrote an "llm" description; ``enum_model``
+    #: likewise for an "llm" enum decision (``nl2sql.annotation.provenance``).
+    description_model: str | None = None
     is_primary_key: bool = False
     is_unique: bool = False
     is_enum: bool = False
@@ -49,6 +52,7 @@ class ColumnInfo(_Model):
     distinct_count: int | None = None
     enum_decision: Literal["statistics", "llm", "user"] | None = None
     enum_reasoning: str | None = None
+    enum_model: str | None = None
     default: str | None = None
 
     _table: TableInfo | None = PrivateAttr(default=None)
@@ -86,6 +90,7 @@ class TableInfo(_Model):
     is_view: bool = False
     description: str | None = None
     description_source: DescriptionSource | None = None
+    description_model: str | None = None
     columns: list[ColumnInfo] = Field(default_factory=list)
     foreign_keys: list[ForeignKeyInfo] = Field(default_factory=list)
     indexes: list[IndexInfo] = Field(default_factory=list)
@@ -145,6 +150,8 @@ class ExampleQuery(_Model):
     question: str
     sql: str
     row_count: int | None = None
+    #: The model that wrote it (examples are always model-written and checked by running).
+    model: str | None = None
 
 
 class StepUsage(_Model):
@@ -174,6 +181,7 @@ class DbInfo(_Model):
     db_type: str
     description: str | None = None
     description_source: DescriptionSource | None = None
+    description_model: str | None = None
     tables: list[TableInfo] = Field(default_factory=list)
     example_queries: list[ExampleQuery] = Field(default_factory=list)
     schema_name: str | None = None

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
+from nl2sql.annotation.provenance import stamp
 from nl2sql.annotation.seam import AnnotationContext, LlmSteps
 from nl2sql.cache import load_db_info, save_db_info
 from nl2sql.config import DbConnectionConfig
@@ -50,6 +52,8 @@ class AnnotateOptions:
     enums: EnumScreeningSettings = field(default_factory=EnumScreeningSettings)
     samples: SampleSettings = field(default_factory=SampleSettings)
     model: str | None = None
+    #: LLM steps whose earlier model output is redone (``--reannotate``; ``STEP_NAMES``).
+    reannotate: frozenset[str] = frozenset()
 
 
 def default_llm_steps(options: AnnotatorOptions | None = None) -> LlmSteps:
@@ -117,17 +121,26 @@ def annotate_database(config: DbConnectionConfig, data_dir: Path, *,
 
         run = AnnotationRun(model=options.model)
         notice = llm_steps_notice(options.model)
+        written: Counter[str] = Counter()
+
+        def checkpoint(info: DbInfo) -> None:
+            written.update(stamp(info, run.model))  # which model wrote what is saved with it
+            save_db_info(info, data_dir)
+
         try:
             if options.model:
                 llm_steps = llm_steps or default_llm_steps()
                 llm_steps(AnnotationContext(
                     db_info, connection, config, options.model, run, previous,
-                    progress, checkpoint=lambda info: save_db_info(info, data_dir)))
+                    progress, checkpoint=checkpoint, reannotate=options.reannotate))
             else:
                 run.skipped_steps = _machine_step_names()
         finally:
             # Saved even when a model step failed: the offline results and whatever the
             # model answered so far are worth keeping (the next run continues from them).
+            written.update(stamp(db_info, run.model))
+            if options.model:
+                run.produced = dict(written)  # type: ignore[attr-defined]  # extra field
             run.finished_at = run.finished_at or utc_now()
             db_info.annotation_runs = [*db_info.annotation_runs, run][-MAX_RUNS_KEPT:]
             db_info.attach()
@@ -195,6 +208,7 @@ def merge_previous(db_info: DbInfo, previous: DbInfo | None) -> set[str]:
     if previous.description_source in _KEPT and db_info.description_source != "user":
         db_info.description = previous.description
         db_info.description_source = previous.description_source
+        db_info.description_model = previous.description_model
     db_info.example_queries = list(previous.example_queries)
     db_info.annotation_runs = list(previous.annotation_runs)
     _keep_extra_fields(db_info, previous)
@@ -210,6 +224,7 @@ def merge_previous(db_info: DbInfo, previous: DbInfo | None) -> set[str]:
         kept = _KEPT if same else ("user",)
         if old.description_source in kept:
             table.description, table.description_source = old.description, old.description_source
+            table.description_model = old.description_model
         for column in table.columns:
             old_column = old.column(column.name)
             if old_column is None or old_column.name != column.name:
@@ -217,11 +232,13 @@ def merge_previous(db_info: DbInfo, previous: DbInfo | None) -> set[str]:
             if old_column.description_source in kept:
                 column.description = old_column.description
                 column.description_source = old_column.description_source
+                column.description_model = old_column.description_model
             if old_column.enum_decision in kept:
                 column.is_enum = old_column.is_enum
                 column.enum_values = list(old_column.enum_values)
                 column.enum_decision = old_column.enum_decision
                 column.enum_reasoning = old_column.enum_reasoning
+                column.enum_model = old_column.enum_model
     return unchanged
 
 

@@ -87,7 +87,8 @@ def test_usage_tracker_sums_runs_and_summary_lists_steps() -> None:
     run = AnnotationRun(model="test", steps=tracker.steps, skipped_steps=["example_queries"])
     lines = summary_lines(run)
     assert any("table_descriptions" in line and "400" in line for line in lines)
-    assert lines[-2].split()[-3:] == ["3", "400", "50"]
+    assert lines[-3].split()[-3:] == ["3", "400", "50"]
+    assert lines[-2] == "cost: unknown (no price for this model)"  # TestModel has no price
     assert lines[-1] == "skipped LLM steps: example_queries"
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
@@ -60,6 +61,7 @@ class DbSchemaAnnotator:
         """
         run = run or AnnotationRun(model=self.label)
         run.model = self.label
+        self.example_rejections: Counter[str] = Counter()
         tracker = UsageTracker()
         runner = StepRunner(self.model, tracker, self.options.concurrency)
         try:
@@ -72,6 +74,8 @@ class DbSchemaAnnotator:
                 await self._run_step(step, runner, db_info, previous)
         finally:
             run.steps.update(tracker.steps)
+            if self.example_rejections:
+                run.examples_rejected = dict(self.example_rejections)  # type: ignore[attr-defined]
             run.finished_at = utc_now()
             db_info.attach()
         return run
@@ -103,7 +107,8 @@ class DbSchemaAnnotator:
                 return
             agent = examples.example_agent(opts.example_retries)
             await self._each(step, [db_info.db_id], str, db_info, lambda _: examples.generate_examples(
-                runner, agent, db_info, self.connection, wanted=opts.example_count))
+                runner, agent, db_info, self.connection, wanted=opts.example_count,
+                rejected=self.example_rejections))
 
     async def _each(self, step: str, items: Sequence[T], name: Callable[[T], str],
                     db_info: DbInfo, work: Callable[[T], Awaitable[Any]]) -> None:

@@ -115,11 +115,13 @@ async def describe_table(runner: StepRunner, agent: Agent[None, str], db_info: D
     if request.describe_table:
         request.table.description = answer.table_description.strip()
         request.table.description_source = "llm"
+        request.table.description_model = None  # labelled with this run's model on save
     if request.columns:
         texts = keyed_values(answer.columns, keys)
         for column in request.columns:
             column.description = texts[column.name].strip()
             column.description_source = "llm"
+            column.description_model = None
 
 
 # -- database description -----------------------------------------------------------------
@@ -155,3 +157,4 @@ async def describe_database(runner: StepRunner, agent: Agent[None, DatabaseDescr
     answer = await runner.run(agent, database_prompt(db_info), step=DATABASE_STEP)
     db_info.description = answer.description.strip()
     db_info.description_source = "llm"
+    db_info.description_model = None

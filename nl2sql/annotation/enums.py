@@ -82,6 +82,7 @@ async def classify_enums(runner: StepRunner, agent: Agent[None, str], db_info: D
         verdict = verdicts[column.name]
         column.is_enum = verdict.is_enum
         column.enum_decision = "llm"
+        column.enum_model = None  # labelled with this run's model on save
         column.enum_reasoning = verdict.reasoning.strip()
         column.enum_values = ([v.value for v in column.enum_candidates or [] if v.value is not None]
                               if verdict.is_enum else [])

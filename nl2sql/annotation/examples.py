@@ -7,6 +7,7 @@ what still fails is dropped, so a weak model ends with fewer examples, never wit
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,6 +45,15 @@ class ExampleDeps:
     operations: DbOperations
     wanted: int
     accepted: list[ExampleQuery] = field(default_factory=list)
+    #: Why drafts were turned down (one of the ``REJECTED_*`` reasons) -> how many.
+    rejected: Counter[str] = field(default_factory=Counter)
+
+
+REJECTED_EMPTY = "empty"
+REJECTED_GUARD = "refused by the read-only check"
+REJECTED_ERROR = "failed in the database"
+REJECTED_NO_ROWS = "returned no rows"
+REJECTED_DUPLICATE = "duplicates"
 
 
 def schema_fingerprint(db_info: DbInfo) -> str:
@@ -76,14 +86,18 @@ def run_example_query(operations: DbOperations, sql: str, limit: int = ROW_LIMIT
 def check_example(deps: ExampleDeps, draft: ExampleQueryDraft) -> tuple[ExampleQuery | None, str]:
     """(kept example, '') or (None, why it was refused)."""
     if not draft.question.strip() or not draft.sql.strip():
+        deps.rejected[REJECTED_EMPTY] += 1
         return None, "the question or the SQL is empty"
     try:
         rows = run_example_query(deps.operations, draft.sql)
     except QueryRejectedError as exc:
+        deps.rejected[REJECTED_GUARD] += 1
         return None, f"refused by the read-only check: {str(exc)[:ERROR_CHARS]}"
     except QueryExecutionError as exc:
+        deps.rejected[REJECTED_ERROR] += 1
         return None, f"the database rejected it: {str(exc)[:ERROR_CHARS]}"
     if rows == 0:
+        deps.rejected[REJECTED_NO_ROWS] += 1
         return None, "it returned no rows; use values that occur in the data"
     return ExampleQuery(question=draft.question.strip(), sql=draft.sql.strip(), row_count=rows), ""
 
@@ -101,6 +115,7 @@ def example_agent(retries: int = 3) -> Agent[ExampleDeps, ExampleQueryBatch]:
             if len(deps.accepted) >= deps.wanted:
                 break
             if draft.sql.strip() in seen or draft.question.strip().lower() in seen:
+                deps.rejected[REJECTED_DUPLICATE] += 1
                 failures.append(f"{number}. {draft.question!r}: a duplicate of a kept example")
                 continue
             example, reason = check_example(deps, draft)
@@ -126,10 +141,13 @@ def existing_text(examples: list[ExampleQuery]) -> str:
 
 
 async def generate_examples(runner: StepRunner, agent: Agent[ExampleDeps, ExampleQueryBatch],
-                            db_info: DbInfo, connection: DbConnection, *, wanted: int) -> int:
+                            db_info: DbInfo, connection: DbConnection, *, wanted: int,
+                            rejected: Counter[str] | None = None) -> int:
     """Re-check the cached examples, ask the model for the missing ones; returns how many were
-    added. Updates ``db_info.example_queries`` and the schema marker."""
-    deps = ExampleDeps(create_operations(connection, db_info), wanted)
+    added. Updates ``db_info.example_queries`` and the schema marker; the reasons drafts were
+    turned down are added to ``rejected``."""
+    deps = ExampleDeps(create_operations(connection, db_info), wanted,
+                       rejected=rejected if rejected is not None else Counter())
     for example in db_info.example_queries:  # schema changed: keep only what still works
         kept, _reason = check_example(deps, ExampleQueryDraft(question=example.question,
                                                                sql=example.sql))

@@ -30,7 +30,15 @@ class LlmAnnotationSteps:
         # Imported here: pydantic-ai is loaded only when a model is actually used.
         from nl2sql.annotation.annotator import DbSchemaAnnotator
 
+        from nl2sql.annotation.provenance import forget
+
         annotator = DbSchemaAnnotator(self.model or context.model, context.connection,
                                       options=self.options, checkpoint=context.checkpoint,
                                       progress=context.progress)
+        # Earlier output of a test model (when this one is real) and of the steps to redo
+        # counts as missing: forgotten in the fresh cache and in the previous one it is
+        # compared with (which also makes the steps' "already done" markers due again).
+        forgotten = forget(context.db_info, model=annotator.label, steps=context.reannotate)
+        forget(context.previous, model=annotator.label, steps=context.reannotate)
+        context.run.forgotten = dict(forgotten)  # type: ignore[attr-defined]  # extra field
         annotator.annotate(context.db_info, context.previous, run=context.run)

@@ -35,6 +35,8 @@ class AnnotationContext:
     #: Saves ``db_info`` to the cache as it is now: call it after each model request, so an
     #: interrupted run keeps what it paid for.
     checkpoint: Callable[[DbInfo], object]
+    #: Steps whose earlier model output is redone (``--reannotate``).
+    reannotate: frozenset[str] = frozenset()
 
 
 LlmSteps = Callable[[AnnotationContext], None]

@@ -15,6 +15,7 @@ import sys
 from typing import TextIO
 
 from nl2sql.annotation.options import AnnotatorOptions
+from nl2sql.annotation.provenance import REANNOTATE_CHOICES, reannotate_steps
 from nl2sql.cli.errors import add_version_flag, configure_logging, run_cli
 from nl2sql.cli.progress import progress_reporter
 from nl2sql.config import (ENV_CONFIG, ENV_DATA_DIR, ENV_MODEL, DbConnectionConfig,
@@ -25,6 +26,7 @@ from nl2sql.inspection.enums import EnumScreeningSettings
 from nl2sql.inspection.samples import SampleSettings
 from nl2sql.pipeline import (AnnotateOptions, AnnotationResult, annotate_database,
                              default_llm_steps)
+from nl2sql.models import AnnotationRun
 from nl2sql.text import plural
 
 log = logging.getLogger("nl2sql.annotate")
@@ -43,7 +45,8 @@ Example:
   annotate-schema --all --config ~/nl2sql/dbs.yaml --model openai:gpt-4o-mini
   {ENV_MODEL}=anthropic:claude-sonnet-4-5 annotate-schema shop --enum-max-values 30
   annotate-schema shop --model openai:gpt-4o-mini --concurrency 8 --examples 10
-  annotate-schema shop --check    # exit 1 when the live schema drifted from the cache"""
+  annotate-schema shop --check    # exit 1 when the live schema drifted from the cache
+  annotate-schema shop --model openai:gpt-4o --reannotate descriptions,examples"""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -86,6 +89,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--rewrite-descriptions", action="store_true",
                         help="let the model rewrite descriptions imported from database "
                              "comments (kept by default)")
+    parser.add_argument("--reannotate", nargs="?", const="all", metavar="STEPS",
+                        type=_reannotate_choices,
+                        help="redo earlier model output of these LLM steps: a comma list of "
+                             f"{', '.join(REANNOTATE_CHOICES)} (default all); descriptions "
+                             "from database comments or people are kept")
     parser.add_argument("--check", action="store_true",
                         help="compare the live schema with the cache and list the drift; exit "
                              "1 when there is drift, 0 otherwise (nothing is written)")
@@ -108,9 +116,12 @@ def _run(argv: list[str] | None) -> int:
     selected = [configs.get(db_id) for db_id in db_ids]  # unknown ids fail before any work
     if args.check:
         return _check(configs, selected)
+    if args.reannotate and not configs.model:
+        parser.error("--reannotate redoes LLM steps: it needs a model (--model or NL2SQL_MODEL)")
     options = AnnotateOptions(
         enums=EnumScreeningSettings(max_values=args.enum_max_values),
-        samples=SampleSettings(rows=args.sample_rows), model=configs.model)
+        samples=SampleSettings(rows=args.sample_rows), model=configs.model,
+        reannotate=args.reannotate or frozenset())
     summary_out = sys.stderr if args.output_schema else sys.stdout
     if configs.config_path is None and not (args.data_dir or os.environ.get(ENV_DATA_DIR)):
         print(f"No dbs.yaml here: the cache goes to the per-user data dir {configs.data_dir} "
@@ -179,9 +190,47 @@ def print_summary(result: AnnotationResult, out: TextIO) -> None:
     elif result.run.steps:
         from nl2sql.llm.usage import summary_lines
 
-        for line in summary_lines(result.run):
+        for line in [*produced_lines(result.run, len(info.example_queries)),
+                     *summary_lines(result.run)]:
             print(f"  {line}", file=out)
     out.flush()
+
+
+def produced_lines(run: AnnotationRun, examples_kept: int) -> list[str]:
+    """What the LLM steps of ``run`` wrote, what they redid and why examples were turned
+    down (the counts the pipeline and the steps recorded on the run)."""
+    extra = run.model_extra or {}
+    produced: dict[str, int] = extra.get("produced") or {}
+    forgotten: dict[str, int] = extra.get("forgotten") or {}
+    rejected: dict[str, int] = extra.get("examples_rejected") or {}
+    texts = [plural(produced[kind], kind.removesuffix("s")) for kind in
+             ("table descriptions", "column descriptions", "database description")
+             if produced.get(kind)]
+    decided = produced.get("enums", 0) + produced.get("not enums", 0)
+    if decided:
+        texts.append(f"{plural(decided, 'enum decision')} ({produced.get('enums', 0)} enum, "
+                     f"{produced.get('not enums', 0)} not)")
+    new_examples = produced.get("example queries", 0)
+    lines = [f"written by {run.model}: {', '.join(texts) or 'nothing new (all up to date)'}"]
+    if new_examples or rejected:
+        why = ", ".join(f"{count} {reason}" for reason, count in sorted(
+            rejected.items(), key=lambda item: (-item[1], item[0])))
+        lines.append(f"example queries: {new_examples} new, {examples_kept} kept in all, "
+                     f"{sum(rejected.values())} rejected" + (f" ({why})" if why else ""))
+    if forgotten:
+        what = ", ".join(f"{count} {kind}" for kind, count in forgotten.items())
+        lines.append(f"redone: {what} (test-model output or --reannotate)")
+    return lines
+
+
+def _reannotate_choices(text: str) -> frozenset[str]:
+    choices = [part.strip() for part in text.split(",") if part.strip()]
+    unknown = [c for c in choices if c not in REANNOTATE_CHOICES]
+    if unknown or not choices:
+        raise argparse.ArgumentTypeError(
+            f"unknown step '{unknown[0] if unknown else text}'; use a comma list of "
+            f"{', '.join(REANNOTATE_CHOICES)}")
+    return reannotate_steps(choices)
 
 
 def _positive_int(text: str) -> int:

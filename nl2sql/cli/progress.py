@@ -1,11 +1,16 @@
-"""Progress of long-running commands on stderr: a transient bar on a terminal, debug log lines
-otherwise (``-v``). Implements ``nl2sql.progress.ProgressReporter``."""
+"""Progress of long-running commands on stderr: a transient bar on a terminal (its text keeps
+the phase: ``chinook: enum classification: Track``); without a terminal (CI logs, an agent
+reading stderr), one line every few seconds per phase and one when the phase ends, plus a debug
+line per item with ``-v``. Implements ``nl2sql.progress.ProgressReporter``."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+import sys
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TextIO
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -21,14 +26,16 @@ class RichProgress:
         self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                             TimeElapsedColumn(), console=console, transient=True)
         self.task = None
+        self.phase = ""
 
     def start(self, phase: str, total: int) -> None:
         self.bar.start()
+        self.phase = phase
         self.task = self.bar.add_task(f"{self.label}: {phase}", total=total)
 
     def advance(self, item: str) -> None:
         if self.task is not None:
-            self.bar.update(self.task, description=f"{self.label}: {item}")
+            self.bar.update(self.task, description=f"{self.label}: {self.phase}: {item}")
             self.bar.advance(self.task)
 
     def finish(self) -> None:
@@ -38,20 +45,34 @@ class RichProgress:
 
 
 class LogProgress:
-    """When stderr is not a terminal: one debug log line per item, shown with ``-v``."""
+    """When stderr is not a terminal: ``label: phase i/n (item)`` on stderr at most every
+    ``interval`` seconds, and ``label: phase n/n done`` when a phase that took that long ends
+    (quick phases stay silent); one debug log line per item, shown with ``-v``."""
 
-    def __init__(self, label: str) -> None:
-        self.label, self.total, self.done = label, 0, 0
+    def __init__(self, label: str, *, interval: float = 5.0, stream: TextIO | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.label, self.phase, self.total, self.done = label, "", 0, 0
+        self.interval, self.stream, self.clock = interval, stream, clock
+        self.started = self.last = 0.0
 
     def start(self, phase: str, total: int) -> None:
-        self.total, self.done = total, 0
+        self.phase, self.total, self.done = phase, total, 0
+        self.started = self.last = self.clock()
 
     def advance(self, item: str) -> None:
         self.done += 1
-        log.debug("%s: %s (%d/%d)", self.label, item, self.done, self.total)
+        log.debug("%s: %s: %s (%d/%d)", self.label, self.phase, item, self.done, self.total)
+        if self.clock() - self.last >= self.interval:
+            self._line(f"{self.done}/{self.total} ({item})")
 
     def finish(self) -> None:
-        pass
+        if self.phase and self.clock() - self.started >= self.interval:
+            self._line(f"{self.done}/{self.total} done")
+        self.phase = ""
+
+    def _line(self, text: str) -> None:
+        self.last = self.clock()
+        print(f"{self.label}: {self.phase} {text}", file=self.stream or sys.stderr, flush=True)
 
 
 @contextmanager

@@ -17,11 +17,18 @@ import importlib
 import os
 import typing
 
+import pydantic_ai
 from pydantic_ai import exceptions as ai_errors
 from pydantic_ai.models import KnownModelName, Model, infer_model
 from pydantic_ai.providers import infer_provider_class
 
 from nl2sql.errors import ModelSetupError, did_you_mean
+
+# pydantic-ai shows a first-run banner on stderr (a terminal, or a coding agent reading it),
+# which would land inside nl2sql's progress bar and output; ``BANNER_ENABLED`` is its switch
+# for "a program that would rather own its output" (``PYDANTIC_AI_NO_BANNER`` is the same for
+# the environment). Every nl2sql model use imports this module first.
+pydantic_ai.BANNER_ENABLED = False
 
 CHOOSE = "choose another model with --model / NL2SQL_MODEL"
 # Decisions below use exception types, status codes, the missing module's name and the

@@ -7,6 +7,7 @@ usage per step, the agents per answer.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from nl2sql.models import AnnotationRun, StepUsage
@@ -14,7 +15,7 @@ from nl2sql.models import AnnotationRun, StepUsage
 if TYPE_CHECKING:
     from pydantic_ai.usage import RunUsage
 
-__all__ = ["UsageTracker", "step_usage", "summary_lines", "total_usage"]
+__all__ = ["UsageTracker", "cost_usd", "step_usage", "summary_lines", "total_usage"]
 
 
 class UsageTracker:
@@ -49,6 +50,28 @@ def total_usage(steps: dict[str, StepUsage]) -> StepUsage:
     return total
 
 
+def cost_usd(model: str | None, usage: StepUsage) -> Decimal | None:
+    """What ``usage`` cost with ``model`` (``provider:name``) in US dollars, from the
+    ``genai-prices`` catalogue pydantic-ai ships with; None when the model has no known price
+    (test models, local models, names the catalogue lacks)."""
+    if not model or ":" not in model:
+        return None
+    from genai_prices import Usage, calc_price
+
+    provider, _, name = model.partition(":")
+    try:
+        price = calc_price(Usage(input_tokens=usage.input_tokens,
+                                 output_tokens=usage.output_tokens),
+                           model_ref=name, provider_id=provider)
+    except LookupError:
+        return None
+    return price.total_price
+
+
+def _money(cost: Decimal | None) -> str:
+    return "unknown (no price for this model)" if cost is None else f"${cost:.4f}"
+
+
 def summary_lines(run: AnnotationRun) -> list[str]:
     """A small table for people: one line per step, the total, and the skipped steps."""
     lines = []
@@ -59,6 +82,9 @@ def summary_lines(run: AnnotationRun) -> list[str]:
         for step, usage in [*run.steps.items(), ("total", total_usage(run.steps))]:
             lines.append(f"  {step:<{width}}  {usage.requests:>8}  {usage.input_tokens:>12}"
                          f"  {usage.output_tokens:>13}")
+        total = total_usage(run.steps)
+        if total.requests:
+            lines.append(f"cost: {_money(cost_usd(run.model, total))}")
     if run.skipped_steps:
         lines.append("skipped LLM steps: " + ", ".join(run.skipped_steps))
     return lines
