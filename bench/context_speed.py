@@ -178,9 +178,11 @@ def catalog(folder: Path, databases: int, count: int) -> dict[str, object]:
     annotate_s = time.perf_counter() - started
     gc.collect()
     tracemalloc.start()  # traced load (slower: not timed)
-    ContextEngine(configs).catalog()
+    traced = ContextEngine(configs)
+    traced.catalog()
     catalog_bytes = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
+    del traced
     engine = ContextEngine(configs)
     _, load_s = timed(engine.catalog)
     questions = questions_for(all_names, rng, count)

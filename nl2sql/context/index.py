@@ -156,6 +156,13 @@ def _neighbours(info: DbInfo) -> dict[str, set[str]]:
     return found
 
 
+def content_key(table: TableInfo, neighbours: set[str], values: dict[str, list[str]]) -> str:
+    """Everything an entry is made of (the table as cached, its neighbours, its values): an
+    entry with the same key is reused as it is by the next build."""
+    blob = json.dumps([table.model_dump_json(), sorted(neighbours), values], sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
 def _entry(table: TableInfo, db_type: str, neighbours: set[str],
            values: dict[str, list[str]]) -> TableEntry:
     name_terms = terms(table.name)
@@ -180,10 +187,7 @@ def _entry(table: TableInfo, db_type: str, neighbours: set[str],
              "whole": format_table(table, db_type, include_samples=False),
              "keys": narrow_table(table, key_columns(table))}
     tokens = (len(texts["full"]) + 3) // 4
-    key = hashlib.sha256(json.dumps(
-        [table.fingerprint(), table.description, [(c.description, c.enum_values)
-                                                  for c in table.columns],
-         sorted(neighbours), values, tokens], sort_keys=True).encode()).hexdigest()[:16]
+    key = content_key(table, neighbours, values)
     return TableEntry(name=table.name, key=key, name_terms=name_terms, doc_terms=doc,
                       embed_text=embed_text, columns=[c.name for c in table.columns],
                       column_terms=column_terms, tokens=tokens, neighbours=sorted(neighbours),
@@ -219,7 +223,11 @@ def build_index(info: DbInfo, data_dir: Path, *, collected: Values | None = None
         if count > budget:
             values, count = {}, 0  # over the per-database bound: this table's values are left out
         budget -= count
-        entries.append(_entry(table, info.db_type, neighbours[table.name], values))
+        old = old_entries.get(table.name)
+        if old is not None and old.key == content_key(table, neighbours[table.name], values):
+            entries.append(old)  # unchanged: its words, texts and embedding are reused
+        else:
+            entries.append(_entry(table, info.db_type, neighbours[table.name], values))
     vectors = []
     missing = [e for e in entries if (e.key not in old_vectors)]
     fresh = dict(zip([e.key for e in missing], embed([e.embed_text for e in missing]))) \
