@@ -95,7 +95,7 @@ def child_export(config: Path, db_id: str) -> None:
     ctx.connection(db_id).engine  # noqa: B018 - set-up cost is not export cost
     baseline = _vm("VmRSS")
     started = time.perf_counter()
-    result = db_execute_sql_op(ctx, db_id, QUERY, output_file=f"ours_{db_id}")
+    result = db_execute_sql_op(ctx, db_id, QUERY, output_file=f"ours_{db_id}", overwrite=True)
     seconds = time.perf_counter() - started
     print(json.dumps({"seconds": seconds, "rows": result.row_count, "baseline_kb": baseline,
                       "peak_kb": _vm("VmHWM")}))

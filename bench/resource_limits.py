@@ -15,7 +15,6 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sqlite3
 import subprocess
@@ -25,31 +24,14 @@ import time
 from pathlib import Path
 
 import psycopg
+from mcp_cold_start import PROTOCOL_VERSION, _answer, _send  # bench/ is on sys.path
 
-PROTOCOL_VERSION = "2025-11-25"
 PG_DSN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres"
 PG_DB = "nl2sql_bench_limits"
 CASES = {
     "sqlite": "SELECT randomblob(300000000) AS b",
     "postgres": "SELECT repeat('x', 200000000) AS b",
 }
-
-
-def _send(process: subprocess.Popen[bytes], message: dict[str, object]) -> None:
-    assert process.stdin is not None
-    process.stdin.write((json.dumps(message) + "\n").encode())
-    process.stdin.flush()
-
-
-def _answer(process: subprocess.Popen[bytes], request_id: int) -> dict[str, object]:
-    assert process.stdout is not None
-    while True:
-        line = process.stdout.readline()
-        if not line:
-            raise RuntimeError(f"server closed stdout (exit code {process.wait()})")
-        message = json.loads(line)
-        if message.get("id") == request_id:
-            return message
 
 
 def _peak_rss_mb(pid: int) -> float:

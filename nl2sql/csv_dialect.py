@@ -49,6 +49,7 @@ LINE_END = "\n"
 #: Value types ``csv.writer`` already writes in this dialect, apart from the cases
 #: ``CsvRowFormatter`` checks (the empty string, ``\\r``).
 _PLAIN_TYPES = frozenset({str, int, type(None)})
+_FLOATS = frozenset({float})
 _NEEDS_QUOTES = (",", '"', "\n", "\r")
 
 
@@ -84,6 +85,8 @@ def format_value(value: Any) -> str | None:
 def float_text(value: float) -> str:
     """A float as PostgreSQL writes a ``float8`` (see the module docstring)."""
     text = repr(value)
+    if text[-2:] != ".0" and "e" not in text and len(text) < 16 and "n" not in text:
+        return text  # most floats: fixed notation as repr wrote it (not inf, nan, 1e15+)
     if text[-2:] == ".0":
         text = text[:-2]
         if len(text) - (text[0] == "-") <= 15:  # an integer below 1e15 (also "0", "-0")
@@ -180,16 +183,19 @@ class CsvRowFormatter:
         for index, column in enumerate(columns):
             kinds = set(map(type, column))
             if not kinds <= _PLAIN_TYPES:
-                columns[index] = column = [_text_or_none(v) for v in column]
+                if kinds == _FLOATS:  # the common case: one Python call per value, no more
+                    columns[index] = column = list(map(float_text, column))
+                else:
+                    columns[index] = column = [_text_or_none(v) for v in column]
                 converted = True
             if str in kinds and "" in column:
                 empty_strings = True
-        if converted:
-            rows = list(zip(*columns))
         lines = self._lines
         lines.clear()
-        self._writer.writerows(rows)
+        self._writer.writerows(zip(*columns) if converted else rows)
         out = list(lines)
+        if converted and (empty_strings or "\r" in "".join(out)):
+            rows = list(zip(*columns))
         if empty_strings:
             for i, row in enumerate(rows):
                 if "" in row:

@@ -26,7 +26,7 @@ from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from nl2sql.cache import atomic_write_text, default_file_mode
 from nl2sql.csv_dialect import CsvRowFormatter, format_value

@@ -96,3 +96,15 @@ def test_the_value_check_keeps_column_names_duplicates_and_errors(limited) -> No
         db_execute_sql_op(ctx, "lim", "SELECT 'x' AS a\nFROM nosuch", output_file="bad")
     assert "max_value_bytes" not in str(raised.value)
     assert backend != "postgres" or "(line 2)" in str(raised.value)
+
+
+def test_the_byte_budget_stops_a_long_running_result_early(limited) -> None:
+    """The budget is spent while the server is still sending: the query is stopped there (on
+    Postgres the COPY is cancelled) and the result is the truncated file, not an error."""
+    ctx, backend = limited
+    query = MANY_ROWS[backend].replace("5000", "3000000")
+    started = time.monotonic()
+    result = db_execute_sql_op(ctx, "lim", query, output_file="long.csv")
+    assert time.monotonic() - started < 1.5
+    assert result.truncated and result.truncated_by == "bytes" and result.row_count > 500
+    assert db_execute_sql_op(ctx, "lim", "SELECT 7 AS seven").row_count == 1

@@ -176,8 +176,12 @@ class PostgresOperations(DbOperations):
                         stats = self._stream_rows(raw, wrapped, sink, max_rows)
                 self._check_effects(raw, timeout, before)
                 return stats
-            except SinkFull:  # the result file's byte budget is spent: checked all the same
-                self._check_effects(raw, timeout, before)
+            except SinkFull:  # the result file's byte budget is spent
+                # Checked all the same when COPY had finished; a COPY still running was
+                # cancelled, which aborts the transaction like a timeout does (then only the
+                # rollback and the session reset of _transaction apply, as for a timeout).
+                if raw.info.transaction_status == pq.TransactionStatus.INTRANS:
+                    self._check_effects(raw, timeout, before)
                 raise
             except psycopg.Error as exc:
                 raise self._translate(exc, timeout, conn, body, offset) from None
