@@ -8,10 +8,11 @@ This package is itself callable (``nl2sql.context`` is both the function and thi
 
 from __future__ import annotations
 
-import importlib
 import sys
 import types
 from typing import TYPE_CHECKING, Any
+
+from nl2sql.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from nl2sql.context.api import context
@@ -29,16 +30,7 @@ _WHERE = {
 __all__ = sorted(_WHERE)
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _WHERE:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return [*globals(), *__all__]
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)
 
 
 class _CallableModule(types.ModuleType):

@@ -152,8 +152,12 @@ class PostgresSchemaInspector(DbSchemaInspector):
                                            non_null_rows=non_null,
                                            max_length=max(len(v) for v in mcv), source="pg_stats")
             else:
-                result[name] = ColumnStats(distinct_count=distinct, non_null_rows=non_null,
-                                           source="pg_stats")
+                # Too many values for an enum; the most common ones still serve the context
+                # engine's value index (``apply_stats`` ignores them: not a candidate).
+                values = [EnumValueCount(value=v, count=round(f * row_count))
+                          for v, f in zip(mcv or [], mcf or [])]
+                result[name] = ColumnStats(values=values, distinct_count=distinct,
+                                           non_null_rows=non_null, source="pg_stats")
         return result
 
     def sample_source(self, conn: Connection, base: TableClause, table_info: TableInfo,

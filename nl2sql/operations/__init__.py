@@ -7,8 +7,9 @@ MCP server does at start-up) does not load SQLAlchemy, sqlglot and every operati
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from nl2sql.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from nl2sql.operations.context import OpsContext
@@ -33,13 +34,4 @@ _WHERE = {
 __all__ = sorted(_WHERE)
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _WHERE:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return [*globals(), *__all__]
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)
