@@ -212,6 +212,11 @@ def test_json_list_golds_and_predictions_by_id(tmp_path: Path) -> None:
     preds = tmp_path / "p.csv"
     preds.write_text("id,sql\na,SELECT 1\n")
     assert load_predictions(preds, questions) == {"a": "SELECT 1"}
+    bird = tmp_path / "bird.json"  # BIRD's field names: question_id, SQL
+    bird.write_text(json.dumps([{"question_id": 7, "db_id": "x", "question": "q?",
+                                 "SQL": "SELECT 2"}]))
+    [question] = load_questions(bird)
+    assert (question.id, question.golds) == ("7", ["SELECT 2"])
 
 
 @pytest.mark.parametrize("content, message", [

@@ -2,7 +2,8 @@
 
 Questions (ARCHITECTURE.md, "Evaluation files"): ``db_id``, ``question``, ``query`` (gold SQL:
 a string, several acceptable golds separated by a line ``--or--``, or a JSON list), optional
-``id`` (default: the row number, from 1) and ``category``. Predictions: ``id`` and ``sql``
+``id`` (default: the row number, from 1) and ``category``; BIRD's ``question_id`` and ``SQL``
+are read too. Predictions: ``id`` and ``sql``
 (matched by id), or ``sql`` alone (matched by row order); a ``.sql``/``.txt`` file holds one
 query per line, in question order. Anything malformed is an ``EvaluationInputError`` naming the
 file and the line.
@@ -24,6 +25,7 @@ from nl2sql.errors import Nl2SqlError, did_you_mean
 GOLD_SEPARATOR = re.compile(r"^[ \t]*--or--[ \t]*$", re.MULTILINE | re.IGNORECASE)
 _QUERY_KEYS = ("query", "gold", "gold_sql", "sql", "SQL")
 _PREDICTION_KEYS = ("sql", "predicted_sql", "prediction", "query")
+_ID_KEYS = ("id", "question_id")  # question_id: BIRD's name
 
 
 class EvaluationInputError(Nl2SqlError):
@@ -118,7 +120,8 @@ def load_questions(path: str | Path) -> list[Question]:
         if not golds:
             raise EvaluationInputError(f"{where}: query must be SQL text, SQL separated by "
                                        f"'--or--' lines, or a list of SQL strings.")
-        qid = str(record.get("id") if record.get("id") not in (None, "") else index)
+        given = _first(record, _ID_KEYS)
+        qid = str(given if given is not None else index)
         if qid in seen:
             raise EvaluationInputError(f"{where}: id {qid!r} repeats line {seen[qid]}.")
         seen[qid] = line
@@ -142,18 +145,18 @@ def load_predictions(path: str | Path, questions: list[Question]) -> dict[str, s
             lines.pop()
         return _by_order(path, [(n, {"sql": text}) for n, text in enumerate(lines, 1)], questions)
     records = _records(path)
-    with_id = [r for _, r in records if r.get("id") not in (None, "")]
+    with_id = [r for _, r in records if _first(r, _ID_KEYS) is not None]
     if not with_id:
         return _by_order(path, records, questions)
     if len(with_id) != len(records):
-        line = next(n for n, r in records if r.get("id") in (None, ""))
+        line = next(n for n, r in records if _first(r, _ID_KEYS) is None)
         raise EvaluationInputError(f"{path} line {line}: no id, while other lines have one "
                                    f"(give every prediction an id, or none to match by order).")
     known = {q.id for q in questions}
     predictions: dict[str, str | None] = {q.id: None for q in questions}
     seen: dict[str, int] = {}
     for line, record in records:
-        qid = str(record["id"])
+        qid = str(_first(record, _ID_KEYS))
         if qid not in known:
             hint = did_you_mean(qid, known)
             raise EvaluationInputError(f"{path} line {line}: id {qid!r} is not in the question "
