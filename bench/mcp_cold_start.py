@@ -30,6 +30,15 @@ def _send(process: subprocess.Popen[bytes], message: dict[str, object]) -> None:
     process.stdin.flush()
 
 
+def handshake(process: subprocess.Popen[bytes], request_id: int = 1) -> None:
+    """initialize, its answer, and notifications/initialized."""
+    _send(process, {"jsonrpc": "2.0", "id": request_id, "method": "initialize", "params": {
+        "protocolVersion": PROTOCOL_VERSION, "capabilities": {},
+        "clientInfo": {"name": "nl2sql-bench", "version": "0"}}})
+    _answer(process, request_id)
+    _send(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+
 def _answer(process: subprocess.Popen[bytes], request_id: int) -> dict[str, object]:
     assert process.stdout is not None
     while True:
@@ -49,11 +58,7 @@ def one_run(command: list[str], env: dict[str, str]) -> tuple[float, float, int]
     process = subprocess.Popen(command, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL)
     try:
-        _send(process, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": PROTOCOL_VERSION, "capabilities": {},
-            "clientInfo": {"name": "nl2sql-bench", "version": "0"}}})
-        _answer(process, 1)
-        _send(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        handshake(process)
         _send(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}})
         tools = _answer(process, 2)["result"]["tools"]  # type: ignore[index]
         elapsed = time.perf_counter() - started

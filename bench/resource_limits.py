@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 import psycopg
-from mcp_cold_start import PROTOCOL_VERSION, _answer, _send  # bench/ is on sys.path
+from mcp_cold_start import _answer, _send, handshake  # bench/ is on sys.path
 
 PG_DSN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres"
 PG_DB = "nl2sql_bench_limits"
@@ -57,11 +57,7 @@ def run_case(command: str, folder: Path, db_id: str, query: str) -> dict[str, ob
     process = subprocess.Popen([command], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL, env=env)
     try:
-        _send(process, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": PROTOCOL_VERSION, "capabilities": {},
-            "clientInfo": {"name": "bench", "version": "0"}}})
-        _answer(process, 0)
-        _send(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        handshake(process, 0)
         _call(process, 1, db_id, "SELECT 1 AS warm")  # imports and the first connection
         baseline = _peak_rss_mb(process.pid)
         elapsed, is_error, text = _call(process, 2, db_id, query)
