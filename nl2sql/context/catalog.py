@@ -70,8 +70,14 @@ class CatalogIndex:
             self.bm25.index(docs, show_progress=False)
         self.table_terms = [{t for e in index.entries for t in e.name_terms}
                             for index in indexes]
-        self.values = ValueLookup.merged([(f"{index.db_id}{_SEP}", index.values)
-                                          for index in indexes])
+        locations: list[tuple[str, str, str]] = []
+        keys: list[list[str]] = []
+        for index in indexes:
+            for entry in index.entries:
+                more, more_keys = entry.value_locations(f"{index.db_id}{_SEP}")
+                locations += more
+                keys += more_keys
+        self.values = ValueLookup(locations, keys=keys)
         self.vectors = (np.vstack([index.vectors for index in indexes]) if indexes
                         else np.zeros((0, 256), dtype=np.float32))
         self.starts = np.cumsum([0] + [len(index.vectors) for index in indexes])[:-1]

@@ -20,6 +20,7 @@ from nl2sql.context.examples import cache_examples, rank_examples, saved_example
 from nl2sql.context.models import Candidate, KeptTable, PromptContext, ValueHint
 from nl2sql.context.pruning import estimate_tokens, prune
 from nl2sql.errors import Nl2SqlError, SchemaCacheError, SchemaCacheMissingError
+from nl2sql.gc_pause import gc_paused
 from nl2sql.models import DbInfo
 
 if TYPE_CHECKING:
@@ -122,7 +123,8 @@ class ContextEngine:
             current = self._loaded.get(db_id)
             if current is not None and current.signature == mtime:
                 return current
-            index, info = load_index(self.data_dir, db_id)
+            with gc_paused():
+                index, info = load_index(self.data_dir, db_id)
             current = Loaded(mtime, db_id, self.data_dir, index, info)
             self._loaded[db_id] = current
             return current
@@ -147,12 +149,13 @@ class ContextEngine:
     def catalog(self) -> CatalogIndex:
         from nl2sql.context.catalog import CatalogIndex
 
-        available = self.available()
-        key = tuple((item.db_id, item.signature) for item in available)
-        with self._lock:
-            if self._catalog is None or self._catalog[0] != key:
-                self._catalog = (key, CatalogIndex([item.index for item in available]))
-            return self._catalog[1]
+        with gc_paused():
+            available = self.available()
+            key = tuple((item.db_id, item.signature) for item in available)
+            with self._lock:
+                if self._catalog is None or self._catalog[0] != key:
+                    self._catalog = (key, CatalogIndex([item.index for item in available]))
+                return self._catalog[1]
 
     # -- answering --------------------------------------------------------------------------
     def rank(self, question: str, vector: np.ndarray | None = None) -> list[Candidate]:
@@ -206,11 +209,6 @@ class ContextEngine:
             question=question, db_id=db_id, candidates=candidates, tables=tables,
             value_hints=hints, examples=examples, schema_sql=schema_sql,
             schema_tokens=tokens, full_schema_tokens=loaded.full_tokens)
-
-    def memory_bytes(self) -> int:
-        with self._lock:
-            return sum(item.index.memory_bytes() for item in self._loaded.values())
-
 
 def value_hints(matches: list, kept: set[str]) -> list[ValueHint]:  # type: ignore[type-arg]
     """The value matches as hints: in kept tables first, each (table, column, value) once."""

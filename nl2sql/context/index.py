@@ -20,13 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from nl2sql.cache import atomic_write_text, cache_path
+from nl2sql.context.values import value_keys
 from nl2sql.context.words import terms
 from nl2sql.formatting import format_table
 from nl2sql.models import DbInfo, TableInfo
 
 log = logging.getLogger(__name__)
 
-INDEX_VERSION = 4
+INDEX_VERSION = 5
 MAX_VALUES_PER_COLUMN = 1000
 MAX_VALUES_PER_DATABASE = 200_000
 MAX_VALUE_LENGTH = 80
@@ -66,6 +67,19 @@ class TableEntry:
     values: dict[str, list[str]] = field(default_factory=dict)
     #: The table's schema SQL, rendered offline: with sample rows, without, and keys only.
     texts: dict[str, str] = field(default_factory=dict)
+    #: Per column, each value's lookup keys (``values.value_keys``), computed offline.
+    value_keys: dict[str, list[list[str]]] = field(default_factory=dict)
+
+    def value_locations(self, prefix: str = "") -> tuple[list[tuple[str, str, str]],
+                                                         list[list[str]]]:
+        """``(table, column, value)`` of each stored value (table name after ``prefix``) and
+        their lookup keys, in the same order."""
+        locations, keys = [], []
+        table = prefix + self.name
+        for column, items in self.values.items():
+            locations += [(table, column, value) for value in items]
+            keys += self.value_keys.get(column) or [value_keys(v) for v in items]
+        return locations, keys
 
 
 @dataclass
@@ -191,11 +205,21 @@ def _entry(table: TableInfo, db_type: str, neighbours: set[str],
     return TableEntry(name=table.name, key=key, name_terms=name_terms, doc_terms=doc,
                       embed_text=embed_text, columns=[c.name for c in table.columns],
                       column_terms=column_terms, tokens=tokens, neighbours=sorted(neighbours),
-                      values=values, texts=texts)
+                      values=values, texts=texts,
+                      value_keys={c: [value_keys(v) for v in items] for c, items in values.items()})
 
 
 def build_index(info: DbInfo, data_dir: Path, *, collected: Values | None = None,
                 previous: IndexData | None = None) -> IndexData:
+    """Build (incrementally) and store the index of ``info`` (see ``_build``)."""
+    from nl2sql.gc_pause import gc_paused
+
+    with gc_paused():
+        return _build(info, data_dir, collected=collected, previous=previous)
+
+
+def _build(info: DbInfo, data_dir: Path, *, collected: Values | None = None,
+           previous: IndexData | None = None) -> IndexData:
     """Build (incrementally) and store the index of ``info``; ``collected`` are the values
     annotation read from the database (else the previous index's values are kept for tables
     whose structure did not change, plus what the cache holds)."""

@@ -66,11 +66,7 @@ class DbIndex:
         self.position = {e.name: i for i, e in enumerate(self.entries)}
         self.vectors = vectors
         self.graph = JoinGraph({e.name: e.neighbours for e in self.entries})
-        schema_words = {t for e in self.entries for t in e.name_terms}
-        schema_words |= {t for e in self.entries for c in e.columns for t in terms(c)}
-        self.values = ValueLookup([(e.name, column, value) for e in self.entries
-                                   for column, items in e.values.items() for value in items],
-                                  schema_words)
+        self._values: ValueLookup | None = None
         self.vocabulary = {t for e in self.entries for t in e.doc_terms}
         self._bm25: Any = None
         self._rendered: dict[tuple[str, str], str] = {}
@@ -87,6 +83,22 @@ class DbIndex:
         return text
 
     @property
+    def values(self) -> ValueLookup:
+        """The value lookup of this database (built on first use: routing across a catalog
+        uses the catalog's own)."""
+        if self._values is None:
+            schema_words = {t for e in self.entries for t in e.name_terms}
+            schema_words |= {t for e in self.entries for c in e.columns for t in terms(c)}
+            locations: list[tuple[str, str, str]] = []
+            keys: list[list[str]] = []
+            for entry in self.entries:
+                more, more_keys = entry.value_locations()
+                locations += more
+                keys += more_keys
+            self._values = ValueLookup(locations, schema_words, keys)
+        return self._values
+
+    @property
     def bm25(self) -> Any:
         if self._bm25 is None:
             from nl2sql.quiet import quiet_import
@@ -96,20 +108,6 @@ class DbIndex:
             retriever.index([e.doc_terms or ["_"] for e in self.entries], show_progress=False)
             self._bm25 = retriever
         return self._bm25
-
-    def memory_bytes(self) -> int:
-        """Rough size of what this index holds in memory."""
-        import sys
-
-        size = self.vectors.nbytes
-        size += sum(sys.getsizeof(t) for e in self.entries for t in e.doc_terms)
-        size += sum(sys.getsizeof(k) + 120 for k in self.values.exact)
-        size += sum(sys.getsizeof(k) + 120 for k in self.values.compact)
-        bm25 = self.bm25
-        for name in ("data", "indices", "indptr"):
-            size += getattr(bm25.scores.get(name), "nbytes", 0) if isinstance(
-                bm25.scores, dict) else 0
-        return size
 
     def score_tables(self, question: str, question_vector: np.ndarray | None,
                      value_matches: list[ValueMatch]) -> list[TableScore]:

@@ -38,39 +38,36 @@ def stem_key(text: str) -> str:
     return " ".join(stem(w) for w in _FOLDED_WORD.findall(text.casefold()))
 
 
+def value_keys(value: str) -> list[str]:
+    """The three lookup keys of a stored value: folded, letters and digits only, stemmed."""
+    return [normalize_value(value), compact(value), stem_key(value)]
+
+
 class ValueLookup:
     """Exact, compact and fuzzy lookup of stored values (built once per loaded index)."""
 
-    def __init__(self, locations: list[Location], schema_words: set[str] | None = None) -> None:
+    def __init__(self, locations: list[Location], schema_words: set[str] | None = None,
+                 keys: list[list[str]] | None = None) -> None:
+        """``keys``: each location's ``value_keys()`` when computed already (the index stores
+        them), else they are computed here."""
         #: Words of table and column names: a question word that names the schema ("book") is
         #: not fuzzily matched to a value ("ebook").
         self.schema_words = schema_words or set()
         self.exact: dict[str, list[Location]] = {}
         self.compact: dict[str, list[Location]] = {}
         self.stemmed: dict[str, list[Location]] = {}
-        for location in locations:
-            self.stemmed.setdefault(stem_key(location[2]), []).append(location)
-            self.exact.setdefault(normalize_value(location[2]), []).append(location)
-            key = compact(location[2])
-            if key:
-                self.compact.setdefault(key, []).append(location)
+        if keys is None:
+            keys = [value_keys(location[2]) for location in locations]
+        exact, packed, stemmed = self.exact, self.compact, self.stemmed
+        for location, (exact_key, compact_key, stem_key_) in zip(locations, keys):
+            exact.setdefault(exact_key, []).append(location)
+            stemmed.setdefault(stem_key_, []).append(location)
+            if compact_key:
+                packed.setdefault(compact_key, []).append(location)
         self._by_length: dict[int, list[str]] | None = None
 
     def __len__(self) -> int:
         return len(self.exact)
-
-    @classmethod
-    def merged(cls, parts: list[tuple[str, ValueLookup]]) -> ValueLookup:
-        """One lookup over several (a catalog): each part's tables prefixed with its name and
-        ``separator``; the keys are reused, not recomputed."""
-        merged = cls([])
-        for prefix, lookup in parts:
-            for mine, theirs in ((merged.exact, lookup.exact), (merged.compact, lookup.compact),
-                                 (merged.stemmed, lookup.stemmed)):
-                for key, locations in theirs.items():
-                    mine.setdefault(key, []).extend(
-                        (prefix + table, column, value) for table, column, value in locations)
-        return merged
 
     def fuzzy_keys(self, length: int, cutoff: float) -> list[str]:
         """Stored keys long enough and short enough to reach ``cutoff`` (``fuzz.ratio`` is

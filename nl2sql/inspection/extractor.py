@@ -17,14 +17,12 @@ Decisions, the same on every backend:
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import Connection
 
 from nl2sql.db.base import DbConnection
+from nl2sql.gc_pause import gc_paused
 from nl2sql.inspection.base import DbSchemaInspector, ReflectedSchema, RowCount
 from nl2sql.inspection.factory import create_inspector
 from nl2sql.models import ColumnInfo, DbInfo, ForeignKeyInfo, IndexInfo, TableInfo
@@ -40,7 +38,7 @@ class DbSchemaExtractor:
 
     def extract(self, db_id: str | None = None) -> DbInfo:
         """Reflect the configured schema; ``db_id`` defaults to the connection's."""
-        with _gc_paused(), self.connection.connect() as conn:
+        with gc_paused(), self.connection.connect() as conn:
             reflected = self.inspector.reflect_with(conn)
             tables = [self._table(conn, reflected, name) for name in reflected.names]
         comment = _text(reflected.database_comment)
@@ -97,24 +95,6 @@ class DbSchemaExtractor:
                                else None),
             on_delete=_referential_action(options.get("ondelete")),
             on_update=_referential_action(options.get("onupdate")))
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a reflection is built.
-
-    A wide schema allocates hundreds of thousands of long-lived dicts and models; each
-    automatic collection re-scans all of them, which cost ~35% of the extraction time on a
-    1,000-table schema (bench/extract_wide.py). Reference counting still frees everything;
-    cycles, if any, are collected after the extraction.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _index(index: dict[str, Any]) -> IndexInfo:
