@@ -82,12 +82,15 @@ def url_settings(url: str, where: str, backends: Mapping[str, Any]) -> dict[str,
                           f"scheme://user@host:port/dbname (e.g. postgresql://me@localhost/shop)."
                           ) from None
     scheme = parsed.get_backend_name()
-    backend = next((b for b in backends.values()
-                    if scheme in (b.name, b.sqlalchemy_dialect, *getattr(b, "url_schemes", ()))),
-                   None)
+    # A type name wins over an alias, an alias over a SQLAlchemy dialect name (DuckDB's
+    # dialect is Postgres'): ``postgresql://`` is Postgres, ``duckdb://`` DuckDB.
+    ranked = [[b for b in backends.values() if scheme == b.name],
+              [b for b in backends.values() if scheme in getattr(b, "url_schemes", ())],
+              [b for b in backends.values() if scheme == b.sqlalchemy_dialect]]
+    backend = next((found[0] for found in ranked if found), None)
     if backend is None:
         known = ", ".join(sorted({s for b in backends.values()
-                                  for s in (b.sqlalchemy_dialect, *getattr(b, "url_schemes", ()))}))
+                                  for s in (b.name, *getattr(b, "url_schemes", ()))}))
         raise ConfigError(f"{where}: the url scheme '{scheme}' is not a known database type; "
                           f"use one of: {known}.")
     settings: dict[str, Any] = {"type": backend.name}

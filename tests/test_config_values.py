@@ -74,7 +74,8 @@ def test_url_form(tmp_path: Path) -> None:
                            "  shop:\n    url: postgresql://app:pa55@db.example:5433/shop"
                            "?sslmode=require\n    schema: sales\n"
                            "  local:\n    url: postgresql+psycopg://me@localhost/local\n"
-                           "  file:\n    url: sqlite:///data/file.db\n")
+                           "  file:\n    url: sqlite:///data/file.db\n"
+                           "  short:\n    url: postgres://me@db/short\n")
     registry = DbConnectionConfigs.load(path)
     shop = registry.get("shop")
     assert (shop.type, shop.host, shop.port, shop.user, shop.dbname, shop.sslmode) == (
@@ -83,6 +84,7 @@ def test_url_form(tmp_path: Path) -> None:
     local = registry.get("local")
     assert (local.user, local.port, local.password) == ("me", 5432, None)
     assert registry.get("file").path == (tmp_path / "data" / "file.db").resolve()
+    assert (registry.get("short").type, registry.get("short").dbname) == ("postgres", "short")
 
 
 @pytest.mark.parametrize(("entry", "expected"), [
