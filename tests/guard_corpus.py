@@ -331,6 +331,10 @@ DENIED: list[Case] = [
         ("WITH m AS (MERGE INTO t USING t AS s ON t.a = s.a WHEN MATCHED THEN DELETE) "
          "SELECT 1", "MERGE", "write"),
         ("SELECT * FROM t WHERE a = 1 FOR\nUPDATE", LOCK, "lock"),
+        ("WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 3) "
+         "CYCLE n SET is_cycle USING path DELETE FROM t", "DELETE is a write", "write"),
+        # ambiguous: a bare alias named delete, or a statement after ")"; write AS delete
+        ("SELECT max(a) delete FROM t", "DELETE inside a query is a write", "none"),
     ]),
     *_denied("sqlite", [
         ("SELECT 1 /* /* */ ; DELETE FROM t; /* */", MULTI, "multi_statement"),
@@ -478,6 +482,7 @@ ALLOWED: list[AllowedCase] = [
         ("SELECT a AS update, b AS delete FROM t", "select"),
         ("SELECT update, key FROM t", "select"),
         ("SELECT a, merge FROM t WHERE t.insert IS NULL", "select"),
+        ("SELECT count(*) update FROM t", "select"),
         ("SELECT substring(b FROM 1 FOR \"update\") FROM t", "select"),
         ("SELECT substring(b FROM 1 FOR key) FROM t", "select"),
         ("SELECT substring(b FROM 1 FOR 1) FROM t FOR READ ONLY", "select"),

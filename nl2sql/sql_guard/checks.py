@@ -24,12 +24,17 @@ _STATEMENT_NAMES = {exp.TruncateTable: "TRUNCATE", exp.Transaction: "BEGIN"}
 _STRING_TOKENS = {TokenType[name] for name in TokenType.__members__ if name.endswith("_STRING")}
 _STRING_TOKENS.add(TokenType.STRING)
 _WRITE_TOKENS = {TokenType.INSERT, TokenType.UPDATE, TokenType.DELETE, TokenType.MERGE}
-# Where a write statement can begin inside a query's text: a CTE body "AS (", the main
-# statement after the WITH list "...)", after ";", or after a name (the end of a CTE's
-# SEARCH/CYCLE clause). After anything else (".", AS, ",", SELECT, an operator) the word is a
-# name: t.update, 1 AS insert, SELECT update FROM t.
-_STATEMENT_BOUNDARIES = {TokenType.L_PAREN, TokenType.R_PAREN, TokenType.SEMICOLON,
-                         TokenType.VAR, TokenType.IDENTIFIER}
+# After these a write keyword is a name (t.update, 1 AS insert, SELECT update, a, delete,
+# WHERE insert IS NULL...): no statement begins there in any supported grammar. Anywhere else
+# (after "(", ")" or a name, where a CTE body, the main statement after a WITH list or the end
+# of a CTE's SEARCH/CYCLE clause puts one) it may start a statement.
+_NAME_CONTEXT = {TokenType.DOT, TokenType.ALIAS, TokenType.COMMA, TokenType.SELECT,
+                 TokenType.DISTINCT, TokenType.WHERE, TokenType.AND, TokenType.OR,
+                 TokenType.NOT, TokenType.ON, TokenType.HAVING, TokenType.CASE, TokenType.WHEN,
+                 TokenType.THEN, TokenType.ELSE, TokenType.IS, TokenType.EQ, TokenType.NEQ,
+                 TokenType.LT, TokenType.LTE, TokenType.GT, TokenType.GTE, TokenType.PLUS,
+                 TokenType.DASH, TokenType.STAR, TokenType.SLASH, TokenType.MOD,
+                 TokenType.DPIPE}
 # Tokens that cannot follow a write keyword that starts a statement: the word was a name.
 _AFTER_A_NAME = {TokenType.COMMA, TokenType.R_PAREN, TokenType.DOT, TokenType.DCOLON,
                  TokenType.EQ, TokenType.NEQ, TokenType.LT, TokenType.LTE, TokenType.GT,
@@ -95,7 +100,7 @@ def _starts_write(tokens: list[Token], i: int) -> bool:
     kind = tokens[i].token_type
     previous = tokens[i - 1] if i else None
     following = tokens[i + 1] if i + 1 < len(tokens) else None
-    if previous is not None and previous.token_type not in _STATEMENT_BOUNDARIES:
+    if previous is not None and previous.token_type in _NAME_CONTEXT:
         return False
     if following is None:
         return False
