@@ -10,6 +10,7 @@ import logging
 import os
 import shutil
 import sqlite3
+import subprocess
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing
@@ -105,6 +106,16 @@ def _drop_database(name: str) -> None:
     with psycopg.connect(_admin_dsn(), autocommit=True) as conn:
         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
             sql.Identifier(name)))
+
+
+def stop_process(process: subprocess.Popen) -> None:  # type: ignore[type-arg]
+    """Terminate a server started by a test; kill it if it does not stop within 10 s."""
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def run_pg_script(dbname: str, script: str) -> None:

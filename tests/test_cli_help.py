@@ -20,12 +20,17 @@ def test_every_documented_command_is_registered() -> None:
         assert f"`{name}" in readme, f"{name} is not documented in the README"
 
 
-@pytest.mark.parametrize("name", sorted(SCRIPTS))
-def test_console_script_help_has_an_example(name: str) -> None:
+def _command(name: str) -> str:
     executable = Path(sys.executable).parent / name
     command = str(executable) if executable.exists() else shutil.which(name)
     assert command, f"{name} is not installed; run `pip install -e .`"
-    result = subprocess.run([command, "--help"], capture_output=True, text=True, timeout=60)
+    return command
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_console_script_help_has_an_example(name: str) -> None:
+    result = subprocess.run([_command(name), "--help"], capture_output=True, text=True,
+                            timeout=60)
     assert result.returncode == 0, result.stderr
     assert "Example:" in result.stdout
     assert result.stderr == ""
@@ -35,9 +40,7 @@ def test_console_script_help_has_an_example(name: str) -> None:
 def test_console_script_has_version(name: str) -> None:
     from nl2sql import __version__
 
-    executable = Path(sys.executable).parent / name
-    command = str(executable) if executable.exists() else shutil.which(name)
-    assert command, f"{name} is not installed; run `pip install -e .`"
-    result = subprocess.run([command, "--version"], capture_output=True, text=True, timeout=60)
+    result = subprocess.run([_command(name), "--version"], capture_output=True, text=True,
+                            timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == f"{name} {__version__}"

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import stop_process
 
 NL2SQL_MCP = Path(sys.executable).parent / "nl2sql-mcp"
 TOKEN = "t0ken-for-tests-0123456789"
@@ -44,22 +45,13 @@ def _start(tmp_path: Path, *args: str) -> tuple[subprocess.Popen[str], str]:
         raise AssertionError("the server printed no URL within 30 s") from None
 
 
-def _stop(process: subprocess.Popen[str]) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-
-
 @pytest.fixture
 def token_server(tmp_path: Path) -> Iterator[str]:
     process, url = _start(tmp_path, "--auth-token", TOKEN)
     try:
         yield url
     finally:
-        _stop(process)
+        stop_process(process)
 
 
 def _post(url: str, headers: dict[str, str]) -> int:
@@ -90,7 +82,7 @@ def test_loopback_without_token_prints_its_url_and_answers(tmp_path: Path) -> No
     try:
         assert _post(url, {}) == 200
     finally:
-        _stop(process)
+        stop_process(process)
 
 
 @pytest.mark.parametrize(("args", "expected"), [

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import SHARED_DATA, sqlite_config, write_dbs_yaml
+from conftest import SHARED_DATA, sqlite_config, stop_process, write_dbs_yaml
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
@@ -100,12 +100,7 @@ def http_server(setup: dict[str, str]) -> tuple[str, dict[str, str]]:
         _wait_for_port(port, process)
         yield f"http://127.0.0.1:{port}/mcp", setup
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process)
 
 
 async def test_streamable_http_server(http_server: tuple[str, dict[str, str]]) -> None:
