@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from nl2sql.context.embeddings import similarities
 from nl2sql.context.models import Candidate
 from nl2sql.context.values import ValueLookup
 from nl2sql.context.words import terms
@@ -104,7 +105,7 @@ class CatalogIndex:
             lexical = lexical / lexical.max()
         semantic = np.zeros(n, dtype=np.float32)
         if question_vector is not None and len(self.vectors):
-            cosine = self.vectors @ question_vector
+            cosine = similarities(self.vectors, question_vector)
             has = self.sizes > 0  # the best table of each database
             semantic[has] = np.maximum.reduceat(cosine, self.starts[has])
             low, high = float(semantic.min()), float(semantic.max())

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from nl2sql.context.embeddings import similarities
 from nl2sql.context.graph import JoinGraph
 from nl2sql.context.index import IndexData
 from nl2sql.context.values import ValueLookup, ValueMatch
@@ -125,7 +126,7 @@ class DbIndex:
             lexical = lexical / top
         semantic = np.zeros(n, dtype=np.float32)
         if question_vector is not None and n:
-            cosine = self.vectors @ question_vector
+            cosine = similarities(self.vectors, question_vector)
             low, high = float(np.median(cosine)), float(cosine.max())
             if high > low:
                 semantic = np.clip((cosine - low) / (high - low), 0, 1) * min(1.0, high * 2)
