@@ -258,3 +258,44 @@ def test_sqlite_big_table_is_sampled(tmp_path: Path, without_rowid: bool) -> Non
     assert sum(v.count for v in kind.enum_candidates) == 20_000
     assert table.column("label").enum_candidates is None
     connection.dispose()
+
+
+def test_sqlite_annotation_reads_of_a_big_table_are_index_lookups(tmp_path: Path) -> None:
+    """Nothing the offline annotation steps (sample rows, enum screening, the value index's
+    values) run on a big SQLite table may grow with its row count: the query plan of every
+    statement that reads it is an index lookup (SEARCH), or a scan stopped by a LIMIT (the
+    sample rows). Grouping then runs over the bounded sample, not the table."""
+    from nl2sql.pipeline import AnnotateOptions, run_offline_steps
+
+    path = tmp_path / "big.db"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("""
+            CREATE TABLE events (id INTEGER PRIMARY KEY, kind TEXT, label TEXT);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)
+            INSERT INTO events SELECT i, 'kind ' || (i % 5), 'label ' || i FROM n;
+        """)
+    conn.close()
+    connection = create_connection(sqlite_config("big", path))
+    calls: list[tuple[str, tuple]] = []
+
+    def record(_conn, _cursor, statement, params, _context, _many) -> None:  # noqa: ANN001
+        calls.append((statement, tuple(params or ())))
+
+    try:
+        table = DbSchemaExtractor(connection).extract().table("events")
+        table.row_count, table.row_count_is_estimate = 3_000_000, True  # the plan is the same
+        event.listen(connection.engine, "before_cursor_execute", record)
+        run_offline_steps(connection, table, AnnotateOptions())
+        event.remove(connection.engine, "before_cursor_execute", record)
+    finally:
+        connection.dispose()
+    reads = [(s, p) for s, p in calls if "events" in s]
+    bounds = [s for s, _ in reads if "min(rowid)" in s.lower()]
+    assert len(bounds) == 1 and bounds[0].lower().count("(select") >= 2  # one subquery each
+    with sqlite3.connect(path) as conn:
+        for statement, params in reads:
+            plan = [row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {statement}", params)]
+            scans = [line for line in plan if line.startswith("SCAN events")]
+            bounded = "LIMIT" in statement and "GROUP BY" not in statement
+            assert not scans or bounded, (statement, plan)
+    conn.close()
