@@ -33,7 +33,8 @@ class Backend:
     label: str
     #: sqlglot dialect: the parser guard reads queries in it; also the key of its deny list.
     sqlglot_dialect: str
-    #: SQLAlchemy dialect name (``sqlalchemy.dialects.registry``) used to quote identifiers.
+    #: SQLAlchemy dialect name (``sqlalchemy.dialects.registry``, or ``"module:Class"``) used
+    #: to quote identifiers.
     sqlalchemy_dialect: str
     #: ``"module:Class"`` of the DbConnection, DbOperations and DbSchemaInspector subclasses.
     connection_class: str
@@ -68,6 +69,9 @@ class Backend:
 
 @cache
 def _sqlalchemy_dialect(name: str) -> Dialect:
+    if ":" in name:  # "module:Class": a dialect of our own (compile-only, e.g. Spark SQL)
+        module_name, _, attribute = name.partition(":")
+        return getattr(importlib.import_module(module_name), attribute)()
     from sqlalchemy.dialects import registry
 
     return registry.load(name)()
@@ -88,6 +92,13 @@ BACKENDS: dict[str, Backend] = {
         inspector_class="nl2sql.inspection.postgres:PostgresSchemaInspector",
         required_fields=("dbname",), default_schema="public", default_port=5432,
         folds_unquoted_case=True),
+    "spark": Backend(
+        name="spark", label="Spark SQL", sqlglot_dialect="spark",
+        sqlalchemy_dialect="nl2sql.db.spark_sql:SparkDialect",
+        connection_class="nl2sql.db.spark:SparkConnection",
+        operations_class="nl2sql.db.spark:SparkOperations",
+        inspector_class="nl2sql.inspection.spark:SparkSchemaInspector",
+        required_fields=("remote",)),
 }
 
 #: The dbs.yaml ``type`` values, one member per registry entry (``DatabaseType.SQLITE``...).

@@ -58,6 +58,10 @@ class DbConnectionConfig(BaseModel):
     # One schema, a list of schemas, or ``*`` (every schema that has tables): see ``schemas``.
     schema_name: str | list[str] | None = Field(default=None, alias="schema")
     sslmode: str | None = None
+    # spark: the Spark Connect URL (sc://host:port/;token=...), catalog and database (namespace)
+    remote: str | None = None
+    catalog: str | None = None
+    database: str | None = None
     # runtime bounds
     query_timeout_seconds: float = Field(default=30.0, gt=0)
     max_rows: int = Field(default=1_000_000, gt=0)

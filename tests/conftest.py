@@ -281,6 +281,48 @@ def postgres_db(request: pytest.FixtureRequest, db_id: str, *, script: str | Non
                   dbname=dbname)
 
 
+def spark_config(db_id: str, remote: str, database: str, **extra: object) -> DbConnectionConfig:
+    return DbConnectionConfig(db_id=db_id, type=DatabaseType.SPARK, remote=remote,
+                              database=database, **extra)
+
+
+def spark_db(request: pytest.FixtureRequest, db_id: str, *, script: str | None = None,
+             sample: str | None = None, **extra: object) -> BackendDb:
+    """A Spark database (namespace) on the session's server: the shared, already loaded sample
+    (tests must not alter it), or a fresh namespace built from ``script`` and dropped after."""
+    server: SparkConnectServer = request.getfixturevalue("spark_server")
+    session = server.session()
+    request.addfinalizer(session.stop)
+    if sample:
+        database = request.getfixturevalue(f"spark_{sample}")
+    else:
+        database = f"t_{uuid.uuid4().hex[:10]}"
+        session.sql(f"CREATE DATABASE {database}")
+        request.addfinalizer(lambda: session.sql(f"DROP DATABASE IF EXISTS {database} CASCADE"))
+        session.catalog.setCurrentDatabase(database)
+
+    def execute(statements: str) -> None:
+        session.catalog.setCurrentDatabase(database)
+        for statement in statements.split(";\n"):
+            if statement.strip():
+                session.sql(statement)
+
+    if script:
+        execute(script)
+
+    def insert(table: str, rows: Sequence[Sequence[object]]) -> None:
+        schema = session.table(f"{database}.`{table}`").schema
+        session.createDataFrame([tuple(r) for r in rows], schema=schema) \
+            .write.insertInto(f"{database}.`{table}`")
+
+    def text_rows(query: str) -> list[list[str]]:
+        session.catalog.setCurrentDatabase(database)
+        return [["" if v is None else str(v) for v in row] for row in session.sql(query).collect()]
+
+    return BackendDb("spark", spark_config(db_id, server.remote, database, **extra),
+                     execute, insert, text_rows, dbname=database)
+
+
 #: backend type -> its test-database factory. A new backend adds one function above and one
 #: entry here; every suite parametrized over BACKENDS (and the chinook/northwind fixtures)
 #: then runs on it too.

@@ -32,6 +32,10 @@ class DbConnection(ABC):
     transactions): nl2sql never writes to the databases it describes.
     """
 
+    #: Sample rows are read in primary-key order only from tables up to this many rows (None:
+    #: always; an index makes it cheap). Without indexes the order costs a sort of the table.
+    sample_order_max_rows: ClassVar[int | None] = None
+
     def __init__(self, config: DbConnectionConfig) -> None:
         self.config = config
         self._engine: Engine | None = None

@@ -23,7 +23,7 @@ from sqlalchemy.types import NullType
 from nl2sql.db.base import DbConnection
 from nl2sql.errors import ConfigError
 from nl2sql.inspection.statistics import ColumnStats, EnumScreeningSettings
-from nl2sql.models import TableInfo
+from nl2sql.models import DbInfo, TableInfo
 
 
 @dataclass(frozen=True)
@@ -268,6 +268,10 @@ class DbSchemaInspector(ABC):
     @abstractmethod
     def row_counts(self, conn: Connection, tables: Sequence[str]) -> dict[str, RowCount]:
         """Row counts of ``tables`` (not views: counting a view runs its query)."""
+
+    def finish(self, conn: Connection, info: DbInfo) -> None:
+        """Complete the extracted ``info`` with what the backend knows beyond the reflected
+        structure (e.g. table properties, keys a catalog without constraints implies)."""
 
     def database_comment(self, conn: Connection) -> str | None:
         """The database's own comment, where the backend has one."""

@@ -41,13 +41,14 @@ class DbSchemaExtractor:
         with gc_paused(), self.connection.connect() as conn:
             reflected = self.inspector.reflect_with(conn)
             tables = [self._table(conn, reflected, name) for name in reflected.names]
-        comment = _text(reflected.database_comment)
-        info = DbInfo(db_id=db_id or self.connection.db_id,
-                      db_type=self.connection.config.type.value,
-                      schema_name=reflected.schema, description=comment,
-                      description_source="comment" if comment else None, tables=tables)
-        if reflected.schemas is not None:
-            info.schemas = reflected.schemas  # type: ignore[attr-defined]  # extra field
+            comment = _text(reflected.database_comment)
+            info = DbInfo(db_id=db_id or self.connection.db_id,
+                          db_type=self.connection.config.type.value,
+                          schema_name=reflected.schema, description=comment,
+                          description_source="comment" if comment else None, tables=tables)
+            if reflected.schemas is not None:
+                info.schemas = reflected.schemas  # type: ignore[attr-defined]  # extra field
+            self.inspector.finish(conn, info)
         return info
 
     def _table(self, conn: Connection, reflected: ReflectedSchema, name: str) -> TableInfo:

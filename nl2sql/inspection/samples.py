@@ -1,7 +1,8 @@
 """Sample rows per table as a short CSV text (``TableInfo.sample_data_csv``).
 
 A few rows show the model what the values look like (formats, casing, codes). The query reads
-``rows`` rows in primary-key order when there is one (an index scan, cheap on any size) and
+``rows`` rows in primary-key order when there is one (an index scan, cheap on any size; a
+backend without indexes sorts only tables up to ``DbConnection.sample_order_max_rows``) and
 otherwise in storage order; long values are cut to ``max_chars`` and line breaks flattened, so
 one CSV line is one row.
 """
@@ -17,6 +18,7 @@ from sqlalchemy import column, select, table
 from sqlalchemy.exc import DBAPIError
 
 from nl2sql.db.base import DbConnection
+from nl2sql.errors import QueryExecutionError
 from nl2sql.models import TableInfo
 
 log = logging.getLogger(__name__)
@@ -62,14 +64,18 @@ def collect_sample(connection: DbConnection, table_info: TableInfo,
     source = table(table_info.relation_name, *[column(n) for n in names],
                    schema=table_info.schema_name or connection.schema)
     query = select(*[source.c[n] for n in names]).limit(settings.rows)
-    if table_info.primary_key:
+    big = (connection.sample_order_max_rows is not None
+           and (table_info.row_count is None
+                or table_info.row_count > connection.sample_order_max_rows))
+    if table_info.primary_key and not big:
         query = query.order_by(*[source.c[n] for n in table_info.primary_key])
     try:
         with connection.connect() as conn:
             rows = [tuple(row) for row in conn.execute(query)]
-    except DBAPIError as exc:
+    except (DBAPIError, QueryExecutionError) as exc:
         # A broken view or a permission gap must not stop the annotation of the other tables.
-        reason = str(exc.orig).strip().splitlines()[0] if exc.orig else type(exc).__name__
+        orig = getattr(exc, "orig", exc)
+        reason = str(orig).strip().splitlines()[0] if orig else type(exc).__name__
         log.warning("no sample rows for %s: %s", table_info.name, reason)
         return None
     return rows_to_csv(names, rows, settings.max_chars)

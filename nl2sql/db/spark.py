@@ -1,0 +1,381 @@
+"""Spark SQL through Spark Connect (``pyspark[connect]``, the ``spark`` extra).
+
+One Spark Connect session per configured database, created on first use, reused by every
+call (it is thread-safe) and re-created when the server lost it (a restart). The client is a
+thin gRPC client: no JVM runs in our process.
+
+Engine layers (ARCHITECTURE.md, "Read-only, in layers"). Spark has no read-only mode, so:
+- every query is sent wrapped as ``SELECT * FROM (<query>) AS nl2sql_result LIMIT n``: Spark's
+  own parser then accepts exactly one query (no command, DDL, DML, SET, CACHE, USE, a second
+  statement or a script) and enforces the row cap;
+- the session runs with ``spark.sql.runSQLOnFiles=false`` (no ``csv.`/path``` relations),
+  verified when the session is made;
+- every query carries a tag and is interrupted (``interruptTag``) at the time limit; the
+  session stays usable for the next call;
+- results stream as Arrow batches into the sink (no ``collect()``/``toPandas()``), with a row
+  cap and a byte cap.
+What the engine cannot refuse (``reflect``/``java_method``, ``TRANSFORM ... USING``) only the
+parser layer and a least-privilege principal stop: see the README, "Running against a Spark
+cluster".
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import uuid
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, ClassVar, TypeVar
+
+from nl2sql.config import DbConnectionConfig
+from nl2sql.db.base import DbConnection, DbOperations, QueryStats, ResultSink
+from nl2sql.db.spark_sql import SparkSqlConnection, resolve_remote
+from nl2sql.errors import (ConfigError, DatabaseConnectionError, QueryExecutionError,
+                           QueryTimeoutError)
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+_WRAP_PREFIX = "SELECT * FROM (\n"
+#: Session settings the engine layer depends on, set and read back on every new session.
+ENGINE_SETTINGS = {"spark.sql.runSQLOnFiles": "false"}
+# Errors meaning the server no longer knows our session (restart) or cannot be reached.
+_SESSION_LOST = re.compile(
+    r"SESSION_NOT_FOUND|SESSION_CHANGED|SESSION_CLOSED|INVALID_HANDLE|StatusCode\.UNAVAILABLE|"
+    r"UNAVAILABLE|failed to connect|Connection refused|Socket closed|Channel closed",
+    re.IGNORECASE)
+_POSITION = re.compile(r"\(line (\d+), pos (\d+)\)")
+
+
+def _pyspark_session_class() -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # "does not yet fully support pandas 3"
+        try:
+            from pyspark.logger import PySparkLogger
+            from pyspark.sql.connect.session import SparkSession
+        except ImportError as exc:
+            raise ConfigError(
+                f"The spark backend needs the Spark Connect client ({exc}); install it with "
+                f"pip install 'nl2sql[spark]'.") from None
+    # pyspark logs every server error with its JVM stack trace as JSON on stderr; our errors
+    # are one line for people, raised to the caller instead.
+    PySparkLogger.getLogger("SQLQueryContextLogger").disabled = True
+    return SparkSession
+
+
+class SparkConnection(DbConnection):
+    """A lazily created Spark Connect session (``remote``, ``catalog``, ``database``)."""
+
+    #: Connection retries of the gRPC client before a call gives up (pyspark's default policy
+    #: retries for minutes, which would hang a query when the server is down).
+    max_retries: ClassVar[int] = 3
+    sample_order_max_rows = 100_000  # no indexes: ORDER BY key LIMIT 3 would sort the table
+
+    def __init__(self, config: DbConnectionConfig) -> None:
+        super().__init__(config)
+        self._session: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def schema(self) -> str | None:
+        """The Spark database (namespace) holding the tables: ``database`` in dbs.yaml."""
+        return self.config.database or self.config.effective_schema
+
+    @property
+    def remote_label(self) -> str:
+        """The remote URL with its token hidden (for messages)."""
+        try:
+            return resolve_remote(self.config.remote or "", db_id=self.db_id).redacted()
+        except Exception:  # noqa: BLE001 - a broken URL is reported when connecting
+            return "the configured remote"
+
+    def _create_engine(self) -> Any:
+        raise NotImplementedError("the spark backend has no SQLAlchemy engine; use session()")
+
+    # -- the session -------------------------------------------------------------------------
+    def session(self) -> Any:
+        """The database's session, created on first use."""
+        with self._lock:
+            if self._session is None:
+                self._session = self._create_session()
+            return self._session
+
+    def _create_session(self) -> Any:
+        remote = resolve_remote(self.config.remote or "", db_id=self.db_id,
+                                password=self.config.resolve_password())
+        session_class = _pyspark_session_class()
+        try:
+            session = session_class.builder.remote(remote.url()).create()
+        except Exception as exc:  # noqa: BLE001 - pyspark raises several unrelated types
+            raise self._connection_error(exc, remote.redacted()) from None
+        self._limit_retries(session)
+        try:
+            for key, value in ENGINE_SETTINGS.items():
+                session.conf.set(key, value)
+            actual = {key: str(session.conf.get(key)).lower() for key in ENGINE_SETTINGS}
+            if self.config.catalog:
+                session.catalog.setCurrentCatalog(self.config.catalog)
+            if self.schema:
+                self._use_database(session, self.schema)
+        except (ConfigError, DatabaseConnectionError):
+            _close_quietly(session)
+            raise
+        except Exception as exc:  # noqa: BLE001
+            _close_quietly(session)
+            raise self._connection_error(exc, remote.redacted()) from None
+        if actual != ENGINE_SETTINGS:
+            _close_quietly(session)
+            raise DatabaseConnectionError(
+                f"The Spark server of database '{self.db_id}' did not accept "
+                f"{', '.join(f'{k}={v}' for k, v in ENGINE_SETTINGS.items())} (it reports "
+                f"{actual}); nl2sql will not query it without that setting.", db_id=self.db_id)
+        return session
+
+    def _limit_retries(self, session: Any) -> None:
+        try:
+            from pyspark.sql.connect.client.retries import DefaultPolicy
+
+            session.client.set_retry_policies([DefaultPolicy(
+                max_retries=self.max_retries, initial_backoff=200, max_backoff=2000)])
+        except Exception:  # noqa: BLE001 - an older client: keep its own policy
+            log.debug("could not shorten the Spark Connect retry policy", exc_info=True)
+
+    def _use_database(self, session: Any, database: str) -> None:
+        if not session.catalog.databaseExists(database):
+            known = sorted(db.name for db in session.catalog.listDatabases())
+            raise ConfigError(
+                f"Database '{self.db_id}': the Spark catalog has no database '{database}' (it "
+                f"has: {', '.join(known) or 'none'}); fix 'database' in dbs.yaml.",
+                db_id=self.db_id)
+        session.catalog.setCurrentDatabase(database)
+
+    def _connection_error(self, exc: BaseException, where: str) -> DatabaseConnectionError:
+        return DatabaseConnectionError(
+            f"Cannot connect to Spark database '{self.db_id}' at {where}: {first_line(exc)}; "
+            f"check that the Spark Connect server runs and 'remote' in dbs.yaml.",
+            db_id=self.db_id)
+
+    def reset(self) -> None:
+        """Forget the session (the server lost it); the next call makes a new one."""
+        with self._lock:
+            session, self._session = self._session, None
+        if session is not None:
+            _close_quietly(session)
+
+    def with_session(self, call: Callable[[Any], T], *, retry: Callable[[], bool] = lambda: True
+                     ) -> T:
+        """``call(session)``; when the server lost the session (a restart), once more on a new
+        session, if ``retry()`` says nothing was handed out yet."""
+        session = self.session()
+        try:
+            return call(session)
+        except Exception as exc:
+            if not is_session_lost(exc) or not retry():
+                raise
+            log.info("Spark session of %s lost (%s); reconnecting", self.db_id, first_line(exc))
+            self.reset()
+        try:
+            return call(self.session())
+        except Exception as exc:
+            if is_session_lost(exc):
+                raise self._connection_error(exc, self.remote_label) from None
+            raise
+
+    # -- the SQLAlchemy-shaped face for backend-neutral statement builders -------------------
+    @contextmanager
+    def connect(self) -> Iterator[SparkSqlConnection]:  # type: ignore[override]
+        yield SparkSqlConnection(self.fetch, self.session())
+
+    def fetch(self, sql: str, args: dict[str, Any] | None = None
+              ) -> tuple[list[tuple[Any, ...]], list[str]]:
+        """Run a small statement (catalog, sample) and return all its rows and column names."""
+
+        def run(session: Any) -> tuple[list[tuple[Any, ...]], list[str]]:
+            table = session.sql(sql, args=args or None).toArrow()
+            return arrow_rows(table), list(table.column_names)
+
+        try:
+            return self.with_session(run)
+        except Nl2SqlPassThrough:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise QueryExecutionError(
+                f"Spark rejected a query on database '{self.db_id}': {first_line(exc)}.",
+                db_id=self.db_id) from None
+
+    def dispose(self) -> None:
+        self.reset()
+
+
+Nl2SqlPassThrough = (ConfigError, DatabaseConnectionError)
+
+
+def _close_quietly(session: Any) -> None:
+    """Release the server-side session and close the channel; never hang on a dead server."""
+    try:
+        session.client.set_retry_policies([])
+    except Exception:  # noqa: BLE001
+        pass
+    try:
+        session.stop()
+    except Exception:  # noqa: BLE001 - the server may be gone already
+        try:
+            session.client.close()
+        except Exception:  # noqa: BLE001
+            pass
+
+
+def is_session_lost(exc: BaseException) -> bool:
+    return bool(_SESSION_LOST.search(f"{type(exc).__name__} {exc}"))
+
+
+def first_line(exc: BaseException) -> str:
+    """The error's first line, without Spark's SQLSTATE suffix and JVM stack trace."""
+    text = str(exc).strip() or type(exc).__name__
+    line = text.splitlines()[0].strip()
+    line = re.sub(r"\s*SQLSTATE: \w+\.?", "", line)
+    return line.rstrip(". ")
+
+
+def arrow_rows(table: Any) -> list[tuple[Any, ...]]:
+    """An Arrow table (or record batch) as Python tuples; zoned timestamps become the naive
+    local times Spark shows for them."""
+    columns = [python_values(column) for column in table.columns]
+    return list(zip(*columns)) if columns else [() for _ in range(table.num_rows)]
+
+
+def python_values(column: Any) -> list[Any]:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if pa.types.is_timestamp(column.type) and column.type.tz is not None:
+        column = pc.local_timestamp(column)
+    return column.to_pylist()
+
+
+class SparkOperations(DbOperations):
+    connection: SparkConnection
+
+    #: A result stops (``truncated``) once its Arrow batches pass this many bytes.
+    max_result_bytes: ClassVar[int] = 1 << 30
+
+    def _stream(self, sql: str, sink: ResultSink, *, max_rows: int, timeout: float,
+                is_explain: bool) -> QueryStats:
+        body = sql.rstrip().rstrip(";").rstrip()
+        text = body if is_explain else \
+            f"{_WRAP_PREFIX}{body}\n) AS nl2sql_result LIMIT {max_rows + 1}"
+        started = threading.Event()  # set once the sink got something: no retry after that
+
+        def run(session: Any) -> QueryStats:
+            with self._tagged(session, timeout):
+                return self._stream_batches(session, text, sink, max_rows, started)
+
+        try:
+            return self.connection.with_session(run, retry=lambda: not started.is_set())
+        except Nl2SqlPassThrough + (QueryTimeoutError,):
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise self._rejected(exc, 0 if is_explain else 1) from None
+
+    def _stream_batches(self, session: Any, text: str, sink: ResultSink, max_rows: int,
+                        started: threading.Event) -> QueryStats:
+        df = session.sql(text)
+        plan = df._plan.to_proto(session.client)
+        columns: list[str] | None = None
+        count, size, truncated = 0, 0, False
+        batches = session.client.to_table_as_iterator(plan, {})
+        try:
+            for item in batches:
+                if not hasattr(item, "num_rows"):  # the StructType announcing the columns
+                    if columns is None:
+                        columns = list(item.names)
+                        sink.begin(columns)
+                        started.set()
+                    continue
+                if columns is None:
+                    columns = list(item.column_names)
+                    sink.begin(columns)
+                    started.set()
+                if item.num_rows == 0:
+                    continue
+                if count + item.num_rows > max_rows:
+                    item, truncated = item.slice(0, max_rows - count), True
+                size += item.nbytes
+                if item.num_rows:
+                    for start in range(0, item.num_rows, self.batch_size):
+                        sink.write_rows(arrow_rows(item.slice(start, self.batch_size)))
+                    count += item.num_rows
+                if truncated or size > self.max_result_bytes:
+                    truncated = True
+                    break
+        finally:
+            close = getattr(batches, "close", None)
+            if close is not None:
+                close()
+        if columns is None:
+            columns = list(df.columns)
+            sink.begin(columns)
+        return QueryStats(columns, count, truncated)
+
+    @contextmanager
+    def _tagged(self, session: Any, timeout: float) -> Iterator[None]:
+        """Tag the thread's operations; interrupt them at the time limit."""
+        tag = f"nl2sql-{uuid.uuid4().hex}"
+        fired = threading.Event()
+
+        def interrupt() -> None:
+            fired.set()
+            try:
+                session.interruptTag(tag)
+            except Exception:  # noqa: BLE001 - best effort; the caller reports the timeout
+                log.warning("could not interrupt Spark operations tagged %s", tag)
+
+        timer = threading.Timer(timeout, interrupt)
+        timer.daemon = True
+        session.addTag(tag)
+        timer.start()
+        try:
+            yield
+        except Exception:
+            if fired.is_set():  # whatever the interrupted call raised, it was the time limit
+                raise self._timeout(timeout) from None
+            raise
+        finally:
+            timer.cancel()
+            try:
+                session.removeTag(tag)
+            except Exception:  # noqa: BLE001
+                pass
+        if fired.is_set():
+            raise self._timeout(timeout)
+
+    def _timeout(self, timeout: float) -> QueryTimeoutError:
+        return QueryTimeoutError(
+            f"Query on database '{self.db_id}' stopped after {timeout:g} s; add a LIMIT/filter "
+            f"or raise query_timeout_seconds for db {self.db_id} in dbs.yaml.", db_id=self.db_id)
+
+    def _rejected(self, exc: BaseException, lines_added: int) -> QueryExecutionError:
+        message = first_line(exc)
+        match = _POSITION.search(str(exc))
+        if match:
+            line = max(1, int(match[1]) - lines_added)
+            message = _POSITION.sub("", message).rstrip(". ") + f" (line {line})"
+        return QueryExecutionError(
+            f"Spark rejected the query on database '{self.db_id}': {message}; fix the SQL and "
+            f"try again.", db_id=self.db_id)
+
+    @contextmanager
+    def _read_only(self, timeout: float) -> Iterator[SparkSqlConnection]:  # type: ignore[override]
+        """For the neutral row lookups: the SQLAlchemy-shaped face, tagged and time-limited."""
+        session = self.connection.session()
+        try:
+            with self._tagged(session, timeout):
+                yield SparkSqlConnection(self.connection.fetch, session)
+        except Nl2SqlPassThrough + (QueryExecutionError,):
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise self._rejected(exc, 0) from None
