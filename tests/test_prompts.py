@@ -22,7 +22,7 @@ def test_every_prompt_file_is_registered() -> None:
 
 def test_verbatim_prompts_have_no_placeholders_and_every_backend_has_one() -> None:
     verbatim = {name for name in _on_disk() if name.startswith(VERBATIM_FOLDERS)}
-    assert {"nl2sql/db_type/sqlite", "nl2sql/db_type/postgres"} <= verbatim
+    assert {"nl2sql/db_type/sqlite", "nl2sql/db_type/postgres", "nl2sql/db_type/spark"} <= verbatim
     for name in verbatim:
         text = load_prompt(name)
         assert len(text.strip()) > 150 and prompt_fields(text) == set(), name

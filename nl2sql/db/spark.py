@@ -45,7 +45,8 @@ _WRAP_PREFIX = "SELECT * FROM (\n"
 ENGINE_SETTINGS = {"spark.sql.runSQLOnFiles": "false"}
 # Errors meaning the server no longer knows our session (restart) or cannot be reached.
 _SESSION_LOST = re.compile(
-    r"SESSION_NOT_FOUND|SESSION_CHANGED|SESSION_CLOSED|INVALID_HANDLE|StatusCode\.UNAVAILABLE|"
+    r"SESSION_NOT_FOUND|SESSION_CHANGED|SESSION_CLOSED|NO_ACTIVE_SESSION|INVALID_HANDLE|"
+    r"StatusCode\.UNAVAILABLE|"
     r"UNAVAILABLE|failed to connect|Connection refused|Socket closed|Channel closed",
     re.IGNORECASE)
 _POSITION = re.compile(r"\(line (\d+), pos (\d+)\)")

@@ -87,7 +87,7 @@ class SparkSchemaInspector(DbSchemaInspector):
 
     def _describe(self, session: Any, name: str) -> dict[str, Any]:
         database = self.schema
-        columns = session.catalog.listColumns(name, dbName=database)
+        columns = session.catalog.listColumns(self.qualified_name(name))
         rows = session.sql(f"DESCRIBE TABLE EXTENDED {self.qualified_name(name)}").collect()
         section, detail, constraints = "", {}, []
         for row in rows:

@@ -104,6 +104,27 @@ _SQLITE: dict[str, tuple[str, ...]] = {
 }
 _SQLITE_PREFIXES: tuple[str, ...] = ("fileio_",)
 
+# Spark SQL (sqlglot "spark"): the engine has no read-only mode, so everything that reaches
+# the JVM, files or the network is refused here (the strictest list of all backends).
+_SPARK: dict[str, tuple[str, ...]] = {
+    # JVM reflection: calls any static Java method on the driver or executors.
+    "reflection": ("reflect", "java_method", "try_reflect"),
+    # Read files or directories (Databricks/Spark 4 table functions and helpers); protobuf
+    # functions read a descriptor file named by their argument.
+    "file": ("read_files", "cloud_files_state", "list_secrets", "secret", "try_secret",
+             "from_protobuf", "to_protobuf", "input_file_name_read"),
+    # Reach the network or run SQL/programs the guard never sees.
+    "network": ("http_request", "ai_query", "ai_gen", "ai_forecast", "vector_search",
+                "read_kafka", "read_kinesis", "read_pubsub", "read_pulsar", "read_statestore",
+                "remote_query", "execute_immediate"),
+    # Java XPath over a string argument (external entities): not worth the risk.
+    "xml": ("xpath", "xpath_boolean", "xpath_double", "xpath_float", "xpath_int",
+            "xpath_long", "xpath_number", "xpath_short", "xpath_string"),
+    # IDENTIFIER('...') turns a string into a name: a path-based relation could hide in it.
+    "dynamic_name": ("identifier",),
+}
+_SPARK_PREFIXES: tuple[str, ...] = ("reflect", "java_", "read_", "xpath", "ai_", "secret")
+
 #: SQLite pragmas that only read the schema or the file: allowed as statements
 #: (``PRAGMA table_info(t)``) and by the engine's authorizer (SQLAlchemy reflection needs them).
 SQLITE_READ_PRAGMAS = frozenset({
@@ -119,14 +140,19 @@ def _flatten(groups: dict[str, tuple[str, ...]]) -> frozenset[str]:
 DENIED_FUNCTIONS: MappingProxyType[str, frozenset[str]] = MappingProxyType({
     "postgres": _flatten(_POSTGRES),
     "sqlite": _flatten(_SQLITE),
+    "spark": _flatten(_SPARK),
+    "databricks": _flatten(_SPARK),
 })
 DENIED_FUNCTION_PREFIXES: MappingProxyType[str, tuple[str, ...]] = MappingProxyType({
     "postgres": _POSTGRES_PREFIXES,
     "sqlite": _SQLITE_PREFIXES,
+    "spark": _SPARK_PREFIXES,
+    "databricks": _SPARK_PREFIXES,
 })
 DENIED_FUNCTION_EFFECTS: MappingProxyType[str, MappingProxyType[str, str]] = MappingProxyType({
     dialect: MappingProxyType({name: effect for effect, names in groups.items() for name in names})
-    for dialect, groups in (("postgres", _POSTGRES), ("sqlite", _SQLITE))
+    for dialect, groups in (("postgres", _POSTGRES), ("sqlite", _SQLITE), ("spark", _SPARK),
+                            ("databricks", _SPARK))
 })
 
 

@@ -13,6 +13,7 @@ from sqlglot.errors import ErrorLevel, ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
 from nl2sql.sql_guard import checks, messages
+from nl2sql.sql_guard import spark as spark_checks
 from nl2sql.sql_guard.denylist import SQLITE_READ_PRAGMAS
 
 # First words a query may start with; anything else is refused before parsing.
@@ -20,7 +21,9 @@ _QUERY_STARTS = {"SELECT", "WITH", "VALUES", "TABLE", "("}
 _ANALYZE_WORDS = {"ANALYZE", "ANALYSE"}
 _TRAILING = re.compile(r"[ \t\n\r\f\v;]+\Z")
 # Dialects whose lexing and attribute notation (``t.f`` calling ``f(t)``) differ from Postgres'.
-_NOT_POSTGRES_SYNTAX = {"sqlite"}
+_NOT_POSTGRES_SYNTAX = {"sqlite", "spark", "databricks"}
+# Extra rules of one dialect, run after the shared ones (Spark: no path-based relations...).
+_DIALECT_CHECKS = {"spark": spark_checks.check, "databricks": spark_checks.check}
 # Dialects whose read-only PRAGMA statements (``PRAGMA table_info(t)``) are queries.
 _PRAGMA_DIALECTS = {"sqlite"}
 # Engines that pin standard_conforming_strings=on, so a backslash in '...' is a plain character
@@ -166,6 +169,8 @@ def _validate_query(text: str, tokens: list[Token], engine: Dialect,
         raise messages.reject(messages.not_a_query(checks.statement_name(root) or first.text))
     checks.check_tree(root, dialect, postgres_syntax)
     checks.check_tokens(tokens, dialect, postgres_syntax)
+    if dialect in _DIALECT_CHECKS:
+        _DIALECT_CHECKS[dialect](root, tokens)
     return root, end
 
 

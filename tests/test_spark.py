@@ -1,0 +1,324 @@
+"""The Spark backend against a real Spark Connect server (tests/spark_server.py): config and
+session, catalog inspection, annotation, operations and MCP tools on Chinook, bounds (row cap,
+time limit with the next call answered, a restarted server), and nl2sql-ask end to end."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from stub_openai import MODEL_STRING, StubOpenAI, messages_text, tool_call
+
+from conftest import spark_config, spark_db, write_dbs_yaml
+from nl2sql.cache import load_db_info, save_db_info
+from nl2sql.config import DbConnectionConfig, DbConnectionConfigs
+from nl2sql.db.factory import create_connection, create_operations
+from nl2sql.db.spark_sql import SparkRemote, resolve_remote
+from nl2sql.errors import ConfigError, DatabaseConnectionError, QueryTimeoutError
+from nl2sql.formatting import quote_identifier
+from nl2sql.inspection import DbSchemaExtractor
+from nl2sql.inspection.spark import SparkSchemaInspector
+from nl2sql.operations import OpsContext, db_execute_sql_op, db_get_row_by_id_op
+from nl2sql.pipeline import AnnotateOptions, annotate_database
+from nl2sql.results import CsvResultWriter
+
+ROCK = ("SELECT count(*) AS tracks FROM track t JOIN genre g ON g.GenreId = t.GenreId "
+        "WHERE g.Name = 'Rock'")
+# 10^14 rows: Spark checks for a kill between input rows of the generated side, so the job
+# stops at the interrupt (see the README on nested cross joins of catalog tables).
+RUNAWAY = "SELECT count(*) AS n FROM range(10000000) a CROSS JOIN range(10000000) b"
+
+
+# -- config and remote (no server) -----------------------------------------------------------
+
+def test_remote_forms_and_redaction() -> None:
+    plain = SparkRemote.parse("sc://spark-host", db_id="w")
+    assert (plain.host, plain.port, plain.url()) == ("spark-host", 15002,
+                                                      "sc://spark-host:15002")
+    remote = SparkRemote.parse("sc://h:443/;token=abc;use_ssl=true", db_id="w")
+    assert remote.param("TOKEN") == "abc" and remote.param("use_ssl") == "true"
+    assert remote.redacted() == "sc://h:443/;token=***;use_ssl=true"
+    assert "abc" in remote.url() and "abc" not in remote.redacted()
+    for bad in ("http://h:15002", "sc://:15002", "sc://h:15002/;token"):
+        with pytest.raises(ConfigError, match="remote"):
+            SparkRemote.parse(bad, db_id="w")
+
+
+def test_token_from_enc_value_or_password_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    from nl2sql import secrets
+
+    secrets.create_key()
+    encrypted = secrets.encrypt_value("s3cret")
+    resolved = resolve_remote(f"sc://h:15002/;token={encrypted};use_ssl=true", db_id="w")
+    assert resolved.param("token") == "s3cret"
+    monkeypatch.setenv("SPARK_TOKEN", "from-env")
+    config = DbConnectionConfig(db_id="w", type="spark", remote="sc://h:15002",
+                                password_env="SPARK_TOKEN")
+    assert resolve_remote(config.remote, db_id="w", password=config.resolve_password()) \
+        .param("token") == "from-env"
+
+
+def test_dbs_yaml_entry_and_registry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SPARK_HOST", "lake.example")
+    (tmp_path / "dbs.yaml").write_text(
+        "databases:\n  warehouse:\n    type: spark\n    remote: sc://${SPARK_HOST}:15002\n"
+        "    database: sales\n    catalog: main\n    query_timeout_seconds: 5\n")
+    config = DbConnectionConfigs.load(tmp_path / "dbs.yaml").get("warehouse")
+    assert config.remote == "sc://lake.example:15002" and config.database == "sales"
+    assert config.backend.label == "Spark SQL" and config.backend.sqlglot_dialect == "spark"
+    assert quote_identifier("Order Details", "spark") == "`Order Details`"
+    (tmp_path / "dbs.yaml").write_text("databases:\n  warehouse:\n    type: spark\n")
+    with pytest.raises(ConfigError, match="'remote' is required for type spark"):
+        DbConnectionConfigs.load(tmp_path / "dbs.yaml")
+
+
+def test_unreachable_server_is_one_line_without_secrets() -> None:
+    from spark_server import free_port
+
+    config = spark_config("w", f"sc://127.0.0.1:{free_port()}/;token=hush", "default")
+    connection = create_connection(config)
+    started = time.monotonic()
+    with pytest.raises(DatabaseConnectionError) as caught:
+        connection.session().sql("SELECT 1").collect()  # the first call reaches the server
+    message = str(caught.value)
+    assert "\n" not in message and "hush" not in message and "Spark" in message
+    assert time.monotonic() - started < 30
+
+
+# -- with the server -------------------------------------------------------------------------
+
+
+
+@pytest.fixture(scope="module")
+def chinook_cfg(spark_server, spark_chinook) -> DbConnectionConfig:  # noqa: ANN001
+    return spark_config("chinook", spark_server.remote, spark_chinook, query_timeout_seconds=20)
+
+
+@pytest.fixture(scope="module")
+def chinook_info(chinook_cfg: DbConnectionConfig):  # noqa: ANN201
+    connection = create_connection(chinook_cfg)
+    try:
+        info = DbSchemaExtractor(connection).extract("chinook")
+    finally:
+        connection.dispose()
+    info.attach()
+    return info
+
+
+@pytest.mark.spark
+def test_chinook_inspection(chinook_info) -> None:  # noqa: ANN001
+    tables = {t.name: t for t in chinook_info.tables}
+    assert len(tables) == 11 and not any(t.is_view for t in tables.values())
+    assert sum(len(t.columns) for t in tables.values()) == 64
+    assert chinook_info.db_type == "spark" and chinook_info.schema_name == "chinook"
+    track = tables["track"]
+    assert track.row_count == 3503 and not track.row_count_is_estimate
+    assert track.model_extra["row_count_source"] == "count"
+    assert [c.data_type for c in track.columns][:3] == ["INT", "STRING", "INT"]
+    assert track.column("UnitPrice").data_type == "DECIMAL(10,2)"
+    # No constraints in this catalog: keys inferred from names, marked as inferred.
+    assert track.primary_key == ["TrackId"] and track.model_extra["key_source"] == "inferred"
+    links = {(tuple(fk.columns), fk.referenced_table) for fk in track.foreign_keys}
+    assert links == {(("AlbumId",), "album"), (("GenreId",), "genre"),
+                     (("MediaTypeId",), "mediatype")}
+    assert all(fk.model_extra.get("inferred") for fk in track.foreign_keys)
+    assert tables["playlisttrack"].primary_key == []  # composite: no single-column key
+
+
+@pytest.mark.spark
+def test_catalog_details_statistics_views_and_bounded_counts(
+        request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    db = spark_db(request, "lake", script=(
+        "CREATE TABLE events (id INT COMMENT 'event key', kind STRING, day STRING) "
+        "USING parquet PARTITIONED BY (day) COMMENT 'Clicks and views' "
+        "TBLPROPERTIES ('team' = 'web', 'quality' = 'gold');\n"
+        "INSERT INTO events SELECT id, IF(id % 3 = 0, 'view', 'click'), "
+        "IF(id % 2 = 0, '2024-01-01', '2024-01-02') FROM range(300);\n"
+        "ANALYZE TABLE events COMPUTE STATISTICS;\n"
+        "CREATE TABLE big AS SELECT id, CAST(id % 4 AS STRING) AS code FROM range(120000);\n"
+        "CREATE VIEW clicks COMMENT 'only clicks' AS SELECT * FROM events WHERE kind = 'click'"))
+    monkeypatch.setattr(SparkSchemaInspector, "count_bound", 100_000)
+    registry_dir = request.getfixturevalue("tmp_path")
+    result = annotate_database(db.config, registry_dir / "data")
+    tables = {t.name: t for t in result.db_info.tables}
+    events, big, clicks = tables["events"], tables["big"], tables["clicks"]
+    assert events.description == "Clicks and views" and events.description_source == "comment"
+    assert events.column("id").description == "event key"
+    assert events.model_extra["partition_columns"] == ["day"]
+    assert events.model_extra["table_properties"].items() >= {"team": "web", "quality": "gold"}.items()
+    assert events.row_count == 300 and events.model_extra["row_count_source"] == "statistics"
+    assert events.column("kind").is_enum and set(events.column("kind").enum_values) == {
+        "view", "click"}
+    assert clicks.is_view and clicks.row_count is None and clicks.description == "only clicks"
+    # Over the bound: a lower bound, marked as an estimate; screening reads a sample.
+    assert big.row_count == 100_000 and big.row_count_is_estimate
+    assert big.model_extra["row_count_source"] == "bounded_count"
+    assert big.column("code").is_enum and big.column("code").enum_values
+    assert big.sample_data_csv.startswith("id,code\n")
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_annotate_schema_with_a_model_annotates_all_64_columns(
+        chinook_cfg: DbConnectionConfig, tmp_path: Path) -> None:
+    path = write_dbs_yaml(tmp_path, [chinook_cfg])
+    env = {**os.environ, "NL2SQL_CONFIG": str(path), "NL2SQL_MODEL": "test"}
+    done = subprocess.run([str(Path(sys.executable).parent / "annotate-schema"), "chinook"],
+                          env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "11 tables" in done.stdout + done.stderr and "Traceback" not in done.stderr
+    info = load_db_info(tmp_path / "data", "chinook")
+    columns = [c for t in info.tables for c in t.columns]
+    assert len(info.tables) == 11 and len(columns) == 64
+    assert all(c.description and c.description_source == "llm" for c in columns)
+    assert all(t.sample_data_csv for t in info.tables)
+
+
+@pytest.fixture(scope="module")
+def ops_ctx(chinook_cfg, chinook_info, tmp_path_factory):  # noqa: ANN001, ANN201
+    folder = tmp_path_factory.mktemp("spark_ops")
+    path = write_dbs_yaml(folder, [chinook_cfg])
+    save_db_info(chinook_info, folder / "data")
+    registry = DbConnectionConfigs.load(path, workspace=folder / "ws")
+    ctx = OpsContext(registry)
+    yield ctx
+    ctx.close()
+
+
+@pytest.mark.spark
+def test_execute_rock_count_and_row_lookup_with_inferred_keys(ops_ctx) -> None:  # noqa: ANN001
+    result = db_execute_sql_op(ops_ctx, "chinook", ROCK, nl_query="Rock tracks?")
+    assert result.row_count == 1
+    assert (ops_ctx.workspace / result.csv_filename).read_text() == "tracks\n1297\n"
+    row = db_get_row_by_id_op(ops_ctx, "chinook", "track", 1)
+    text = row.render()
+    assert "For Those About To Rock" in text and "genre" in text.lower()
+
+
+@pytest.mark.spark
+def test_results_stream_with_row_cap_and_equal_direct_query(
+        chinook_cfg: DbConnectionConfig, chinook_info, spark_server, tmp_path: Path) -> None:  # noqa: ANN001
+    ops = create_operations(create_connection(chinook_cfg), chinook_info)
+    sql = "SELECT InvoiceLineId, TrackId, UnitPrice FROM invoiceline ORDER BY InvoiceLineId"
+    writer = CsvResultWriter(tmp_path / "lines.csv")
+    stats = ops.execute_select_query(sql, writer)
+    writer.discard()
+    assert stats.row_count == 2240 and not stats.truncated
+    capped = CsvResultWriter(tmp_path / "capped.csv")
+    stats = ops.execute_select_query(sql, capped, max_rows=100)
+    capped._close()
+    rows = list(csv.reader(capped._tmp.open()))
+    assert stats.truncated and stats.row_count == 100 and len(rows) == 101
+    session = spark_server.session()
+    try:
+        direct = session.sql(f"SELECT InvoiceLineId, TrackId, UnitPrice FROM chinook.invoiceline "
+                             f"ORDER BY InvoiceLineId LIMIT 100").collect()
+    finally:
+        session.stop()
+    assert rows[1:] == [[str(v) for v in row] for row in direct]
+    ops.connection.dispose()
+
+
+@pytest.mark.spark
+def test_runaway_cross_join_is_interrupted_and_the_next_call_answers(
+        chinook_cfg: DbConnectionConfig, chinook_info, tmp_path: Path) -> None:  # noqa: ANN001
+    ops = create_operations(create_connection(chinook_cfg), chinook_info)
+    started = time.monotonic()
+    with pytest.raises(QueryTimeoutError, match="stopped after 3 s"):
+        ops.execute_select_query(RUNAWAY, CsvResultWriter(tmp_path / "r.csv"),
+                                 timeout_seconds=3)
+    elapsed = time.monotonic() - started
+    assert 3 <= elapsed < 15, elapsed
+    started = time.monotonic()
+    writer = CsvResultWriter(tmp_path / "next.csv")
+    assert ops.execute_select_query(ROCK, writer).row_count == 1
+    assert writer.preview == [["1297"]] and time.monotonic() - started < 10
+    ops.connection.dispose()
+
+
+@pytest.mark.spark
+def test_bad_sql_is_one_line_with_the_query_line(chinook_cfg, chinook_info, tmp_path) -> None:  # noqa: ANN001
+    from nl2sql.errors import QueryExecutionError
+
+    ops = create_operations(create_connection(chinook_cfg), chinook_info)
+    with pytest.raises(QueryExecutionError) as caught:
+        ops.execute_select_query("SELECT Name\nFROM genre\nWHERE nope = 1",
+                                 CsvResultWriter(tmp_path / "x.csv"))
+    message = str(caught.value)
+    assert "\n" not in message and "nope" in message and "JVM" not in message
+    ops.connection.dispose()
+
+
+@pytest.mark.spark
+async def test_mcp_tools_answer_rock_count(ops_ctx) -> None:  # noqa: ANN001
+    from mcp import Client
+
+    from nl2sql.mcp import build_server
+
+    registry = ops_ctx.configs
+    server = build_server(registry.config_path, workspace=registry.workspace)
+    async with Client(server) as client:
+        listed = await client.call_tool("db_list", {})
+        assert "chinook" in listed.content[0].text and "spark" in listed.content[0].text.lower()
+        schema = await client.call_tool("db_show_schema", {"db_id": "chinook"})
+        assert not schema.is_error and "track" in schema.content[0].text
+        result = await client.call_tool("db_execute_sql", {"db_id": "chinook", "query": ROCK})
+        assert not result.is_error and "1297" in result.content[0].text
+        denied = await client.call_tool(
+            "db_execute_sql", {"db_id": "chinook", "query": "SELECT * FROM csv.`/etc/passwd`"})
+        assert denied.is_error and "Path-based relations" in denied.content[0].text
+        row = await client.call_tool("db_get_row_by_id",
+                                     {"db_id": "chinook", "table": "genre", "row_id": 1})
+        assert not row.is_error and "Rock" in row.content[0].text
+
+
+@pytest.mark.spark
+def test_nl2sql_ask_against_the_stub_model(ops_ctx, stub_openai: StubOpenAI) -> None:  # noqa: ANN001
+    stub_openai.add(tool_call("final_result", sql=ROCK, explanation="Counts the Rock tracks."))
+    env = {**os.environ, "NL2SQL_CONFIG": str(ops_ctx.configs.config_path),
+           "NL2SQL_WORKSPACE": str(ops_ctx.workspace)}
+    done = subprocess.run([str(Path(sys.executable).parent / "nl2sql-ask"),
+                           "How many tracks are in the Rock genre?", "--db", "chinook",
+                           "--model", MODEL_STRING, "--json"],
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["sql"] == ROCK and answer["df"] == [{"tracks": 1297}]
+    prompt = messages_text(stub_openai.requests[0])
+    assert "Spark SQL dialect" in prompt and "backticks" in prompt
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_session_is_recreated_after_a_server_restart(tmp_path: Path) -> None:
+    """A second, private server (the shared one keeps its in-memory catalog)."""
+    from spark_server import SparkConnectServer
+
+    server = SparkConnectServer(tmp_path / "restart")
+    server.start()
+    try:
+        config = spark_config("r", server.remote, "default")
+        connection = create_connection(config)
+        ops = create_operations(connection, load_db_info_stub("r"))
+        assert ops.execute_select_query("SELECT 1 AS x", CsvResultWriter(tmp_path / "a.csv")) \
+            .row_count == 1
+        first = connection.session()
+        server.restart()
+        writer = CsvResultWriter(tmp_path / "b.csv")
+        assert ops.execute_select_query("SELECT 2 AS x", writer).row_count == 1
+        assert writer.preview == [["2"]] and connection.session() is not first
+        connection.dispose()
+    finally:
+        server.stop()
+
+
+def load_db_info_stub(db_id: str):  # noqa: ANN201
+    from nl2sql.models import DbInfo
+
+    return DbInfo(db_id=db_id, db_type="spark")
