@@ -98,7 +98,7 @@ BACKENDS: dict[str, Backend] = {
         connection_class="nl2sql.db.spark:SparkConnection",
         operations_class="nl2sql.db.spark:SparkOperations",
         inspector_class="nl2sql.inspection.spark:SparkSchemaInspector",
-        required_fields=("remote",)),
+        required_fields=("remote",), default_port=15002),  # the port lives in `remote`
 }
 
 #: The dbs.yaml ``type`` values, one member per registry entry (``DatabaseType.SQLITE``...).

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from nl2sql.backends import BACKENDS
 from nl2sql.config import DatabaseType, DbConnectionConfigs, sample_database_path
 from nl2sql.errors import ConfigError, UnknownDatabaseError
 
@@ -42,7 +43,7 @@ def test_tab_indentation_names_line(tmp_path):
 def test_unknown_type_names_type_field_and_line(tmp_path):
     path = write(tmp_path, "databases:\n  shop:\n    dbname: shop\n    type: mysql\n")
     assert load_error(path) == (f"{path} line 4: database 'shop': unknown type 'mysql'; use one "
-                                f"of: sqlite, postgres.")
+                                f"of: {', '.join(BACKENDS)}.")
 
 
 def test_postgres_without_dbname(tmp_path):

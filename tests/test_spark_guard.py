@@ -47,6 +47,10 @@ ENGINE_GAPS = {
     "SELECT xpath_string('<a>1</a>', 'a')",
 }
 
+#: Denied by the (strict) parser, run by the engine without any effect: IDENTIFIER() naming an
+#: ordinary table or column (naming a path it fails: runSQLOnFiles=false).
+HARMLESS_AT_ENGINE = {"SELECT * FROM IDENTIFIER('t')", "SELECT IDENTIFIER('a') FROM t"}
+
 
 def test_spark_corpus_is_large_and_well_formed() -> None:
     assert len(SPARK_DENIED) >= 80 and len(SPARK_ALLOWED) >= 30
@@ -141,7 +145,7 @@ def test_engine_layer_holds_for_every_denied_case_but_the_listed_gaps(target) ->
             restore()
             assert snapshot() == before
     # What the engine layer caught on its own: everything but the reflection/script gaps.
-    assert slipped <= ENGINE_GAPS, slipped - ENGINE_GAPS
+    assert slipped <= ENGINE_GAPS | HARMLESS_AT_ENGINE, slipped - ENGINE_GAPS
     assert set(changed) <= ENGINE_GAPS, changed
     # And the gaps are real (so the parser is what stops them): the probes show their effect.
     assert "SELECT reflect('java.lang.System', 'setProperty', 'nl2sql.guard', 'x')" in changed
