@@ -23,6 +23,7 @@ from nl2sql.db.spark_sql import SparkRemote, resolve_remote
 from nl2sql.errors import ConfigError, DatabaseConnectionError, QueryTimeoutError
 from nl2sql.formatting import quote_identifier
 from nl2sql.inspection import DbSchemaExtractor
+from nl2sql.inspection.implied_keys import infer_foreign_keys
 from nl2sql.inspection.spark import SparkSchemaInspector
 from nl2sql.operations import OpsContext, db_execute_sql_op, db_get_row_by_id_op
 from nl2sql.pipeline import AnnotateOptions, annotate_database
@@ -105,9 +106,10 @@ def chinook_info(chinook_cfg: DbConnectionConfig):  # noqa: ANN201
     connection = create_connection(chinook_cfg)
     try:
         info = DbSchemaExtractor(connection).extract("chinook")
+        info.attach()
+        infer_foreign_keys(connection, info)  # what annotate-schema adds (implied keys)
     finally:
         connection.dispose()
-    info.attach()
     return info
 
 
@@ -122,7 +124,8 @@ def test_chinook_inspection(chinook_info) -> None:  # noqa: ANN001
     assert track.model_extra["row_count_source"] == "count"
     assert [c.data_type for c in track.columns][:3] == ["INT", "STRING", "INT"]
     assert track.column("UnitPrice").data_type == "DECIMAL(10,2)"
-    # No constraints in this catalog: keys inferred from names, marked as inferred.
+    # No constraints in this catalog: primary keys inferred from names, foreign keys implied
+    # (names, types and values), both marked as inferred.
     assert track.primary_key == ["TrackId"] and track.model_extra["key_source"] == "inferred"
     links = {(tuple(fk.columns), fk.referenced_table) for fk in track.foreign_keys}
     assert links == {(("AlbumId",), "album"), (("GenreId",), "genre"),

@@ -30,6 +30,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, ClassVar, TypeVar
 
+from sqlalchemy.exc import DBAPIError
+
 from nl2sql.config import DbConnectionConfig
 from nl2sql.db.base import DbConnection, DbOperations, QueryStats, ResultSink
 from nl2sql.db.spark_sql import SparkSqlConnection, resolve_remote
@@ -49,6 +51,7 @@ _SESSION_LOST = re.compile(
     r"StatusCode\.UNAVAILABLE|"
     r"UNAVAILABLE|failed to connect|Connection refused|Socket closed|Channel closed",
     re.IGNORECASE)
+_GRPC_DETAILS = re.compile(r'details = "([^"\n]*)')
 _POSITION = re.compile(r"\(line (\d+), pos (\d+)\)")
 
 
@@ -237,7 +240,8 @@ def is_session_lost(exc: BaseException) -> bool:
 def first_line(exc: BaseException) -> str:
     """The error's first line, without Spark's SQLSTATE suffix and JVM stack trace."""
     text = str(exc).strip() or type(exc).__name__
-    line = text.splitlines()[0].strip()
+    details = _GRPC_DETAILS.search(text)  # a raw gRPC error: its "details" say what happened
+    line = details[1] if details else text.splitlines()[0].strip()
     line = re.sub(r"\s*SQLSTATE: \w+\.?", "", line)
     return line.rstrip(". ")
 
@@ -376,6 +380,8 @@ class SparkOperations(DbOperations):
         try:
             with self._tagged(session, timeout):
                 yield SparkSqlConnection(self.connection.fetch, session)
+        except DBAPIError as exc:  # the face's wrapping of our own QueryExecutionError
+            raise exc.orig from None  # type: ignore[misc]
         except Nl2SqlPassThrough + (QueryExecutionError,):
             raise
         except Exception as exc:  # noqa: BLE001

@@ -20,10 +20,11 @@ from urllib.parse import urlsplit
 
 from sqlalchemy import types as sqltypes
 from sqlalchemy.engine import default
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql import compiler
 from sqlalchemy.sql.elements import ClauseElement
 
-from nl2sql.errors import ConfigError
+from nl2sql.errors import ConfigError, QueryExecutionError
 
 # -- remote: sc://host:port/;param=value;... -----------------------------------------------
 
@@ -175,6 +176,11 @@ class SparkRows:
     def first(self) -> tuple[Any, ...] | None:
         return self.rows[0] if self.rows else None
 
+    def one(self) -> tuple[Any, ...]:
+        if len(self.rows) != 1:
+            raise ValueError(f"expected one row, got {len(self.rows)}")
+        return self.rows[0]
+
     def scalar(self) -> Any:
         return self.rows[0][0] if self.rows else None
 
@@ -194,8 +200,13 @@ class SparkSqlConnection:
 
     def execute(self, statement: ClauseElement | str,
                 params: Mapping[str, Any] | None = None) -> SparkRows:
+        """Run a statement; Spark's refusal is a SQLAlchemy ``DBAPIError`` (``.orig`` holds the
+        one-line reason), so neutral code handles it as it does for every other backend."""
         sql, args = compile_statement(statement, params)
-        rows, columns = self._run(sql, args)
+        try:
+            rows, columns = self._run(sql, args)
+        except QueryExecutionError as exc:
+            raise DBAPIError(sql, args, exc) from None
         return SparkRows(columns, rows)
 
     exec_driver_sql = execute

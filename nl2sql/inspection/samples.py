@@ -18,7 +18,6 @@ from sqlalchemy import column, select, table
 from sqlalchemy.exc import DBAPIError
 
 from nl2sql.db.base import DbConnection
-from nl2sql.errors import QueryExecutionError
 from nl2sql.models import TableInfo
 
 log = logging.getLogger(__name__)
@@ -72,10 +71,9 @@ def collect_sample(connection: DbConnection, table_info: TableInfo,
     try:
         with connection.connect() as conn:
             rows = [tuple(row) for row in conn.execute(query)]
-    except (DBAPIError, QueryExecutionError) as exc:
+    except DBAPIError as exc:
         # A broken view or a permission gap must not stop the annotation of the other tables.
-        orig = getattr(exc, "orig", exc)
-        reason = str(orig).strip().splitlines()[0] if orig else type(exc).__name__
+        reason = str(exc.orig).strip().splitlines()[0] if exc.orig else type(exc).__name__
         log.warning("no sample rows for %s: %s", table_info.name, reason)
         return None
     return rows_to_csv(names, rows, settings.max_chars)

@@ -11,11 +11,11 @@ else from one bounded count of all tables (``count(*)`` over at most ``count_bou
 last a lower bound marked as an estimate). Big tables are sampled with ``TABLESAMPLE (n ROWS)``
 (a LIMIT: Spark reads only the first splits), never scanned whole.
 
-Keys: informational constraints when the catalog has them; otherwise keys are inferred from
-names (``AlbumId`` in ``album``, ``id``): the primary key is checked to be unique and non-null
-on tables up to ``verify_bound`` rows, foreign keys are columns named like another table's
-inferred key. Inferred keys carry ``inferred: true`` (foreign keys) / ``key_source:
-"inferred"`` (tables) in the cache, so readers can tell them from declared ones.
+Keys: informational constraints when the catalog has them; otherwise the primary key is
+inferred from names (``AlbumId`` in ``album``, ``id``) and checked to be unique and non-null on
+tables up to ``verify_bound`` rows (``key_source: "inferred"`` in the cache). Foreign keys are
+then implied by ``nl2sql.inspection.implied_keys`` at annotation, as on every backend (names,
+types and a bounded value-containment check; ``inferred: true``).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from sqlalchemy import FromClause, TableClause, column, text
 from nl2sql.db.spark_sql import SparkDialect, SparkSqlConnection
 from nl2sql.inspection.base import DbSchemaInspector, ReflectedSchema, RowCount
 from nl2sql.inspection.statistics import EnumScreeningSettings
-from nl2sql.models import DbInfo, ForeignKeyInfo, TableInfo
+from nl2sql.models import DbInfo, TableInfo
 
 log = logging.getLogger(__name__)
 
@@ -172,35 +172,23 @@ class SparkSchemaInspector(DbSchemaInspector):
         self._infer_keys(conn, info)
 
     def _infer_keys(self, conn: SparkSqlConnection, info: DbInfo) -> None:
-        keyed = {t.name: t.primary_key for t in info.tables if t.primary_key}
+        """Primary keys from names where the catalog declares none (foreign keys are then
+        inferred and checked on data by ``nl2sql.inspection.implied_keys``, as for every
+        backend)."""
         candidates: dict[str, str] = {}
         for table in info.tables:
             if table.is_view or table.primary_key:
                 continue
-            wanted = {"id", f"{_normal(table.name)}id", f"{_normal(table.name).rstrip('s')}id",
-                      f"{re.sub('ies$', 'y', _normal(table.name))}id"}
+            base = _normal(table.name)
+            wanted = {"id", f"{base}id", f"{base.rstrip('s')}id", f"{re.sub('ies$', 'y', base)}id"}
             matches = [c.name for c in table.columns if _normal(c.name) in wanted]
             if len(matches) == 1:
                 candidates[table.name] = matches[0]
-        verified = self._unique_keys(conn, info, candidates)
-        for name, key in verified.items():
+        for name, key in self._unique_keys(conn, info, candidates).items():
             table = info.table(name)
             assert table is not None
             table.column(key).is_primary_key = True  # type: ignore[union-attr]
             table.key_source = "inferred"  # type: ignore[attr-defined]
-            keyed[name] = [key]
-        by_key = {_normal(k[0]): name for name, k in keyed.items()
-                  if len(k) == 1 and _normal(k[0]) != "id"}
-        for table in info.tables:
-            declared = {c for fk in table.foreign_keys for c in fk.columns}
-            for col in table.columns:
-                target = by_key.get(_normal(col.name))
-                if target is None or target == table.name or col.name in declared \
-                        or col.is_primary_key and len(table.primary_key) == 1:
-                    continue
-                table.foreign_keys.append(ForeignKeyInfo(
-                    name=None, columns=[col.name], referenced_table=target,
-                    referenced_columns=list(keyed[target]), inferred=True))
 
     def _unique_keys(self, conn: SparkSqlConnection, info: DbInfo,
                      candidates: dict[str, str]) -> dict[str, str]:
