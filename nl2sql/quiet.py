@@ -3,26 +3,32 @@
 Some libraries configure logging on import (``wordllama`` calls ``logging.basicConfig(level=
 INFO)``, which makes every library's INFO lines appear in a notebook; ``bm25s`` sets its own
 logger to DEBUG, so its debug lines reach stderr) or warn about optional notebook widgets
-(``tqdm.auto`` via ``bm25s``). ``quiet_import`` imports such a module and puts the root logger
-and the module's own logger back as they were.
+(``tqdm.auto`` via ``bm25s``). Import them inside ``quiet_imports(name)``: the root logger and
+the library's own logger are put back as they were, and the widget warning is not shown.
+
+    with quiet_imports("bm25s"):
+        import bm25s
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
 import warnings
-from types import ModuleType
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 
-def quiet_import(name: str) -> ModuleType:
-    root, own = logging.getLogger(), logging.getLogger(name)
-    handlers, level, own_level = list(root.handlers), root.level, own.level
+@contextmanager
+def quiet_imports(*names: str) -> Iterator[None]:
+    root = logging.getLogger()
+    own = [logging.getLogger(name) for name in names]
+    handlers, level, own_levels = list(root.handlers), root.level, [o.level for o in own]
     try:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="IProgress not found")
-            return importlib.import_module(name)
+            yield
     finally:
         root.handlers[:] = handlers
         root.setLevel(level)
-        own.setLevel(own_level)
+        for logger, own_level in zip(own, own_levels):
+            logger.setLevel(own_level)

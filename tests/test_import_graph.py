@@ -80,8 +80,8 @@ def test_quiet_import_leaves_logging_as_it_was() -> None:
     import subprocess
     import sys
 
-    script = ("import logging, sys\nfrom nl2sql.quiet import quiet_import\n"
-              "quiet_import('wordllama'); quiet_import('bm25s')\n"
+    script = ("import logging, sys\nfrom nl2sql.quiet import quiet_imports\n"
+              "with quiet_imports('wordllama', 'bm25s'):\n    import wordllama, bm25s\n"
               "print(logging.getLogger().handlers, logging.getLogger('bm25s').level)")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=120, check=True)

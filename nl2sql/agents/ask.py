@@ -109,7 +109,9 @@ async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Mode
             ops, question, model=llm, usage=usage, top=settings.catalog_candidates,
             retries=settings.retries, usage_limits=limits)).db_id
     config = ops.config(db_id)  # an unknown id fails here, with the known ones
-    instructions = await anyio.to_thread.run_sync(_instructions, ops, question, db_id)
+    # A follow-up ("and only for 2024?") names few tables: retrieve with the earlier questions.
+    retrieval = " ".join([*(turn.question for turn in turns[-2:]), question])
+    instructions = await anyio.to_thread.run_sync(_instructions, ops, retrieval, db_id)
     deps = Nl2SqlDeps(ops=ops, db_id=db_id, question=question,
                       output_file=safe_name_from_query(question) + CSV_SUFFIX)
     history = [m for turn in trim_turns(turns, settings.history_tokens) for m in turn.messages()]

@@ -36,9 +36,10 @@ class CatalogIndex:
     def __init__(self, indexes: list[DbIndex]) -> None:
         import numpy as np
 
-        from nl2sql.quiet import quiet_import
+        from nl2sql.quiet import quiet_imports
 
-        bm25s = quiet_import("bm25s")  # tqdm.auto warns in notebooks without widgets
+        with quiet_imports("bm25s"):  # it logs at DEBUG; tqdm.auto warns in notebooks
+            import bm25s
         self.indexes = indexes
         docs = []
         self.places: list[dict[str, float]] = []

@@ -25,9 +25,10 @@ def model() -> Any:
     if _model is None:
         with _lock:
             if _model is None:
-                from nl2sql.quiet import quiet_import
+                from nl2sql.quiet import quiet_imports
 
-                wordllama = quiet_import("wordllama")  # it calls logging.basicConfig
+                with quiet_imports("wordllama"):  # it calls logging.basicConfig
+                    import wordllama
 
                 _model = wordllama.WordLlama.load(
                     dim=DIMENSIONS, cache_dir=Path(wordllama.__file__).parent,

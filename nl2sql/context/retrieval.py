@@ -102,9 +102,10 @@ class DbIndex:
     @property
     def bm25(self) -> Any:
         if self._bm25 is None:
-            from nl2sql.quiet import quiet_import
+            from nl2sql.quiet import quiet_imports
 
-            bm25s = quiet_import("bm25s")  # tqdm.auto warns in notebooks without widgets
+            with quiet_imports("bm25s"):  # it logs at DEBUG; tqdm.auto warns in notebooks
+                import bm25s
             retriever = bm25s.BM25()
             retriever.index([e.doc_terms or ["_"] for e in self.entries], show_progress=False)
             self._bm25 = retriever
