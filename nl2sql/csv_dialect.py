@@ -39,6 +39,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from datetime import date, datetime, time
 from decimal import Decimal
+from itertools import chain
 from typing import Any
 
 #: Largest field the readers accept (the csv module's default is 131,072 characters).
@@ -177,6 +178,11 @@ class CsvRowFormatter:
             return []
         if len(rows[0]) == 1:  # csv.writer quotes a lone None; COPY writes an empty line
             return [format_record(row) for row in rows]
+        # A batch of only str/int/None (told by its first row, then checked whole) skips the
+        # column-wise pass; the first row holding a float, bytes... goes to it directly.
+        if set(map(type, rows[0])) <= _PLAIN_TYPES and \
+                set(map(type, chain.from_iterable(rows))) <= _PLAIN_TYPES:
+            return self._plain_records(rows)
         columns: list[Sequence[Any]] = list(zip(*rows))
         converted = False
         empty_strings = False
@@ -196,6 +202,17 @@ class CsvRowFormatter:
         out = list(lines)
         if converted and (empty_strings or "\r" in "".join(out)):
             rows = list(zip(*columns))
+        return self._fixed(rows, out, empty_strings)
+
+    def _plain_records(self, rows: Sequence[Sequence[Any]]) -> list[str]:
+        lines = self._lines
+        lines.clear()
+        self._writer.writerows(rows)
+        return self._fixed(rows, list(lines), True)
+
+    @staticmethod
+    def _fixed(rows: Sequence[Sequence[Any]], out: list[str], empty_strings: bool) -> list[str]:
+        """``out`` with the rows csv.writer gets wrong re-formatted: empty strings, ``\\r``."""
         if empty_strings:
             for i, row in enumerate(rows):
                 if "" in row:
