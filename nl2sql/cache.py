@@ -44,9 +44,13 @@ def default_file_mode() -> int:
     return 0o666 & ~_UMASK
 
 
-def atomic_write_text(path: Path, text: str) -> None:
+def atomic_write_text(path: Path, text: str, *, durable: bool = True) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same folder and a rename,
-    so a reader sees either the old file or the whole new one, never a half-written file."""
+    so a reader sees either the old file or the whole new one, never a half-written file.
+
+    ``durable`` also flushes the text to disk (``fsync``) before the rename, so the file
+    survives a power loss or an OS crash right after the call; the rename alone already gives
+    every reader the consistency above."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -56,8 +60,9 @@ def atomic_write_text(path: Path, text: str) -> None:
         os.fchmod(fd, stat.S_IMODE(path.stat().st_mode) if path.exists() else default_file_mode())
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -277,7 +277,13 @@ class CsvResultWriter:
             metadata_path = self.csv_path.with_name(metadata_name_for(self.csv_path.name))
             text = metadata.model_dump_json(indent=2) + "\n"
             os.replace(self._tmp, self.csv_path)
-            atomic_write_text(metadata_path, text)
+            # No fsync (it was half of a point query's time): the renames are what readers
+            # rely on (old or whole new file, metadata last, under the lock), and they stay
+            # atomic without it. fsync only adds survival of a power loss or OS crash, which a
+            # result does not need: it is re-run by calling the query again, and the CSV itself
+            # was never synced, so syncing the metadata alone never made the pair durable.
+            # After such a crash, readers treat a missing or empty metadata file as no result.
+            atomic_write_text(metadata_path, text, durable=False)
 
     def discard(self) -> None:
         """Remove the temporary file; never raises (a failed close must not keep it)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -12,6 +13,7 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ErrorLevel, ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
+from nl2sql.errors import QueryRejectedError
 from nl2sql.sql_guard import checks, messages
 from nl2sql.sql_guard import spark as spark_checks
 from nl2sql.sql_guard.denylist import SQLITE_READ_PRAGMAS
@@ -52,8 +54,46 @@ class ValidatedQuery:
     statement_type: str
 
 
+#: Verdicts kept (accepted queries and refusals), least recently used dropped first.
+VERDICT_CACHE_SIZE = 1024
+#: Longer texts are checked every time: a cache of small queries must not hold big ones.
+VERDICT_CACHE_MAX_CHARS = 4096
+
+
 def validate_read_only(sql: str, dialect: str) -> ValidatedQuery:
-    """Check ``sql`` in a sqlglot dialect ("postgres", "sqlite", ...); raise QueryRejectedError."""
+    """Check ``sql`` in a sqlglot dialect ("postgres", "sqlite", ...); raise QueryRejectedError.
+
+    Verdicts of short texts are cached (bounded LRU), keyed by the exact text and dialect
+    name: the guard is a pure function of the two (its deny lists are constants), and the
+    accepted ``sql`` is the caller's text itself, so any normalization of the key could hand
+    one text the verdict or the text of another. A repeated query skips the sqlglot parse
+    (about a quarter of a point query's time). The cached ``expression`` is shared: copy it
+    before changing it. A refusal is raised as a new error with the same message each time.
+    """
+    if len(sql) > VERDICT_CACHE_MAX_CHARS:
+        return _validate(sql, dialect)
+    verdict = _cached_verdict(sql, dialect)
+    if isinstance(verdict, QueryRejectedError):
+        raise type(verdict)(verdict.message, db_id=verdict.db_id, table=verdict.table,
+                            sql=verdict.sql)
+    return verdict
+
+
+@functools.lru_cache(maxsize=VERDICT_CACHE_SIZE)
+def _cached_verdict(sql: str, dialect: str) -> ValidatedQuery | QueryRejectedError:
+    try:
+        return _validate(sql, dialect)
+    except QueryRejectedError as error:
+        error.__traceback__ = None  # kept in the cache: hold no frames
+        return error
+
+
+def clear_verdict_cache() -> None:
+    """Forget every cached verdict (for tests and after changing a deny list at run time)."""
+    _cached_verdict.cache_clear()
+
+
+def _validate(sql: str, dialect: str) -> ValidatedQuery:
     engine = Dialect.get_or_raise(dialect)  # ValueError for an unknown name: a developer error
     name = dialect.lower()
     if "\x00" in sql:
