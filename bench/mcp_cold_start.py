@@ -4,8 +4,12 @@ Measures what a client such as Claude Code waits for at start-up: process start,
 config load, the initialize handshake and the first tools/list. Raw JSON-RPC lines on the pipes,
 so no client library start-up is counted. Target: median <= 1 s.
 
+Then, ``--think`` seconds later (a model reading the tool list; default 1), the first and the
+second ``db_execute_sql`` calls (``SELECT * FROM orders WHERE order_id = 1`` and ``= 2`` on
+the bundled sample), each timed from request to answer: the first query after start.
+
 Usage:
-    .venv/bin/python bench/mcp_cold_start.py [--runs 10] [--command PATH]
+    .venv/bin/python bench/mcp_cold_start.py [--runs 10] [--command PATH] [--think 1.0]
 """
 
 from __future__ import annotations
@@ -50,9 +54,24 @@ def _answer(process: subprocess.Popen[bytes], request_id: int) -> dict[str, obje
             return message
 
 
-def one_run(command: list[str], env: dict[str, str]) -> tuple[float, float, int]:
+def timed_query(process: subprocess.Popen[bytes], request_id: int, key: int) -> float:
+    started = time.perf_counter()
+    _send(process, {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {
+        "name": "db_execute_sql", "arguments": {
+            "db_id": "bookstore", "query": f"SELECT * FROM orders WHERE order_id = {key}",
+            "overwrite": True}}})
+    answer = _answer(process, request_id)
+    elapsed = time.perf_counter() - started
+    if answer.get("error") or answer["result"].get("isError"):  # type: ignore[union-attr]
+        raise RuntimeError(f"query failed: {answer}")
+    return elapsed
+
+
+def one_run(command: list[str], env: dict[str, str],
+            think: float = 0.0) -> tuple[float, float, int, list[float]]:
     """Seconds from spawn to the tools/list answer, the server's CPU seconds (user + sys, for
-    its whole life: a figure that a busy machine does not inflate), and the tool count."""
+    its whole life: a figure that a busy machine does not inflate), the tool count, and (with
+    ``think``) the seconds of the first and second query sent ``think`` s after tools/list."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     process = subprocess.Popen(command, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -62,6 +81,10 @@ def one_run(command: list[str], env: dict[str, str]) -> tuple[float, float, int]
         _send(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}})
         tools = _answer(process, 2)["result"]["tools"]  # type: ignore[index]
         elapsed = time.perf_counter() - started
+        queries = []
+        if think:
+            time.sleep(think)
+            queries = [timed_query(process, 3, 1), timed_query(process, 4, 2)]
     finally:
         process.stdin.close()  # type: ignore[union-attr]
         try:
@@ -71,13 +94,15 @@ def one_run(command: list[str], env: dict[str, str]) -> tuple[float, float, int]
             process.wait()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return elapsed, cpu, len(tools)
+    return elapsed, cpu, len(tools), queries
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--command", default=str(Path(sys.executable).parent / "nl2sql-mcp"))
+    parser.add_argument("--think", type=float, default=1.0,
+                        help="seconds between tools/list and the first query (0: no queries)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         # No dbs.yaml: the bundled sample only; a throwaway workspace and data dir.
@@ -85,17 +110,24 @@ def main() -> int:
                "NL2SQL_WORKSPACE": f"{folder}/workspace"}
         env.pop("NL2SQL_CONFIG", None)
         one_run([args.command], env)  # warm the OS file cache (.pyc files); not counted
-        times, cpus = [], []
+        times, cpus, firsts, seconds = [], [], [], []
         for _ in range(args.runs):
-            elapsed, cpu, tool_count = one_run([args.command], env)
+            elapsed, cpu, tool_count, queries = one_run([args.command], env, args.think)
             times.append(elapsed)
             cpus.append(cpu)
+            if queries:
+                firsts.append(queries[0])
+                seconds.append(queries[1])
     median = statistics.median(times)
     print(f"nl2sql-mcp cold start to tools/list ({tool_count} tools), {args.runs} runs: "
           f"median {median:.3f}s, min {min(times):.3f}s, max {max(times):.3f}s; "
           f"server CPU median {statistics.median(cpus):.3f}s; load average "
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs "
           f"(target <= 1 s: {'met' if median <= 1.0 else 'NOT met'})")
+    if firsts:
+        print(f"first query {args.think:g}s after tools/list: median "
+              f"{statistics.median(firsts) * 1000:.1f} ms (max {max(firsts) * 1000:.1f}); "
+              f"second query: median {statistics.median(seconds) * 1000:.1f} ms")
     return 0 if median <= 1.0 else 1
 
 

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -40,7 +41,12 @@ def validation_sentence(tool: str, error: ValidationError) -> str:
 
 
 class Nl2SqlServer(MCPServer[Any]):
-    """``MCPServer`` with nl2sql's error edge for argument errors and stray stdio lines."""
+    """``MCPServer`` with nl2sql's error edge for argument errors and stray stdio lines.
+
+    ``on_initialized``: called once when the client's ``notifications/initialized`` arrives on
+    stdio (the server's warm-up, ``nl2sql.mcp.warmup``)."""
+
+    on_initialized: Callable[[], object] | None = None
 
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         context: Any = None) -> Any:
@@ -59,12 +65,16 @@ class Nl2SqlServer(MCPServer[Any]):
             inner_send, inner_receive = create_context_streams[SessionMessage | Exception](0)
 
             async def answer_unreadable_lines() -> None:
+                waiting = self.on_initialized
                 async with inner_send:
                     async for item in read_stream:
                         if isinstance(item, Exception):
                             await write_stream.send(SessionMessage(_parse_error(item)))
-                        else:
-                            await inner_send.send(item)
+                            continue
+                        await inner_send.send(item)
+                        if waiting is not None and _is_initialized(item):
+                            waiting()
+                            waiting = None
 
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(answer_unreadable_lines)
@@ -72,6 +82,12 @@ class Nl2SqlServer(MCPServer[Any]):
                     inner_receive, write_stream,
                     self._lowlevel_server.create_initialization_options())
                 tasks.cancel_scope.cancel()
+
+
+def _is_initialized(item: SessionMessage) -> bool:
+    message = item.message
+    return (isinstance(message, types.JSONRPCNotification)
+            and message.method == "notifications/initialized")
 
 
 def _parse_error(exc: Exception) -> types.JSONRPCError:

@@ -14,6 +14,7 @@ from nl2sql.mcp.edge import Nl2SqlServer
 from nl2sql.mcp.prompts import register_prompts
 from nl2sql.mcp.resources import register_resources
 from nl2sql.mcp.tools import register_tools
+from nl2sql.mcp.warmup import start_warm_up
 from nl2sql.operations.context import OpsContext
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
@@ -42,6 +43,7 @@ def build_server(config_path: str | Path | None = None, *, data_dir: str | Path 
 
     server = Nl2SqlServer("nl2sql", version=__version__, instructions=INSTRUCTIONS,
                        lifespan=lifespan, log_level=log_level)
+    server.on_initialized = lambda: start_warm_up(ops_context)
     register_tools(server)
     register_resources(server, ops_context)
     register_prompts(server, ops_context)
