@@ -45,11 +45,14 @@ MAX_NAME_BYTES = 200
 logger = logging.getLogger(__name__)
 
 
-def resolve_workspace_path(workspace: Path, name: str, *, must_exist: bool = False) -> Path:
+def resolve_workspace_path(workspace: Path, name: str, *, must_exist: bool = False,
+                           resolved: bool = False) -> Path:
     """``name`` resolved inside ``workspace`` (created if missing), or ``WorkspacePathError``.
 
     Refused: empty names, NUL bytes, absolute paths, ``..`` parts, and anything whose real path
-    (after following symlinks) lies outside the workspace.
+    (after following symlinks) lies outside the workspace. ``resolved``: ``workspace`` is
+    already the real path of an existing folder (``OpsContext.workspace_root``), so neither
+    created nor resolved again; ``name`` is still resolved on every call.
     """
     hint = "use a file name relative to the workspace, e.g. 'sales_2024.csv'"
     if not isinstance(name, str) or not name.strip():
@@ -66,8 +69,11 @@ def resolve_workspace_path(workspace: Path, name: str, *, must_exist: bool = Fal
     if longest > MAX_NAME_BYTES:
         raise WorkspacePathError(f"The file name is too long ({longest} bytes, at most "
                                  f"{MAX_NAME_BYTES} per folder or file name); {hint}.")
-    workspace.mkdir(parents=True, exist_ok=True)
-    root = workspace.resolve()
+    if resolved:
+        root = workspace
+    else:
+        workspace.mkdir(parents=True, exist_ok=True)
+        root = workspace.resolve()
     target = (root / relative).resolve()
     if target == root or not target.is_relative_to(root):
         raise WorkspacePathError(f"Path '{name}' resolves outside the workspace; {hint}.")

@@ -26,6 +26,7 @@ class OpsContext:
     _connections: dict[str, DbConnection] = field(default_factory=dict, repr=False)
     _db_infos: dict[str, tuple[float, DbInfo]] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _workspace_root: Path | None = field(default=None, repr=False)
 
     @classmethod
     def load(cls, config_path: str | Path | None = None, **overrides: object) -> OpsContext:
@@ -38,6 +39,18 @@ class OpsContext:
     @property
     def workspace(self) -> Path:
         return self.configs.workspace
+
+    @property
+    def workspace_root(self) -> Path:
+        """The workspace's real path, created and resolved once per context (not per call).
+        Safe to keep: names inside it are still resolved on every call, so a workspace later
+        replaced by a symlink elsewhere makes every name resolve outside it (refused), never
+        lets one out."""
+        root = self._workspace_root
+        if root is None:
+            self.workspace.mkdir(parents=True, exist_ok=True)
+            root = self._workspace_root = self.workspace.resolve()
+        return root
 
     def config(self, db_id: str) -> DbConnectionConfig:
         return self.configs.get(db_id)

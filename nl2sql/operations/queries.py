@@ -75,7 +75,7 @@ def db_execute_sql_op(ctx: OpsContext, db_id: DbId, query: SqlQuery, output_file
     validated = validate_read_only(query, connection.sqlglot_dialect)
     stem = output_file.removesuffix(CSV_SUFFIX).removesuffix(METADATA_SUFFIX) \
         if output_file else safe_name_from_query(query)
-    csv_path = resolve_workspace_path(ctx.workspace, stem + CSV_SUFFIX)
+    csv_path = resolve_workspace_path(ctx.workspace_root, stem + CSV_SUFFIX, resolved=True)
     if output_file and not overwrite:
         refuse_existing_result(csv_path)  # early: no query runs for a name that is taken
     operations = _operations_for_query(ctx, db_id)
@@ -89,7 +89,7 @@ def db_execute_sql_op(ctx: OpsContext, db_id: DbId, query: SqlQuery, output_file
                                                 timeout_seconds=config.query_timeout_seconds)
         metadata = ResultMetadata(
             sql_query=query, row_count=stats.row_count, column_count=len(stats.columns),
-            csv_filename=csv_path.relative_to(ctx.workspace.resolve()).as_posix(),
+            csv_filename=csv_path.relative_to(ctx.workspace_root).as_posix(),
             db_id=db_id, natural_language_query=nl_query, columns=stats.columns,
             elapsed_seconds=round(stats.elapsed_seconds, 4), truncated=stats.truncated,
             max_rows=config.max_rows, truncated_by=stats.truncated_by,
