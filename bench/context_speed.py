@@ -21,6 +21,7 @@ import json
 import random
 import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -133,10 +134,19 @@ def wide(folder: Path, tables: int, count: int) -> dict[str, object]:
     save_db_info(info, configs.data_dir)
     info = load_db_info(configs.data_dir, "wide")
     _, rebuild_s = timed(build_index, info, configs.data_dir)
-    from nl2sql.context.embeddings import model
-
-    _, model_s = timed(model)
-    (index, _), load_s = timed(load_index, configs.data_dir, "wide")
+    model_s = float(subprocess.run(  # in a fresh process: imports and weights
+        [sys.executable, "-c", "import time; t = time.perf_counter(); "
+         "from nl2sql.context.embeddings import model; model(); "
+         "print(time.perf_counter() - t)"], capture_output=True, text=True,
+        check=True).stdout.strip())
+    (index, _), first_load_s = timed(load_index, configs.data_dir, "wide")  # imports too
+    loads = []
+    for _ in range(3):
+        del index
+        gc.collect()
+        (index, _), seconds = timed(load_index, configs.data_dir, "wide")
+        loads.append(seconds)
+    load_s = min(loads)
     del index
     gc.collect()
     tracemalloc.start()  # a second load, traced (tracing slows Python down: not timed)
@@ -152,7 +162,8 @@ def wide(folder: Path, tables: int, count: int) -> dict[str, object]:
     sample = engine.context(questions[0], db_id="wide")
     return {"tables": tables, "annotate_s": round(annotate_s, 2),
             "index_build_s": round(build_s, 3), "index_rebuild_one_table_s": round(rebuild_s, 3),
-            "index_load_s": round(load_s, 3), "embedding_model_load_s": round(model_s, 3),
+            "index_load_s": round(load_s, 3), "first_index_load_s": round(first_load_s, 3),
+            "embedding_model_load_s": round(model_s, 3),
             "cache_and_index_load_s": round(engine_load_s, 3),
             "index_memory_mb": round(index_bytes / 2**20, 1),
             "full_schema_tokens": full, "pruned_schema_tokens": sample.schema_tokens,

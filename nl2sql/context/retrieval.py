@@ -50,11 +50,17 @@ class TableScore:
         return "; ".join(parts)
 
 
-def _prefix_hit(word: str, query: set[str]) -> bool:
+def _prefix_hit(word: str, query: set[str], query_prefixes: set[str]) -> bool:
     """``word`` and a question word start alike ("shipper" and "ship", "cust" and "customer"),
-    four letters at least."""
-    return len(word) >= 4 and any(len(q) >= 4 and (word.startswith(q) or q.startswith(word))
-                                  for q in query)
+    four letters at least. ``query_prefixes``: every prefix of four letters or more of the
+    question's words."""
+    if len(word) < 4:
+        return False
+    return word in query_prefixes or any(word[:k] in query for k in range(4, len(word)))
+
+
+def _prefixes(words: set[str]) -> set[str]:
+    return {w[:k] for w in words if len(w) >= 4 for k in range(4, len(w) + 1)}
 
 
 class DbIndex:
@@ -140,13 +146,14 @@ class DbIndex:
         chosen = set(np.argsort(-total)[:MAX_SCORED].tolist()) if n > MAX_SCORED else set(
             range(n))
         chosen |= {self.position[t] for t in valued if t in self.position}
+        query_prefixes = _prefixes(query_set)
         scores = []
         for i in sorted(chosen):
             entry = self.entries[i]
             matches = valued.get(entry.name, [])
             name_hits = [t for t in dict.fromkeys(entry.name_terms) if t in query_set]
             partial = [t for t in dict.fromkeys(entry.name_terms)
-                       if t not in query_set and _prefix_hit(t, query_set)]
+                       if t not in query_set and _prefix_hit(t, query_set, query_prefixes)]
             score = float(total[i]) + (VALUE_WEIGHT * max(m.score for m in matches)
                                        if matches else 0.0)
             words = len(set(entry.name_terms)) or 1
