@@ -171,3 +171,28 @@ assert vectors.shape == (3, 256)
 assert float(vectors[0] @ vectors[1]) > float(vectors[0] @ vectors[2])
 """
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+@pytest.mark.parametrize("chinook", ["sqlite"], indirect=True)  # backend-neutral
+def test_examples_come_from_saved_queries_that_ran_and_the_cache(chinook,  # noqa: ANN001
+                                                                 make_registry) -> None:
+    from nl2sql.cache import save_db_info
+    from nl2sql.models import ExampleQuery
+    from nl2sql.operations import OpsContext, db_execute_sql_op
+
+    registry = annotated(chinook, make_registry=make_registry)
+    ops = OpsContext(registry)
+    db_execute_sql_op(ops, "chinook", "SELECT Name FROM Genre ORDER BY Name",
+                      nl_query="Which music genres are there?")
+    db_execute_sql_op(ops, "chinook", "SELECT count(*) FROM Employee",
+                      nl_query="How many employees do we have?")
+    ops.close()
+    info = load_db_info(registry.data_dir, "chinook")
+    info.example_queries = [ExampleQuery(question="How many tracks does each genre have?",
+                                         sql="SELECT GenreId, count(*) FROM Track GROUP BY 1")]
+    save_db_info(info, registry.data_dir)
+    ctx = ContextEngine(registry).context("List all music genres", db_id="chinook")
+    questions = [e.question for e in ctx.examples]
+    assert questions[0] == "Which music genres are there?"  # the user's own query, best match
+    assert "How many employees do we have?" not in questions  # unrelated: not shown
+    assert len(ctx.examples) <= 3
