@@ -39,6 +39,8 @@ from nl2sql.errors import (ConfigError, DatabaseConnectionError, QueryExecutionE
                            QueryTimeoutError)
 
 log = logging.getLogger(__name__)
+# pyspark warns on stderr when its retries give up; the caller gets our one-line error instead.
+warnings.filterwarnings("ignore", message=r"\[RETRIES_EXCEEDED\]", category=UserWarning)
 
 T = TypeVar("T")
 
