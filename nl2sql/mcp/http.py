@@ -129,5 +129,9 @@ def serve_http(server: Any, *, host: str, port: int, token: str | None,
             note = " (bearer token required)" if token else ""
             print(f"nl2sql-mcp: MCP over streamable HTTP at http://{_netloc(host)}:{bound}"
                   f"{MCP_PATH}{note}", file=sys.stderr, flush=True)
+            # No per-client handshake to wait for here: warm up once the port is open.
+            warm_up = getattr(server, "on_initialized", None)
+            if warm_up is not None:
+                warm_up()
 
     anyio.run(run)

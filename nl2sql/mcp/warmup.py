@@ -3,8 +3,9 @@
 The server starts without SQLAlchemy, sqlglot's dialects or the query modules (they are not
 needed for ``tools/list``, and importing them would slow the cold start); the first
 ``db_execute_sql`` used to pay for them (about 250 ms). Once the client has sent
-``notifications/initialized``, a daemon thread imports them, opens one pooled connection per
-configured database (up to ``WARM_DATABASES``) and runs the guard once in each dialect. It only
+``notifications/initialized`` (on stdio; over HTTP once the port is open), a daemon thread
+imports them, opens one pooled connection per configured database (up to ``WARM_DATABASES``)
+and runs the guard once in each dialect. It only
 fills caches that every call fills anyway (modules, engine pools, sqlglot's dialect tables), so
 a call that arrives while it still runs waits at most for the same work (Python's import lock),
 and any failure (a database that is down) is logged at debug level and left to the first call
