@@ -99,6 +99,21 @@ BACKENDS: dict[str, Backend] = {
         operations_class="nl2sql.db.spark:SparkOperations",
         inspector_class="nl2sql.inspection.spark:SparkSchemaInspector",
         required_fields=("remote",), default_port=15002),  # the port lives in `remote`
+    "mysql": Backend(  # MySQL 8 and MariaDB 10.11+; the flavour is detected on connect
+        name="mysql", label="MySQL", sqlglot_dialect="mysql", sqlalchemy_dialect="mysql",
+        connection_class="nl2sql.db.mysql:MysqlConnection",
+        operations_class="nl2sql.db.mysql:MysqlOperations",
+        inspector_class="nl2sql.inspection.mysql:MysqlSchemaInspector",
+        required_fields=("dbname",), default_port=3306),
+    "duckdb": Backend(  # a .duckdb file and/or CSV/Parquet/JSON files as views
+        name="duckdb", label="DuckDB", sqlglot_dialect="duckdb",
+        # duckdb_engine's dialect derives from Postgres' and quotes the same way; naming
+        # Postgres here keeps the duckdb driver out of processes that only format text.
+        sqlalchemy_dialect="postgresql",
+        connection_class="nl2sql.db.duckdb:DuckdbConnection",
+        operations_class="nl2sql.db.duckdb:DuckdbOperations",
+        inspector_class="nl2sql.inspection.duckdb:DuckdbSchemaInspector",
+        file_based=True, path_fields=("path", "files"), required_fields=(("path", "files"),)),
 }
 
 #: The dbs.yaml ``type`` values, one member per registry entry (``DatabaseType.SQLITE``...).

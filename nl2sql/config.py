@@ -62,6 +62,10 @@ class DbConnectionConfig(BaseModel):
     remote: str | None = None
     catalog: str | None = None
     database: str | None = None
+    #: Other ``ssl_*`` keys of dbs.yaml (``ssl_ca``, ``ssl_cert``...), passed to the driver.
+    ssl_options: dict[str, str | bool] | None = None
+    # DuckDB: glob patterns of CSV/Parquet/JSON files, each file exposed as a view
+    files: list[str] | None = None
     # runtime bounds
     query_timeout_seconds: float = Field(default=30.0, gt=0)
     max_rows: int = Field(default=1_000_000, gt=0)
@@ -74,9 +78,15 @@ class DbConnectionConfig(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _default_port(cls, data: Any) -> Any:
-        if isinstance(data, dict) and data.get("port") is None and data.get("type") in BACKENDS:
+    def _defaults_and_ssl(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        if data.get("port") is None and data.get("type") in BACKENDS:
             data = {**data, "port": BACKENDS[str(data["type"])].default_port}
+        ssl = {key: data[key] for key in data if key.startswith("ssl_") and key != "ssl_options"}
+        if ssl:
+            data = {key: value for key, value in data.items() if key not in ssl}
+            data["ssl_options"] = {**(data.get("ssl_options") or {}), **ssl}
         return data
 
     @field_validator("schema_name")

@@ -50,7 +50,8 @@ class ColumnInfo(_Model):
     # Enum screening: candidates with counts, the distinct count it saw, and the decision's origin.
     enum_candidates: list[EnumValueCount] | None = None
     distinct_count: int | None = None
-    enum_decision: Literal["statistics", "llm", "user"] | None = None
+    # "schema": the column's declared type is an enum (MySQL ENUM/SET): never screened.
+    enum_decision: Literal["statistics", "llm", "user", "schema"] | None = None
     enum_reasoning: str | None = None
     enum_model: str | None = None
     default: str | None = None

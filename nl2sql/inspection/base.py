@@ -236,6 +236,11 @@ class DbSchemaInspector(ABC):
     def _index_type(self, index: dict[str, Any]) -> str:
         return self.default_index_type
 
+    def native_enum_values(self, column: dict[str, Any]) -> list[str] | None:
+        """Values of a column whose declared type is itself an enum (MySQL ``ENUM``/``SET``):
+        such a column is an enum without screening. None by default."""
+        return None
+
     def column_type(self, conn: Connection, column: dict[str, Any]) -> str:
         """The backend's spelling of a reflected column's type, e.g. ``VARCHAR(160)``."""
         declared = column.get("declared_type")

@@ -43,7 +43,7 @@ _SKIPPED_TYPE = re.compile(
 
 def is_screenable(column: ColumnInfo) -> bool:
     """True for columns that may hold enum values: not a key, not unique, a text-like type."""
-    if column.is_primary_key or column.is_unique:
+    if column.is_primary_key or column.is_unique or column.enum_decision == "schema":
         return False
     return not _SKIPPED_TYPE.search(column.data_type or "")
 

@@ -76,13 +76,16 @@ class DbSchemaExtractor:
         name = column["name"]
         comment = _text(column.get("comment"))
         default = column.get("default")
+        enum_values = self.inspector.native_enum_values(column)
         return ColumnInfo(
             name=name, data_type=self.inspector.column_type(conn, column),
             nullable=bool(column.get("nullable", True)),
             default=None if default is None else str(default),
             is_primary_key=name in pk_columns,
             is_unique=name in unique_columns and pk_columns != [name],
-            description=comment, description_source="comment" if comment else None)
+            description=comment, description_source="comment" if comment else None,
+            is_enum=bool(enum_values), enum_values=enum_values or [],
+            enum_decision="schema" if enum_values else None)
 
     def _foreign_key(self, fk: dict[str, Any]) -> ForeignKeyInfo:
         options = fk.get("options") or {}

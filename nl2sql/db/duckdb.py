@@ -1,0 +1,194 @@
+"""DuckDB: a ``.duckdb`` file and/or CSV/Parquet/JSON files, each file exposed as a view.
+
+Engine layers (ARCHITECTURE.md, "Read-only, in layers"), each holding without the parser guard:
+- the database file is opened ``read_only`` (files-only: an in-memory database);
+- ``enable_external_access = false`` with ``allowed_paths`` = the configured files, extension
+  auto-install/auto-load off, then ``lock_configuration = true``: SQL cannot read other files
+  (``/etc/passwd``), write files (COPY), ATTACH, INSTALL/LOAD or change a setting;
+- DuckDB's own parser (``extract_statements``) must find exactly one statement of type
+  SELECT, which alone is executed (DuckDB would otherwise run every statement of a text);
+- a timer interrupts the connection (``interrupt()``) at the time limit; each call is rolled
+  back.
+The file views are temporary views created on every pooled connection before it is used.
+"""
+
+from __future__ import annotations
+
+import glob
+import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.pool import QueuePool
+
+from nl2sql.db.base import DbConnection, DbOperations, QueryStats, ResultSink
+from nl2sql.errors import ConfigError, DatabaseConnectionError, QueryExecutionError, QueryTimeoutError
+
+try:
+    import duckdb
+except ImportError:  # pragma: no cover - the extra is part of the dev install
+    duckdb = None  # type: ignore[assignment]
+
+#: File suffixes and the DuckDB table function that reads them.
+READERS = {".csv": "read_csv", ".tsv": "read_csv", ".txt": "read_csv", ".parquet": "read_parquet",
+           ".json": "read_json", ".jsonl": "read_json", ".ndjson": "read_json"}
+_COMPRESSED = (".gz", ".zst")
+_VIEW_NAME = re.compile(r"[^0-9A-Za-z_]+")
+
+
+def file_views(patterns: list[str] | None, db_id: str) -> dict[str, tuple[Path, str]]:
+    """``view name -> (file, reader)`` for every file the glob patterns match, sorted.
+
+    The name is the file name without its suffixes, non-word characters replaced by ``_``.
+    """
+    views: dict[str, tuple[Path, str]] = {}
+    for pattern in patterns or []:
+        matches = sorted(glob.glob(pattern, recursive=True))
+        if not matches:
+            raise ConfigError(f"Database '{db_id}': no file matches '{pattern}' in 'files'; "
+                              f"fix the pattern in dbs.yaml (relative to its folder).",
+                              db_id=db_id)
+        for match in matches:
+            path = Path(match)
+            suffixes = [s.lower() for s in path.suffixes]
+            if suffixes and suffixes[-1] in _COMPRESSED:
+                suffixes = suffixes[:-1]
+            reader = READERS.get(suffixes[-1]) if suffixes else None
+            if reader is None or not path.is_file():
+                continue
+            stem = path.name[: len(path.name) - sum(len(s) for s in path.suffixes)]
+            name = _VIEW_NAME.sub("_", stem).strip("_") or "file"
+            if name in views and views[name][0] != path:
+                raise ConfigError(
+                    f"Database '{db_id}': files {views[name][0].name} and {path.name} would "
+                    f"both be the view '{name}'; rename one or narrow 'files' in dbs.yaml.",
+                    db_id=db_id)
+            views[name] = (path.resolve(), reader)
+    return views
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _identifier(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'
+
+
+class DuckdbConnection(DbConnection):
+    _database: Any = None
+
+    @property
+    def views(self) -> dict[str, tuple[Path, str]]:
+        """The configured files as ``view name -> (path, reader)``."""
+        return file_views(self.config.files, self.db_id)
+
+    def _create_engine(self) -> Engine:
+        if duckdb is None:
+            raise DatabaseConnectionError(
+                "The duckdb backend needs the duckdb and duckdb-engine packages; install them "
+                "with `pip install 'nl2sql[duckdb]'`.", db_id=self.db_id)
+        path = self.config.path
+        if path is not None and not path.is_file():
+            raise DatabaseConnectionError(
+                f"DuckDB file {path} for database '{self.db_id}' does not exist; fix its "
+                f"'path' in dbs.yaml.", db_id=self.db_id)
+        views = self.views
+        try:
+            database = duckdb.connect(str(path) if path else ":memory:",
+                                      read_only=path is not None,
+                                      config={"autoinstall_known_extensions": False,
+                                              "autoload_known_extensions": False})
+            allowed = ", ".join(_literal(str(file)) for file, _reader in views.values())
+            database.execute(f"SET allowed_paths = [{allowed}]")
+            database.execute("SET enable_external_access = false")
+            database.execute("SET lock_configuration = true")
+        except duckdb.Error as exc:
+            raise DatabaseConnectionError(
+                f"Cannot open DuckDB database '{self.db_id}': {str(exc).splitlines()[0]}; "
+                f"check 'path' in dbs.yaml.", db_id=self.db_id) from None
+        self._database = database
+        statements = [f"CREATE TEMP VIEW {_identifier(name)} AS SELECT * FROM "
+                      f"{reader}({_literal(str(file))})" for name, (file, reader) in views.items()]
+
+        def connect() -> Any:
+            from duckdb_engine import ConnectionWrapper
+
+            cursor = database.cursor()  # a connection of its own to the same database
+            for statement in statements:
+                cursor.execute(statement)
+            return ConnectionWrapper(cursor)
+
+        engine = create_engine("duckdb://", creator=connect, poolclass=QueuePool,
+                               pool_size=5, max_overflow=-1)
+        return engine
+
+    def dispose(self) -> None:
+        super().dispose()
+        if self._database is not None:
+            self._database.close()
+            self._database = None
+
+
+class DuckdbOperations(DbOperations):
+    connection: DuckdbConnection
+
+    @contextmanager
+    def _read_only(self, timeout: float) -> Iterator[Connection]:
+        with self.connection.connect() as conn:
+            raw = conn.connection.driver_connection
+            timer = threading.Timer(timeout, raw.interrupt)
+            timer.daemon = True
+            timer.start()
+            try:
+                yield conn
+            except DBAPIError as exc:
+                raise self._translate(exc.orig, timeout) from None
+            except duckdb.Error as exc:
+                raise self._translate(exc, timeout) from None
+            finally:
+                timer.cancel()
+                try:
+                    raw.rollback()
+                except duckdb.Error:
+                    pass  # no transaction was open
+
+    def _stream(self, sql: str, sink: ResultSink, *, max_rows: int, timeout: float,
+                is_explain: bool) -> QueryStats:
+        with self._read_only(timeout) as conn:
+            raw = conn.connection.driver_connection
+            statement = self._one_select(raw, sql, is_explain)
+            raw.execute(statement)
+            columns = [d[0] for d in raw.description or ()]
+            return self._drain(raw, sink, columns, max_rows)
+
+    def _one_select(self, raw: Any, sql: str, is_explain: bool) -> Any:
+        """DuckDB's own parse of ``sql``: exactly one statement, a SELECT (or an EXPLAIN the
+        parser guard accepted)."""
+        statements = raw.extract_statements(sql)
+        allowed = {duckdb.StatementType.SELECT}
+        if is_explain:
+            allowed.add(duckdb.StatementType.EXPLAIN)
+        if len(statements) != 1 or statements[0].type not in allowed:
+            kinds = ", ".join(s.type.name for s in statements) or "none"
+            raise QueryExecutionError(
+                f"DuckDB refused the query on database '{self.db_id}': only one SELECT "
+                f"statement may run (found: {kinds}); send one SELECT, WITH or VALUES query.",
+                db_id=self.db_id)
+        return statements[0]
+
+    def _translate(self, exc: BaseException | None, timeout: float) -> Exception:
+        if duckdb is not None and isinstance(exc, duckdb.InterruptException):
+            return QueryTimeoutError(
+                f"Query on database '{self.db_id}' stopped after {timeout:g} s; add a "
+                f"LIMIT/filter or raise query_timeout_seconds for db {self.db_id} in dbs.yaml.",
+                db_id=self.db_id)
+        message = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        return QueryExecutionError(f"DuckDB rejected the query on database '{self.db_id}': "
+                                   f"{message.rstrip('.')}; fix the SQL and try again.",
+                                   db_id=self.db_id)

@@ -1,0 +1,233 @@
+"""MySQL 8 and MariaDB 10.11+ through PyMySQL; the server flavour is detected on connect.
+
+Engine layers (ARCHITECTURE.md, "Read-only, in layers"), each holding without the parser guard:
+- the client never enables multi-statements, and a query is sent as
+  ``SELECT * FROM (<query>) AS nl2sql_result LIMIT n``, so only a query expression fits (no
+  SET, DDL, DML, LOAD DATA, HANDLER, LOCK TABLES, INTO OUTFILE) and the server applies the row
+  cap. A query whose result has two columns of one name (``SELECT a.*, b.*``) cannot be a
+  derived table (error 1060, raised only after the server parsed the text as a query): it runs
+  as sent, still as one statement;
+- ``START TRANSACTION READ ONLY``, always rolled back;
+- a server-side time limit (``max_statement_time`` on MariaDB, ``max_execution_time`` on MySQL)
+  plus ``KILL QUERY`` from a second connection as a backstop;
+- user-level locks (``GET_LOCK``), which survive a rollback, are released after every call and
+  the query is refused when it took one.
+Use a login with SELECT only (README, "MySQL / MariaDB"): file functions and server settings
+are then refused by the server too.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import URL, Connection, Engine, create_engine, event
+from sqlalchemy.exc import DBAPIError
+
+from nl2sql.db.base import DbConnection, DbOperations, QueryStats, ResultSink
+from nl2sql.errors import DatabaseConnectionError, QueryExecutionError, QueryTimeoutError
+
+try:
+    import pymysql
+    from pymysql.cursors import SSCursor
+except ImportError:  # pragma: no cover - the extra is part of the dev install
+    pymysql = None  # type: ignore[assignment]
+
+#: Seconds past the server's time limit after which the client kills the query itself.
+_CANCEL_GRACE_SECONDS = 1.0
+_WRAP_PREFIX = "SELECT * FROM (\n"
+_DUPLICATE_COLUMN = 1060
+#: Server errors that mean "stopped by a time limit or KILL QUERY".
+_INTERRUPTED = {1317, 1969, 3024}
+_SSL_KEYS = {"ssl_ca": "ca", "ssl_cert": "cert", "ssl_key": "key",
+             "ssl_verify_cert": "check_hostname", "ssl_verify_identity": "check_hostname"}
+
+
+def _require_driver() -> None:
+    if pymysql is None:
+        raise DatabaseConnectionError(
+            "The mysql backend needs PyMySQL; install it with `pip install 'nl2sql[mysql]'`.")
+
+
+class MysqlConnection(DbConnection):
+    def url(self) -> URL:
+        config = self.config
+        return URL.create("mysql+pymysql", username=config.user or "root",
+                          password=config.resolve_password(), host=config.host,
+                          port=config.port, database=config.dbname,
+                          query={"charset": "utf8mb4"})
+
+    def connect_args(self) -> dict[str, Any]:
+        """PyMySQL arguments: no multi-statements, bounded connect/read times, ssl_* keys."""
+        args: dict[str, Any] = {"connect_timeout": 10, "autocommit": False,
+                                "client_flag": 0, "init_command": "SET NAMES utf8mb4"}
+        ssl = {_SSL_KEYS.get(key, key.removeprefix("ssl_")): value
+               for key, value in (self.config.ssl_options or {}).items()}
+        if ssl:
+            args["ssl"] = ssl
+        return args
+
+    def _create_engine(self) -> Engine:
+        _require_driver()
+        engine = create_engine(self.url(), pool_pre_ping=True, pool_recycle=3600,
+                               connect_args=self.connect_args())
+        event.listen(engine, "connect", self._on_connect)
+        return engine
+
+    def _on_connect(self, dbapi_connection: Any, _record: object) -> None:
+        """Per-connection settings: the time limit (by flavour), no quiet CTE truncation,
+        strict ANSI-compatible reads, the session read-only by default."""
+        with dbapi_connection.cursor() as cursor:
+            cursor.execute("SELECT VERSION()")
+            version = str(cursor.fetchone()[0])
+            is_mariadb = "mariadb" in version.lower()
+            seconds = self.config.query_timeout_seconds
+            if is_mariadb:
+                # MariaDB stops a recursive CTE after 1000 rounds *without an error*; let the
+                # time limit decide instead, so results are never silently cut.
+                cursor.execute(f"SET SESSION max_statement_time = {seconds:.3f}, "
+                               f"max_recursive_iterations = 4294967295")
+            else:
+                cursor.execute(f"SET SESSION max_execution_time = {max(1, int(seconds * 1000))}, "
+                               f"cte_max_recursion_depth = 4294967295")
+            cursor.execute("SET SESSION TRANSACTION READ ONLY")
+        dbapi_connection.commit()
+        dbapi_connection.nl2sql_is_mariadb = is_mariadb
+
+
+class MysqlOperations(DbOperations):
+    connection: MysqlConnection
+
+    @contextmanager
+    def _read_only(self, timeout: float) -> Iterator[Connection]:
+        with self.connection.connect() as conn:
+            raw = conn.connection.driver_connection
+            raw.rollback()
+            thread_id = raw.thread_id()
+            with raw.cursor() as cursor:
+                if getattr(raw, "nl2sql_is_mariadb", True):
+                    cursor.execute(f"SET SESSION max_statement_time = {timeout:.3f}")
+                else:
+                    cursor.execute(f"SET SESSION max_execution_time = {max(1, int(timeout * 1000))}")
+                cursor.execute("START TRANSACTION READ ONLY")
+            killer = threading.Timer(timeout + _CANCEL_GRACE_SECONDS, self._kill_query,
+                                     args=(thread_id,))
+            killer.daemon = True
+            killer.start()
+            try:
+                yield conn
+            except DBAPIError as exc:
+                raise self._translate(exc.orig, timeout, conn) from None
+            except pymysql.Error as exc:
+                raise self._translate(exc, timeout, conn) from None
+            finally:
+                killer.cancel()
+                self._reset(raw, conn)
+
+    def _kill_query(self, thread_id: int) -> None:
+        """``KILL QUERY`` from a second connection: the client-side backstop of the limit."""
+        try:
+            killer = pymysql.connect(**self._direct_args())
+            try:
+                with killer.cursor() as cursor:
+                    cursor.execute(f"KILL QUERY {int(thread_id)}")
+            finally:
+                killer.close()
+        except pymysql.Error:
+            pass  # the query ended meanwhile, or the server is gone: nothing left to stop
+
+    def _direct_args(self) -> dict[str, Any]:
+        url = self.connection.url()
+        args = {key: value for key, value in self.connection.connect_args().items()
+                if key in ("ssl", "connect_timeout")}
+        return {"host": url.host, "port": url.port or 3306, "user": url.username,
+                "password": url.password or "", **args}
+
+    def _reset(self, raw: Any, conn: Connection) -> None:
+        """Roll back always; release user-level locks, the one effect a rollback keeps."""
+        try:
+            raw.rollback()
+            with raw.cursor() as cursor:
+                cursor.execute("SELECT RELEASE_ALL_LOCKS()")
+        except pymysql.Error:
+            conn.invalidate()  # a broken session goes away instead of back into the pool
+
+    def _stream(self, sql: str, sink: ResultSink, *, max_rows: int, timeout: float,
+                is_explain: bool) -> QueryStats:
+        body = sql.rstrip().rstrip(";").rstrip()
+        with self._read_only(timeout) as conn:
+            raw = conn.connection.driver_connection
+            if is_explain:  # EXPLAIN cannot be a derived table; still one statement
+                return self._run(raw, conn, body, sink, max_rows, timeout)
+            wrapped = f"{_WRAP_PREFIX}{body}\n) AS nl2sql_result LIMIT {max_rows + 1}"
+            try:
+                return self._run(raw, conn, wrapped, sink, max_rows, timeout)
+            except pymysql.Error as exc:
+                if not exc.args or exc.args[0] != _DUPLICATE_COLUMN:
+                    raise
+            # The server parsed the text as a query expression before refusing the duplicate
+            # names: run it as sent (one statement, same transaction rules).
+            raw.rollback()
+            with raw.cursor() as cursor:
+                cursor.execute("START TRANSACTION READ ONLY")
+            return self._run(raw, conn, body, sink, max_rows, timeout)
+
+    def _run(self, raw: Any, conn: Connection, statement: str, sink: ResultSink,
+             max_rows: int, timeout: float) -> QueryStats:
+        cursor = SSCursor(raw)  # unbuffered: rows stream from the socket in batches
+        cursor.execute(statement)  # an error here is read whole: the session stays usable
+        try:
+            if cursor.description is None:
+                raise QueryExecutionError(
+                    f"MySQL ran no query on database '{self.db_id}': the statement returns "
+                    f"no rows; send one SELECT, WITH or VALUES query.", db_id=self.db_id)
+            columns = [d[0] for d in cursor.description]
+            stats = self._drain(cursor, sink, columns, max_rows)
+        except BaseException:
+            self._abandon(raw, cursor, conn)
+            raise
+        if stats.truncated:  # stop the rest of the result instead of reading it
+            self._abandon(raw, cursor, conn)
+            return stats
+        cursor.close()
+        self._check_locks(raw)
+        return stats
+
+    def _abandon(self, raw: Any, cursor: Any, conn: Connection) -> None:
+        """Leave a result unread: kill the query, drop the session (rows may be left on the
+        wire) and tell PyMySQL not to drain it later."""
+        result = getattr(cursor, "_result", None)
+        if result is not None:
+            result.unbuffered_active = False
+        raw._result = None
+        self._kill_query(raw.thread_id())
+        conn.invalidate()
+
+    def _check_locks(self, raw: Any) -> None:
+        with raw.cursor() as cursor:
+            cursor.execute("SELECT RELEASE_ALL_LOCKS()")
+            released = cursor.fetchone()[0]
+        if released:
+            raise QueryExecutionError(
+                f"The query on database '{self.db_id}' took a user-level lock, which a "
+                f"read-only query may not do; it was released: remove GET_LOCK and try again.",
+                db_id=self.db_id)
+
+    def _translate(self, exc: BaseException | None, timeout: float,
+                   conn: Connection) -> Exception:
+        code = exc.args[0] if exc is not None and exc.args else None
+        if code in _INTERRUPTED:
+            conn.invalidate()
+            return QueryTimeoutError(
+                f"Query on database '{self.db_id}' stopped after {timeout:g} s; add a "
+                f"LIMIT/filter or raise query_timeout_seconds for db {self.db_id} in dbs.yaml.",
+                db_id=self.db_id)
+        if isinstance(exc, pymysql.err.OperationalError) and code in (2006, 2013, 2014):
+            conn.invalidate()
+        message = str(exc.args[1] if exc is not None and len(exc.args) > 1 else exc)
+        message = (message.strip().splitlines() or [type(exc).__name__])[0]
+        return QueryExecutionError(
+            f"MySQL rejected the query on database '{self.db_id}': {message.rstrip('.')}; "
+            f"fix the SQL and try again.", db_id=self.db_id)

@@ -1,0 +1,128 @@
+"""DuckDB inspection through DuckDB's own catalog functions, not SQLAlchemy reflection.
+
+Why: duckdb_engine reflects through DuckDB's emulation of Postgres' ``pg_catalog``, and that
+path fails for foreign keys (``CAST(... AS REGCLASS)`` does not exist in DuckDB) and reports
+no indexes; ``duckdb_tables()``, ``duckdb_columns()``, ``duckdb_constraints()``,
+``duckdb_indexes()`` and ``duckdb_views()`` answer everything in five small queries, with
+comments, declared types and composite keys. Views over configured files count as tables
+(users see them as their tables): they get row counts and enum screening on a sample
+(``USING SAMPLE``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Connection, FromClause, TableClause, column, text
+from sqlalchemy.types import NullType
+
+from nl2sql.errors import ConfigError
+from nl2sql.inspection.base import DbSchemaInspector, ReflectedSchema, RowCount
+from nl2sql.inspection.statistics import EnumScreeningSettings
+from nl2sql.models import TableInfo
+
+# The configured schema of the database's own catalog, plus the temporary views over files.
+_SCOPE = ("((database_name = current_database() AND schema_name = COALESCE(:schema, "
+          "current_schema())) OR (database_name = 'temp' AND :files))")
+_TABLES = text(f"SELECT table_name, comment, estimated_size FROM duckdb_tables() "
+               f"WHERE {_SCOPE} AND NOT internal")
+_VIEWS = text(f"SELECT view_name, comment, temporary FROM duckdb_views() "
+              f"WHERE {_SCOPE} AND NOT internal")
+_COLUMNS = text(f"SELECT table_name, column_name, data_type, is_nullable, column_default, "
+                f"comment FROM duckdb_columns() WHERE {_SCOPE} AND NOT internal "
+                f"ORDER BY table_name, column_index")
+_CONSTRAINTS = text(f"SELECT table_name, constraint_type, constraint_name, "
+                    f"constraint_column_names, referenced_table, referenced_column_names "
+                    f"FROM duckdb_constraints() WHERE {_SCOPE} AND constraint_type IN "
+                    f"('PRIMARY KEY', 'UNIQUE', 'FOREIGN KEY') ORDER BY constraint_index")
+_INDEXES = text(f"SELECT table_name, index_name, is_unique, expressions FROM duckdb_indexes() "
+                f"WHERE {_SCOPE}")
+
+
+class DuckdbSchemaInspector(DbSchemaInspector):
+    #: DuckDB's index structure (explicit indexes and those behind PRIMARY KEY/UNIQUE).
+    default_index_type = "art"
+    #: Tables whose size estimate is at most this many rows are counted exactly.
+    exact_count_max_rows = 5_000_000
+
+    def reflect_with(self, conn: Connection) -> ReflectedSchema:
+        params = {"schema": self.schema, "files": bool(self.connection.config.files)}
+        tables, comments, estimates = [], {}, {}
+        for name, comment, size in conn.execute(_TABLES, params):
+            tables.append(name)
+            comments[name], estimates[name] = comment, size
+        views: set[str] = set()
+        for name, comment, temporary in conn.execute(_VIEWS, params):
+            comments[name] = comment
+            (tables.append(name) if temporary else views.add(name))  # file views are tables
+        if self.schema is not None and not tables and not views:
+            raise ConfigError(f"Database '{self.connection.db_id}' has no schema "
+                              f"'{self.schema}' or it is empty; fix 'schema' in dbs.yaml.",
+                              db_id=self.connection.db_id)
+        columns: dict[str, list[dict[str, Any]]] = {}
+        for table, name, data_type, nullable, default, comment in conn.execute(_COLUMNS, params):
+            columns.setdefault(table, []).append({
+                "name": name, "type": NullType(), "declared_type": data_type,
+                "nullable": bool(nullable), "default": default, "comment": comment})
+        primary_keys: dict[str, dict[str, Any]] = {}
+        foreign_keys: dict[str, list[dict[str, Any]]] = {}
+        uniques: dict[str, list[dict[str, Any]]] = {}
+        indexes: dict[str, list[dict[str, Any]]] = {}
+        for table, kind, name, names, referred, referred_names in conn.execute(_CONSTRAINTS,
+                                                                              params):
+            if kind == "PRIMARY KEY":
+                primary_keys[table] = {"name": name, "constrained_columns": list(names)}
+                indexes.setdefault(table, []).append(self._index(name, names, True, True))
+            elif kind == "UNIQUE":
+                uniques.setdefault(table, []).append({"name": name, "column_names": list(names)})
+                indexes.setdefault(table, []).append(self._index(name, names, True, False))
+            else:
+                foreign_keys.setdefault(table, []).append({
+                    "name": name, "constrained_columns": list(names),
+                    "referred_schema": None, "referred_table": referred,
+                    "referred_columns": list(referred_names), "options": {}})
+        for table, name, unique, expressions in conn.execute(_INDEXES, params):
+            names = [e.strip().strip('"') for e in str(expressions or "").strip("[]").split(",")
+                     if e.strip()]
+            indexes.setdefault(table, []).append(self._index(name, names, bool(unique), False))
+        for entries in indexes.values():
+            entries.sort(key=lambda index: index["name"] or "")
+        reflected = ReflectedSchema(
+            schema=self.schema, tables=sorted(tables), views=views, columns=columns,
+            primary_keys=primary_keys, foreign_keys=foreign_keys, indexes=indexes,
+            unique_constraints=uniques, comments=comments)
+        reflected.row_counts = self._counts(conn, reflected.tables, estimates)
+        return reflected
+
+    def _index(self, name: str, columns: Sequence[str], unique: bool,
+               primary: bool) -> dict[str, Any]:
+        return {"name": name, "column_names": list(columns), "unique": unique,
+                "is_primary": primary, "index_type": self.default_index_type,
+                "dialect_options": {}}
+
+    def _counts(self, conn: Connection, tables: Sequence[str],
+                estimates: dict[str, int]) -> dict[str, RowCount]:
+        counts: dict[str, RowCount] = {}
+        for name in tables:
+            estimate = estimates.get(name)
+            if estimate is not None and estimate > self.exact_count_max_rows:
+                counts[name] = RowCount(int(estimate), True)
+                continue
+            exact = conn.exec_driver_sql(f"SELECT count(*) FROM {self.qualified_name(name)}")
+            counts[name] = RowCount(int(exact.scalar() or 0))
+        return counts
+
+    def row_counts(self, conn: Connection, tables: Sequence[str]) -> dict[str, RowCount]:
+        return self._counts(conn, tables, {})
+
+    # -- enum screening of big tables -----------------------------------------------------
+    def sample_source(self, conn: Connection, base: TableClause, table_info: TableInfo,
+                      settings: EnumScreeningSettings) -> FromClause:
+        """A reservoir sample of ``sample_size`` rows (``USING SAMPLE``), seeded: repeatable."""
+        names = [c.name for c in base.c]
+        listed = ", ".join(self.quote(n) for n in names)
+        sampled = text(f"SELECT {listed} FROM {self.qualified_name(table_info.name)} "
+                       f"USING SAMPLE reservoir({int(settings.sample_size)} ROWS) "
+                       f"REPEATABLE (0)")
+        return sampled.columns(*[column(n) for n in names]).subquery("sample")

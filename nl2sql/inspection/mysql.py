@@ -1,0 +1,97 @@
+"""MySQL / MariaDB specifics on top of SQLAlchemy's reflection: index types and the primary key
+index, row counts from ``information_schema`` (exact only for small tables), native ENUM/SET
+values, and index cardinalities for enum screening (no table scan)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Connection, text
+from sqlalchemy.exc import DBAPIError
+
+from nl2sql.inspection.base import DbSchemaInspector, ReflectedSchema, RowCount
+from nl2sql.inspection.statistics import ColumnStats, EnumScreeningSettings
+
+_SCHEMA = "COALESCE(:schema, DATABASE())"
+# Every index with its access method (BTREE, HASH, FULLTEXT, SPATIAL) and cardinality.
+_STATISTICS_SQL = text(f"""
+SELECT TABLE_NAME, INDEX_NAME, COLUMN_NAME, NON_UNIQUE, INDEX_TYPE, CARDINALITY, SEQ_IN_INDEX
+FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = {_SCHEMA}
+ORDER BY TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX
+""")
+# InnoDB's TABLE_ROWS is an estimate kept by the engine: no scan.
+_TABLE_ROWS_SQL = text(f"""
+SELECT TABLE_NAME, TABLE_ROWS FROM information_schema.TABLES
+WHERE TABLE_SCHEMA = {_SCHEMA} AND TABLE_TYPE = 'BASE TABLE'
+""")
+
+
+class MysqlSchemaInspector(DbSchemaInspector):
+    default_index_type = "BTREE"
+    #: Tables whose estimate is at most this many rows are counted exactly.
+    exact_count_max_rows = 200_000
+
+    def _complete_indexes(self, conn: Connection, reflected: ReflectedSchema) -> None:
+        stats = self._statistics(conn)
+        for table, indexes in reflected.indexes.items():
+            for index in indexes:
+                entry = stats.get((table, index.get("name")))
+                if entry is not None:
+                    index["index_type"] = entry["type"]
+        super()._complete_indexes(conn, reflected)
+        # SQLAlchemy leaves out the PRIMARY index; add it, as on Postgres.
+        for (table, name), entry in stats.items():
+            if name != "PRIMARY" or table not in reflected.columns:
+                continue
+            indexes = reflected.indexes.setdefault(table, [])
+            indexes.append({"name": "PRIMARY", "column_names": entry["columns"],
+                            "unique": True, "is_primary": True, "index_type": entry["type"],
+                            "dialect_options": {}})
+            indexes.sort(key=lambda index: index.get("name") or "")
+
+    def _statistics(self, conn: Connection) -> dict[tuple[str, str], dict[str, Any]]:
+        result: dict[tuple[str, str], dict[str, Any]] = {}
+        for table, index, column, _non_unique, kind, cardinality, _seq in conn.execute(
+                _STATISTICS_SQL, {"schema": self.schema}):
+            entry = result.setdefault((table, index), {"columns": [], "type": kind,
+                                                       "cardinality": cardinality})
+            entry["columns"].append(column)
+        return result
+
+    def native_enum_values(self, column: dict[str, Any]) -> list[str] | None:
+        """The values of a native ``ENUM``/``SET`` column, straight from its type."""
+        values = getattr(column["type"], "enums", None)
+        return list(values) if values else None
+
+    def row_counts(self, conn: Connection, tables: Sequence[str]) -> dict[str, RowCount]:
+        wanted = set(tables)
+        counts: dict[str, RowCount] = {}
+        for name, estimate in conn.execute(_TABLE_ROWS_SQL, {"schema": self.schema}):
+            if name not in wanted:
+                continue
+            if estimate is not None and estimate <= self.exact_count_max_rows:
+                try:
+                    exact = conn.exec_driver_sql(
+                        f"SELECT COUNT(*) FROM {self.qualified_name(name)}").scalar()
+                    counts[name] = RowCount(int(exact))
+                    continue
+                except DBAPIError:
+                    conn.rollback()  # e.g. no SELECT privilege: keep the estimate
+            counts[name] = RowCount(None if estimate is None else int(estimate), True)
+        return counts
+
+    # -- enum screening of big tables -----------------------------------------------------
+    def planner_stats(self, conn: Connection, schema: str | None, table_name: str,
+                      names: list[str], row_count: int,
+                      settings: EnumScreeningSettings) -> dict[str, ColumnStats]:
+        """Columns that lead an index whose cardinality already rules them out as enums."""
+        result: dict[str, ColumnStats] = {}
+        for (table, _index), entry in self._statistics(conn).items():
+            column = entry["columns"][0]
+            cardinality = entry["cardinality"]
+            if (table == table_name and column in names and cardinality is not None
+                    and cardinality > settings.max_values):
+                result[column] = ColumnStats(distinct_count=int(cardinality),
+                                             non_null_rows=row_count, source="statistics")
+        return result
