@@ -89,6 +89,11 @@ def translate(sql: str, dialect: str, table: str | None = None,
     if dialect == "duckdb":  # DuckDB has no AUTOINCREMENT: the copied ids are kept anyway
         for node in list(tree.find_all(exp.AutoIncrementColumnConstraint)):
             node.parent.pop()
+        # ... and only NO ACTION/RESTRICT foreign keys (no CASCADE, SET NULL, SET DEFAULT).
+        for reference in tree.find_all(exp.Reference):
+            options = reference.args.get("options") or []
+            reference.set("options", [o for o in options if o.upper().endswith(
+                ("NO ACTION", "RESTRICT"))])
     return tree.sql(dialect=dialect)
 
 

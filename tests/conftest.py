@@ -11,10 +11,12 @@ import os
 import shutil
 import sqlite3
 import subprocess
+import sys
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
+from typing import Any
 from pathlib import Path
 
 import psycopg
@@ -29,6 +31,7 @@ from nl2sql.sample import ensure_bookstore
 from spark_server import SparkConnectServer, load_sqlite, spark_unavailable_reason
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO_ROOT / "scripts"))  # load_sample.py loads MySQL/DuckDB samples
 # The public sample databases (Chinook, Northwind) live in shared/ beside the checkout.
 SHARED_DATA = Path(os.environ.get("NL2SQL_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
 PG_HOST = os.environ.get("NL2SQL_TEST_PG_HOST", "127.0.0.1")
@@ -323,14 +326,213 @@ def spark_db(request: pytest.FixtureRequest, db_id: str, *, script: str | None =
                      execute, insert, text_rows, dbname=database)
 
 
+# -- MySQL / MariaDB ------------------------------------------------------------------------
+
+MY_HOST = os.environ.get("NL2SQL_TEST_MYSQL_HOST", "127.0.0.1")
+MY_PORT = int(os.environ.get("NL2SQL_TEST_MYSQL_PORT", "3306"))
+MY_USER = os.environ.get("NL2SQL_TEST_MYSQL_USER", "root")
+
+
+def mysql_admin(dbname: str | None = None, **extra: object) -> Any:
+    """An admin PyMySQL connection; scripts may hold several statements (ANSI quotes)."""
+    import pymysql
+    from pymysql.constants import CLIENT
+
+    conn = pymysql.connect(host=MY_HOST, port=MY_PORT, user=MY_USER, database=dbname,
+                           autocommit=True, client_flag=CLIENT.MULTI_STATEMENTS,
+                           charset="utf8mb4", **extra)
+    with conn.cursor() as cursor:
+        cursor.execute("SET SESSION sql_mode = 'ANSI_QUOTES,STRICT_TRANS_TABLES'")
+    return conn
+
+
+def run_mysql_script(dbname: str, script: str) -> None:
+    conn = mysql_admin(dbname)
+    try:
+        with conn.cursor() as cursor:
+            cursor.execute(script)
+            while cursor.nextset():
+                pass
+    finally:
+        conn.close()
+
+
+@pytest.fixture(scope="session")
+def mysql_server() -> str:
+    """The test server's address; skip (fail under CI) when it is unreachable."""
+    try:
+        mysql_admin().close()
+    except Exception as exc:  # noqa: BLE001 - any failure to reach the server
+        reason = f"MySQL/MariaDB at {MY_HOST}:{MY_PORT} is unreachable ({exc})"
+        if IN_CI:
+            pytest.fail(f"{reason}; MySQL tests are mandatory when CI=true.")
+        pytest.skip(reason)
+    return f"{MY_HOST}:{MY_PORT}"
+
+
+@pytest.fixture(scope="session")
+def mysql_templates(mysql_server: str, sqlite_samples: dict[str, Path]) -> Iterator[dict[str, str]]:
+    """The samples loaded once per session (scripts/load_sample.py); tests copy them."""
+    from load_sample import load_mysql
+
+    templates: dict[str, str] = {}
+    try:
+        for key, path in sqlite_samples.items():
+            name = _unique_name(f"tpl_{key}")
+            conn = mysql_admin()
+            with conn.cursor() as cursor:
+                cursor.execute(f"CREATE DATABASE `{name}` CHARACTER SET utf8mb4")
+            templates[key] = name
+            conn.select_db(name)
+            load_mysql(path, conn)
+            conn.close()
+        yield templates
+    finally:
+        conn = mysql_admin()
+        with conn.cursor() as cursor:
+            for name in templates.values():
+                cursor.execute(f"DROP DATABASE IF EXISTS `{name}`")
+        conn.close()
+
+
+def _mysql_copy(template: str, target: str) -> None:
+    """Tables (with keys and indexes), rows and views of ``template`` into ``target``."""
+    conn = mysql_admin(target)
+    with conn.cursor() as cursor:
+        cursor.execute("SET SESSION FOREIGN_KEY_CHECKS = 0")
+        cursor.execute("SELECT TABLE_NAME, TABLE_TYPE FROM information_schema.TABLES "
+                       "WHERE TABLE_SCHEMA = %s ORDER BY TABLE_TYPE, TABLE_NAME", (template,))
+        objects = cursor.fetchall()
+        for name, kind in objects:
+            if kind == "BASE TABLE":
+                cursor.execute(f'SHOW CREATE TABLE "{template}"."{name}"')
+                cursor.execute(cursor.fetchone()[1])
+                cursor.execute(f'INSERT INTO "{name}" SELECT * FROM "{template}"."{name}"')
+        for name, kind in objects:
+            if kind == "VIEW":
+                cursor.execute(f'SHOW CREATE VIEW "{template}"."{name}"')
+                cursor.execute(cursor.fetchone()[1].replace(f'"{template}".', ""))
+    conn.close()
+
+
+def mysql_db(request: pytest.FixtureRequest, db_id: str, *, script: str | None = None,
+             sample: str | None = None, **extra: object) -> BackendDb:
+    request.getfixturevalue("mysql_server")
+    template = request.getfixturevalue("mysql_templates")[sample] if sample else None
+    dbname = _unique_name("t")
+    conn = mysql_admin()
+    with conn.cursor() as cursor:
+        cursor.execute(f"CREATE DATABASE `{dbname}` CHARACTER SET utf8mb4")
+    conn.close()
+
+    def drop() -> None:
+        admin = mysql_admin()
+        with admin.cursor() as cursor:
+            cursor.execute(f"DROP DATABASE IF EXISTS `{dbname}`")
+        admin.close()
+
+    request.addfinalizer(drop)
+    if template:
+        _mysql_copy(template, dbname)
+    if script:
+        run_mysql_script(dbname, script)
+
+    def insert(table: str, rows: Sequence[Sequence[object]]) -> None:
+        admin = mysql_admin(dbname)
+        with admin.cursor() as cursor:
+            marks = ", ".join(["%s"] * len(rows[0]))
+            cursor.executemany(f'INSERT INTO "{table}" VALUES ({marks})', rows)
+        admin.close()
+
+    def text_rows(query: str) -> list[list[str]]:
+        admin = mysql_admin(dbname)
+        with admin.cursor() as cursor:
+            cursor.execute(query)
+            rows = cursor.fetchall()
+        admin.close()
+        return [["" if v is None else str(v) for v in row] for row in rows]
+
+    config = mysql_config(db_id, dbname, **extra)
+    return BackendDb("mysql", config, lambda statement: run_mysql_script(dbname, statement),
+                     insert, text_rows, dbname=dbname)
+
+
+def mysql_config(db_id: str, dbname: str, **extra: object) -> DbConnectionConfig:
+    return DbConnectionConfig(db_id=db_id, type=DatabaseType.MYSQL, host=MY_HOST, port=MY_PORT,
+                              user=MY_USER, dbname=dbname, **extra)
+
+
+# -- DuckDB ---------------------------------------------------------------------------------
+
+def duckdb_config(db_id: str, path: Path | None = None, **extra: object) -> DbConnectionConfig:
+    return DbConnectionConfig(db_id=db_id, type=DatabaseType.DUCKDB, path=path, **extra)
+
+
+@pytest.fixture(scope="session")
+def duckdb_samples(tmp_path_factory: pytest.TempPathFactory,
+                   sqlite_samples: dict[str, Path]) -> dict[str, Path]:
+    """The samples as DuckDB files, loaded once per session; tests copy the files."""
+    import duckdb
+    from load_sample import load_duckdb
+
+    folder = tmp_path_factory.mktemp("duckdb_samples")
+    files = {}
+    for key, source in sqlite_samples.items():
+        files[key] = folder / f"{key}.duckdb"
+        with duckdb.connect(str(files[key])) as conn:
+            load_duckdb(source, conn)
+    return files
+
+
+def run_duckdb(path: Path, statement: str, rows: Sequence[Sequence[object]] | None = None
+               ) -> list[tuple]:
+    import duckdb
+
+    with duckdb.connect(str(path)) as conn:
+        if rows is not None:
+            conn.executemany(statement, rows)
+            return []
+        result = conn.execute(statement)
+        return result.fetchall() if result.description else []
+
+
+def duckdb_db(request: pytest.FixtureRequest, db_id: str, *, script: str | None = None,
+              sample: str | None = None, **extra: object) -> BackendDb:
+    path = request.getfixturevalue("tmp_path") / f"{db_id}_{uuid.uuid4().hex[:6]}.duckdb"
+    if sample:
+        shutil.copyfile(request.getfixturevalue("duckdb_samples")[sample], path)
+    run_duckdb(path, script or "SELECT 1")
+
+    def insert(table: str, rows: Sequence[Sequence[object]]) -> None:
+        marks = ", ".join("?" * len(rows[0]))
+        run_duckdb(path, f'INSERT INTO "{table}" VALUES ({marks})', rows)
+
+    def text_rows(query: str) -> list[list[str]]:
+        # A copy: DuckDB refuses a second in-process connection with other settings than the
+        # read-only one nl2sql may hold on the file.
+        copy = path.with_name(f"direct_{uuid.uuid4().hex[:6]}.duckdb")
+        shutil.copyfile(path, copy)
+        try:
+            return [["" if v is None else str(v) for v in row] for row in run_duckdb(copy, query)]
+        finally:
+            copy.unlink()
+
+    return BackendDb("duckdb", duckdb_config(db_id, path, **extra),
+                     lambda statement: run_duckdb(path, statement) and None, insert, text_rows)
+
+
 #: backend type -> its test-database factory. A new backend adds one function above and one
-#: entry here; every suite parametrized over BACKENDS (and the chinook/northwind fixtures)
-#: then runs on it too.
+#: entry here; every suite parametrized over BACKENDS then runs on it too.
 TEST_DB_FACTORIES: dict[str, Callable[..., BackendDb]] = {
     "sqlite": sqlite_db,
     "postgres": postgres_db,
+    "mysql": mysql_db,
+    "duckdb": duckdb_db,
 }
 BACKENDS = list(TEST_DB_FACTORIES)
+#: The default params of the sample fixtures; a suite that is backend-neutral runs on every
+#: backend with ``@pytest.mark.parametrize("chinook", BACKENDS, indirect=True)``.
+DEFAULT_BACKENDS = ["sqlite", "postgres"]
 
 
 @pytest.fixture
@@ -363,10 +565,23 @@ class SampleDb:
         """For Postgres: the database name, so a test can alter it through an admin connection."""
         return self.db.dbname if self.db and self.backend == "postgres" else None
 
+    @property
+    def naming(self) -> str:
+        """Whose spelling the names follow: "postgres" (snake_case) or "sqlite" (the SQLite
+        files and their MySQL/DuckDB copies)."""
+        return "postgres" if self.backend == "postgres" else "sqlite"
+
     def table(self, logical: str) -> str:
         return self.table_names.get(logical, logical)
 
+    def quoted(self, logical: str) -> str:
+        """The real name of a table, quoted as this backend writes it."""
+        from nl2sql.formatting import quote_identifier
 
+        return quote_identifier(self.table(logical), self.backend)
+
+
+# MySQL and DuckDB copies are loaded from the SQLite files (scripts/load_sample.py): same names.
 CHINOOK_TABLES = {
     "sqlite": {"album": "Album", "artist": "Artist", "track": "Track", "invoice": "Invoice",
                "invoice_line": "InvoiceLine", "customer": "Customer", "employee": "Employee",
@@ -374,11 +589,13 @@ CHINOOK_TABLES = {
                "playlist_track": "PlaylistTrack"},
     "postgres": {},  # snake_case names are the logical names
 }
+CHINOOK_TABLES["mysql"] = CHINOOK_TABLES["duckdb"] = CHINOOK_TABLES["sqlite"]
 NORTHWIND_TABLES = {
     "sqlite": {"order_details": "Order Details", "orders": "Orders", "customers": "Customers",
                "products": "Products", "employees": "Employees"},
     "postgres": {},
 }
+NORTHWIND_TABLES["mysql"] = NORTHWIND_TABLES["duckdb"] = NORTHWIND_TABLES["sqlite"]
 
 
 def _sample(request: pytest.FixtureRequest, name: str, tables: dict[str, dict[str, str]]
@@ -387,17 +604,17 @@ def _sample(request: pytest.FixtureRequest, name: str, tables: dict[str, dict[st
     return SampleDb(name, request.param, db.config, tables.get(request.param, {}), db=db)
 
 
-@pytest.fixture(params=BACKENDS)
+@pytest.fixture(params=DEFAULT_BACKENDS)
 def chinook(request: pytest.FixtureRequest) -> SampleDb:
     return _sample(request, "chinook", CHINOOK_TABLES)
 
 
-@pytest.fixture(params=BACKENDS)
+@pytest.fixture(params=DEFAULT_BACKENDS)
 def northwind(request: pytest.FixtureRequest) -> SampleDb:
     return _sample(request, "northwind", NORTHWIND_TABLES)
 
 
-@pytest.fixture(params=BACKENDS)
+@pytest.fixture(params=DEFAULT_BACKENDS)
 def bookstore_db(request: pytest.FixtureRequest) -> SampleDb:
     """The bundled bookstore sample on each backend (same snake_case names everywhere)."""
     return _sample(request, "bookstore", {})

@@ -6,14 +6,15 @@ information_schema / pg_catalog), not from SQLAlchemy.
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
 import psycopg
 import pytest
-from conftest import (BACKENDS, PG_HOST, PG_PORT, PG_USER, BackendDb, SampleDb, pg_config,
-                      pg_execute, sqlite_config)
+from conftest import (BACKENDS, PG_HOST, PG_PORT, PG_USER, BackendDb, SampleDb, mysql_admin,
+                      pg_config, pg_execute, sqlite_config)
 
 from nl2sql.cache import load_db_info, save_db_info
 from nl2sql.config import DbConnectionConfig, DbConnectionConfigs
@@ -81,10 +82,65 @@ def pg_catalog(dbname: str, schema: str = "public") -> dict[str, object]:
     return {"tables": tables, "views": views, "fks": fks, "indexes": indexes, "pks": pks}
 
 
+def mysql_catalog(dbname: str) -> dict[str, object]:
+    conn = mysql_admin(dbname)
+    with conn.cursor() as cursor:
+        def rows(sql: str) -> list[tuple]:
+            cursor.execute(sql, (dbname,))
+            return list(cursor.fetchall())
+
+        tables = sorted(r[0] for r in rows("SELECT TABLE_NAME FROM information_schema.TABLES "
+                                           "WHERE TABLE_SCHEMA = %s AND TABLE_TYPE = 'BASE TABLE'"))
+        views = sorted(r[0] for r in rows("SELECT TABLE_NAME FROM information_schema.TABLES "
+                                          "WHERE TABLE_SCHEMA = %s AND TABLE_TYPE = 'VIEW'"))
+        fks = rows("SELECT count(*) FROM information_schema.TABLE_CONSTRAINTS WHERE "
+                   "TABLE_SCHEMA = %s AND CONSTRAINT_TYPE = 'FOREIGN KEY'")[0][0]
+        indexes = rows("SELECT count(DISTINCT TABLE_NAME, INDEX_NAME) FROM "
+                       "information_schema.STATISTICS WHERE TABLE_SCHEMA = %s")[0][0]
+        pks = {t: [] for t in tables}
+        for table, column in rows("SELECT TABLE_NAME, COLUMN_NAME FROM information_schema."
+                                  "KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = %s AND CONSTRAINT_NAME "
+                                  "= 'PRIMARY' ORDER BY TABLE_NAME, ORDINAL_POSITION"):
+            pks[table].append(column)
+    conn.close()
+    return {"tables": tables, "views": views, "fks": fks, "indexes": indexes, "pks": pks}
+
+
+def duckdb_catalog(path: Path) -> dict[str, object]:
+    import duckdb
+
+    copy = path.with_name("catalog_copy.duckdb")  # nl2sql may hold the file read-only
+    shutil.copyfile(path, copy)
+    with duckdb.connect(str(copy), read_only=True) as conn:
+        def rows(sql: str) -> list[tuple]:
+            return conn.execute(sql).fetchall()
+
+        tables = sorted(r[0] for r in rows("SELECT table_name FROM duckdb_tables()"))
+        views = sorted(r[0] for r in rows("SELECT view_name FROM duckdb_views() "
+                                          "WHERE NOT internal"))
+        fks = rows("SELECT count(*) FROM duckdb_constraints() "
+                   "WHERE constraint_type = 'FOREIGN KEY'")[0][0]
+        # explicit indexes plus the ART indexes behind PRIMARY KEY and UNIQUE
+        indexes = rows("SELECT count(*) FROM duckdb_indexes()")[0][0] + rows(
+            "SELECT count(*) FROM duckdb_constraints() "
+            "WHERE constraint_type IN ('PRIMARY KEY', 'UNIQUE')")[0][0]
+        pks = {t: [] for t in tables}
+        for table, names in rows("SELECT table_name, constraint_column_names FROM "
+                                 "duckdb_constraints() WHERE constraint_type = 'PRIMARY KEY'"):
+            pks[table] = list(names)
+    copy.unlink()
+    return {"tables": tables, "views": views, "fks": fks, "indexes": indexes, "pks": pks}
+
+
 def catalog(sample: SampleDb) -> dict[str, object]:
+    """What the backend's own catalog says, read without nl2sql."""
     if sample.backend == "sqlite":
         assert sample.config.path is not None
         return sqlite_catalog(sample.config.path)
+    if sample.backend == "mysql":
+        return mysql_catalog(sample.config.dbname)
+    if sample.backend == "duckdb":
+        return duckdb_catalog(sample.config.path)
     assert sample.pg_dbname is not None
     return pg_catalog(sample.pg_dbname)
 
@@ -100,7 +156,7 @@ def assert_matches_catalog(info: DbInfo, expected: dict[str, object]) -> None:
 
 # -- a scratch database per backend, from a DDL script ----------------------------------------
 
-@pytest.fixture(params=BACKENDS)
+@pytest.fixture(params=["sqlite", "postgres"])  # the DDL scripts below are written for these
 def scratch(request: pytest.FixtureRequest,
             make_db: Callable[..., BackendDb]) -> Callable[[str], DbConnectionConfig]:
     """Factory: a fresh database on the parametrized backend built from a DDL script."""
@@ -109,34 +165,38 @@ def scratch(request: pytest.FixtureRequest,
 
 # -- sample databases -------------------------------------------------------------------------
 
+@pytest.mark.parametrize("chinook", BACKENDS, indirect=True)
 def test_chinook_matches_catalog(chinook: SampleDb) -> None:
     info = extract(chinook.config)
     assert_matches_catalog(info, catalog(chinook))
     assert len(info.tables) == 11 and info.foreign_key_count == 11
     playlist_track = info.table(chinook.table("playlist_track"))
     assert playlist_track is not None
-    expected_pk = (["PlaylistId", "TrackId"] if chinook.backend == "sqlite"
+    expected_pk = (["PlaylistId", "TrackId"] if chinook.naming == "sqlite"
                    else ["playlist_id", "track_id"])
     assert playlist_track.primary_key == expected_pk
     assert [i.columns for i in playlist_track.indexes if i.is_primary] == [expected_pk]
     track = info.table(chinook.table("track"))
     assert track is not None
     assert (track.row_count, track.row_count_is_estimate) == (3503, False)
-    assert track.column("unit_price" if chinook.backend == "postgres" else "UnitPrice"
-                        ).data_type == "NUMERIC(10, 2)"
+    unit_price = {"mysql": "DECIMAL(10, 2)", "duckdb": "DECIMAL(10,2)"}
+    assert track.column("unit_price" if chinook.naming == "postgres" else "UnitPrice"
+                        ).data_type == unit_price.get(chinook.backend, "NUMERIC(10, 2)")
     assert info.db_type == chinook.backend
 
 
+@pytest.mark.parametrize("northwind", BACKENDS, indirect=True)
 def test_northwind_matches_catalog(northwind: SampleDb) -> None:
     info = extract(northwind.config)
     assert_matches_catalog(info, catalog(northwind))
     details = info.table(northwind.table("order_details"))
     assert details is not None and details.row_count == 2155
-    expected_pk = (["OrderID", "ProductID"] if northwind.backend == "sqlite"
+    expected_pk = (["OrderID", "ProductID"] if northwind.naming == "sqlite"
                    else ["order_id", "product_id"])
     assert details.primary_key == expected_pk
-    if northwind.backend == "sqlite":
+    if northwind.naming == "sqlite":
         assert details.name == "Order Details"
+    if northwind.backend == "sqlite":  # (loaded copies keep the views sqlglot translates)
         assert sum(t.is_view for t in info.tables) == 16
         view = info.table("Alphabetical list of products")
         assert view is not None and view.is_view and view.row_count is None
