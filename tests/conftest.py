@@ -458,8 +458,8 @@ def mysql_db(request: pytest.FixtureRequest, db_id: str, *, script: str | None =
 
 
 def mysql_config(db_id: str, dbname: str, **extra: object) -> DbConnectionConfig:
-    return DbConnectionConfig(db_id=db_id, type=DatabaseType.MYSQL, host=MY_HOST, port=MY_PORT,
-                              user=MY_USER, dbname=dbname, **extra)
+    settings: dict[str, object] = {"host": MY_HOST, "port": MY_PORT, "user": MY_USER, **extra}
+    return DbConnectionConfig(db_id=db_id, type=DatabaseType.MYSQL, dbname=dbname, **settings)
 
 
 # -- DuckDB ---------------------------------------------------------------------------------
@@ -602,6 +602,18 @@ def _sample(request: pytest.FixtureRequest, name: str, tables: dict[str, dict[st
             ) -> SampleDb:
     db = request.getfixturevalue("make_db")(request.param, name, sample=name)
     return SampleDb(name, request.param, db.config, tables.get(request.param, {}), db=db)
+
+
+def sample_fixture(name: str, backends: list[str]) -> Any:
+    """A sample fixture over ``backends``; a module assigning ``chinook = sample_fixture(
+    "chinook", BACKENDS)`` runs its chinook tests on every backend."""
+    tables = {"chinook": CHINOOK_TABLES, "northwind": NORTHWIND_TABLES}.get(name, {})
+
+    @pytest.fixture(params=backends, name=name)
+    def fixture(request: pytest.FixtureRequest) -> SampleDb:
+        return _sample(request, name, tables)
+
+    return fixture
 
 
 @pytest.fixture(params=DEFAULT_BACKENDS)

@@ -681,6 +681,107 @@ DENIED += SPARK_DENIED
 ALLOWED += SPARK_ALLOWED
 
 
+# -- MySQL / MariaDB and DuckDB: their own rows (``own_cases``), not the shared "both" ones ------
+
+CREDENTIALS = "holds credentials"
+UDF = "not a MySQL built-in"
+FILE_PATH = "Reading a file by its path"
+SCHEMA["mysql"] = SCHEMA["duckdb"] = SCHEMA["sqlite"]
+DENIED += [
+    *_denied("mysql", [
+        ("SELECT LOAD_FILE('/etc/passwd')", fn("load_file"), "file"),
+        ("SELECT load_file(0x2f6574632f706173737764)", fn("load_file"), "file"),
+        ("SELECT a FROM t INTO OUTFILE '/tmp/guard_copy.txt'", SYNTAX, "file"),
+        ("SELECT a FROM t INTO DUMPFILE '/tmp/guard_copy.txt'", SYNTAX, "file"),
+        ("SELECT * FROM t INTO @x, @y", SYNTAX, "session"),
+        ("SELECT SLEEP(1)", fn("sleep"), "sleep"),
+        ("SELECT a FROM t WHERE SLEEP(1) = 0", fn("sleep"), "sleep"),
+        ("SELECT BENCHMARK(100000000, MD5('a'))", fn("benchmark"), "sleep"),
+        ("SELECT GET_LOCK('guard', 0)", fn("get_lock"), "lock"),
+        ("SELECT RELEASE_LOCK('guard')", fn("release_lock"), "lock"),
+        ("SELECT RELEASE_ALL_LOCKS()", fn("release_all_locks"), "lock"),
+        ("SELECT a FROM t FOR UPDATE", LOCK, "lock"),
+        ("SELECT a FROM t LOCK IN SHARE MODE", LOCK, "lock"),
+        ("SET @x = 1", "SET changes settings", "session"),
+        ("SET SESSION sql_mode = ''", "SET changes settings", "setting"),
+        ("SET GLOBAL max_connections = 1", "SET changes settings", "setting"),
+        ("SELECT guard_udf(1)", UDF, "write"),
+        ("SELECT mysql.guard_udf(1)", UDF, "write"),
+        ("HANDLER t OPEN", "HANDLER", "lock"),
+        ("LOCK TABLES t READ", "LOCK", "lock"),
+        ("DO SLEEP(1)", "DO", "sleep"),
+        ("SELECT 1 /*!50000 , SLEEP(1) */", "Executable comments", "sleep"),
+        ("SELECT 1 /*M!100000 , SLEEP(1) */", "Executable comments", "sleep"),
+        ("SELECT * FROM mysql.user", CREDENTIALS, "none"),
+        ("SELECT * FROM mysql.global_priv", CREDENTIALS, "none"),
+        ("SELECT User FROM `mysql`.`user`", CREDENTIALS, "none"),
+        ("INSERT INTO t VALUES (9, 'z')", "INSERT is a write", "write"),
+        ("REPLACE INTO t VALUES (1, 'z')", "REPLACE", "write"),
+        ("DELETE FROM t", "DELETE is a write", "write"),
+        ("CREATE TABLE guard_new (a int)", "CREATE", "schema"),
+        ("DROP TABLE t", "DROP", "schema"),
+        ("LOAD DATA INFILE '/etc/passwd' INTO TABLE t", "LOAD", "file"),
+        ("SELECT 1; DELETE FROM t", MULTI, "multi_statement"),
+        ("COMMIT; DELETE FROM t", "COMMIT controls transactions", "multi_statement"),
+        ("START TRANSACTION", "START", "transaction"),
+        ("CALL guard_proc()", "CALL", "write"),
+    ]),
+    *_denied("duckdb", [
+        ("SELECT * FROM read_csv('/etc/passwd')", fn("read_csv"), "file"),
+        ("SELECT * FROM read_text('/etc/passwd')", fn("read_text"), "file"),
+        ("SELECT * FROM '/etc/passwd'", FILE_PATH, "file"),
+        ("SELECT * FROM glob('/etc/*')", fn("glob"), "file"),
+        ("SELECT '/etc/passwd'.read_text()", fn("read_text"), "file"),
+        ("COPY t TO '/tmp/guard_copy.txt'", "COPY", "file"),
+        ("ATTACH '/tmp/guard_x.db' AS x", "ATTACH", "attach"),
+        ("INSTALL httpfs", "INSTALL", "extension"),
+        ("LOAD httpfs", "LOAD", "extension"),
+        ("SET threads = 1", "SET changes settings", "setting"),
+        ("SET enable_external_access = true", "SET changes settings", "setting"),
+        ("RESET lock_configuration", "RESET", "setting"),
+        ("SELECT setseed(0.5)", fn("setseed"), "session"),
+        ("SELECT * FROM duckdb_secrets()", fn("duckdb_secrets"), "none"),
+        ("SELECT * FROM query('DELETE FROM t')", fn("query"), "remote_sql"),
+        ("INSERT INTO t VALUES (9, 'z')", "INSERT is a write", "write"),
+        ("CREATE TEMP TABLE guard_new AS SELECT 1", "CREATE", "schema"),
+        ("CHECKPOINT", "CHECKPOINT", "none"),
+        ("EXPORT DATABASE '/tmp/guard_x'", "EXPORT", "file"),
+        ("SELECT 1; DELETE FROM t", MULTI, "multi_statement"),
+        ("PRAGMA threads = 1", "PRAGMA", "setting"),
+    ]),
+]
+ALLOWED += [
+    *_allowed("mysql", [
+        ("SELECT a, b FROM t ORDER BY a LIMIT 2", "select"),
+        ("SELECT `a`, `t`.`b` FROM `t`", "select"),
+        ("SELECT DATE_FORMAT(NOW(), '%Y-%m'), IFNULL(b, '-') FROM t", "select"),
+        ("SELECT GROUP_CONCAT(b ORDER BY a SEPARATOR ',') FROM t", "select"),
+        ("SELECT FIND_IN_SET('x', 'x,y'), FIELD(b, 'x', 'y') FROM t", "select"),
+        ("SELECT CONCAT(b, '/*!50000 x */') FROM t", "select"),
+        ("SELECT 'it''s', 'a\\b'", "select"),
+        ("WITH RECURSIVE r (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) "
+         "SELECT n FROM r", "select"),
+        ("SELECT b, COUNT(*) FROM t GROUP BY b WITH ROLLUP", "select"),
+        ("EXPLAIN SELECT a FROM t", "explain"),
+    ]),
+    *_allowed("duckdb", [
+        ("SELECT a, b FROM t ORDER BY a LIMIT 2", "select"),
+        ("SELECT * FROM t USING SAMPLE 2 ROWS", "select"),
+        ("SELECT list_value(a, 1), strftime(now(), '%Y') FROM t", "select"),
+        ("SELECT b, count(*) FROM t GROUP BY ALL", "select"),
+        ("SELECT * EXCLUDE (b) FROM t", "select"),
+        ("SELECT current_setting('threads')", "select"),
+        ("SELECT a FROM t QUALIFY row_number() OVER (ORDER BY a) = 1", "select"),
+        ("EXPLAIN SELECT a FROM t", "explain"),
+    ]),
+]
+
+
+def own_cases(dialect: str, cases: list | None = None) -> list:
+    """Only the rows written for ``dialect`` itself (MySQL and DuckDB have no "both" rows)."""
+    return [case for case in (DENIED if cases is None else cases) if case.dialect == dialect]
+
+
 def cases_for(dialect: str, cases: list[Case] | list[AllowedCase] | None = None) -> list:
     """The cases of ``cases`` (default: DENIED) that apply to ``dialect``, "both" included."""
     chosen = DENIED if cases is None else cases

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import SampleDb, sqlite_config, write_dbs_yaml
+from conftest import BACKENDS, SampleDb, sqlite_config, write_dbs_yaml
 
 from nl2sql.cache import cache_path, load_db_info, save_db_info
 from nl2sql.cli.annotate import build_parser, main
@@ -110,6 +110,7 @@ def test_help_has_example_and_every_flag_has_help(capsys: pytest.CaptureFixture[
         assert flag in text
 
 
+@pytest.mark.parametrize("chinook", BACKENDS, indirect=True)
 def test_all_databases(chinook: SampleDb, tmp_path: Path,
                        capsys: pytest.CaptureFixture[str]) -> None:
     config_file = write_dbs_yaml(tmp_path, [chinook.config])
@@ -119,7 +120,7 @@ def test_all_databases(chinook: SampleDb, tmp_path: Path,
     assert "chinook: 11 tables, 64 columns, 11 foreign keys, 0 enum columns" in out
     chinook_info = load_db_info(tmp_path / "data", "chinook")
     assert chinook_info.table(chinook.table("track")).row_count == 3503
-    assert chinook_info.table(chinook.table("media_type")).column("Name" if chinook.backend ==
+    assert chinook_info.table(chinook.table("media_type")).column("Name" if chinook.naming ==
                                                                    "sqlite" else "name"
                                                                    ).is_enum is False
     assert load_db_info(tmp_path / "data", "bookstore").db_id == "bookstore"

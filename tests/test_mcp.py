@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conftest import BACKENDS, sample_fixture
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
@@ -18,10 +19,16 @@ from conftest import build_cache
 from nl2sql.mcp import build_server
 from nl2sql.operations.registry import OPERATIONS
 
+chinook = sample_fixture("chinook", BACKENDS)  # every backend through the MCP client session
+
 TOOL_NAMES = {op.name for op in OPERATIONS}
 
 GENRE_SQL = {
     "sqlite": "SELECT g.Name AS genre, count(*) AS tracks FROM Track t "
+              "JOIN Genre g ON g.GenreId = t.GenreId GROUP BY g.Name ORDER BY tracks DESC, genre",
+    "mysql": "SELECT g.Name AS genre, count(*) AS tracks FROM Track t "
+             "JOIN Genre g ON g.GenreId = t.GenreId GROUP BY g.Name ORDER BY tracks DESC, genre",
+    "duckdb": "SELECT g.Name AS genre, count(*) AS tracks FROM Track t "
               "JOIN Genre g ON g.GenreId = t.GenreId GROUP BY g.Name ORDER BY tracks DESC, genre",
     "postgres": "SELECT g.name AS genre, count(*) AS tracks FROM track t "
                 "JOIN genre g ON g.genre_id = t.genre_id GROUP BY g.name "

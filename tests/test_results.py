@@ -209,10 +209,10 @@ def test_failed_query_leaves_no_files(special: tuple) -> None:
     assert not any(ctx.workspace.iterdir())
 
 
+@pytest.mark.parametrize("chinook", BACKENDS, indirect=True)
 def test_chinook_export_matches_and_previews_ten_rows(chinook, make_registry) -> None:
     ctx = OpsContext(make_registry(chinook.config))
-    track = chinook.table("track")
-    query = f'SELECT * FROM "{track}" ORDER BY 1'
+    query = f'SELECT * FROM {chinook.quoted("track")} ORDER BY 1'
     result = db_execute_sql_op(ctx, "chinook", query)
     header, rows = _read_csv(ctx.workspace / result.csv_filename)
     assert len(rows) == result.row_count == 3503 and len(header) == 9

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 
 import pytest
+from conftest import BACKENDS, sample_fixture
 
 from nl2sql.cache import save_db_info
 from nl2sql.errors import QueryTimeoutError
@@ -13,6 +14,7 @@ from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.operations.context import OpsContext
 from nl2sql.operations.queries import db_execute_sql_op
 
+chinook = sample_fixture("chinook", BACKENDS)  # every backend
 TIMEOUT = 1.0
 SLACK = 1.5  # connection checkout, rollback and cleanup on a busy test machine
 
@@ -40,7 +42,7 @@ def ctx(chinook, make_registry) -> OpsContext:
 
 
 def _runaways(chinook) -> dict[str, str]:
-    track = f'"{chinook.table("track")}"'
+    track = chinook.quoted("track")
     return {
         "cross join explosion": f"SELECT count(*) FROM {track} a, {track} b, {track} c",
         "recursive CTE without end": "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL "
@@ -62,7 +64,7 @@ def test_runaway_query_is_stopped_and_the_next_call_works(chinook, ctx, kind) ->
     assert "stopped after 1 s" in message and "query_timeout_seconds" in message
     assert "\n" not in message
     assert not any(ctx.workspace.glob("*")), "a stopped query leaves no files"
-    after = db_execute_sql_op(ctx, "chinook", f'SELECT count(*) FROM "{chinook.table("genre")}"')
+    after = db_execute_sql_op(ctx, "chinook", f'SELECT count(*) FROM {chinook.quoted("genre")}')
     assert after.row_count == 1 and "25" in after.preview
 
 
@@ -70,6 +72,18 @@ def test_runaway_query_is_stopped_and_the_next_call_works(chinook, ctx, kind) ->
 def test_pg_sleep_is_stopped_by_the_statement_timeout_without_the_parser(chinook, ctx) -> None:
     ops = ctx.operations("chinook")
     for query in ("SELECT pg_sleep(30)", "SELECT 1 FROM pg_sleep(30)"):
+        started = time.monotonic()
+        with pytest.raises(QueryTimeoutError):
+            ops.execute_select_query(query, CountingCsvSink(), validate=False)
+        assert time.monotonic() - started < TIMEOUT + SLACK
+    sink = CountingCsvSink()
+    assert ops.execute_select_query("SELECT 1", sink).row_count == 1
+
+
+@pytest.mark.parametrize("chinook", ["mysql"], indirect=True)
+def test_mysql_sleep_is_stopped_without_the_parser(chinook, ctx) -> None:
+    ops = ctx.operations("chinook")
+    for query in ("SELECT SLEEP(30)", "SELECT BENCHMARK(10000000000, MD5('a'))"):
         started = time.monotonic()
         with pytest.raises(QueryTimeoutError):
             ops.execute_select_query(query, CountingCsvSink(), validate=False)

@@ -94,7 +94,7 @@ def test_is_denied_function_matches_names_prefixes_and_qualified_names() -> None
     assert is_denied_function("load_extension", "sqlite")
     assert not is_denied_function("load_extension", "postgres")
     assert not is_denied_function("pg_sleep", "sqlite")
-    assert is_denied_function("pg_sleep", "duckdb") and is_denied_function("readfile", "duckdb")
+    assert is_denied_function("pg_sleep", "tsql") and is_denied_function("readfile", "tsql")
     for harmless in ("now", "count", "current_setting", "currval", "generate_series", "lower"):
         assert not is_denied_function(harmless, "postgres"), harmless
     assert all(p == p.lower() for p in DENIED_FUNCTION_PREFIXES["postgres"])
@@ -184,7 +184,7 @@ def test_explain_returns_the_explained_query() -> None:
 
 def test_other_sqlglot_dialects_are_accepted_with_every_deny_list() -> None:
     assert validate_read_only("SELECT 1", "mysql").statement_type == "select"
-    assert "load_extension" in _rejection("SELECT load_extension('x')", "duckdb")
+    assert "load_extension" in _rejection("SELECT load_extension('x')", "tsql")
     with pytest.raises(ValueError):
         validate_read_only("SELECT 1", "no_such_dialect")
 

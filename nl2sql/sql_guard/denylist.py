@@ -133,6 +133,69 @@ SQLITE_READ_PRAGMAS = frozenset({
     "pragma_list", "compile_options", "integrity_check", "quick_check", "foreign_key_check"})
 
 
+# MySQL / MariaDB.
+_MYSQL: dict[str, tuple[str, ...]] = {
+    "sleep": ("sleep", "benchmark"),
+    "file": ("load_file",),
+    "lock": ("get_lock", "release_lock", "release_all_locks", "is_free_lock", "is_used_lock"),
+    "write": ("nextval", "setval", "lastval"),  # MariaDB sequences
+    "admin": ("master_pos_wait", "source_pos_wait", "master_gtid_wait",
+              "wait_for_executed_gtid_set", "wait_until_sql_thread_after_gtids"),
+}
+_MYSQL_PREFIXES: tuple[str, ...] = ()
+#: MySQL built-ins that sqlglot parses as anonymous functions: any other unknown name is a
+#: user-defined (stored) function, whose body the guard cannot see, and is refused.
+MYSQL_BUILTINS = frozenset("""
+adddate addtime aes_decrypt aes_encrypt bin bit_count charset coercibility collation
+connection_id conv crc32 database elt export_set field find_in_set format_bytes
+format_pico_time found_rows from_days get_format geomcollection icu_version inet_aton
+inet_ntoa inet6_aton inet6_ntoa is_ipv4 is_ipv6 is_uuid json_array json_arrayagg
+json_contains json_contains_path json_depth json_insert json_length json_merge_patch
+json_merge_preserve json_overlaps json_pretty json_quote json_replace json_schema_valid
+json_search json_storage_size json_unquote json_valid json_detailed json_compact json_loose
+last_insert_id make_set makedate mid name_const now oct octet_length ord period_add
+period_diff quote random_bytes row_count sec_to_time strcmp subdate subtime sysdate
+system_user time_format time_to_sec timediff to_seconds uncompress uncompressed_length
+unix_timestamp user uuid uuid_short uuid_to_bin bin_to_uuid weekday yearweek
+natural_sort_key sformat schema session_user current_user version weight_string
+""".split())
+
+# DuckDB: the configured files are views already, so no query needs to read a file itself.
+_DUCKDB: dict[str, tuple[str, ...]] = {
+    "file": ("read_text", "read_blob", "read_csv", "read_csv_auto", "read_parquet",
+             "parquet_scan", "read_json", "read_json_auto", "read_json_objects",
+             "read_json_objects_auto", "read_ndjson", "read_ndjson_auto",
+             "read_ndjson_objects", "glob", "sniff_csv", "parquet_metadata", "parquet_schema",
+             "parquet_file_metadata", "parquet_kv_metadata", "parquet_bloom_probe",
+             "read_xlsx", "st_read", "delta_scan", "iceberg_scan", "iceberg_metadata",
+             "csv_scan"),
+    # Runs SQL text the guard never sees.
+    "remote_or_dynamic_sql": ("query", "query_table"),
+    "secret": ("duckdb_secrets", "which_secret"),
+    "setting": ("setseed",),
+    "write": ("nextval",),
+}
+_DUCKDB_PREFIXES: tuple[str, ...] = ("read_", "parquet_", "iceberg_", "delta_")
+
+#: Tables holding credentials (password hashes, user mappings): refused whatever the login may
+#: read. ``schema.name`` entries match only so qualified; bare names match in any schema.
+DENIED_TABLES: MappingProxyType[str, frozenset[str]] = MappingProxyType({
+    "postgres": frozenset({"pg_authid", "pg_shadow", "pg_user_mapping", "pg_user_mappings"}),
+    "mysql": frozenset({"mysql.user", "mysql.global_priv", "global_priv",
+                        "mysql.password_history", "password_history"}),
+    "duckdb": frozenset({"duckdb_secrets"}),
+    "sqlite": frozenset(),
+})
+
+
+def is_denied_table(name: str, schema: str | None, dialect: str) -> bool:
+    """True when ``schema.name`` is a credential table of ``dialect``."""
+    tables = DENIED_TABLES.get(dialect, frozenset().union(*DENIED_TABLES.values()))
+    bare = name.strip('"`[]').lower()
+    qualified = schema.strip("\"`[]").lower() + "." + bare if schema else bare
+    return bare in tables or qualified in tables
+
+
 def _flatten(groups: dict[str, tuple[str, ...]]) -> frozenset[str]:
     return frozenset(name for names in groups.values() for name in names)
 
@@ -142,17 +205,21 @@ DENIED_FUNCTIONS: MappingProxyType[str, frozenset[str]] = MappingProxyType({
     "sqlite": _flatten(_SQLITE),
     "spark": _flatten(_SPARK),
     "databricks": _flatten(_SPARK),
+    "mysql": _flatten(_MYSQL),
+    "duckdb": _flatten(_DUCKDB),
 })
 DENIED_FUNCTION_PREFIXES: MappingProxyType[str, tuple[str, ...]] = MappingProxyType({
     "postgres": _POSTGRES_PREFIXES,
     "sqlite": _SQLITE_PREFIXES,
     "spark": _SPARK_PREFIXES,
     "databricks": _SPARK_PREFIXES,
+    "mysql": _MYSQL_PREFIXES,
+    "duckdb": _DUCKDB_PREFIXES,
 })
 DENIED_FUNCTION_EFFECTS: MappingProxyType[str, MappingProxyType[str, str]] = MappingProxyType({
     dialect: MappingProxyType({name: effect for effect, names in groups.items() for name in names})
     for dialect, groups in (("postgres", _POSTGRES), ("sqlite", _SQLITE), ("spark", _SPARK),
-                            ("databricks", _SPARK))
+                            ("databricks", _SPARK), ("mysql", _MYSQL), ("duckdb", _DUCKDB))
 })
 
 

@@ -16,6 +16,7 @@ from sqlglot.tokens import Token, TokenType
 from nl2sql.errors import QueryRejectedError
 from nl2sql.sql_guard import checks, messages
 from nl2sql.sql_guard import spark as spark_checks
+from nl2sql.sql_guard.dialect_checks import check_dialect
 from nl2sql.sql_guard.denylist import SQLITE_READ_PRAGMAS
 
 # First words a query may start with; anything else is refused before parsing.
@@ -23,7 +24,7 @@ _QUERY_STARTS = {"SELECT", "WITH", "VALUES", "TABLE", "("}
 _ANALYZE_WORDS = {"ANALYZE", "ANALYSE"}
 _TRAILING = re.compile(r"[ \t\n\r\f\v;]+\Z")
 # Dialects whose lexing and attribute notation (``t.f`` calling ``f(t)``) differ from Postgres'.
-_NOT_POSTGRES_SYNTAX = {"sqlite", "spark", "databricks"}
+_NOT_POSTGRES_SYNTAX = {"sqlite", "spark", "databricks", "mysql"}
 # Extra rules of one dialect, run after the shared ones (Spark: no path-based relations...).
 _DIALECT_CHECKS = {"spark": spark_checks.check, "databricks": spark_checks.check}
 # Dialects whose read-only PRAGMA statements (``PRAGMA table_info(t)``) are queries.
@@ -211,6 +212,7 @@ def _validate_query(text: str, tokens: list[Token], engine: Dialect,
     checks.check_tokens(tokens, dialect, postgres_syntax)
     if dialect in _DIALECT_CHECKS:
         _DIALECT_CHECKS[dialect](root, tokens)
+    check_dialect(root, tokens, text, dialect)
     return root, end
 
 
