@@ -278,3 +278,18 @@ def test_results_are_only_added_never_replaced_unless_asked(special: tuple) -> N
         writer.publish(metadata, overwrite=False)
     writer.discard()
     assert (ctx.workspace / "mine.csv").read_bytes() == after
+
+
+@pytest.mark.parametrize("chinook", BACKENDS, indirect=True)
+def test_export_keeps_the_query_order_and_the_row_cap(chinook, make_registry) -> None:
+    """MariaDB and MySQL drop an ORDER BY inside a derived table: the query must run as sent."""
+    ctx = OpsContext(make_registry(chinook.config))
+    track_id = "track_id" if chinook.naming == "postgres" else "TrackId"
+    query = f"SELECT {track_id}, name FROM {chinook.quoted('track')} ORDER BY {track_id} DESC"
+    full = db_execute_sql_op(ctx, "chinook", query)
+    header, rows = _read_csv(ctx.workspace / full.csv_filename)
+    assert [int(r[0]) for r in rows[:3]] == [3503, 3502, 3501] and len(rows) == 3503
+    ctx.configs.databases["chinook"] = chinook.config.model_copy(update={"max_rows": 5})
+    capped = db_execute_sql_op(ctx, "chinook", query)
+    header, rows = _read_csv(ctx.workspace / capped.csv_filename)
+    assert [int(r[0]) for r in rows] == [3503, 3502, 3501, 3500, 3499] and capped.truncated

@@ -26,7 +26,7 @@ from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import QueuePool
 
-from nl2sql.db.base import DbConnection, DbOperations, QueryStats, ResultSink
+from nl2sql.db.base import CsvResultSink, DbConnection, DbOperations, QueryStats, ResultSink
 from nl2sql.errors import ConfigError, DatabaseConnectionError, QueryExecutionError, QueryTimeoutError
 
 try:
@@ -70,6 +70,35 @@ def file_views(patterns: list[str] | None, db_id: str) -> dict[str, tuple[Path, 
                     db_id=db_id)
             views[name] = (path.resolve(), reader)
     return views
+
+
+#: DuckDB types whose text (a cast to VARCHAR) is already what the CSV dialect writes.
+_PLAIN_TYPES = {"tinyint", "smallint", "integer", "bigint", "hugeint", "utinyint", "usmallint",
+                "uinteger", "ubigint", "uhugeint", "decimal", "date"}
+
+
+def csv_record_sql(types: list[Any]) -> str | None:
+    """A DuckDB expression over ``c0, c1, ...`` giving one whole CSV record in the dialect of
+    ``nl2sql.csv_dialect`` (NULL empty, '' as "", minimal quoting, t/f, ISO dates), or None
+    when a column type needs Python's formatting (floats, timestamps, blobs, nested...) or
+    the result has one column (its special cases stay in one place)."""
+    if len(types) < 2:
+        return None
+    parts = []
+    for i, kind in enumerate(types):
+        name, c = str(getattr(kind, "id", kind)).lower(), f"c{i}"
+        if name in _PLAIN_TYPES:
+            parts.append(f"coalesce(CAST({c} AS VARCHAR), '')")
+        elif name == "boolean":
+            parts.append(f"CASE WHEN {c} THEN 't' WHEN NOT {c} THEN 'f' ELSE '' END")
+        elif name == "varchar":
+            parts.append(f"CASE WHEN {c} IS NULL THEN '' WHEN {c} = '' OR strpos({c}, ',') > 0 "
+                         f"OR strpos({c}, '\"') > 0 OR strpos({c}, chr(10)) > 0 "
+                         f"OR strpos({c}, chr(13)) > 0 "
+                         f"THEN '\"' || replace({c}, '\"', '\"\"') || '\"' ELSE {c} END")
+        else:
+            return None
+    return " || ',' || ".join(parts) + " || chr(10)"
 
 
 def _literal(text: str) -> str:
@@ -163,9 +192,35 @@ class DuckdbOperations(DbOperations):
         with self._read_only(timeout) as conn:
             raw = conn.connection.driver_connection
             statement = self._one_select(raw, sql, is_explain)
+            if isinstance(sink, CsvResultSink) and not is_explain:
+                relation = raw.sql(statement.query)  # binds the query (types), runs nothing
+                record = csv_record_sql(relation.types)
+                if record is not None:
+                    return self._stream_csv(raw, statement.query, relation.columns, record,
+                                            sink, max_rows)
             raw.execute(statement)
             columns = [d[0] for d in raw.description or ()]
             return self._drain(raw, sink, columns, max_rows)
+
+    def _stream_csv(self, raw: Any, query: str, columns: list[str], record: str,
+                    sink: CsvResultSink, max_rows: int) -> QueryStats:
+        """DuckDB writes each CSV record itself (``csv_record_sql``); Python only moves bytes.
+        Several times faster than formatting Python values (bench/export_mysql_duckdb.py)."""
+        names = ", ".join(f"c{i}" for i in range(len(columns)))
+        body = query.rstrip().rstrip(";")
+        raw.execute(f"SELECT {record} FROM (\n{body}\n) AS nl2sql_result({names}) "
+                    f"LIMIT {max_rows + 1}")
+        sink.begin(columns)
+        count, truncated = 0, False
+        while batch := raw.fetchmany(self.batch_size):
+            if count + len(batch) > max_rows:
+                batch, truncated = batch[: max_rows - count], True
+            if batch:
+                sink.write_csv_records([row[0].encode("utf-8") for row in batch])
+                count += len(batch)
+            if truncated:
+                break
+        return QueryStats(columns, count, truncated)
 
     def _one_select(self, raw: Any, sql: str, is_explain: bool) -> Any:
         """DuckDB's own parse of ``sql``: exactly one statement, a SELECT (or an EXPLAIN the

@@ -1,12 +1,11 @@
 """MySQL 8 and MariaDB 10.11+ through PyMySQL; the server flavour is detected on connect.
 
 Engine layers (ARCHITECTURE.md, "Read-only, in layers"), each holding without the parser guard:
-- the client never enables multi-statements, and a query is sent as
-  ``SELECT * FROM (<query>) AS nl2sql_result LIMIT n``, so only a query expression fits (no
-  SET, DDL, DML, LOAD DATA, HANDLER, LOCK TABLES, INTO OUTFILE) and the server applies the row
-  cap. A query whose result has two columns of one name (``SELECT a.*, b.*``) cannot be a
-  derived table (error 1060, raised only after the server parsed the text as a query): it runs
-  as sent, still as one statement;
+- the client never enables multi-statements, and the server first prepares (parses, never
+  runs) ``SELECT * FROM (<query>) AS nl2sql_result``, where only a query expression fits (no
+  SET, DDL, DML, LOAD DATA, HANDLER, LOCK TABLES, INTO OUTFILE); the query then runs as sent
+  (a derived table would drop its ORDER BY), streamed, and stopped with ``KILL QUERY`` once
+  the row cap is passed;
 - ``START TRANSACTION READ ONLY``, always rolled back;
 - a server-side time limit (``max_statement_time`` on MariaDB, ``max_execution_time`` on MySQL)
   plus ``KILL QUERY`` from a second connection as a backstop;
@@ -159,20 +158,27 @@ class MysqlOperations(DbOperations):
         body = sql.rstrip().rstrip(";").rstrip()
         with self._read_only(timeout) as conn:
             raw = conn.connection.driver_connection
-            if is_explain:  # EXPLAIN cannot be a derived table; still one statement
-                return self._run(raw, conn, body, sink, max_rows, timeout)
-            wrapped = f"{_WRAP_PREFIX}{body}\n) AS nl2sql_result LIMIT {max_rows + 1}"
+            if not is_explain:  # EXPLAIN cannot be a derived table; still one statement
+                self._check_is_query(raw, body)
+            return self._run(raw, conn, body, sink, max_rows, timeout)
+
+    def _check_is_query(self, raw: Any, body: str) -> None:
+        """The server itself must read ``body`` as a query expression: it prepares (parses and
+        resolves, never runs) ``SELECT * FROM (<body>) AS nl2sql_result``, where anything else
+        (SET, DDL, DML, HANDLER, LOCK, INTO OUTFILE...) is a syntax error. Error 1060 (two
+        columns of one name) comes only after the text parsed as a query, so it passes. The
+        query then runs as sent: a derived table would lose its ORDER BY (MariaDB and MySQL
+        ignore it there without a LIMIT)."""
+        with raw.cursor() as probe:
+            probe.execute("SET @nl2sql_query = %s", (f"{_WRAP_PREFIX}{body}\n) AS nl2sql_result",))
             try:
-                return self._run(raw, conn, wrapped, sink, max_rows, timeout)
+                probe.execute("PREPARE nl2sql_probe FROM @nl2sql_query")
+                probe.execute("DEALLOCATE PREPARE nl2sql_probe")
             except pymysql.Error as exc:
                 if not exc.args or exc.args[0] != _DUPLICATE_COLUMN:
                     raise
-            # The server parsed the text as a query expression before refusing the duplicate
-            # names: run it as sent (one statement, same transaction rules).
-            raw.rollback()
-            with raw.cursor() as cursor:
-                cursor.execute("START TRANSACTION READ ONLY")
-            return self._run(raw, conn, body, sink, max_rows, timeout)
+            finally:
+                probe.execute("SET @nl2sql_query = NULL")
 
     def _run(self, raw: Any, conn: Connection, statement: str, sink: ResultSink,
              max_rows: int, timeout: float) -> QueryStats:

@@ -61,7 +61,8 @@ class MysqlSchemaInspector(DbSchemaInspector):
 
     def native_enum_values(self, column: dict[str, Any]) -> list[str] | None:
         """The values of a native ``ENUM``/``SET`` column, straight from its type."""
-        values = getattr(column["type"], "enums", None)
+        kind = column["type"]
+        values = getattr(kind, "enums", None) or getattr(kind, "values", None)  # ENUM / SET
         return list(values) if values else None
 
     def row_counts(self, conn: Connection, tables: Sequence[str]) -> dict[str, RowCount]:

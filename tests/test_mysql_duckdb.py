@@ -1,0 +1,194 @@
+"""What only MySQL/MariaDB and DuckDB have: native ENUM/SET, comments, index types, the server
+flavour, statistics instead of scans; DuckDB over a folder of generated CSV and Parquet files."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import BackendDb, write_dbs_yaml
+from test_enums import captured_statements
+
+from nl2sql.cache import save_db_info
+from nl2sql.config import DbConnectionConfig, DbConnectionConfigs
+from nl2sql.db.factory import create_connection
+from nl2sql.errors import ConfigError, QueryExecutionError
+from nl2sql.formatting import format_table
+from nl2sql.inspection import DbSchemaExtractor
+from nl2sql.inspection.enums import EnumScreeningSettings, screen_table
+from nl2sql.operations.context import OpsContext
+from nl2sql.operations.queries import db_execute_sql_op
+
+MYSQL_SCRIPT = """
+CREATE TABLE customers (
+    id INT PRIMARY KEY,
+    name VARCHAR(80) NOT NULL COMMENT 'Full name as printed on invoices',
+    tier ENUM('free', 'pro', 'enterprise') NOT NULL DEFAULT 'free',
+    channels SET('email', 'sms', 'push'),
+    notes TEXT,
+    FULLTEXT INDEX ft_notes (notes),
+    UNIQUE INDEX ux_name (name)
+) COMMENT = 'People who bought something';
+CREATE TABLE orders (
+    id INT PRIMARY KEY,
+    customer_id INT NOT NULL,
+    status VARCHAR(10) NOT NULL,
+    code VARCHAR(20) NOT NULL,
+    INDEX ix_code (code),
+    CONSTRAINT fk_customer FOREIGN KEY (customer_id) REFERENCES customers (id)
+        ON DELETE CASCADE ON UPDATE CASCADE
+);
+CREATE VIEW pro_customers AS SELECT id, name FROM customers WHERE tier = 'pro';
+INSERT INTO customers VALUES (1, 'Ada', 'pro', 'email,sms', 'likes tea'),
+                             (2, 'Bob', 'free', NULL, NULL);
+INSERT INTO orders SELECT seq, 1 + seq % 2, ELT(1 + seq % 3, 'new', 'paid', 'sent'),
+                          CONCAT('C-', seq) FROM seq_1_to_3000;
+ANALYZE TABLE orders;
+"""
+
+
+@pytest.fixture
+def shop(make_db: Callable[..., BackendDb]) -> DbConnectionConfig:
+    return make_db("mysql", "shop", script=MYSQL_SCRIPT).config
+
+
+def test_mysql_enum_set_comments_indexes_and_views(shop: DbConnectionConfig) -> None:
+    with create_connection(shop) as connection:
+        info = DbSchemaExtractor(connection).extract()
+        dialect_is_mariadb = connection.engine.dialect.is_mariadb
+    customers, orders = info.table("customers"), info.table("orders")
+    tier, channels = customers.column("tier"), customers.column("channels")
+    assert (tier.is_enum, tier.enum_values, tier.enum_decision) == (
+        True, ["free", "pro", "enterprise"], "schema")
+    assert channels.is_enum and channels.enum_values == ["email", "sms", "push"]
+    assert customers.description == "People who bought something"
+    assert customers.column("name").description == "Full name as printed on invoices"
+    assert customers.column("name").is_unique
+    types = {i.name: i.index_type for i in customers.indexes}
+    assert types == {"PRIMARY": "BTREE", "ft_notes": "FULLTEXT", "ux_name": "BTREE"}
+    (fk,) = orders.foreign_keys
+    assert (fk.columns, fk.referenced_table, fk.on_delete, fk.on_update) == (
+        ["customer_id"], "customers", "CASCADE", "CASCADE")
+    assert (orders.row_count, orders.row_count_is_estimate) == (3000, False)
+    view = info.table("pro_customers")
+    assert view.is_view and [c.name for c in view.columns] == ["id", "name"]
+    assert dialect_is_mariadb  # this machine's server; MySQL 8 takes the other branch
+    text = format_table(customers, info.db_type)
+    assert "tier ENUM('free','pro','enterprise') NOT NULL,  -- [free, pro, enterprise]" in text
+
+
+def test_mysql_screening_reads_index_statistics_and_a_bounded_sample(
+        shop: DbConnectionConfig) -> None:
+    with create_connection(shop) as connection:
+        info = DbSchemaExtractor(connection).extract()
+        orders = info.table("orders")
+        settings = EnumScreeningSettings(sample_threshold_rows=1000, sample_size=500)
+        with captured_statements(connection) as statements:
+            screen_table(connection, orders, settings)
+    code, status = orders.column("code"), orders.column("status")
+    # code leads an index whose cardinality (3000) already rules it out: no scan for it
+    assert code.distinct_count == 3000 and code.enum_candidates is None
+    assert status.is_enum and set(status.enum_values) == {"new", "paid", "sent"}
+    assert sum(v.count for v in status.enum_candidates) == 500  # the sample, not the table
+    scans = [s for s in statements if "orders" in s and "information_schema" not in s]
+    assert scans and all("LIMIT" in s for s in scans)
+    assert not any("count(distinct" in s.lower() for s in statements)
+
+
+def test_mysql_config_keys_and_ssl_passthrough(tmp_path: Path) -> None:
+    path = tmp_path / "dbs.yaml"
+    path.write_text("databases:\n  sales:\n    type: mysql\n    dbname: sales\n"
+                    "    ssl_ca: /etc/ssl/ca.pem\n    ssl_verify_cert: true\n")
+    config = DbConnectionConfigs.load(path).get("sales")
+    assert (config.port, config.host, config.effective_schema) == (3306, "localhost", None)
+    assert config.ssl_options == {"ssl_ca": "/etc/ssl/ca.pem", "ssl_verify_cert": True}
+    with create_connection(config) as connection:
+        assert connection.connect_args()["ssl"] == {"ca": "/etc/ssl/ca.pem",
+                                                    "check_hostname": True}
+
+
+# -- DuckDB over a folder of files ----------------------------------------------------------
+
+@pytest.fixture
+def lake(tmp_path: Path) -> Path:
+    """A folder of CSV and Parquet files written by DuckDB, and a dbs.yaml beside it."""
+    import duckdb
+
+    folder = tmp_path / "lake"
+    (folder / "exports").mkdir(parents=True)
+    with duckdb.connect() as writer:
+        writer.execute(
+            "CREATE TABLE sales AS SELECT i AS id, ['north','south','east'][1 + i % 3] AS region,"
+            " round(i * 1.5, 2) AS amount, DATE '2024-01-01' + (i % 365)::INT AS day "
+            "FROM range(1, 120001) AS t(i)")
+        writer.execute(f"COPY sales TO '{folder}/exports/sales.parquet' (FORMAT parquet)")
+        writer.execute("COPY (SELECT * FROM (VALUES ('north', 'Anna'), ('south', 'Ben'), "
+                       "('east', 'Cleo')) AS m(region, manager)) "
+                       f"TO '{folder}/exports/managers.csv' (HEADER)")
+    write_dbs_yaml(folder, [])
+    (folder / "dbs.yaml").write_text(
+        "databases:\n  lake:\n    type: duckdb\n"
+        "    files: ['exports/*.parquet', 'exports/*.csv']\n")
+    return folder
+
+
+def test_duckdb_files_become_tables_with_counts_and_sampled_enums(lake: Path) -> None:
+    registry = DbConnectionConfigs.load(lake / "dbs.yaml")
+    config = registry.get("lake")
+    assert config.files == [str(lake / "exports" / "*.parquet"), str(lake / "exports" / "*.csv")]
+    with create_connection(config) as connection:
+        info = DbSchemaExtractor(connection).extract()
+        sales = info.table("sales")
+        with captured_statements(connection) as statements:
+            screen_table(connection, sales)
+    assert [t.name for t in info.tables] == ["managers", "sales"]
+    assert not sales.is_view and sales.row_count == 120_000
+    assert [c.data_type for c in sales.columns] == ["BIGINT", "VARCHAR", "DECIMAL(21,1)", "DATE"]
+    region = sales.column("region")
+    assert region.is_enum and set(region.enum_values) == {"north", "south", "east"}
+    assert sum(v.count for v in region.enum_candidates) == 50_000  # USING SAMPLE, no full scan
+    assert any("USING SAMPLE" in s for s in statements)
+
+
+def test_duckdb_files_export_equals_a_direct_query(lake: Path) -> None:
+    import duckdb
+
+    ctx = OpsContext(DbConnectionConfigs.load(lake / "dbs.yaml", workspace=lake / "ws"))
+    with create_connection(ctx.configs.get("lake")) as connection:
+        save_db_info(DbSchemaExtractor(connection).extract("lake"), ctx.data_dir)
+    query = ("SELECT m.manager, count(*) AS n, sum(s.amount) AS total FROM sales s "
+             "JOIN managers m USING (region) GROUP BY m.manager ORDER BY m.manager")
+    result = db_execute_sql_op(ctx, "lake", query)
+    with (ctx.workspace / result.csv_filename).open(newline="") as handle:
+        header, *rows = list(csv.reader(handle))
+    with duckdb.connect() as direct:
+        expected = direct.execute(
+            query.replace("sales s", f"'{lake}/exports/sales.parquet' s").replace(
+                "managers m", f"'{lake}/exports/managers.csv' m")).fetchall()
+    assert header == ["manager", "n", "total"]
+    assert [(r[0], int(r[1]), float(r[2])) for r in rows] == [
+        (m, n, pytest.approx(t)) for m, n, t in expected]
+    with pytest.raises(QueryExecutionError, match="disabled by configuration"):
+        ctx.operations("lake").execute_select_query(
+            "SELECT * FROM read_text('/etc/passwd')", _Discard(), validate=False)
+
+
+def test_duckdb_file_errors_are_one_line(tmp_path: Path) -> None:
+    (tmp_path / "dbs.yaml").write_text(
+        "databases:\n  lake:\n    type: duckdb\n    files: ['missing/*.csv']\n")
+    config = DbConnectionConfigs.load(tmp_path / "dbs.yaml").get("lake")
+    with pytest.raises(ConfigError, match="no file matches .*missing/\\*.csv"):
+        create_connection(config).engine  # noqa: B018
+    (tmp_path / "dbs.yaml").write_text("databases:\n  lake:\n    type: duckdb\n")
+    with pytest.raises(ConfigError, match="'path' or 'files' is required"):
+        DbConnectionConfigs.load(tmp_path / "dbs.yaml")
+
+
+class _Discard:
+    def begin(self, columns: object) -> None:
+        pass
+
+    def write_rows(self, rows: object) -> None:
+        pass
