@@ -52,6 +52,8 @@ class Backend:
     default_port: int | None = None
     #: Unquoted names fold to lower case (Postgres): mixed-case names must always be quoted.
     folds_unquoted_case: bool = False
+    #: Other URL schemes of ``url:`` in dbs.yaml that mean this backend (``mariadb://``).
+    url_schemes: tuple[str, ...] = ()
 
     @property
     def takes_password(self) -> bool:
@@ -104,7 +106,7 @@ BACKENDS: dict[str, Backend] = {
         connection_class="nl2sql.db.mysql:MysqlConnection",
         operations_class="nl2sql.db.mysql:MysqlOperations",
         inspector_class="nl2sql.inspection.mysql:MysqlSchemaInspector",
-        required_fields=("dbname",), default_port=3306),
+        required_fields=("dbname",), default_port=3306, url_schemes=("mariadb",)),
     "duckdb": Backend(  # a .duckdb file and/or CSV/Parquet/JSON files as views
         name="duckdb", label="DuckDB", sqlglot_dialect="duckdb",
         # duckdb_engine's dialect derives from Postgres' and quotes the same way; naming

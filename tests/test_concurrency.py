@@ -12,7 +12,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from conftest import write_dbs_yaml
+from conftest import BACKENDS, sample_fixture, write_dbs_yaml
 from mcp import Client
 from test_mcp_stdio import NL2SQL_MCP, _free_port, _wait_for_port
 
@@ -22,6 +22,7 @@ from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.mcp import build_server
 from nl2sql.saved_query_index import SavedQueryIndex
 
+chinook = sample_fixture("chinook", BACKENDS)  # 16 clients on every backend
 CLIENTS = 16
 CALLS_PER_CLIENT = 50
 
@@ -48,7 +49,7 @@ def http_server(chinook, tmp_path: Path):  # noqa: ANN001, ANN201
                                stderr=subprocess.PIPE)
     try:
         _wait_for_port(port, process)
-        yield f"http://127.0.0.1:{port}/mcp", workspace, chinook.backend, process
+        yield f"http://127.0.0.1:{port}/mcp", workspace, chinook.naming, process
     finally:
         process.terminate()
         process.wait(timeout=20)
