@@ -7,6 +7,7 @@ Backend facts (``sqlglot_dialect``, ``default_schema``...) come from the registr
 
 from __future__ import annotations
 
+import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
@@ -39,6 +40,7 @@ class DbConnection(ABC):
     def __init__(self, config: DbConnectionConfig) -> None:
         self.config = config
         self._engine: Engine | None = None
+        self._engine_lock = threading.Lock()
 
     @property
     def db_id(self) -> str:
@@ -57,7 +59,9 @@ class DbConnection(ABC):
     @property
     def engine(self) -> Engine:
         if self._engine is None:
-            self._engine = self._create_engine()
+            with self._engine_lock:  # concurrent first calls (a threaded server) build one
+                if self._engine is None:
+                    self._engine = self._create_engine()
         return self._engine
 
     @abstractmethod

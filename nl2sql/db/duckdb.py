@@ -133,10 +133,14 @@ class DuckdbConnection(DbConnection):
                                       read_only=path is not None,
                                       config={"autoinstall_known_extensions": False,
                                               "autoload_known_extensions": False})
-            allowed = ", ".join(_literal(str(file)) for file, _reader in views.values())
-            database.execute(f"SET allowed_paths = [{allowed}]")
-            database.execute("SET enable_external_access = false")
-            database.execute("SET lock_configuration = true")
+            # DuckDB shares one instance per file and configuration in a process: a second
+            # connection to the same file finds it already locked down by the first.
+            locked = database.execute("SELECT current_setting('lock_configuration')").fetchone()
+            if not (locked and locked[0]):
+                allowed = ", ".join(_literal(str(file)) for file, _reader in views.values())
+                database.execute(f"SET allowed_paths = [{allowed}]")
+                database.execute("SET enable_external_access = false")
+                database.execute("SET lock_configuration = true")
         except duckdb.Error as exc:
             raise DatabaseConnectionError(
                 f"Cannot open DuckDB database '{self.db_id}': {str(exc).splitlines()[0]}; "
