@@ -64,6 +64,19 @@ def mysql_target(mysql_server: str) -> Iterator[tuple[Any, Callable[[], dict]]]:
     PRIVATE_DIR.chmod(0o777)
     dbname, user = f"nl2sql_guard_{uuid.uuid4().hex[:8]}", f"nl2sql_ro_{uuid.uuid4().hex[:8]}"
     admin = mysql_admin()
+    try:  # the database and the login are removed even when the set-up fails half-way
+        yield from _mysql_target_in(admin, dbname, user)
+    finally:
+        with admin.cursor() as cursor:
+            cursor.execute(f"DROP DATABASE IF EXISTS `{dbname}`")
+            for host in ("%", "localhost"):
+                cursor.execute(f"DROP USER IF EXISTS '{user}'@'{host}'")
+        admin.close()
+        shutil.rmtree(PRIVATE_DIR, ignore_errors=True)
+
+
+def _mysql_target_in(admin: Any, dbname: str, user: str
+                     ) -> Iterator[tuple[Any, Callable[[], dict]]]:
     with admin.cursor() as cursor:
         cursor.execute(f"CREATE DATABASE `{dbname}`")
         cursor.execute(f"CREATE USER '{user}'@'%' IDENTIFIED BY 'ro-pass'")
@@ -76,28 +89,24 @@ def mysql_target(mysql_server: str) -> Iterator[tuple[Any, Callable[[], dict]]]:
     config = mysql_config("guard", dbname, user=user, password="ro-pass",
                           query_timeout_seconds=TIMEOUT)
     connection = create_connection(config)
-    ops = create_operations(connection, DbSchemaExtractor(connection).extract("guard"))
+    try:
+        ops = create_operations(connection, DbSchemaExtractor(connection).extract("guard"))
 
-    def snapshot() -> dict:
-        with admin.cursor() as cursor:
-            cursor.execute("SELECT * FROM t ORDER BY a")
-            rows = cursor.fetchall()
-            cursor.execute("SELECT TABLE_NAME FROM information_schema.TABLES WHERE "
-                           "TABLE_SCHEMA = %s ORDER BY 1", (dbname,))
-            tables = cursor.fetchall()
-            cursor.execute("SELECT @@GLOBAL.max_connections, @@GLOBAL.sql_mode, "
-                           "IS_USED_LOCK('guard')")
-            settings = cursor.fetchall()
-        return {"rows": rows, "tables": tables, "settings": settings, "files": _files()}
+        def snapshot() -> dict:
+            with admin.cursor() as cursor:
+                cursor.execute("SELECT * FROM t ORDER BY a")
+                rows = cursor.fetchall()
+                cursor.execute("SELECT TABLE_NAME FROM information_schema.TABLES WHERE "
+                               "TABLE_SCHEMA = %s ORDER BY 1", (dbname,))
+                tables = cursor.fetchall()
+                cursor.execute("SELECT @@GLOBAL.max_connections, @@GLOBAL.sql_mode, "
+                               "IS_USED_LOCK('guard')")
+                settings = cursor.fetchall()
+            return {"rows": rows, "tables": tables, "settings": settings, "files": _files()}
 
-    yield ops, snapshot
-    connection.dispose()
-    with admin.cursor() as cursor:
-        cursor.execute(f"DROP DATABASE `{dbname}`")
-        for host in ("%", "localhost"):
-            cursor.execute(f"DROP USER '{user}'@'{host}'")
-    admin.close()
-    shutil.rmtree(PRIVATE_DIR, ignore_errors=True)
+        yield ops, snapshot
+    finally:
+        connection.dispose()
 
 
 @pytest.fixture(scope="module")
