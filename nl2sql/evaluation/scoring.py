@@ -102,12 +102,12 @@ def run_query(ctx: OpsContext, db_id: str, sql: str, *, timeout: float | None,
               max_rows: int) -> QueryRun:
     """Run ``sql`` read-only on ``db_id``; an expected failure is returned, not raised (except
     an unreachable database, which is a set-up problem for the whole run)."""
-    from nl2sql.operations.queries import _operations_for_query
+    from nl2sql.operations.queries import operations_for_query
 
     sink = _Rows()
     started = time.monotonic()
     try:
-        stats = _operations_for_query(ctx, db_id).execute_select_query(
+        stats = operations_for_query(ctx, db_id).execute_select_query(
             sql, sink, max_rows=max_rows, timeout_seconds=timeout)
     except DatabaseConnectionError:
         raise

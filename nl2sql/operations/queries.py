@@ -78,7 +78,7 @@ def db_execute_sql_op(ctx: OpsContext, db_id: DbId, query: SqlQuery, output_file
     csv_path = resolve_workspace_path(ctx.workspace_root, stem + CSV_SUFFIX, resolved=True)
     if output_file and not overwrite:
         refuse_existing_result(csv_path)  # early: no query runs for a name that is taken
-    operations = _operations_for_query(ctx, db_id)
+    operations = operations_for_query(ctx, db_id)
     what = f"the result {csv_path.name}"
     try:
         writer = CsvResultWriter(csv_path, max_bytes=config.max_result_bytes)
@@ -134,7 +134,7 @@ def db_get_row_by_id_op(ctx: OpsContext, db_id: DbId, table: TableName, row_id: 
     return result
 
 
-def _operations_for_query(ctx: OpsContext, db_id: str) -> DbOperations:
+def operations_for_query(ctx: OpsContext, db_id: str) -> DbOperations:
     """Running SQL needs no schema cache: without one, identifier lookups are simply empty."""
     try:
         return ctx.operations(db_id)
