@@ -105,8 +105,9 @@ def test_mysql_config_keys_and_ssl_passthrough(tmp_path: Path) -> None:
     assert (config.port, config.host, config.effective_schema) == (3306, "localhost", None)
     assert config.ssl_options == {"ssl_ca": "/etc/ssl/ca.pem", "ssl_verify_cert": True}
     with create_connection(config) as connection:
-        assert connection.connect_args()["ssl"] == {"ca": "/etc/ssl/ca.pem",
-                                                    "check_hostname": True}
+        args = connection.connect_args()
+        assert (args["ssl"], args["ssl_mode"]) == ({"ca": "/etc/ssl/ca.pem"}, "VERIFY_CA")
+        assert args["multi_statements"] is False
 
 
 # -- DuckDB over a folder of files ----------------------------------------------------------

@@ -1,7 +1,8 @@
-"""MySQL 8 and MariaDB 10.11+ through PyMySQL; the server flavour is detected on connect.
+"""MySQL 8 and MariaDB 10.11+ through mysqlclient (``MySQLdb``, a C driver over libmariadb or
+libmysqlclient); the server flavour is detected on connect.
 
 Engine layers (ARCHITECTURE.md, "Read-only, in layers"), each holding without the parser guard:
-- the client never enables multi-statements, and the server first prepares (parses, never
+- the client never enables multi-statements (``multi_statements=False``), and the server first prepares (parses, never
   runs) ``SELECT * FROM (<query>) AS nl2sql_result``, where only a query expression fits (no
   SET, DDL, DML, LOAD DATA, HANDLER, LOCK TABLES, INTO OUTFILE); the query then runs as sent
   (a derived table would drop its ORDER BY), streamed, and stopped with ``KILL QUERY`` once
@@ -29,10 +30,13 @@ from nl2sql.db.base import DbConnection, DbOperations, QueryStats, ResultSink
 from nl2sql.errors import DatabaseConnectionError, QueryExecutionError, QueryTimeoutError
 
 try:
-    import pymysql
-    from pymysql.cursors import SSCursor
+    import MySQLdb
+    from MySQLdb.constants import FIELD_TYPE
+    from MySQLdb.converters import conversions as _DRIVER_CONVERSIONS
+    from MySQLdb.cursors import SSCursor
+    from pymysql.converters import convert_date, convert_datetime, convert_timedelta
 except ImportError:  # pragma: no cover - the extra is part of the dev install
-    pymysql = None  # type: ignore[assignment]
+    MySQLdb = None  # type: ignore[assignment]
 
 #: Seconds past the server's time limit after which the client kills the query itself.
 _CANCEL_GRACE_SECONDS = 1.0
@@ -40,30 +44,58 @@ _WRAP_PREFIX = "SELECT * FROM (\n"
 _DUPLICATE_COLUMN = 1060
 #: Server errors that mean "stopped by a time limit or KILL QUERY".
 _INTERRUPTED = {1317, 1969, 3024}
-_SSL_KEYS = {"ssl_ca": "ca", "ssl_cert": "cert", "ssl_key": "key",
-             "ssl_verify_cert": "check_hostname", "ssl_verify_identity": "check_hostname"}
+#: ``ssl_*`` keys that pick mysqlclient's ``ssl_mode``; the others go into its ``ssl`` dict.
+_SSL_MODES = {"ssl_verify_cert": "VERIFY_CA", "ssl_verify_identity": "VERIFY_IDENTITY"}
 
 
 def _require_driver() -> None:
-    if pymysql is None:
+    if MySQLdb is None:
         raise DatabaseConnectionError(
-            "The mysql backend needs PyMySQL; install it with `pip install 'nl2sql[mysql]'`.")
+            "The mysql backend needs mysqlclient; install it with `pip install 'nl2sql[mysql]'` "
+            "(building it needs the MariaDB or MySQL client headers and pkg-config).")
+
+
+def _conversions() -> dict[Any, Any]:
+    """The driver's value conversions: dates and times convert as PyMySQL converts them (a
+    value that is no valid date, e.g. ``0000-00-00``, stays its text instead of becoming NULL,
+    as mysqlclient's own converters would make it)."""
+    return {**_DRIVER_CONVERSIONS, FIELD_TYPE.DATE: convert_date,
+            FIELD_TYPE.DATETIME: convert_datetime, FIELD_TYPE.TIMESTAMP: convert_datetime,
+            FIELD_TYPE.TIME: convert_timedelta}
+
+
+def _export_conversions(common: dict[Any, Any]) -> dict[Any, Any]:
+    """Conversions for CSV exports: DECIMAL and DATE values stay the server's text, decoded in
+    C, which is exactly what ``nl2sql.csv_dialect`` writes for them (plain fixed-point digits,
+    ISO dates; a zero date stays its text as above), without a Python object per value."""
+    return {**common, FIELD_TYPE.DECIMAL: str, FIELD_TYPE.NEWDECIMAL: str,
+            FIELD_TYPE.DATE: str}
 
 
 class MysqlConnection(DbConnection):
     def url(self) -> URL:
         config = self.config
-        return URL.create("mysql+pymysql", username=config.user or "root",
+        return URL.create("mysql+mysqldb", username=config.user or "root",
                           password=config.resolve_password(), host=config.host,
                           port=config.port, database=config.dbname,
                           query={"charset": "utf8mb4"})
 
     def connect_args(self) -> dict[str, Any]:
-        """PyMySQL arguments: no multi-statements, bounded connect/read times, ssl_* keys."""
+        """mysqlclient arguments: no multi-statements, bounded connect time, ssl_* keys."""
         args: dict[str, Any] = {"connect_timeout": 10, "autocommit": False,
-                                "client_flag": 0, "init_command": "SET NAMES utf8mb4"}
-        ssl = {_SSL_KEYS.get(key, key.removeprefix("ssl_")): value
-               for key, value in (self.config.ssl_options or {}).items()}
+                                "client_flag": 0, "multi_statements": False,
+                                "init_command": "SET NAMES utf8mb4"}
+        if MySQLdb is not None:
+            args["conv"] = _conversions()
+        ssl: dict[str, Any] = {}
+        for key, value in (self.config.ssl_options or {}).items():
+            if key in _SSL_MODES:
+                if value and str(value).lower() not in ("0", "false", "no"):
+                    mode = _SSL_MODES[key]
+                    if args.get("ssl_mode") != "VERIFY_IDENTITY":
+                        args["ssl_mode"] = mode
+            else:
+                ssl[key.removeprefix("ssl_")] = value
         if ssl:
             args["ssl"] = ssl
         return args
@@ -94,6 +126,7 @@ class MysqlConnection(DbConnection):
             cursor.execute("SET SESSION TRANSACTION READ ONLY")
         dbapi_connection.commit()
         dbapi_connection.nl2sql_is_mariadb = is_mariadb
+        dbapi_connection.nl2sql_export_conv = _export_conversions(dbapi_connection.converter)
 
 
 class MysqlOperations(DbOperations):
@@ -119,7 +152,7 @@ class MysqlOperations(DbOperations):
                 yield conn
             except DBAPIError as exc:
                 raise self._translate(exc.orig, timeout, conn) from None
-            except pymysql.Error as exc:
+            except MySQLdb.Error as exc:
                 raise self._translate(exc, timeout, conn) from None
             finally:
                 killer.cancel()
@@ -128,21 +161,21 @@ class MysqlOperations(DbOperations):
     def _kill_query(self, thread_id: int) -> None:
         """``KILL QUERY`` from a second connection: the client-side backstop of the limit."""
         try:
-            killer = pymysql.connect(**self._direct_args())
+            killer = MySQLdb.connect(**self._direct_args())
             try:
                 with killer.cursor() as cursor:
                     cursor.execute(f"KILL QUERY {int(thread_id)}")
             finally:
                 killer.close()
-        except pymysql.Error:
+        except MySQLdb.Error:
             pass  # the query ended meanwhile, or the server is gone: nothing left to stop
 
     def _direct_args(self) -> dict[str, Any]:
         url = self.connection.url()
         args = {key: value for key, value in self.connection.connect_args().items()
-                if key in ("ssl", "connect_timeout")}
-        return {"host": url.host, "port": url.port or 3306, "user": url.username,
-                "password": url.password or "", **args}
+                if key in ("ssl", "ssl_mode", "connect_timeout")}
+        return {"host": url.host or "127.0.0.1", "port": url.port or 3306,
+                "user": url.username, "password": url.password or "", **args}
 
     def _reset(self, raw: Any, conn: Connection) -> None:
         """Roll back always; release user-level locks, the one effect a rollback keeps."""
@@ -150,7 +183,7 @@ class MysqlOperations(DbOperations):
             raw.rollback()
             with raw.cursor() as cursor:
                 cursor.execute("SELECT RELEASE_ALL_LOCKS()")
-        except pymysql.Error:
+        except MySQLdb.Error:
             conn.invalidate()  # a broken session goes away instead of back into the pool
 
     def _stream(self, sql: str, sink: ResultSink, *, max_rows: int, timeout: float,
@@ -174,7 +207,7 @@ class MysqlOperations(DbOperations):
             try:
                 probe.execute("PREPARE nl2sql_probe FROM @nl2sql_query")
                 probe.execute("DEALLOCATE PREPARE nl2sql_probe")
-            except pymysql.Error as exc:
+            except MySQLdb.Error as exc:
                 if not exc.args or exc.args[0] != _DUPLICATE_COLUMN:
                     raise
             finally:
@@ -183,7 +216,12 @@ class MysqlOperations(DbOperations):
     def _run(self, raw: Any, conn: Connection, statement: str, sink: ResultSink,
              max_rows: int, timeout: float) -> QueryStats:
         cursor = SSCursor(raw)  # unbuffered: rows stream from the socket in batches
-        cursor.execute(statement)  # an error here is read whole: the session stays usable
+        common = raw.converter
+        raw.converter = raw.nl2sql_export_conv  # a result takes its conversions at execute
+        try:
+            cursor.execute(statement)  # an error here is read whole: the session stays usable
+        finally:
+            raw.converter = common
         try:
             if cursor.description is None:
                 raise QueryExecutionError(
@@ -202,13 +240,13 @@ class MysqlOperations(DbOperations):
         return stats
 
     def _abandon(self, raw: Any, cursor: Any, conn: Connection) -> None:
-        """Leave a result unread: kill the query, drop the session (rows may be left on the
-        wire) and tell PyMySQL not to drain it later."""
-        result = getattr(cursor, "_result", None)
-        if result is not None:
-            result.unbuffered_active = False
-        raw._result = None
+        """Leave a result unread: kill the query, then let the driver drop what the server had
+        already sent (the killed query ends the stream at once) and drop the session."""
         self._kill_query(raw.thread_id())
+        try:
+            cursor.close()
+        except MySQLdb.Error:
+            pass  # the kill's own error ends the stream
         conn.invalidate()
 
     def _check_locks(self, raw: Any) -> None:
@@ -230,7 +268,7 @@ class MysqlOperations(DbOperations):
                 f"Query on database '{self.db_id}' stopped after {timeout:g} s; add a "
                 f"LIMIT/filter or raise query_timeout_seconds for db {self.db_id} in dbs.yaml.",
                 db_id=self.db_id)
-        if isinstance(exc, pymysql.err.OperationalError) and code in (2006, 2013, 2014):
+        if isinstance(exc, MySQLdb.OperationalError) and code in (2006, 2013, 2014):
             conn.invalidate()
         message = str(exc.args[1] if exc is not None and len(exc.args) > 1 else exc)
         message = (message.strip().splitlines() or [type(exc).__name__])[0]
