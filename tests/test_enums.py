@@ -23,11 +23,12 @@ from nl2sql.sample import ensure_bookstore
 
 
 @contextmanager
-def captured_statements(connection: DbConnection) -> Iterator[list[str]]:
-    statements: list[str] = []
+def captured_statements(connection: DbConnection, *, with_params: bool = False) -> Iterator[list]:
+    """The SQL the engine sends while the block runs; ``(statement, params)`` with_params."""
+    statements: list = []
 
-    def record(_conn, _cursor, statement, _params, _context, _many) -> None:  # noqa: ANN001
-        statements.append(statement)
+    def record(_conn, _cursor, statement, params, _context, _many) -> None:  # noqa: ANN001
+        statements.append((statement, tuple(params or ())) if with_params else statement)
 
     event.listen(connection.engine, "before_cursor_execute", record)
     try:
@@ -276,17 +277,11 @@ def test_sqlite_annotation_reads_of_a_big_table_are_index_lookups(tmp_path: Path
         """)
     conn.close()
     connection = create_connection(sqlite_config("big", path))
-    calls: list[tuple[str, tuple]] = []
-
-    def record(_conn, _cursor, statement, params, _context, _many) -> None:  # noqa: ANN001
-        calls.append((statement, tuple(params or ())))
-
     try:
         table = DbSchemaExtractor(connection).extract().table("events")
         table.row_count, table.row_count_is_estimate = 3_000_000, True  # the plan is the same
-        event.listen(connection.engine, "before_cursor_execute", record)
-        run_offline_steps(connection, table, AnnotateOptions())
-        event.remove(connection.engine, "before_cursor_execute", record)
+        with captured_statements(connection, with_params=True) as calls:
+            run_offline_steps(connection, table, AnnotateOptions())
     finally:
         connection.dispose()
     reads = [(s, p) for s, p in calls if "events" in s]
