@@ -324,6 +324,8 @@ async def main_async(args: argparse.Namespace) -> int:
                 for run in range(args.runs):
                     turn = chosen[run % len(chosen):] + chosen[:run % len(chosen)]
                     for server in turn:
+                        if server.name == "nl2sql":  # every run starts from an empty workspace
+                            shutil.rmtree(folder / "workspace", ignore_errors=True)
                         # A different set of keys each run: nl2sql's verdict cache never hits.
                         keys = rng.sample(range(1, args.rows + 1), per_run)
                         result = await one_run(server, args, keys, errlog)
