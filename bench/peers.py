@@ -23,6 +23,8 @@ returns all rows instead of 4,000 characters) and write no file. nl2sql parses e
 with its read-only guard; DBHub runs with its default configuration (not read-only) and
 mcp-alchemy has no read-only mode.
 
+The client reads the servers' stdout through ``WholeLines`` (below): the SDK's own stdio reader
+is quadratic in the length of one answer, which turned DBHub's 0.7 s big answer into 6.6 s.
 Each peer's SQL tool and its SQL argument are read from its ``tools/list`` answer at run time.
 A peer that is not installed is skipped with the reason. Install them outside the project's
 dependencies (``bench/.peers`` is git-ignored; versions tested):
@@ -34,7 +36,7 @@ dependencies (``bench/.peers`` is git-ignored; versions tested):
     .venv/bin/python bench/peers.py [--runs 5] [--calls 200] [--rows 100000] [--only dbhub]
 
 Other locations: ``--dbhub CMD`` / ``--mcp-alchemy CMD`` (an executable, or ``none`` to skip),
-``--nl2sql CMD``.
+``--nl2sql CMD``. DBHub 1.x needs Node >= 22.5 (``node:sqlite``); 0.21 runs on Node 20.
 """
 
 from __future__ import annotations
@@ -56,6 +58,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+import mcp.client.stdio
+from anyio import EndOfStream
+from anyio.streams.text import TextReceiveStream
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -63,6 +68,34 @@ HERE = Path(__file__).resolve().parent
 PEERS_DIR = HERE / ".peers"
 SQL_TOOL_NAMES = ("db_execute_sql", "execute_sql", "execute_query", "query", "run_query")
 SQL_ARGUMENT_NAMES = ("query", "sql", "statement")
+
+
+class WholeLines(TextReceiveStream):
+    """The server's stdout as text ending at a line end (or at the end of the stream).
+
+    The SDK's stdio reader (mcp 2.3) does ``(buffer + chunk).split("\\n")`` for every chunk of
+    at most 64 KiB it reads, so a line of n bytes costs O(n^2 / 64 KiB): 2.7 s on this machine
+    for one 21 MB answer (DBHub's 100,000 rows), more than the server's own work. Handing it
+    whole lines makes that loop linear; ``--sdk-reader`` measures with the SDK as it is.
+    """
+
+    _rest = ""
+
+    async def receive(self) -> str:
+        parts, self._rest = [self._rest], ""
+        while True:
+            try:
+                chunk = await super().receive()
+            except EndOfStream:
+                if any(parts):
+                    return "".join(parts)
+                raise
+            cut = chunk.rfind("\n") + 1
+            if cut:
+                parts.append(chunk[:cut])
+                self._rest = chunk[cut:]
+                return "".join(parts)
+            parts.append(chunk)
 
 
 @dataclass
@@ -87,6 +120,7 @@ class Run:
     p95: float
     big: float | None
     big_answer_bytes: int | None
+    peak_rss: int | None  # bytes, the server process's VmHWM at the end of the run (Linux)
 
 
 def make_database(path: Path, rows: int) -> None:
@@ -233,6 +267,30 @@ def rows_in_answer(text: str) -> int | None:
     return None
 
 
+def _children() -> set[int]:
+    """Pids of this process's children (Linux ``/proc``; empty elsewhere)."""
+    pids: set[int] = set()
+    for children in Path("/proc/self/task").glob("*/children"):
+        try:
+            pids.update(int(pid) for pid in children.read_text().split())
+        except OSError:
+            pass
+    return pids
+
+
+def _peak_rss(pids: set[int]) -> int | None:
+    """Largest VmHWM (peak resident set) among ``pids``, in bytes."""
+    peaks = []
+    for pid in pids:
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        if match := re.search(r"^VmHWM:\s+(\d+) kB", status, re.M):
+            peaks.append(int(match[1]) * 1024)
+    return max(peaks, default=None)
+
+
 def point(k: int) -> str:
     return f"SELECT * FROM orders WHERE order_id = {k}"
 
@@ -241,10 +299,12 @@ async def one_run(server: Server, args: argparse.Namespace, keys: list[int],
                   errlog: TextIO) -> Run:
     params = StdioServerParameters(command=server.command[0], args=server.command[1:],
                                    env={**os.environ, **server.env})
+    before = _children()
     started = time.perf_counter()
     async with Client(stdio_client(params, errlog=errlog), mode="legacy", cache=None) as client:
         tools = (await client.list_tools()).tools
         cold_start = time.perf_counter() - started
+        server_pids = _children() - before  # the server (DBHub: node; the others: python)
         if not server.tool:
             server.tool, server.argument = sql_tool(tools)
             info = client.server_info
@@ -257,8 +317,9 @@ async def one_run(server: Server, args: argparse.Namespace, keys: list[int],
         big = big_bytes = None
         if args.big:
             big, big_bytes = await call(client, server, "SELECT * FROM orders", args.rows)
+        peak_rss = _peak_rss(server_pids)
     cuts = statistics.quantiles(times, n=100, method="inclusive")
-    return Run(cold_start, first, statistics.median(times), cuts[94], big, big_bytes)
+    return Run(cold_start, first, statistics.median(times), cuts[94], big, big_bytes, peak_rss)
 
 
 def _ms(value: float | None) -> str:
@@ -290,10 +351,15 @@ def report(results: dict[str, list[Run]], chosen: list[Server], args: argparse.N
             row += ratio.rjust(18)
         print(row)
     if args.big:
-        sizes = "  ".join(f"{server.name} {statistics.median(r.big_answer_bytes for r in results[server.name]) / 1e6:.2f} MB"
-                          for server in chosen)
+        sizes = "  ".join(
+            f"{name} {statistics.median(run.big_answer_bytes for run in runs) / 1e6:.2f} MB"
+            for name, runs in results.items())
         print(f"\nanswer size of the big query: {sizes} (nl2sql: path + preview; the rows are in "
               "its CSV)")
+    peaks = {name: [run.peak_rss for run in runs if run.peak_rss] for name, runs in results.items()}
+    if all(peaks.values()):
+        print("server peak RSS (median of runs): " + "  ".join(
+            f"{name} {statistics.median(values) / 2**20:.0f} MiB" for name, values in peaks.items()))
     print("per run (ms) cold / first / p50 / p95" + (" / big" if args.big else "") + ":")
     for name, runs in results.items():
         print(f"  {name}: " + ";  ".join(
@@ -358,7 +424,11 @@ def main() -> int:
     parser.add_argument("--dbhub", help="command of DBHub (default: bench/.peers; none: skip)")
     parser.add_argument("--mcp-alchemy", dest="mcp_alchemy",
                         help="command of mcp-alchemy (default: bench/.peers/alchemy, then PATH)")
+    parser.add_argument("--sdk-reader", action="store_true",
+                        help="keep the SDK's stdio line reader (quadratic in the line length)")
     args = parser.parse_args()
+    if not args.sdk_reader:
+        mcp.client.stdio.TextReceiveStream = WholeLines  # type: ignore[misc]
     if args.rows < 1 + args.warmup + args.calls:
         parser.error("--rows must be at least 1 + --warmup + --calls (every call a new key)")
     return asyncio.run(main_async(args))

@@ -53,3 +53,20 @@ def test_runs_ours_alone_when_peers_are_skipped(tmp_path: Path) -> None:
     assert "skipped DBHub: skipped by option" in done.stdout
     assert "skipped mcp-alchemy: skipped by option" in done.stdout
     assert "SELECT * of 50 rows" in done.stdout
+
+
+def test_whole_lines_hands_out_text_ending_at_line_ends() -> None:
+    import anyio
+
+    peers = _peers()
+
+    async def read(chunks: list[bytes]) -> list[str]:
+        send, receive = anyio.create_memory_object_stream[bytes](len(chunks))
+        for chunk in chunks:
+            send.send_nowait(chunk)
+        send.close()
+        return [text async for text in peers.WholeLines(receive)]
+
+    assert anyio.run(read, [b'{"a"', b": 1}\n{", b'"b": 2}\n', b"tail"]) == [
+        '{"a": 1}\n', '{"b": 2}\n', "tail"]
+    assert anyio.run(read, [b"x" * 70_000, b"y\n"]) == ["x" * 70_000 + "y\n"]
