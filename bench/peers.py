@@ -1,7 +1,7 @@
 """Benchmark: nl2sql-mcp beside two peer MCP servers, DBHub and mcp-alchemy, one MCP client.
 
 Every server runs as a subprocess over stdio and is driven by the same client (the Python
-``mcp`` SDK's ``Client`` with ``StdioServerParameters``, ``mode="legacy"``: the initialize
+``mcp`` SDK's ``Client`` on its ``stdio_client`` transport, ``mode="legacy"``: the initialize
 handshake every one of them speaks; no response cache) on the same generated SQLite file: one
 ``orders`` table of ``--rows`` rows (default 100,000; id, customer, date, status, amount, a
 note with commas and quotes in one row of three). One run of a server is one process life:
@@ -11,7 +11,8 @@ note with commas and quotes in one row of three). One run of a server is one pro
   ``SELECT * FROM orders WHERE order_id = k``;
 - point queries: ``--warmup`` untimed, then ``--calls`` timed ones, each a different ``k``;
   p50 and p95 of the run;
-- a big result: ``SELECT * FROM orders`` (all ``--rows`` rows) once, unless ``--no-big``.
+- a big result: ``SELECT * FROM orders`` (all ``--rows`` rows) once, unless ``--no-big``;
+- the server's peak RSS (``VmHWM`` of the child process, Linux) at the end of the run.
 
 The servers take turns run by run (the order rotates each run) so a change in machine load
 hits them alike; the report is the median over ``--runs`` runs of each figure, the ratios
