@@ -27,14 +27,16 @@ from nl2sql.cache import load_db_info, save_db_info
 from nl2sql.config import DbConnectionConfig
 from nl2sql.db.base import DbConnection
 from nl2sql.errors import SchemaCacheError, SchemaCacheMissingError
-from nl2sql.inspection.enums import ColumnStats, EnumScreeningSettings, screen_table
+from nl2sql.inspection.enums import (ColumnStats, EnumScreeningSettings, screen_table,
+                                     screen_tables)
 from nl2sql.inspection.implied_keys import infer_foreign_keys
-from nl2sql.inspection.samples import SampleSettings, collect_sample
+from nl2sql.inspection.samples import SampleSettings, collect_sample, collect_samples
 from nl2sql.models import AnnotationRun, DbInfo, TableInfo, utc_now
 from nl2sql.progress import NullProgress, ProgressReporter
 
 __all__ = ["AnnotateOptions", "AnnotationContext", "AnnotationResult", "LlmSteps",
-           "annotate_database", "default_llm_steps", "merge_previous", "run_offline_steps"]
+           "annotate_database", "default_llm_steps", "merge_previous", "run_offline_steps",
+           "run_offline_steps_many"]
 
 if TYPE_CHECKING:
     from nl2sql.annotation.options import AnnotatorOptions
@@ -111,12 +113,7 @@ def annotate_database(config: DbConnectionConfig, data_dir: Path, *,
         if config.description:
             db_info.description, db_info.description_source = config.description, "user"
 
-        progress.start("tables", len(db_info.tables))
-        values: dict[str, dict[str, list[str]]] = {}
-        for table in db_info.tables:
-            progress.advance(table.name)
-            values[table.name] = run_offline_steps(connection, table, options)
-        progress.finish()
+        values = run_offline_steps_many(connection, db_info.tables, options, progress)
         infer_foreign_keys(connection, db_info, data_dir)
 
         run = AnnotationRun(model=options.model)
@@ -180,6 +177,37 @@ def run_offline_steps(connection: DbConnection, table: TableInfo,
 
     screen_table(connection, table, options.enums, keep_values=COLLECTED_VALUES_PER_COLUMN,
                  on_stats=keep)
+    return values
+
+
+def run_offline_steps_many(connection: DbConnection, tables: list[TableInfo],
+                           options: AnnotateOptions,
+                           progress: ProgressReporter | None = None,
+                           ) -> dict[str, dict[str, list[str]]]:
+    """``run_offline_steps`` of every table (same results), many tables per statement where
+    the backend can (``collect_samples``, ``screen_tables``). Returns table -> values."""
+    from nl2sql.context.index import COLLECTED_VALUES_PER_COLUMN
+
+    progress = progress or NullProgress()
+    progress.start("tables", len(tables))
+    samples = collect_samples(connection, tables, options.samples)
+    values: dict[str, dict[str, list[str]]] = {t.name: {} for t in tables}
+
+    def keep(table: TableInfo, stats: dict[str, ColumnStats]) -> None:
+        kept = values[table.name]
+        for name, column_stats in stats.items():
+            found = [v.value for v in column_stats.values if v.value is not None]
+            found = found[:COLLECTED_VALUES_PER_COLUMN]
+            if found:
+                kept[name] = found
+
+    for table in tables:
+        table.sample_data_csv = samples[table.name]
+    screen_tables(connection, tables, options.enums, keep_values=COLLECTED_VALUES_PER_COLUMN,
+                  on_stats=keep)
+    for table in tables:
+        progress.advance(table.name)
+    progress.finish()
     return values
 
 

@@ -22,7 +22,7 @@ from sqlalchemy.types import NullType
 
 from nl2sql.db.base import DbConnection
 from nl2sql.errors import ConfigError
-from nl2sql.inspection.statistics import ColumnStats, EnumScreeningSettings
+from nl2sql.inspection.statistics import ColumnStats, EnumScreeningSettings, Relation
 from nl2sql.models import DbInfo, TableInfo
 
 
@@ -293,6 +293,21 @@ class DbSchemaInspector(ABC):
                       settings: EnumScreeningSettings) -> FromClause:
         """A bounded sample of a big table; by default its first ``sample_size`` rows."""
         return select(*base.c).limit(settings.sample_size).subquery("sample")
+
+    # -- the offline steps over many tables per statement (``batch_size`` > 0) ---------------
+    #: Tables per statement of ``sample_rows_many``/``grouped_counts_many``; 0: no batching
+    #: (samples and screening run one statement per table).
+    batch_size: ClassVar[int] = 0
+
+    def sample_rows_many(self, conn: Connection, relations: Sequence[Relation],
+                         rows: int) -> dict[str, list[tuple[Any, ...]]]:
+        """The first ``rows`` rows of each relation, as the per-table query returns them."""
+        raise NotImplementedError
+
+    def grouped_counts_many(self, conn: Connection, relations: Sequence[Relation],
+                            fetch: int) -> dict[str, dict[str, ColumnStats]]:
+        """Enum-screening counts of each relation's columns over the whole table."""
+        raise NotImplementedError
 
 
 

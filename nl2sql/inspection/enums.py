@@ -24,11 +24,11 @@ from sqlalchemy import (Connection, FromClause, Text, cast, column, func, litera
 from nl2sql.db.base import DbConnection
 from nl2sql.inspection.base import DbSchemaInspector
 from nl2sql.inspection.factory import create_inspector
-from nl2sql.inspection.statistics import ColumnStats, EnumScreeningSettings
+from nl2sql.inspection.statistics import ColumnStats, EnumScreeningSettings, Relation
 from nl2sql.models import ColumnInfo, EnumValueCount, TableInfo
 
 __all__ = ["ColumnStats", "EnumScreeningSettings", "apply_stats", "is_screenable",
-           "screen_table"]
+           "screen_table", "screen_tables"]
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +73,47 @@ def screen_table(connection: DbConnection, table_info: TableInfo,
         column_stats = stats.get(column_info.name)
         if column_stats is not None and apply_stats(column_info, column_stats, settings):
             candidates.append(column_info)
+    return candidates
+
+
+def screen_tables(connection: DbConnection, tables: list[TableInfo],
+                  settings: EnumScreeningSettings | None = None, *, keep_values: int = 0,
+                  on_stats: Callable[[TableInfo, dict[str, ColumnStats]], object] | None = None,
+                  ) -> list[ColumnInfo]:
+    """``screen_table`` of each table, with the same results, in few statements where the
+    backend reads many tables in one (``DbSchemaInspector.batch_size``): tables small enough
+    to be read whole go in batches; big ones (statistics, samples) keep their own statements.
+    ``on_stats`` gets each table with its statistics."""
+    settings = settings or EnumScreeningSettings()
+    inspector = create_inspector(connection)
+    fetch = max(settings.max_values, keep_values)
+    jobs: list[tuple[TableInfo, list[ColumnInfo]]] = []
+    for table_info in tables:
+        columns = [c for c in table_info.columns if is_screenable(c)]
+        if not (table_info.is_view or not columns or table_info.row_count == 0):
+            jobs.append((table_info, columns))
+    batched = [(t, cols) for t, cols in jobs
+               if inspector.batch_size > 0 and (t.schema_name or connection.schema)
+               and t.row_count is not None and t.row_count <= settings.sample_threshold_rows]
+    found: dict[str, dict[str, ColumnStats]] = {}
+    for start in range(0, len(batched), max(1, inspector.batch_size)):
+        relations = [Relation(t.name, t.schema_name or connection.schema or "",
+                              t.relation_name, [c.name for c in cols])
+                     for t, cols in batched[start:start + inspector.batch_size]]
+        with connection.connect() as conn:
+            found.update(inspector.grouped_counts_many(conn, relations, fetch))
+    candidates: list[ColumnInfo] = []
+    for table_info, columns in jobs:
+        stats = found.get(table_info.name)
+        if stats is None:
+            with connection.connect() as conn:
+                stats = _collect_stats(conn, inspector, table_info, columns, settings, fetch)
+        if on_stats is not None:
+            on_stats(table_info, stats)
+        for column_info in columns:
+            column_stats = stats.get(column_info.name)
+            if column_stats is not None and apply_stats(column_info, column_stats, settings):
+                candidates.append(column_info)
     return candidates
 
 

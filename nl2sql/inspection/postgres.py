@@ -11,7 +11,8 @@ from sqlalchemy.engine.reflection import Inspector, ObjectKind
 from sqlalchemy.exc import DBAPIError
 
 from nl2sql.inspection.base import DbSchemaInspector, ReflectedSchema, RowCount
-from nl2sql.inspection.statistics import ColumnStats, EnumScreeningSettings
+from nl2sql.inspection import postgres_batches
+from nl2sql.inspection.statistics import ColumnStats, EnumScreeningSettings, Relation
 from nl2sql.models import EnumValueCount, TableInfo
 
 # SQLAlchemy has no row-count API. One query for the whole schema: the planner's estimate
@@ -169,3 +170,14 @@ class PostgresSchemaInspector(DbSchemaInspector):
         sampled = tablesample(base, func.system(percent), name="sampled",
                               seed=literal_column("0"))
         return select(*sampled.c).subquery("sample")
+
+    # -- offline steps over many tables per statement (``postgres_batches``) ----------------
+    batch_size = 200
+
+    def sample_rows_many(self, conn: Connection, relations: Sequence[Relation],
+                         rows: int) -> dict[str, list[tuple[Any, ...]]]:
+        return postgres_batches.sample_rows(conn, relations, rows)
+
+    def grouped_counts_many(self, conn: Connection, relations: Sequence[Relation],
+                            fetch: int) -> dict[str, dict[str, ColumnStats]]:
+        return postgres_batches.grouped_counts(conn, relations, fetch)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from nl2sql.models import EnumValueCount
@@ -41,3 +42,14 @@ class ColumnStats:
     non_null_rows: int = 0
     max_length: int = 0
     source: str = "table"  # "table", "sample" or "pg_stats"
+
+
+@dataclass(frozen=True)
+class Relation:
+    """One table (or view) of a batched offline step: where it is, which columns are read."""
+
+    key: str  # the caller's name for it (``TableInfo.name``)
+    schema: str
+    name: str
+    columns: Sequence[str]
+    order_by: Sequence[str] = ()

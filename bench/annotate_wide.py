@@ -1,0 +1,141 @@
+"""Benchmark: ``annotate-schema`` without a model on a wide Postgres schema against
+``pg_dump --schema-only``.
+
+Creates a throwaway database with N tables (the ``extract_wide.py`` schema: 10 columns, a
+foreign key, an index, a table comment and a column comment each; every ``--filled``-th table
+gets ``--rows`` rows), then times ``nl2sql.pipeline.annotate_database`` with no model (the
+offline steps: extraction, row counts, sample rows, enum screening, value index, cache and
+context index written; a fresh engine and an empty data dir each run) and
+``pg_dump --schema-only`` on the same database, alternating, and prints best and median of
+``--repeat`` and their ratios. Drops the database; exits 1 when the best ratio is above the
+target (2.0).
+
+    .venv/bin/python bench/annotate_wide.py [--tables 1000] [--repeat 5] [--profile]
+
+Connection: NL2SQL_TEST_PG_HOST / _PORT / _USER (default 127.0.0.1:5432, postgres).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import os
+import pstats
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+from psycopg import sql
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from extract_wide import SETUP_BATCH, admin, pg_dump, wide_schema_script  # noqa: E402
+
+from nl2sql.config import DatabaseType, DbConnectionConfig  # noqa: E402
+from nl2sql.pipeline import annotate_database  # noqa: E402
+
+HOST = os.environ.get("NL2SQL_TEST_PG_HOST", "127.0.0.1")
+PORT = int(os.environ.get("NL2SQL_TEST_PG_PORT", "5432"))
+USER = os.environ.get("NL2SQL_TEST_PG_USER", "postgres")
+TARGET_RATIO = 2.0
+STATUSES = ("new", "paid", "shipped", "cancelled")
+
+
+def fill_script(tables: int, every: int, rows: int) -> str:
+    """Rows for every ``every``-th table: a code with few values (an enum), a title with many."""
+    statements = []
+    for i in range(0, tables, every):
+        name = f"t{i:04d}"
+        statements.append(
+            f"INSERT INTO {name} (code, title, amount, quantity, notes) "
+            f"SELECT (ARRAY{list(STATUSES)!r})[1 + g % {len(STATUSES)}], "
+            f"'Item ' || g, g * 1.5, g, CASE WHEN g % 3 = 0 THEN NULL ELSE 'note ' || g END "
+            f"FROM generate_series(1, {rows}) AS g;")
+    return "\n".join(statements)
+
+
+def times_interleaved(repeat: int, *runs: Callable[[], object]) -> list[list[float]]:
+    """All times of each run; runs alternate, so a change in machine load hits all alike."""
+    times: list[list[float]] = [[] for _ in runs]
+    for _ in range(repeat):
+        for i, run in enumerate(runs):
+            start = time.perf_counter()
+            run()
+            times[i].append(time.perf_counter() - start)
+    return times
+
+
+def annotate(dbname: str) -> int:
+    config = DbConnectionConfig(db_id="wide", type=DatabaseType.POSTGRES, host=HOST, port=PORT,
+                                user=USER, dbname=dbname)
+    with tempfile.TemporaryDirectory(prefix="nl2sql_bench_") as data_dir:
+        result = annotate_database(config, Path(data_dir))  # its own engine: pg_dump connects too
+    return len(result.db_info.tables)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--filled", type=int, default=10,
+                        help="every N-th table gets rows (default 10)")
+    parser.add_argument("--rows", type=int, default=200, help="rows per filled table")
+    parser.add_argument("--no-analyze", action="store_true",
+                        help="leave the tables never analyzed (reltuples -1)")
+    parser.add_argument("--profile", action="store_true",
+                        help="print the top cProfile entries of one annotation")
+    args = parser.parse_args(argv)
+    if shutil.which("pg_dump") is None:
+        print("pg_dump is not on PATH; install the PostgreSQL client tools.", file=sys.stderr)
+        return 2
+
+    dbname = f"nl2sql_bench_{uuid.uuid4().hex[:8]}"
+    with admin() as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(dbname)))
+    try:
+        start = time.perf_counter()
+        with admin(dbname) as conn:
+            for first in range(0, args.tables, SETUP_BATCH):
+                conn.execute(wide_schema_script(args.tables, first, SETUP_BATCH))
+            if args.filled:
+                conn.execute(fill_script(args.tables, args.filled, args.rows))
+            if not args.no_analyze:
+                conn.execute("ANALYZE")
+        setup = time.perf_counter() - start
+        found = annotate(dbname)  # warm-up (imports, server caches) and a sanity check
+        assert found == args.tables, f"annotated {found} tables, expected {args.tables}"
+        annotate_s, dump_s = times_interleaved(
+            args.repeat, lambda: annotate(dbname), lambda: pg_dump(dbname))
+        if args.profile:
+            profiler = cProfile.Profile()
+            profiler.runcall(annotate, dbname)
+            stats = pstats.Stats(profiler, stream=sys.stderr)
+            stats.sort_stats("cumulative").print_stats(40)
+            stats.sort_stats("tottime").print_stats(25)
+    finally:
+        with admin() as conn:
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
+                sql.Identifier(dbname)))
+
+    best = min(annotate_s) / min(dump_s)
+    median = statistics.median(annotate_s) / statistics.median(dump_s)
+    load = os.getloadavg()
+    print(f"wide schema: {args.tables} tables x 10 columns, every {args.filled}th with "
+          f"{args.rows} rows (setup {setup:.1f}s), {args.repeat} runs; load average "
+          f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    print(f"{'what':<34}{'best s':>9}{'median s':>10}")
+    print(f"{'annotate (no model)':<34}{min(annotate_s):>9.3f}"
+          f"{statistics.median(annotate_s):>10.3f}")
+    print(f"{'pg_dump --schema-only':<34}{min(dump_s):>9.3f}{statistics.median(dump_s):>10.3f}")
+    verdict = "OK" if best <= TARGET_RATIO else "TOO SLOW"
+    print(f"{'ratio annotate / pg_dump':<34}{best:>9.2f}{median:>10.2f}  "
+          f"(target <= {TARGET_RATIO} on best: {verdict})")
+    return 0 if best <= TARGET_RATIO else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,173 @@
+"""The offline steps over many tables per statement (Postgres) give what the per-table path
+gives, and the number of statements follows the number of batches, not of tables."""
+
+from __future__ import annotations
+
+import copy
+import math
+
+import pytest
+from collections.abc import Callable
+from sqlalchemy import text
+
+from conftest import pg_config
+
+from nl2sql.db.factory import create_connection
+from nl2sql.inspection import DbSchemaExtractor
+from nl2sql.inspection.enums import screen_table, screen_tables
+from nl2sql.inspection.postgres import PostgresSchemaInspector
+from nl2sql.inspection.samples import SampleSettings, collect_sample, collect_samples
+from nl2sql.models import DbInfo
+from nl2sql.pipeline import AnnotateOptions, annotate_database, run_offline_steps, \
+    run_offline_steps_many
+from tests.test_enums import captured_statements
+
+WIDE_COLUMNS = ", ".join(f"c{i} integer DEFAULT {i}" for i in range(110))
+SCRIPT = f"""
+CREATE SCHEMA "Sales Dept";
+CREATE DOMAIN positive AS integer CHECK (VALUE > 0);
+CREATE DOMAIN small_positive AS positive CHECK (VALUE < 1000);
+CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy');
+CREATE TYPE pair AS (a integer, b text);
+
+CREATE TABLE "Odd ""Quoted"" Table" (
+    "Id" integer PRIMARY KEY,
+    "Flag" boolean,
+    "when" timestamptz,
+    amount numeric(10, 3),
+    code char(5),
+    span interval,
+    doc jsonb,
+    tags integer[],
+    raw bytea,
+    qty small_positive,
+    feeling mood,
+    couple pair,
+    addr inet,
+    "array" text,
+    i text,
+    n text,
+    v text,
+    t_ text,
+    ratio double precision,
+    day date,
+    status varchar(20)
+);
+INSERT INTO "Odd ""Quoted"" Table"
+SELECT g, g % 2 = 0, timestamptz '2024-01-02 03:04:05+00' + g * interval '1 day',
+       g * 1.5, 'ab', g * interval '90 minutes', jsonb_build_object('k', g, 'l', 'x y'),
+       ARRAY[g, NULL, 3], '\\x0102'::bytea, g, (ARRAY['sad', 'ok', 'happy']::mood[])[1 + g % 3],
+       CASE WHEN g % 3 = 0 THEN ROW(NULL, NULL)::pair ELSE ROW(g, 'p,"q"')::pair END,
+       ('10.0.0.' || g)::inet, 'arr' || g, 'i', CASE WHEN g % 4 = 0 THEN NULL ELSE 'n' || (g % 2) END,
+       E'line\\none', '', CASE WHEN g = 1 THEN 'NaN'::float8 ELSE g / 3.0 END,
+       date '2024-02-28' + g, (ARRAY['new', 'paid', 'shipped'])[1 + g % 3]
+FROM generate_series(1, 40) AS g;
+
+CREATE TABLE empty_never_analyzed (id serial PRIMARY KEY, status text);
+CREATE TABLE emptied (id serial PRIMARY KEY, status text);
+INSERT INTO emptied (status) SELECT 'x' FROM generate_series(1, 10);
+DELETE FROM emptied;
+CREATE TABLE no_key (label text, size text);
+INSERT INTO no_key VALUES ('b', 'S'), ('a', 'M'), ('c', NULL), ('a', 'L');
+CREATE TABLE "Sales Dept"."Orders" ("Order Id" integer PRIMARY KEY, "State" text);
+INSERT INTO "Sales Dept"."Orders" SELECT g, (ARRAY['open', 'closed'])[1 + g % 2]
+FROM generate_series(1, 30) AS g;
+CREATE TABLE "Sales Dept"."Empty" ("Order Id" integer PRIMARY KEY);
+CREATE TABLE wide ({WIDE_COLUMNS});
+INSERT INTO wide DEFAULT VALUES;
+CREATE VIEW "Sales Dept"."Open Orders" AS
+    SELECT * FROM "Sales Dept"."Orders" WHERE "State" = 'open';
+"""
+
+
+@pytest.fixture
+def odd_db(pg_database: Callable[..., str]) -> str:
+    return pg_database(script=SCRIPT)
+
+
+def _extract(config) -> tuple[DbInfo, object]:  # noqa: ANN001
+    connection = create_connection(config)
+    return DbSchemaExtractor(connection).extract(), connection
+
+
+def test_batched_samples_counts_and_enums_equal_the_per_table_path(odd_db: str) -> None:
+    config = pg_config("odd", odd_db, schema=["public", "Sales Dept"])
+    info, connection = _extract(config)
+    try:
+        names = {t.name for t in info.tables}
+        assert {'public.Odd "Quoted" Table', "Sales Dept.Orders", "Sales Dept.Open Orders",
+                "public.empty_never_analyzed", "public.wide"} <= names
+        # Row counts: the catalog's exact zero for empty tables, a count for the others.
+        with connection.connect() as conn:
+            for table in info.tables:
+                if table.is_view:
+                    continue
+                schema, name = table.schema_name, table.relation_name
+                quoted = f'"{schema}"."{name.replace(chr(34), chr(34) * 2)}"'
+                assert table.row_count == conn.execute(
+                    text(f"SELECT count(*) FROM {quoted}")).scalar(), table.name
+
+        settings = SampleSettings()
+        batched = collect_samples(connection, info.tables, settings)
+        for table in info.tables:
+            assert batched[table.name] == collect_sample(connection, table, settings), table.name
+        odd = batched['public.Odd "Quoted" Table']
+        assert odd.splitlines()[1].startswith('1,False,2024-01-03 03:04:05+00:00,1.500,ab   ,')
+
+        per_table, many = copy.deepcopy(info), copy.deepcopy(info)
+        per_values = {}
+        for table in per_table.tables:
+            per_values[table.name] = run_offline_steps(connection, table, AnnotateOptions())
+        many_values = run_offline_steps_many(connection, many.tables, AnnotateOptions())
+        assert many_values == per_values
+        assert many.model_dump() == per_table.model_dump()
+        status = many.table('public.Odd "Quoted" Table').column("status")
+        assert status.is_enum and status.enum_values == ["paid", "new", "shipped"]  # by count
+
+        # screen_tables on its own, with the statistics it hands out
+        seen = {}
+        alone = copy.deepcopy(info)
+        screen_tables(connection, alone.tables, keep_values=5,
+                      on_stats=lambda t, stats: seen.__setitem__(t.name, stats))
+        for table in copy.deepcopy(info).tables:
+            expected = {}
+            screen_table(connection, table, keep_values=5, on_stats=expected.update)
+            assert seen.get(table.name, {}) == expected, table.name
+    finally:
+        connection.dispose()
+
+
+def _many_tables_script(tables: int) -> str:
+    parts = []
+    for i in range(tables):
+        parts.append(f"CREATE TABLE t{i:03d} (id integer PRIMARY KEY, status text, note text);")
+        if i % 3:  # two of three tables have rows, the rest stay empty
+            parts.append(f"INSERT INTO t{i:03d} SELECT g, 's' || (g % 3), 'note ' || g "
+                         f"FROM generate_series(1, 25) AS g;")
+    return "\n".join(parts)
+
+
+def test_statements_follow_batches_not_tables(pg_database: Callable[..., str],
+                                              monkeypatch: pytest.MonkeyPatch,
+                                              tmp_path) -> None:  # noqa: ANN001
+    tables, batch = 60, 8
+    monkeypatch.setattr(PostgresSchemaInspector, "batch_size", batch)
+    config = pg_config("many", pg_database(script=_many_tables_script(tables)))
+    info, connection = _extract(config)
+    try:
+        filled = sum(1 for t in info.tables if t.row_count)
+        assert filled == 40
+        with captured_statements(connection) as statements:
+            run_offline_steps_many(connection, info.tables, AnnotateOptions())
+        batches = math.ceil(filled / batch)
+        # per batch: the sample rows, their column types, the screening counts
+        assert len(statements) <= 3 * batches
+        empty = [t.name for t in info.tables if t.row_count == 0]
+        assert not any(f'"{name}"' in s for s in statements for name in empty)
+
+        with captured_statements(connection) as statements:
+            annotate_database(config, tmp_path, connection=connection)
+        # extraction's catalog queries, row counts, the batches above: not one per table
+        assert len(statements) <= 30 + 3 * batches < tables
+    finally:
+        connection.dispose()
