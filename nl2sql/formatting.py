@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 from nl2sql.backends import get_backend
 from nl2sql.models import ColumnInfo, DbInfo, ExampleQuery, IndexInfo, TableInfo
@@ -18,6 +19,7 @@ Quote = Callable[[str], str]
 _PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
+@lru_cache(maxsize=65536)  # names repeat across tables; a wide schema asks for ~60 per table
 def quote_identifier(name: str, db_type: str) -> str:
     """``name`` as the backend needs it written (its own quote character), quoted only when
     it must be.
@@ -36,10 +38,14 @@ def quote_identifier(name: str, db_type: str) -> str:
 
 
 def format_schema(db_info: DbInfo, *, include_samples: bool = True,
-                  include_examples: bool = True) -> str:
-    """The whole annotated schema of ``db_info`` as SQL with comments."""
+                  include_examples: bool = True,
+                  rendered: dict[str, str] | None = None) -> str:
+    """The whole annotated schema of ``db_info`` as SQL with comments. ``rendered``: tables
+    (by name) already rendered by ``format_table`` with the same ``include_samples``."""
+    rendered = rendered or {}
     parts = [_header(db_info)]
-    parts += [format_table(t, db_info.db_type, include_samples=include_samples)
+    parts += [rendered.get(t.name)
+              or format_table(t, db_info.db_type, include_samples=include_samples)
               for t in db_info.tables]
     if include_examples and db_info.example_queries:
         parts.append(_examples(db_info.example_queries))
@@ -72,6 +78,19 @@ def _header(db_info: DbInfo) -> str:
 
 def format_table(table: TableInfo, db_type: str, *, include_samples: bool = True) -> str:
     """One table (or view) as ``CREATE TABLE``/``CREATE VIEW`` with its comments."""
+    lines, samples = _table_lines(table, db_type)
+    return "\n".join([*lines, *samples] if include_samples else lines)
+
+
+def format_table_both(table: TableInfo, db_type: str) -> tuple[str, str]:
+    """``format_table`` with and without sample rows, rendered once."""
+    lines, samples = _table_lines(table, db_type)
+    without = "\n".join(lines)
+    return ("\n".join([without, *samples]) if samples else without), without
+
+
+def _table_lines(table: TableInfo, db_type: str) -> tuple[list[str], list[str]]:
+    """The table's lines and its sample-row lines."""
     def q(name: str) -> str:
         return quote_identifier(name, db_type)
 
@@ -125,11 +144,12 @@ def format_table(table: TableInfo, db_type: str, *, include_samples: bool = True
         # Expression indexes keep their SQL text in place of a column name: leave it as is.
         columns = ", ".join(q(c) if table.column(c) else c for c in index.columns)
         lines.append(f"-- {unique}INDEX {name}ON {_relation(table, q)} ({columns}){using}")
-    if include_samples and table.sample_data_csv:
+    samples: list[str] = []
+    if table.sample_data_csv:
         sample = table.sample_data_csv.strip("\n").splitlines()
-        lines.append(f"-- Sample rows ({len(sample) - 1}):")
-        lines += [f"--   {row}" for row in sample]
-    return "\n".join(lines)
+        samples.append(f"-- Sample rows ({len(sample) - 1}):")
+        samples += [f"--   {row}" for row in sample]
+    return lines, samples
 
 
 def _column_definition(column: ColumnInfo, q: Quote, *, single_pk: bool) -> str:

@@ -189,6 +189,9 @@ class DbInfo(_Model):
     extracted_at: datetime = Field(default_factory=utc_now)
     annotation_runs: list[AnnotationRun] = Field(default_factory=list)
 
+    _positions: dict[str, int] = PrivateAttr(default_factory=dict)
+    _positions_of: list[TableInfo] | None = PrivateAttr(default=None)
+
     def model_post_init(self, __context: object) -> None:
         self.attach()
 
@@ -200,6 +203,18 @@ class DbInfo(_Model):
 
     def table(self, name: str) -> TableInfo | None:
         """The table named ``name`` (exact match first, then case-insensitive), or None."""
+        # Exact names from a position map (formatting and indexing a wide schema look up every
+        # foreign key's target: a scan each was quadratic), checked against the list itself, so
+        # a list changed since the map was built is never answered wrongly.
+        tables = self.tables
+        if self._positions_of is not tables or len(self._positions) != len(tables):
+            self._positions = {}
+            for i, table in enumerate(tables):
+                self._positions.setdefault(table.name, i)
+            self._positions_of = tables
+        i = self._positions.get(name)
+        if i is not None and i < len(tables) and tables[i].name == name:
+            return tables[i]
         for table in self.tables:
             if table.name == name:
                 return table
