@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,6 +28,7 @@ from nl2sql.cache import load_db_info, save_db_info
 from nl2sql.config import DbConnectionConfig
 from nl2sql.db.base import DbConnection
 from nl2sql.errors import SchemaCacheError, SchemaCacheMissingError
+from nl2sql.gc_pause import gc_paused
 from nl2sql.inspection.enums import (ColumnStats, EnumScreeningSettings, screen_table,
                                      screen_tables)
 from nl2sql.inspection.implied_keys import infer_foreign_keys
@@ -113,8 +115,9 @@ def annotate_database(config: DbConnectionConfig, data_dir: Path, *,
         if config.description:
             db_info.description, db_info.description_source = config.description, "user"
 
-        values = run_offline_steps_many(connection, db_info.tables, options, progress)
-        infer_foreign_keys(connection, db_info, data_dir)
+        with gc_paused():  # many long-lived objects, few cycles: see nl2sql.gc_pause
+            values = run_offline_steps_many(connection, db_info.tables, options, progress)
+            infer_foreign_keys(connection, db_info, data_dir)
 
         run = AnnotationRun(model=options.model)
         notice = llm_steps_notice(options.model)
@@ -188,9 +191,10 @@ def run_offline_steps_many(connection: DbConnection, tables: list[TableInfo],
     the backend can (``collect_samples``, ``screen_tables``). Returns table -> values."""
     from nl2sql.context.index import COLLECTED_VALUES_PER_COLUMN
 
+    from nl2sql.inspection.factory import create_inspector
+
     progress = progress or NullProgress()
     progress.start("tables", len(tables))
-    samples = collect_samples(connection, tables, options.samples)
     values: dict[str, dict[str, list[str]]] = {t.name: {} for t in tables}
 
     def keep(table: TableInfo, stats: dict[str, ColumnStats]) -> None:
@@ -201,10 +205,23 @@ def run_offline_steps_many(connection: DbConnection, tables: list[TableInfo],
             if found:
                 kept[name] = found
 
+    def screen() -> None:
+        screen_tables(connection, tables, options.enums,
+                      keep_values=COLLECTED_VALUES_PER_COLUMN, on_stats=keep)
+
+    if create_inspector(connection).batch_size > 0:
+        # Batched statements: screening (the longer one) on a second connection while the
+        # samples are read; neither reads what the other writes (column statistics and
+        # decisions vs. sample text).
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            screening = pool.submit(screen)
+            samples = collect_samples(connection, tables, options.samples)
+            screening.result()
+    else:
+        samples = collect_samples(connection, tables, options.samples)
+        screen()
     for table in tables:
         table.sample_data_csv = samples[table.name]
-    screen_tables(connection, tables, options.enums, keep_values=COLLECTED_VALUES_PER_COLUMN,
-                  on_stats=keep)
     for table in tables:
         progress.advance(table.name)
     progress.finish()

@@ -114,7 +114,7 @@ def usable_value(value: object) -> str | None:
     if not isinstance(value, str):
         return None
     text = " ".join(value.split())
-    if not text or len(text) > MAX_VALUE_LENGTH or not any(ch.isalpha() for ch in text):
+    if not text or len(text) > MAX_VALUE_LENGTH or not any(map(str.isalpha, text)):
         return None  # numbers, codes of digits and long text are not named in questions
     return text
 

@@ -7,7 +7,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from nl2sql.context.words import STOP_WORDS, compact, normalize_value, stem, terms
+from nl2sql.context.words import _NOT_ALNUM, STOP_WORDS, compact, normalize_value, stem, terms
 
 _TOKEN = re.compile(r"[\w][\w'/&.+-]*[\w]|[\w]", re.UNICODE)
 _QUOTED = re.compile(r"'([^']{1,80})'|\"([^\"]{1,80})\"")
@@ -39,8 +39,11 @@ def stem_key(text: str) -> str:
 
 
 def value_keys(value: str) -> list[str]:
-    """The three lookup keys of a stored value: folded, letters and digits only, stemmed."""
-    return [normalize_value(value), compact(value), stem_key(value)]
+    """The three lookup keys of a stored value: folded, letters and digits only, stemmed
+    (``normalize_value``, ``compact``, ``stem_key``, with the value folded once)."""
+    folded = value.casefold()
+    return [" ".join(folded.split()), _NOT_ALNUM.sub("", folded),
+            " ".join([stem(w) for w in _FOLDED_WORD.findall(folded)])]
 
 
 class ValueLookup:

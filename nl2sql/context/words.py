@@ -74,6 +74,11 @@ def stem(word: str) -> str:
 def terms(text: str, *, expand: bool = True) -> list[str]:
     """Search terms of ``text``: split, lower-cased, abbreviations expanded, stemmed, stop words
     and one-letter words dropped (numbers are kept)."""
+    return list(_terms(text, expand))  # a new list: callers extend it
+
+
+@lru_cache(maxsize=100_000)  # column names and words repeat across the tables of a schema
+def _terms(text: str, expand: bool) -> tuple[str, ...]:
     out = []
     for word in split_identifier(text):
         if word in STOP_WORDS or (len(word) == 1 and not word.isdigit()):
@@ -81,7 +86,7 @@ def terms(text: str, *, expand: bool = True) -> list[str]:
         out.append(stem(word))
         if expand and word in ABBREVIATIONS:
             out.append(stem(ABBREVIATIONS[word]))
-    return out
+    return tuple(out)
 
 
 def normalize_value(value: str) -> str:

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import warnings
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from sqlalchemy import Connection, FromClause, TableClause, inspect, select
 from sqlalchemy.engine.reflection import Inspector, ObjectKind
@@ -24,6 +25,8 @@ from nl2sql.db.base import DbConnection
 from nl2sql.errors import ConfigError
 from nl2sql.inspection.statistics import ColumnStats, EnumScreeningSettings, Relation
 from nl2sql.models import DbInfo, TableInfo
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,9 @@ class DbSchemaInspector(ABC):
     supports_comments: ClassVar[bool] = True
     #: Index access method reported when the reflection says nothing (the backend default).
     default_index_type: ClassVar[str] = "btree"
+    #: Reflect columns, indexes and row counts on connections of their own, beside the other
+    #: catalog queries (``row_counts`` must then be safe to call on another connection).
+    parallel_reflection: ClassVar[bool] = False
     #: Extra keyword arguments for ``get_multi_indexes`` (dialect-specific options).
     index_reflection_kw: ClassVar[dict[str, Any]] = {}
 
@@ -82,6 +88,7 @@ class DbSchemaInspector(ABC):
     def __init__(self, connection: DbConnection) -> None:
         self.connection = connection
         self._reflecting: str | None = None  # the schema being reflected, when several are
+        self._compiled_types: dict[Any, str] = {}  # ``column_type``'s cache
 
     @property
     def schema(self) -> str | None:
@@ -140,16 +147,35 @@ class DbSchemaInspector(ABC):
             # below fill the gaps, so the warnings would only be noise.
             warnings.filterwarnings("ignore", message=r"Skipped unsupported reflection")
             warnings.filterwarnings("ignore", message=r"Did not recognize type")
-            columns = by_name(inspector.get_multi_columns(schema=schema, kind=kind))
-            primary_keys = by_name(inspector.get_multi_pk_constraint(schema=schema, kind=kind))
-            foreign_keys = by_name(inspector.get_multi_foreign_keys(schema=schema, kind=kind))
-            indexes = by_name(inspector.get_multi_indexes(
-                schema=schema, kind=kind, **self.index_reflection_kw))
-            uniques = by_name(inspector.get_multi_unique_constraints(schema=schema, kind=kind))
-            comments: dict[str, str | None] = {}
-            if self.supports_comments:
-                comments = {name: value.get("text") for name, value in by_name(
-                    inspector.get_multi_table_comment(schema=schema, kind=kind)).items()}
+            with ThreadPoolExecutor(max_workers=2) as pool:
+                # The biggest catalog queries (columns; indexes and row counts) on connections
+                # of their own while this one runs the others: the server works on all of them
+                # and the Python side overlaps its waits.
+                columns_job = indexes_job = None
+                if self.parallel_reflection:
+                    columns_job = pool.submit(self._elsewhere, lambda insp, _conn: (
+                        insp.get_multi_columns(schema=schema, kind=kind)))
+                    indexes_job = pool.submit(self._elsewhere, lambda insp, other: (
+                        insp.get_multi_indexes(schema=schema, kind=kind,
+                                               **self.index_reflection_kw),
+                        self.row_counts(other, tables)))
+                primary_keys = by_name(inspector.get_multi_pk_constraint(schema=schema, kind=kind))
+                foreign_keys = by_name(inspector.get_multi_foreign_keys(schema=schema, kind=kind))
+                uniques = by_name(inspector.get_multi_unique_constraints(schema=schema,
+                                                                         kind=kind))
+                comments: dict[str, str | None] = {}
+                if self.supports_comments:
+                    comments = {name: value.get("text") for name, value in by_name(
+                        inspector.get_multi_table_comment(schema=schema, kind=kind)).items()}
+                if indexes_job is not None:
+                    found_indexes, row_counts = indexes_job.result()
+                else:
+                    found_indexes = inspector.get_multi_indexes(
+                        schema=schema, kind=kind, **self.index_reflection_kw)
+                    row_counts = None
+                indexes = by_name(found_indexes)
+                columns = by_name(columns_job.result() if columns_job is not None else
+                                  inspector.get_multi_columns(schema=schema, kind=kind))
 
         reflected = ReflectedSchema(
             schema=schema, tables=sorted(tables), views=views, columns=columns,
@@ -158,9 +184,17 @@ class DbSchemaInspector(ABC):
         self._complete_types(conn, reflected)
         self._complete_indexes(conn, reflected)
         self._complete_foreign_keys(conn, reflected)
-        reflected.row_counts = self.row_counts(conn, reflected.tables)
+        reflected.row_counts = (row_counts if row_counts is not None
+                                else self.row_counts(conn, reflected.tables))
         reflected.database_comment = self.database_comment(conn)
         return reflected
+
+    def _elsewhere(self, work: Callable[[Inspector, Connection], T]) -> T:
+        """``work`` through a connection of its own (``parallel_reflection``)."""
+        with self.connection.connect() as other:
+            if self.connection.config.schemas is not None:
+                self._prepare_schemas(other)
+            return work(inspect(other), other)
 
     def _check_schema_exists(self, inspector: Inspector, schema: str) -> None:
         # An empty result is ambiguous: a typo in `schema` would otherwise extract nothing.
@@ -246,10 +280,23 @@ class DbSchemaInspector(ABC):
         declared = column.get("declared_type")
         if declared is not None:
             return declared
+        type_ = column["type"]
+        # A wide schema has few distinct types: compile each once (same class, same
+        # attributes: same text; attributes that are objects compare by identity).
         try:
-            return column["type"].compile(dialect=conn.dialect)
-        except CompileError:  # NullType: no declared type (e.g. some SQLite view columns)
-            return ""
+            key: Any = (type(type_), tuple(sorted(vars(type_).items(),
+                                                  key=lambda item: item[0])))
+            compiled = self._compiled_types.get(key)
+        except TypeError:  # an unhashable attribute (a list of enum labels): no caching
+            key, compiled = None, None
+        if compiled is None:
+            try:
+                compiled = type_.compile(dialect=conn.dialect)
+            except CompileError:  # NullType: no declared type (e.g. some SQLite view columns)
+                compiled = ""
+            if key is not None:
+                self._compiled_types[key] = compiled
+        return compiled
 
     def _complete_types(self, conn: Connection, reflected: ReflectedSchema) -> None:
         # SQLAlchemy reflects types it does not know (Postgres xml, point, composite types...)

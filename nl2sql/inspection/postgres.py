@@ -48,6 +48,7 @@ WHERE n.nspname = :schema AND c.relname = ANY(:tables) AND a.attnum > 0 AND NOT 
 class PostgresSchemaInspector(DbSchemaInspector):
     # Materialized views are queryable like views: list them, flagged as views.
     reflect_kind = ObjectKind.ANY
+    parallel_reflection = True
     #: Tables whose main fork is at most this big are counted exactly; bigger ones estimated.
     exact_count_max_bytes = 32 * 1024 * 1024
     #: Exact counts run as UNION ALL statements of this many tables (few round trips).

@@ -147,14 +147,16 @@ def grouped_counts(conn: Connection, relations: Sequence[Relation], fetch: int,
                 f" AS value, count(*) AS n FROM {source} GROUP BY {col}) AS g) AS r "
                 f"WHERE r.rn <= {int(fetch) + 2}")
             owners.append((relation.key, name))
-    statement = ("WITH " + ",\n".join(ctes) + "\n" + "\nUNION ALL\n".join(branches)
-                 + "\nORDER BY 1, 6")
+    # No ORDER BY: the rows carry (col, rn), and sorting them here is cheaper than on the
+    # server (the rows of a column already come in rn order).
+    statement = "WITH " + ",\n".join(ctes) + "\n" + "\nUNION ALL\n".join(branches)
     result: dict[str, dict[str, ColumnStats]] = {r.key: {} for r in relations}
     totals = [0] * len(owners)
     for key, name in owners:
         result[key][name] = ColumnStats(source=kind)
-    for col, value, count, distinct_count, max_length, _rn in conn.exec_driver_sql(
-            statement).all():
+    rows = conn.exec_driver_sql(statement).all()
+    rows.sort(key=lambda row: (row[0], row[5]))
+    for col, value, count, distinct_count, max_length, _rn in rows:
         key, name = owners[col]
         stats = result[key][name]
         stats.distinct_count = int(distinct_count)
