@@ -8,13 +8,11 @@ then the question and how to answer it with the server's tools.
 
 from __future__ import annotations
 
-import functools
-
-import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import MCPServerError
 
 from nl2sql.errors import as_one_sentence
+from nl2sql.mcp.worker import run_in_worker
 from nl2sql.operations.context import OpsContext
 
 DESCRIPTION = (
@@ -52,7 +50,6 @@ def register_prompts(server: MCPServer, ops_context: OpsContext) -> None:
                    description=DESCRIPTION)
     async def ask_database(question: str, db_id: str | None = None) -> str:
         try:
-            return await anyio.to_thread.run_sync(
-                functools.partial(ask_database_text, ops_context, question, db_id))
+            return await run_in_worker(ask_database_text, ops_context, question, db_id)
         except Exception as exc:  # noqa: BLE001 - the face's edge: one sentence for everything
             raise MCPServerError(str(as_one_sentence(exc, "building the prompt"))) from None

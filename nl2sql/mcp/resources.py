@@ -7,11 +7,11 @@ as resources. The SDK gives static resources no request context, so both read th
 
 from __future__ import annotations
 
-import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 
 from nl2sql.errors import UnknownDatabaseError, as_one_sentence
+from nl2sql.mcp.worker import run_in_worker
 from nl2sql.operations.context import OpsContext
 
 
@@ -37,7 +37,7 @@ def register_resources(server: MCPServer, ops_context: OpsContext) -> None:
 
 async def _render(op, *args: object) -> str:  # noqa: ANN001 (any *_op)
     try:
-        return (await anyio.to_thread.run_sync(op, *args)).render()
+        return await run_in_worker(lambda: op(*args).render())
     except UnknownDatabaseError as error:
         raise ResourceNotFoundError(str(error)) from None
     except Exception as exc:  # noqa: BLE001 - the face's edge: one sentence for everything

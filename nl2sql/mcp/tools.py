@@ -1,7 +1,8 @@
 """The MCP tools: ``nl2sql.operations.registry.OPERATIONS`` adapted, one tool per operation.
 
 Each tool takes the ``OpsContext`` the server's lifespan yields, runs its operation in a worker
-thread (database and file work must not block the event loop, so concurrent calls overlap), and
+thread (database and file work must not block the event loop, so concurrent calls overlap;
+``nl2sql.mcp.worker``: persistent threads, a cheaper hand-off than ``anyio.to_thread``), and
 returns the operation's ``render()`` text. An ``Nl2SqlError`` becomes ``ToolError(message)``:
 the client gets ``isError=True`` and one sentence saying what to do next (the SDK puts
 "Error executing tool <name>: " before it); a file-system failure becomes one sentence too, and
@@ -25,15 +26,14 @@ workspace.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
-import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 
 from nl2sql.errors import as_one_sentence
+from nl2sql.mcp.worker import run_in_worker
 from nl2sql.operations.registry import OPERATIONS, Operation, face_function
 
 
@@ -43,13 +43,16 @@ def mcp_tool(op: Operation) -> Any:
     async def call(ctx: Context, arguments: dict[str, Any]) -> str:
         ops_context = ctx.request_context.lifespan_context
         try:
-            result = await anyio.to_thread.run_sync(
-                functools.partial(op.function, ops_context, **arguments))
-            return result.render()
+            return await run_in_worker(_run, op.function, ops_context, arguments)
         except Exception as exc:  # noqa: BLE001 - the face's edge: one sentence for everything
             raise ToolError(str(as_one_sentence(exc, op.name))) from None
 
     return face_function(op, ("ctx", Context), call)
+
+
+def _run(function: Any, ops_context: Any, arguments: dict[str, Any]) -> str:
+    # render() in the worker too: a long preview must not be built on the event loop.
+    return function(ops_context, **arguments).render()
 
 
 def register_tools(server: MCPServer) -> None:
