@@ -19,7 +19,7 @@ import io
 import logging
 import os
 import re
-import tempfile
+import secrets
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -28,7 +28,6 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from nl2sql.cache import atomic_write_text, default_file_mode
 from nl2sql.csv_dialect import CsvRowFormatter, format_value
 from nl2sql.errors import ResultExistsError, WorkspaceFileError, WorkspacePathError, free_space
 from nl2sql.models import utc_now
@@ -209,12 +208,8 @@ class CsvResultWriter:
         self.columns: list[str] = []
         self.preview: list[list[str]] = []
         self._formatter = CsvRowFormatter()
-        csv_path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=csv_path.parent, prefix=f".{csv_path.name}.",
-                                   suffix=".tmp")
-        self._tmp = Path(tmp)
+        fd, self._tmp = create_temporary(csv_path)
         try:
-            os.fchmod(fd, default_file_mode())  # a result file is an ordinary file, not 0600
             self._binary = os.fdopen(fd, "wb", buffering=1 << 20)
         except BaseException:
             os.close(fd)
@@ -281,7 +276,7 @@ class CsvResultWriter:
                 metadata.csv_filename = PurePosixPath(metadata.csv_filename).with_name(
                     self.csv_path.name).as_posix()
             metadata_path = self.csv_path.with_name(metadata_name_for(self.csv_path.name))
-            text = metadata.model_dump_json(indent=2) + "\n"
+            data = metadata.model_dump_json(indent=2).encode("utf-8") + b"\n"
             os.replace(self._tmp, self.csv_path)
             # No fsync (it was half of a point query's time): the renames are what readers
             # rely on (old or whole new file, metadata last, under the lock), and they stay
@@ -289,7 +284,7 @@ class CsvResultWriter:
             # result does not need: it is re-run by calling the query again, and the CSV itself
             # was never synced, so syncing the metadata alone never made the pair durable.
             # After such a crash, readers treat a missing or empty metadata file as no result.
-            atomic_write_text(metadata_path, text, durable=False)
+            _write_and_rename(metadata_path, data)
 
     def discard(self) -> None:
         """Remove the temporary file; never raises (a failed close must not keep it)."""
@@ -303,6 +298,48 @@ class CsvResultWriter:
     def _close(self) -> None:
         if not self._binary.closed:
             self._binary.close()
+
+
+def create_temporary(final: Path) -> tuple[int, Path]:
+    """A new, empty ``.{name}.XXXXXXXX.tmp`` beside ``final`` (its folder created when
+    missing), opened for writing: the descriptor and the path.
+
+    What ``tempfile.mkstemp`` does, in fewer system calls per result (a point query writes
+    two): ``O_EXCL | O_NOFOLLOW`` as there, but created with mode 0666 so the process umask
+    gives it the mode of any new file (``mkstemp`` makes 0600, then ``fchmod`` was needed),
+    and the folder is created only when the first attempt finds it missing (not checked with
+    ``mkdir`` + ``stat`` on every call)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    folder_made = False
+    for _ in range(100):
+        tmp = final.with_name(f".{final.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue  # a name taken by chance: draw another
+        except FileNotFoundError:
+            if folder_made:
+                raise
+            final.parent.mkdir(parents=True, exist_ok=True)
+            folder_made = True
+    raise FileExistsError(errno.EEXIST, "no free temporary file name", str(final.parent))
+
+
+def _write_and_rename(path: Path, data: bytes) -> None:
+    """``path`` replaced by ``data`` through a temporary file and a rename (no ``fsync``, see
+    ``CsvResultWriter.publish``); the temporary file never stays behind."""
+    fd, tmp = create_temporary(path)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def _preview_text(value: Any) -> str:

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from nl2sql.errors import SchemaCacheMissingError
 from nl2sql.operations.context import OpsContext
 from nl2sql.operations.params import (DbId, FollowForeignKeys, NlQuery, OutputFile, Overwrite,
                                       RowId, SqlQuery, TableName)
@@ -136,15 +135,7 @@ def db_get_row_by_id_op(ctx: OpsContext, db_id: DbId, table: TableName, row_id: 
 
 def operations_for_query(ctx: OpsContext, db_id: str) -> DbOperations:
     """Running SQL needs no schema cache: without one, identifier lookups are simply empty."""
-    try:
-        return ctx.operations(db_id)
-    except SchemaCacheMissingError:
-        from nl2sql.db.factory import create_operations
-        from nl2sql.models import DbInfo
-
-        connection = ctx.connection(db_id)
-        return create_operations(connection, DbInfo(db_id=db_id,
-                                                     db_type=connection.config.type.value))
+    return ctx.query_operations(db_id)
 
 
 def _jsonable(row: dict[str, Any]) -> dict[str, Any]:
