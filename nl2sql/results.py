@@ -40,6 +40,8 @@ METADATA_SUFFIX = ".metadata.json"
 #: Longest file name (one path part, in UTF-8 bytes): file systems allow 255, and the
 #: temporary ``.{name}.XXXXXXXX.tmp`` and the ``.metadata.json`` sibling need room.
 MAX_NAME_BYTES = 200
+#: One path part of ASCII letters, digits, ``_``, ``-`` and ``.``, not starting with a dot.
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*\Z")
 
 logger = logging.getLogger(__name__)
 
@@ -53,6 +55,21 @@ def resolve_workspace_path(workspace: Path, name: str, *, must_exist: bool = Fal
     already the real path of an existing folder (``OpsContext.workspace_root``), so neither
     created nor resolved again; ``name`` is still resolved on every call.
     """
+    if (resolved and isinstance(name, str) and len(name) <= MAX_NAME_BYTES
+            and _PLAIN_NAME.match(name)):
+        # The common case (a derived or simple name: one path part, no separator, no leading
+        # dot, ASCII) needs none of the checks below but the last: the same real-path test,
+        # on strings (os.path.realpath is what Path.resolve runs, without pathlib's objects).
+        # Anything else (e.g. a symlink out) goes on to the full checks, which decide.
+        root_text = str(workspace)
+        real = os.path.realpath(os.path.join(root_text, name))
+        if real != root_text and (os.path.dirname(real) == root_text
+                                  or real.startswith(root_text + os.sep)):
+            target = Path(real)
+            if must_exist and not target.is_file():
+                raise WorkspacePathError(f"File '{name}' does not exist in the workspace; "
+                                         f"list saved results with saved_queries_list.")
+            return target
     hint = "use a file name relative to the workspace, e.g. 'sales_2024.csv'"
     if not isinstance(name, str) or not name.strip():
         raise WorkspacePathError(f"The file name is empty; {hint}.")

@@ -61,6 +61,40 @@ def test_allows_symlinks_inside_and_checks_existence(tmp_path: Path) -> None:
         resolve_workspace_path(workspace, "missing.csv", must_exist=True)
 
 
+def test_a_resolved_workspace_gives_the_same_answers(tmp_path: Path) -> None:
+    """``resolved=True`` (the server's per-call path, with a fast path for plain names) decides
+    every name exactly as the full resolution does."""
+    workspace = tmp_path / "ws"
+    (workspace / "real").mkdir(parents=True)
+    (workspace / "real" / "a.csv").write_text("a\n")
+    (workspace / "kept.csv").write_text("k\n")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.csv").write_text("s\n")
+    (workspace / "out.csv").symlink_to(outside / "secret.csv")
+    (workspace / "in.csv").symlink_to(workspace / "kept.csv")
+    (workspace / "up").symlink_to(tmp_path, target_is_directory=True)
+    (workspace / "self").symlink_to(workspace, target_is_directory=True)
+    (workspace / "loop.csv").symlink_to(workspace / "loop.csv")
+    root = workspace.resolve()
+    for name in ("kept.csv", "new-1.csv", "out.csv", "in.csv", "up", "self", "real", "..",
+                 ".", "real/a.csv", "-x.csv", "a" * 201, "x\x00.csv", "é.csv"):
+        for must_exist in (False, True):
+            answers = []
+            for resolved in (False, True):
+                try:
+                    answers.append(resolve_workspace_path(root, name, must_exist=must_exist,
+                                                          resolved=resolved))
+                except (WorkspacePathError, RuntimeError) as error:  # RuntimeError: the loop
+                    answers.append(type(error))
+            assert answers[0] == answers[1], (name, must_exist, answers)
+    # A symlink loop: pathlib raises RuntimeError; the fast path names the link itself,
+    # which stays inside the workspace (publishing renames a file over it, never through it).
+    assert resolve_workspace_path(root, "loop.csv", resolved=True) == root / "loop.csv"
+    with pytest.raises(WorkspacePathError, match="does not exist"):
+        resolve_workspace_path(root, "loop.csv", resolved=True, must_exist=True)
+
+
 def test_safe_name_is_a_slug_plus_a_stable_hash() -> None:
     name = safe_name_from_query("SELECT name FROM artist")
     assert re.fullmatch(r"select_name_from_artist_[0-9a-f]{6}", name)

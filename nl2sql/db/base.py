@@ -129,6 +129,20 @@ class CsvResultSink(ResultSink, Protocol):
     def write_csv_records(self, records: Sequence[bytes]) -> int | None: ...
 
 
+_TAKES_CSV: dict[type, bool] = {}
+
+
+def takes_csv_records(sink: ResultSink) -> bool:
+    """``isinstance(sink, CsvResultSink)``, remembered per sink class: the check of a
+    runtime-checkable Protocol lists the protocol's members on every call in Python 3.11
+    (~15 us, a tenth of a SQLite point query's execution)."""
+    kind = type(sink)
+    known = _TAKES_CSV.get(kind)
+    if known is None:
+        known = _TAKES_CSV[kind] = isinstance(sink, CsvResultSink)
+    return known
+
+
 class SinkFull(Exception):
     """Raised through a backend's loop when the sink's byte budget is spent."""
 
@@ -211,7 +225,7 @@ class DbOperations(ABC):
         else:
             sql, is_explain = query.sql, query.is_explain
         started = time.monotonic()
-        bounded_type = _BoundedCsvSink if isinstance(sink, CsvResultSink) else _BoundedSink
+        bounded_type = _BoundedCsvSink if takes_csv_records(sink) else _BoundedSink
         bounded = bounded_type(sink, started + timeout, lambda: self._timeout_error(timeout))
         try:
             stats = self._stream(sql, bounded, max_rows=max_rows, timeout=timeout,
