@@ -24,7 +24,7 @@ def utc_now() -> datetime:
 
 class _Model(BaseModel):
     # Extra fields in a cache written by a newer version are kept, not rejected.
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    model_config = ConfigDict(extra="allow", populate_by_name=True, defer_build=True)
 
 
 class EnumValueCount(_Model):

@@ -113,7 +113,7 @@ def safe_name_from_query(query: str, *, max_slug: int = 40) -> str:
 class ResultMetadata(BaseModel):
     """``{name}.metadata.json``: the contract fields first, then what else the run learned."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     sql_query: str
     timestamp: datetime = Field(default_factory=utc_now)

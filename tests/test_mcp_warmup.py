@@ -26,6 +26,9 @@ def test_warm_up_opens_a_pooled_connection_per_database(tmp_path: Path) -> None:
         assert connection.engine.pool.checkedin() == 1  # kept for the first call
         from nl2sql.sql_guard import guard
         assert guard._cached_verdict.cache_info().currsize >= 1
+        from nl2sql.models import DbInfo
+        from nl2sql.operations.queries import QueryResult
+        assert DbInfo.__pydantic_complete__ and QueryResult.__pydantic_complete__
     finally:
         ctx.close()
 

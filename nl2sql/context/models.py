@@ -4,11 +4,13 @@ checks: keep them."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class Candidate(BaseModel):
     """One configured database scored for the question (best first in ``candidates``)."""
+
+    model_config = ConfigDict(defer_build=True)  # built on first use: not at start-up
 
     db_id: str
     score: float
@@ -18,12 +20,16 @@ class Candidate(BaseModel):
 class KeptTable(BaseModel):
     """A table shown to the model, with why it was kept."""
 
+    model_config = ConfigDict(defer_build=True)  # built on first use: not at start-up
+
     name: str
     reason: str
 
 
 class ValueHint(BaseModel):
     """A stored value the question names: ``table.column = 'value'`` and the words that matched."""
+
+    model_config = ConfigDict(defer_build=True)  # built on first use: not at start-up
 
     table: str
     column: str
@@ -38,12 +44,16 @@ class ValueHint(BaseModel):
 class ContextExample(BaseModel):
     """A few-shot example: a question and SQL that answered it."""
 
+    model_config = ConfigDict(defer_build=True)  # built on first use: not at start-up
+
     question: str
     sql: str
 
 
 class PromptContext(BaseModel):
     """Everything the model is shown for one question, and why."""
+
+    model_config = ConfigDict(defer_build=True)  # built on first use: not at start-up
 
     question: str
     db_id: str | None

@@ -16,7 +16,7 @@ import io
 import os
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from nl2sql import csv_dialect  # noqa: F401 - raises the csv field size limit for the readers
 from nl2sql.errors import WorkspaceFileError
@@ -34,6 +34,8 @@ _ENCODING = "utf-8-sig"  # tolerate a BOM written by spreadsheet tools
 
 class CsvRows(BaseModel):
     """Some rows of a CSV file, with its header."""
+
+    model_config = ConfigDict(defer_build=True)  # built on first use: not at start-up
 
     csv_file: str
     position: str  # "first" or "last"

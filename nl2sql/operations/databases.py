@@ -6,7 +6,7 @@ instant and works while a database is down.
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from nl2sql.errors import (SchemaCacheError, SchemaCacheMissingError, UnknownTableError,
                            did_you_mean)
@@ -16,6 +16,8 @@ from nl2sql.text import plural
 
 
 class DbSummary(BaseModel):
+    model_config = ConfigDict(defer_build=True)  # built on first use: not at start-up
+
     db_id: str
     type: str
     description: str | None = None
@@ -37,6 +39,8 @@ class DbSummary(BaseModel):
 
 
 class DbList(BaseModel):
+    model_config = ConfigDict(defer_build=True)  # built on first use: not at start-up
+
     databases: list[DbSummary]
 
     def render(self) -> str:
@@ -47,6 +51,8 @@ class DbList(BaseModel):
 
 
 class DbSchema(BaseModel):
+    model_config = ConfigDict(defer_build=True)  # built on first use: not at start-up
+
     db_id: str
     schema_sql: str
     tokens: int = 0  # estimated (chars/4)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from nl2sql.operations.context import OpsContext
 from nl2sql.operations.params import (DbId, FollowForeignKeys, NlQuery, OutputFile, Overwrite,
@@ -37,6 +37,8 @@ class QueryResult(ResultMetadata):
 
 
 class RowResult(BaseModel):
+    model_config = ConfigDict(defer_build=True)  # built on first use: not at start-up
+
     db_id: str
     table: str
     row_id: dict[str, Any]  # primary key column -> value

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from nl2sql.operations.context import OpsContext
 from nl2sql.operations.csv_files import CsvRows, read_head
@@ -24,6 +24,8 @@ _SQL_PREVIEW_CHARS = 200
 
 
 class SavedQuerySummary(BaseModel):
+    model_config = ConfigDict(defer_build=True)  # built on first use: not at start-up
+
     csv_file: str  # relative to the workspace: what csv_head / csv_tail / details take
     db_id: str | None = None
     timestamp: str | None = None
@@ -41,6 +43,8 @@ class SavedQuerySummary(BaseModel):
 
 
 class SavedQueryList(BaseModel):
+    model_config = ConfigDict(defer_build=True)  # built on first use: not at start-up
+
     search: str | None = None
     total: int  # matches in the workspace; ``queries`` holds at most ``limit`` of them
     queries: list[SavedQuerySummary]
@@ -60,6 +64,8 @@ class SavedQueryList(BaseModel):
 
 
 class SavedQueryDetails(BaseModel):
+    model_config = ConfigDict(defer_build=True)  # built on first use: not at start-up
+
     csv_file: str
     metadata: ResultMetadata | None
     preview: CsvRows

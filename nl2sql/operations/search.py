@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from nl2sql.context.models import PromptContext
 from nl2sql.errors import ConfigError
@@ -33,6 +33,8 @@ def schema_token_cap() -> int:
 
 
 class SchemaSearch(BaseModel):
+    model_config = ConfigDict(defer_build=True)  # built on first use: not at start-up
+
     context: PromptContext
     ranked_only: bool
 
