@@ -87,7 +87,7 @@ def test_disk_full_is_one_sentence_and_leaves_no_file(ctx, monkeypatch, fault) -
         elif fault == "close":
             patch.setattr("nl2sql.operations.queries.CsvResultWriter", _FullOnClose)
         else:
-            patch.setattr("nl2sql.results.atomic_write_text", _no_space)
+            patch.setattr("nl2sql.results._write_all", _no_space)  # the metadata's bytes
         with pytest.raises(WorkspaceFileError) as raised:
             db_execute_sql_op(ctx, "f", "SELECT * FROM t", output_file="full")
     message = str(raised.value)
