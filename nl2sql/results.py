@@ -274,6 +274,33 @@ class CsvResultWriter:
         self.bytes_written += size
         return len(records)
 
+    # -- a whole result written by another process (the columnar export) ----------------------
+    def sibling_temp_file(self) -> Path:
+        """A new empty temporary file beside the result, for another writer to fill."""
+        fd, tmp = tempfile.mkstemp(dir=self.csv_path.parent, prefix=f".{self.csv_path.name}.",
+                                   suffix=".tmp")
+        try:
+            os.fchmod(fd, default_file_mode())
+        finally:
+            os.close(fd)
+        return Path(tmp)
+
+    def adopt_file(self, path: Path, bytes_written: int) -> None:
+        """Make ``path`` (a whole result with its header, from ``sibling_temp_file``) this
+        writer's file instead of what it wrote so far; the preview is read back from it."""
+        self._close()
+        self._tmp.unlink(missing_ok=True)
+        self._tmp = path
+        self.bytes_written = bytes_written
+        self.preview = []
+        with open(path, encoding="utf-8", errors="replace", newline="") as stream:
+            records = csv.reader(stream)
+            next(records, None)  # the header
+            for row in records:
+                if len(self.preview) >= self.preview_limit:
+                    break
+                self.preview.append(row or [""])
+
     # -- finishing ------------------------------------------------------------------------------
     def publish(self, metadata: ResultMetadata, *, overwrite: bool = True,
                 rename: bool = False) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
@@ -284,13 +284,15 @@ class DbOperations(ABC):
                     table=info.name) from None
         return dict(row) if row is not None else None
 
-    def _drain(self, cursor: Any, sink: ResultSink, columns: list[str],
-               max_rows: int) -> QueryStats:
+    def _drain(self, cursor: Any, sink: ResultSink, columns: list[str], max_rows: int,
+               take_over: Callable[[Sequence[Sequence[Any]], int], QueryStats | None]
+               | None = None) -> QueryStats:
         """Feed a DB-API cursor's rows into ``sink`` in batches, stopping at the row cap.
 
         Batches start at one row and grow while they stay under ``batch_bytes`` (when the sink
         counts its bytes), so a result of huge values is never held ``batch_size`` rows at a
-        time."""
+        time. ``take_over`` sees each batch once written (and the row count so far); when it
+        answers with stats, another path has written the whole result and the rows stop here."""
         sink.begin(columns)
         count, truncated, size = 0, False, 1
         written = getattr(sink, "bytes_written", None)
@@ -304,6 +306,9 @@ class DbOperations(ABC):
                 break
             sink.write_rows(batch)
             count += len(batch)
+            if take_over is not None and len(batch) == wanted \
+                    and (stats := take_over(batch, count)) is not None:
+                return stats
             size = self._next_batch_size(sink, size, len(batch), written)
             written = getattr(sink, "bytes_written", None)
         return QueryStats(columns, count, truncated)

@@ -24,6 +24,7 @@ from sqlalchemy.exc import DBAPIError
 
 from nl2sql.config import DbConnectionConfig
 from nl2sql.db.base import DbConnection, DbOperations, QueryStats, ResultSink
+from nl2sql.db.sqlite_columnar import ColumnarTakeOver, columnar_available
 from nl2sql.errors import DatabaseConnectionError, QueryExecutionError
 from nl2sql.sample import ensure_bookstore
 from nl2sql.sql_guard import is_denied_function
@@ -122,6 +123,11 @@ class SqliteConnection(DbConnection):
                 f"SQLite file {self.path} for database '{self.db_id}' was deleted while the "
                 f"server ran; restore it or fix its 'path' in dbs.yaml.", db_id=self.db_id)
 
+    @property
+    def read_only_uri(self) -> str:
+        """The file as a read-only SQLite URI (what every connection to it opens)."""
+        return f"file:{quote(str(self.path.resolve()))}?mode=ro"
+
     def _create_engine(self) -> Engine:
         path = self.path
         if not path.is_file():
@@ -130,7 +136,7 @@ class SqliteConnection(DbConnection):
                     f"SQLite file {path} for database '{self.db_id}' does not exist; fix its "
                     f"'path' in dbs.yaml.", db_id=self.db_id)
             ensure_bookstore(path)
-        uri = f"file:{quote(str(path.resolve()))}?mode=ro"
+        uri = self.read_only_uri
         stat = path.stat()
         self._file_identity = (stat.st_dev, stat.st_ino)
 
@@ -192,11 +198,25 @@ class SqliteOperations(DbOperations):
                         f"returns no rows; send one SELECT, WITH or VALUES query.",
                         db_id=self.db_id)
                 columns = [d[0] for d in cursor.description]
-                return self._drain(cursor, sink, columns, max_rows)
+                return self._drain(cursor, sink, columns, max_rows,
+                                   None if is_explain else
+                                   self._columnar_take_over(raw, sql, sink, columns, max_rows))
             finally:
                 cursor.close()
                 raw.set_authorizer(read_only_authorizer)
                 raw.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, length_limit)
+
+    def _columnar_take_over(self, raw: sqlite3.Connection, sql: str, sink: ResultSink,
+                            columns: list[str], max_rows: int) -> ColumnarTakeOver | None:
+        """The hook that hands a big result written to a CSV file to the columnar export."""
+        writer = getattr(sink, "sink", None)
+        if not hasattr(writer, "adopt_file") or not hasattr(sink, "deadline") \
+                or not columnar_available():
+            return None
+        return ColumnarTakeOver(raw, self.connection.read_only_uri, sql, sink,  # type: ignore[arg-type]
+                                writer, columns, max_rows=max_rows,  # type: ignore[arg-type]
+                                max_value_bytes=self.connection.config.max_value_bytes,
+                                value_too_big=self._value_too_big_error)
 
     def _translate(self, exc: BaseException | None, timeout: float) -> Exception:
         message = str(exc).strip().splitlines()[0] if exc else "unknown error"

@@ -1,0 +1,336 @@
+"""The columnar SQLite export (ADBC -> Arrow -> CSV in a worker process) writes the very bytes of
+the row path, keeps every limit, and steps aside whenever it cannot be exact.
+
+Both paths run on the same real SQLite files: the row path with ``NL2SQL_COLUMNAR_EXPORT=0``,
+the columnar one with the switch-over lowered from 10,000 rows to a few hundred so that small
+test data takes it; the log says which path wrote each file."""
+
+from __future__ import annotations
+
+import logging
+import math
+import random
+import sqlite3
+import struct
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from nl2sql.cache import save_db_info
+from nl2sql.csv_arrow import format_batch, record_bytes
+from nl2sql.csv_dialect import CsvRowFormatter
+from nl2sql.db import sqlite_columnar
+from nl2sql.db.columnar_worker import shared_worker
+from nl2sql.errors import QueryExecutionError, QueryTimeoutError
+from nl2sql.inspection import DbSchemaExtractor
+from nl2sql.operations.context import OpsContext
+from nl2sql.operations.queries import db_execute_sql_op
+
+from conftest import SHARED_DATA, sqlite_config
+
+SWITCH = 300
+COLUMNAR_LOGGER = "nl2sql.db.sqlite_columnar"
+
+
+@pytest.fixture(autouse=True)
+def _small_switch(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setattr(sqlite_columnar, "SWITCH_ROWS", SWITCH)
+    caplog.set_level(logging.DEBUG, logger=COLUMNAR_LOGGER)
+
+
+def _context(path: Path, make_registry: Callable[..., object], **extra: object) -> OpsContext:
+    config = sqlite_config("db", path, **extra)
+    ctx = OpsContext(make_registry(config))
+    ctx.configs.databases["db"] = config  # dbs.yaml leaves the row cap and time limit out
+    save_db_info(DbSchemaExtractor(ctx.connection("db")).extract("db"), ctx.data_dir)
+    return ctx
+
+
+def _both_paths(ctx: OpsContext, sql: str, monkeypatch: pytest.MonkeyPatch,
+                caplog: pytest.LogCaptureFixture, name: str = "out") -> tuple[bytes, bytes, bool]:
+    """(row path file, columnar attempt file, whether the columnar path wrote it)."""
+    monkeypatch.setenv("NL2SQL_COLUMNAR_EXPORT", "0")
+    rows = db_execute_sql_op(ctx, "db", sql, output_file=f"{name}_rows.csv")
+    monkeypatch.delenv("NL2SQL_COLUMNAR_EXPORT")
+    caplog.clear()
+    columnar = db_execute_sql_op(ctx, "db", sql, output_file=f"{name}_columnar.csv")
+    took = any("columnar export wrote" in r.getMessage() for r in caplog.records)
+    assert (columnar.row_count, columnar.truncated) == (rows.row_count, rows.truncated)
+    assert columnar.preview.replace(f"{name}_columnar", "") == \
+        rows.preview.replace(f"{name}_rows", "")
+    return ((ctx.workspace / f"{name}_rows.csv").read_bytes(),
+            (ctx.workspace / f"{name}_columnar.csv").read_bytes(), took)
+
+
+def _no_temp_files(ctx: OpsContext) -> None:
+    assert not [p.name for p in ctx.workspace.rglob("*.tmp")]
+
+
+# -- the formatter on its own ---------------------------------------------------------------
+
+def _random_float(rnd: random.Random) -> float:
+    roll = rnd.random()
+    if roll < 0.05:
+        return rnd.choice([0.0, -0.0, math.inf, -math.inf, math.nan, 1e15, 1e14, 1e-4, 1e-5,
+                           5e-324, 1.7976931348623157e308, 123456789012345.6, 0.1 + 0.2])
+    if roll < 0.5:  # any bit pattern: subnormals, huge, tiny
+        return struct.unpack("d", struct.pack("Q", rnd.getrandbits(64)))[0]
+    return rnd.uniform(-1, 1) * 10 ** rnd.randint(-8, 18)
+
+
+def _random_text(rnd: random.Random) -> str:
+    return "".join(rnd.choice(["a", ",", '"', "\n", "\r", " ", "é", "\\", ".", "日", ""])
+                   for _ in range(rnd.randint(0, 6)))
+
+
+def test_arrow_formatter_writes_the_row_formatter_bytes() -> None:
+    rnd = random.Random(14)
+    n = 20_000
+    columns = {
+        "i": [rnd.choice([None, rnd.randint(-2**63, 2**63 - 1), rnd.randint(-5, 5)])
+              for _ in range(n)],
+        "f": [None if rnd.random() < 0.1 else _random_float(rnd) for _ in range(n)],
+        "s": [None if rnd.random() < 0.1 else _random_text(rnd) for _ in range(n)],
+        "b": [None if rnd.random() < 0.1 else rnd.randbytes(rnd.randint(0, 5)) for _ in range(n)],
+        "t": [rnd.choice([None, True, False]) for _ in range(n)],
+    }
+    rows = list(zip(*columns.values()))
+    expected = "".join(CsvRowFormatter().records(rows)).encode("utf-8")
+    view, ends = record_bytes(format_batch(pa.RecordBatch.from_pydict(columns)))
+    assert bytes(view) == expected
+    assert len(ends) == n and ends[-1] == len(expected)
+    for name, values in columns.items():  # one-column results and sliced batches
+        batch = pa.RecordBatch.from_pydict({name: values}).slice(7, 5_000)
+        expected = "".join(CsvRowFormatter().records([(v,) for v in values[7:5_007]]))
+        assert bytes(record_bytes(format_batch(batch))[0]) == expected.encode("utf-8"), name
+
+
+def test_one_column_edge_values() -> None:
+    batch = pa.RecordBatch.from_pydict({"x": ["\\.", None, "", "a", "\\.x"]})
+    assert bytes(record_bytes(format_batch(batch))[0]) == b'"\\."\n\n""\na\n\\.x\n'
+
+
+# -- both paths on real files ---------------------------------------------------------------
+
+@pytest.fixture
+def chinook_ctx(tmp_path: Path, make_registry) -> OpsContext:
+    path = tmp_path / "chinook.db"
+    path.write_bytes((SHARED_DATA / "chinook" / "chinook.sqlite").read_bytes())
+    return _context(path, make_registry)
+
+
+CHINOOK_JOIN = ("SELECT t.TrackId, t.Name, a.Title, ar.Name AS Artist, g.Name AS Genre, "
+                "t.Composer, t.Milliseconds / 1000.0 AS Seconds, t.UnitPrice, il.Quantity, "
+                "i.InvoiceDate, i.BillingState "
+                "FROM InvoiceLine il JOIN Track t USING (TrackId) JOIN Album a USING (AlbumId) "
+                "JOIN Artist ar USING (ArtistId) LEFT JOIN Genre g USING (GenreId) "
+                "JOIN Invoice i USING (InvoiceId) ORDER BY il.InvoiceLineId")
+
+
+def test_chinook_files_are_identical_on_both_paths(chinook_ctx: OpsContext,
+                                                   monkeypatch: pytest.MonkeyPatch,
+                                                   caplog: pytest.LogCaptureFixture) -> None:
+    with sqlite3.connect(SHARED_DATA / "chinook" / "chinook.sqlite") as conn:
+        tables = [(name, count) for (name,) in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+            for (count,) in conn.execute(f'SELECT count(*) FROM "{name}"')]
+    conn.close()
+    taken = 0
+    for table, count in tables:
+        rows, columnar, took = _both_paths(chinook_ctx, f'SELECT * FROM "{table}" ORDER BY rowid',
+                                           monkeypatch, caplog, table)
+        assert rows == columnar, table
+        if count > 1_000 or count < SWITCH:  # big tables went columnar, small ones never did
+            assert took == (count > 1_000), table
+        taken += took
+    assert taken >= 3
+    rows, columnar, took = _both_paths(chinook_ctx, CHINOOK_JOIN, monkeypatch, caplog, "join")
+    assert took and rows == columnar and rows.count(b"\n") == 2241
+    _no_temp_files(chinook_ctx)
+
+
+EDGE = [  # one row of each edge a column can hold; repeated to fill big results
+    (None, None, None, None, None),
+    (0, "", 1.0, b"", "2024-01-31"),
+    (-9223372036854775808, "a,b", 0.25, b"\x00\xff\x10", "[]"),
+    (9223372036854775807, 'quote " here', 1e15, b"plain", '{"k": "v"}'),
+    (2, "new\nline", 1.5e-07, None, "x"),
+    (3, "carriage\rreturn", 123456789012345.6, b"'", None),
+    (4, " spaced ", -3.5, b"\\.", ""),
+    (5, "\\.", float("inf"), b"\n", ","),
+    (6, "unicode ✓ café 日本 🎵", 1234567890123456.8, b"\xe2\x9c\x93", "日"),
+    (7, "b'not bytes'", -0.0, b"x", "\\"),
+    (8, "1e+15", 5e-324, b"y", "NULL"),
+]
+
+
+def _edge_file(path: Path, rows: list[tuple]) -> Path:
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE edge (k INTEGER PRIMARY KEY, i INTEGER, t TEXT, f REAL, "
+                     "b BLOB, u)")  # u: no declared type, no affinity
+        conn.executemany("INSERT INTO edge (i, t, f, b, u) VALUES (?, ?, ?, ?, ?)", rows)
+    conn.close()
+    return path
+
+
+def test_generated_edge_values_are_identical_on_both_paths(
+        tmp_path: Path, make_registry, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    ctx = _context(_edge_file(tmp_path / "edge.db", EDGE * 200), make_registry)
+    for number, sql in enumerate(("SELECT * FROM edge ORDER BY k",
+                "SELECT t FROM edge ORDER BY k",  # one column: NULL lines, a lone \.
+                "SELECT b, f FROM edge ORDER BY k",
+                "SELECT k, t || '|' || u AS joined, f * 2, i % 7 FROM edge ORDER BY k")):
+        rows, columnar, took = _both_paths(ctx, sql, monkeypatch, caplog, f"q{number}")
+        assert took, sql
+        assert rows == columnar, sql
+    _no_temp_files(ctx)
+
+
+MIXED = {  # a column whose storage class changes after the rows the row path looked at
+    "blob in a text column": ("t", b"blob"),
+    "real in a text column": ("t", 0.1 + 0.2),
+    "integer in a text column": ("t", 17),
+    "text in a blob column": ("b", "text"),
+    "text in an integer column": ("i", "text"),
+    "real in an integer column": ("i", 2.5),
+    "big integer in a real column": ("f", 2**60 + 1),
+    "text in a real column": ("f", "text"),
+}
+
+
+@pytest.mark.parametrize("case", list(MIXED))
+def test_a_storage_class_change_late_in_the_result_keeps_the_file_exact(
+        case: str, tmp_path: Path, make_registry, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    column, value = MIXED[case]
+    base = [(k, f"text {k}", k * 0.5, bytes([k % 256]), "u") for k in range(5_000)]
+    index = {"i": 0, "t": 1, "f": 2, "b": 3}[column]
+    late = list(base[3_000])
+    late[index] = value
+    base[3_000] = tuple(late)
+    ctx = _context(_edge_file(tmp_path / "mixed.db", base), make_registry)
+    rows, columnar, _took = _both_paths(ctx, "SELECT * FROM edge ORDER BY k", monkeypatch, caplog)
+    assert rows == columnar, case
+    _no_temp_files(ctx)
+
+
+# -- limits ---------------------------------------------------------------------------------
+
+@pytest.fixture
+def numbers_ctx(tmp_path: Path, make_registry) -> Callable[..., OpsContext]:
+    path = tmp_path / "numbers.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE n (k INTEGER PRIMARY KEY, label TEXT, x REAL)")
+        conn.executemany("INSERT INTO n VALUES (?, ?, ?)",
+                         [(k, f"label, {k}", k / 3) for k in range(20_000)])
+    conn.close()
+    return lambda **extra: _context(path, make_registry, **extra)
+
+
+@pytest.mark.parametrize("max_rows", [5_000, 20_000, 19_999])
+def test_row_cap_is_the_same_on_both_paths(max_rows: int, numbers_ctx,
+                                           monkeypatch: pytest.MonkeyPatch,
+                                           caplog: pytest.LogCaptureFixture) -> None:
+    ctx = numbers_ctx(max_rows=max_rows)
+    rows, columnar, took = _both_paths(ctx, "SELECT * FROM n ORDER BY k", monkeypatch, caplog)
+    assert took and rows == columnar
+    assert rows.count(b"\n") == 1 + min(max_rows, 20_000)
+
+
+@pytest.mark.parametrize("budget", [100_000, 250_007])
+def test_byte_budget_cuts_on_the_same_record(budget: int, numbers_ctx,
+                                             monkeypatch: pytest.MonkeyPatch,
+                                             caplog: pytest.LogCaptureFixture) -> None:
+    ctx = numbers_ctx(max_result_bytes=budget)
+    monkeypatch.setenv("NL2SQL_COLUMNAR_EXPORT", "0")
+    row_result = db_execute_sql_op(ctx, "db", "SELECT * FROM n ORDER BY k", output_file="r.csv")
+    monkeypatch.delenv("NL2SQL_COLUMNAR_EXPORT")
+    result = db_execute_sql_op(ctx, "db", "SELECT * FROM n ORDER BY k", output_file="c.csv")
+    assert (ctx.workspace / "c.csv").read_bytes() == (ctx.workspace / "r.csv").read_bytes()
+    assert len((ctx.workspace / "c.csv").read_bytes()) <= budget
+    assert (result.row_count, result.truncated) == (row_result.row_count, True)
+    assert any("columnar export wrote" in r.getMessage() for r in caplog.records)
+
+
+def test_value_size_limit_gives_the_row_path_error(tmp_path: Path, make_registry,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "big.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE n (k INTEGER PRIMARY KEY)")
+        conn.executemany("INSERT INTO n VALUES (?)", [(k,) for k in range(5_000)])
+    conn.close()
+    ctx = _context(path, make_registry, max_value_bytes=4096)
+    sql = "SELECT k, CASE WHEN k = 4000 THEN zeroblob(5000) ELSE x'01' END AS b FROM n ORDER BY k"
+    messages = []
+    for switch in ("0", "1"):
+        monkeypatch.setenv("NL2SQL_COLUMNAR_EXPORT", switch)
+        with pytest.raises(QueryExecutionError) as raised:
+            db_execute_sql_op(ctx, "db", sql, output_file=f"big{switch}.csv")
+        messages.append(str(raised.value))
+    assert messages[0] == messages[1] and "max_value_bytes" in messages[0]
+    _no_temp_files(ctx)
+
+
+def test_time_limit_kills_a_stalled_columnar_export(numbers_ctx) -> None:
+    """Rows come fast, then the query stalls (an endless count): the worker process is killed at
+    the deadline, the caller gets the time-limit error, and the next export works."""
+    ctx = numbers_ctx(query_timeout_seconds=2)
+    stall = ("SELECT k FROM n UNION ALL SELECT count(*) FROM (WITH RECURSIVE r(y) AS "
+             "(SELECT 1 UNION ALL SELECT y + 1 FROM r) SELECT y FROM r)")
+    db_execute_sql_op(ctx, "db", "SELECT * FROM n", output_file="warm.csv")  # worker started
+    worker = shared_worker()
+    before = worker._process
+    assert before is not None and before.poll() is None
+    with pytest.raises(QueryTimeoutError):
+        db_execute_sql_op(ctx, "db", stall, output_file="stall.csv")
+    assert before.poll() is not None  # killed, not left running
+    result = db_execute_sql_op(ctx, "db", "SELECT * FROM n ORDER BY k", output_file="next.csv")
+    assert result.row_count == 20_000
+    _no_temp_files(ctx)
+
+
+def test_concurrent_big_exports_share_one_worker(numbers_ctx) -> None:
+    """A second big export while the worker is busy goes on with its rows; both files right."""
+    ctx = numbers_ctx()
+    errors: list[BaseException] = []
+
+    def export(name: str) -> None:
+        try:
+            db_execute_sql_op(ctx, "db", "SELECT * FROM n ORDER BY k", output_file=name)
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=export, args=(f"c{i}.csv",)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    files = {(ctx.workspace / f"c{i}.csv").read_bytes() for i in range(4)}
+    assert len(files) == 1 and next(iter(files)).count(b"\n") == 20_001
+
+
+def test_the_wrapped_text_is_prepared_under_the_authorizer(numbers_ctx,
+                                                           monkeypatch: pytest.MonkeyPatch,
+                                                           caplog: pytest.LogCaptureFixture
+                                                           ) -> None:
+    """What the worker would run is prepared on the guarded connection first: a wrapped text the
+    authorizer refuses never reaches the worker, and the row path finishes the result."""
+    ctx = numbers_ctx()
+    original = sqlite_columnar.checked_sql
+
+    def with_attach(sql: str, kinds: list[str]) -> tuple[str, bool]:
+        text, _checked = original(sql, kinds)
+        return text.replace("FROM nl2sql_checked",
+                            "FROM nl2sql_checked, pragma_table_info('n') WHERE "
+                            "load_extension('x') IS NULL"), True
+
+    monkeypatch.setattr(sqlite_columnar, "checked_sql", with_attach)
+    result = db_execute_sql_op(ctx, "db", "SELECT * FROM n ORDER BY k", output_file="a.csv")
+    assert result.row_count == 20_000
+    assert not any("columnar export wrote" in r.getMessage() for r in caplog.records)
+    assert any("does not compile" in r.getMessage() for r in caplog.records)
