@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator
+from contextlib import closing
 from typing import Any
 
 import numpy as np
@@ -70,7 +71,9 @@ def export(request: dict[str, Any]) -> dict[str, Any]:
 
 
 def _export(request: dict[str, Any]) -> tuple[int, int, str | None]:
-    import adbc_driver_sqlite.dbapi as adbc
+    # The driver manager's low-level API: its DB-API module imports pandas (+54 MB of RSS).
+    import adbc_driver_manager
+    import adbc_driver_sqlite
 
     kinds: list[str] = request["kinds"]
     checked: bool = request["checked"]
@@ -80,43 +83,40 @@ def _export(request: dict[str, Any]) -> tuple[int, int, str | None]:
     header = request["header"].encode("utf-8")
     rows, truncated_by = 0, None
     written = len(header)
-    connection = adbc.connect(request["uri"])
-    try:
-        cursor = connection.cursor()
-        try:
-            cursor.adbc_statement.set_options(
-                **{"adbc.sqlite.query.batch_rows": str(request["batch_rows"])})
-            cursor.execute(request["sql"])
-            batches = _prefetched(cursor.fetch_record_batch())
-            with open(request["out"], "wb", buffering=0) as out:
-                out.write(header)
-                first = True
-                for batch in batches:
-                    if batch.num_rows == 0:
-                        continue
-                    if rows == max_rows:  # one more row after the cap: the cap cut it
-                        truncated_by = "rows"
-                        break
-                    batch = _checked(batch, kinds, checked, max_value_bytes, first)
-                    first = False
-                    if rows + batch.num_rows > max_rows:
-                        batch, truncated_by = batch.slice(0, max_rows - rows), "rows"
-                    view, ends = record_bytes(format_batch(batch))
-                    if max_bytes is not None and written + len(view) > max_bytes:
-                        fitting = int(np.searchsorted(ends, max_bytes - written, side="right"))
-                        view = view[:int(ends[fitting - 1]) if fitting else 0]
-                        out.write(view)
-                        return rows + fitting, written + len(view), "bytes"
+    with adbc_driver_sqlite.connect(request["uri"]) as database, \
+            adbc_driver_manager.AdbcConnection(database) as connection, \
+            adbc_driver_manager.AdbcStatement(connection) as statement:
+        statement.set_options(**{"adbc.sqlite.query.batch_rows": str(request["batch_rows"])})
+        statement.set_sql_query(request["sql"])
+        stream, _ = statement.execute_query()
+        reader = pa.RecordBatchReader.from_stream(stream)
+        # closing(): the reading thread has ended before the statement closes, whatever happens.
+        with reader, closing(_prefetched(reader)) as batches, \
+                open(request["out"], "wb", buffering=0) as out:
+            out.write(header)
+            first = True
+            for batch in batches:
+                if batch.num_rows == 0:
+                    continue
+                if rows == max_rows:  # one more row after the cap: the cap cut the result
+                    truncated_by = "rows"
+                    break
+                batch = _checked(batch, kinds, checked, max_value_bytes, first)
+                first = False
+                if rows + batch.num_rows > max_rows:
+                    batch, truncated_by = batch.slice(0, max_rows - rows), "rows"
+                view, ends = record_bytes(format_batch(batch))
+                if max_bytes is not None and written + len(view) > max_bytes:
+                    fitting = int(np.searchsorted(ends, max_bytes - written, side="right"))
+                    view = view[:int(ends[fitting - 1]) if fitting else 0]
                     out.write(view)
-                    rows += batch.num_rows
-                    written += len(view)
-                    if truncated_by:
-                        break
-                return rows, written, truncated_by
-        finally:
-            cursor.close()
-    finally:
-        connection.close()
+                    return rows + fitting, written + len(view), "bytes"
+                out.write(view)
+                rows += batch.num_rows
+                written += len(view)
+                if truncated_by:
+                    break
+            return rows, written, truncated_by
 
 
 def _checked(batch: pa.RecordBatch, kinds: list[str], checked: bool, max_value_bytes: int,
@@ -139,7 +139,7 @@ def _checked(batch: pa.RecordBatch, kinds: list[str], checked: bool, max_value_b
     return batch
 
 
-def _prefetched(reader: pa.RecordBatchReader) -> Iterator[pa.RecordBatch]:
+def _prefetched(reader: pa.RecordBatchReader) -> Generator[pa.RecordBatch, None, None]:
     """``reader``'s batches, read one or two ahead in a thread (SQLite's stepping and Arrow's
     formatting then run at the same time). Stopping early leaves the thread to finish its
     current batch and end."""
