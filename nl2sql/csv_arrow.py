@@ -69,6 +69,10 @@ def column_text(column: pa.Array, *, single_column: bool = False) -> pa.Array:
         return pc.fill_null(_quoted(column, single_column), "")
     if pa.types.is_binary(kind) or pa.types.is_large_binary(kind):
         return pc.fill_null(_hex_text(column), "")
+    if pa.types.is_decimal(kind) and kind.scale >= 0:
+        return pc.fill_null(_decimal_text(column), "")
+    if pa.types.is_date32(kind):
+        return pc.fill_null(pc.cast(column, pa.string()), "")  # ISO 8601, as date.isoformat()
     raise UnsupportedColumn(f"column type {kind}")
 
 
@@ -91,6 +95,18 @@ def _float_text(column: pa.Array) -> pa.Array:
     where = pc.indices_nonzero(redo)
     values = pc.take(column, where).to_pylist()
     return pc.replace_with_mask(text, redo, pa.array([float_text(v) for v in values],
+                                                      type=pa.string()))
+
+
+def _decimal_text(column: pa.Array) -> pa.Array:
+    """Fixed point with every digit of the scale, as ``format(Decimal, "f")``: Arrow's text is
+    that except for values below 1e-6 in magnitude (zero too), which it writes as ``0E-10``."""
+    text = pc.cast(column, pa.string())
+    redo = pc.fill_null(pc.match_substring(text, "E"), False)
+    if not pc.any(redo).as_py():
+        return text
+    values = pc.filter(column, redo).to_pylist()
+    return pc.replace_with_mask(text, redo, pa.array([format(v, "f") for v in values],
                                                       type=pa.string()))
 
 

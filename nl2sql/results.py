@@ -11,6 +11,7 @@ sees, a CSV from one run beside the metadata of another. The CSV format is
 
 from __future__ import annotations
 
+import bisect
 import csv
 import errno
 import fcntl
@@ -256,6 +257,22 @@ class CsvResultWriter:
         if len(self.preview) < self.preview_limit:
             head = records[: min(kept, self.preview_limit - len(self.preview))]
             text = b"".join(bytes(r) for r in head).decode("utf-8", errors="replace")
+            self.preview.extend(row or [""] for row in csv.reader(io.StringIO(text, newline="")))
+        return kept
+
+    def write_csv_block(self, data: memoryview, ends: Sequence[int]) -> int:
+        """Records as one block of bytes with each record's end offset (a columnar path's
+        batch): written whole while they fit the byte budget; how many were written."""
+        kept = len(ends)
+        if kept and self.max_bytes is not None and \
+                self.bytes_written + int(ends[-1]) > self.max_bytes:
+            kept = bisect.bisect_right(ends, self.max_bytes - self.bytes_written)
+            data = data[:int(ends[kept - 1]) if kept else 0]
+        self._binary.write(data)
+        self.bytes_written += len(data)
+        if len(self.preview) < self.preview_limit and kept:
+            head = min(kept, self.preview_limit - len(self.preview))
+            text = bytes(data[:int(ends[head - 1])]).decode("utf-8", errors="replace")
             self.preview.extend(row or [""] for row in csv.reader(io.StringIO(text, newline="")))
         return kept
 

@@ -334,3 +334,43 @@ def test_the_wrapped_text_is_prepared_under_the_authorizer(numbers_ctx,
     assert result.row_count == 20_000
     assert not any("columnar export wrote" in r.getMessage() for r in caplog.records)
     assert any("does not compile" in r.getMessage() for r in caplog.records)
+
+
+# -- DuckDB: Arrow batches straight from the engine -----------------------------------------
+
+DUCKDB_TYPES = ("CREATE TABLE t (k INTEGER, i BIGINT, h HUGEINT, u UTINYINT, d DECIMAL(14, 2), "
+                "dd DECIMAL(38, 10), f DOUBLE, r FLOAT, b BOOLEAN, s VARCHAR, bl BLOB, "
+                "day DATE, id UUID); "
+                "INSERT INTO t SELECT k, k * 1000003 - 5000, k::HUGEINT * 170141183460469231, "
+                "k % 256, k / 7, k / 3.0, k * 0.1, k / 3, k % 3 = 0, "
+                "CASE k % 5 WHEN 0 THEN '' WHEN 1 THEN 'a,b' WHEN 2 THEN 'say \"hi\"' "
+                "WHEN 3 THEN NULL ELSE 'plain ' || k END, "
+                "CASE WHEN k % 4 = 0 THEN NULL ELSE encode('x' || k) END, "
+                "DATE '1999-12-31' + k::INTEGER, uuid() FROM range(5000) AS r(k); "
+                "INSERT INTO t VALUES (5000, NULL, NULL, NULL, NULL, NULL, 'inf', 'nan', NULL, "
+                "'\\.', '\\xff'::BLOB, NULL, NULL), "
+                "(5001, -9223372036854775808, -170141183460469231731687303715884105727, 255, "
+                "-0.01, 0, -0.0, 1e15, false, 'new\nline', '', DATE '0001-01-01', NULL)")
+
+
+def test_duckdb_arrow_export_writes_the_row_formatter_bytes(make_db, make_registry,
+                                                            tmp_path: Path) -> None:
+    import duckdb
+
+    db = make_db("duckdb", "duck", script=DUCKDB_TYPES)
+    ctx = OpsContext(make_registry(db.config))
+    save_db_info(DbSchemaExtractor(ctx.connection("duck")).extract("duck"), ctx.data_dir)
+    for number, sql in enumerate(("SELECT * FROM t ORDER BY k", "SELECT s FROM t ORDER BY k",
+                                  "SELECT d * 2 AS d2, f + r AS fr, day FROM t ORDER BY k")):
+        result = db_execute_sql_op(ctx, "duck", sql, output_file=f"duck{number}.csv")
+        copy = tmp_path / f"copy{number}.duckdb"  # a second connection needs its own file
+        copy.write_bytes(db.config.path.read_bytes())
+        with duckdb.connect(str(copy), read_only=True) as direct:
+            cursor = direct.execute(sql)
+            columns = [d[0] for d in cursor.description]
+            rows = cursor.fetchall()
+        formatter = CsvRowFormatter()
+        expected = formatter.header(columns) + "".join(formatter.records(rows))
+        written = (ctx.workspace / f"duck{number}.csv").read_text(encoding="utf-8")
+        assert written == expected, sql
+        assert result.row_count == 5002

@@ -182,6 +182,9 @@ class _BoundedCsvSink(_BoundedSink):
     def write_csv_records(self, records: Sequence[bytes]) -> None:
         self._kept(len(records), self.sink.write_csv_records(records))  # type: ignore[attr-defined]
 
+    def write_csv_block(self, data: memoryview, ends: Sequence[int]) -> None:
+        self._kept(len(ends), self.sink.write_csv_block(data, ends))  # type: ignore[attr-defined]
+
 
 class DbOperations(ABC):
     """Read-only runtime operations on one database, bounded in rows and time.
