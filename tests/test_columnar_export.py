@@ -39,6 +39,9 @@ COLUMNAR_LOGGER = "nl2sql.db.sqlite_columnar"
 def _small_switch(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     monkeypatch.setattr(sqlite_columnar, "SWITCH_ROWS", SWITCH)
     caplog.set_level(logging.DEBUG, logger=COLUMNAR_LOGGER)
+    # A query never waits for the worker to start (it goes on with its rows meanwhile): start
+    # it here so each test's first big result already finds it.
+    assert shared_worker().ready(timeout=60)
 
 
 def _context(path: Path, make_registry: Callable[..., object], **extra: object) -> OpsContext:
@@ -281,15 +284,16 @@ def test_time_limit_kills_a_stalled_columnar_export(numbers_ctx) -> None:
     ctx = numbers_ctx(query_timeout_seconds=2)
     stall = ("SELECT k FROM n UNION ALL SELECT count(*) FROM (WITH RECURSIVE r(y) AS "
              "(SELECT 1 UNION ALL SELECT y + 1 FROM r) SELECT y FROM r)")
-    db_execute_sql_op(ctx, "db", "SELECT * FROM n", output_file="warm.csv")  # worker started
     worker = shared_worker()
     before = worker._process
     assert before is not None and before.poll() is None
     with pytest.raises(QueryTimeoutError):
         db_execute_sql_op(ctx, "db", stall, output_file="stall.csv")
     assert before.poll() is not None  # killed, not left running
+    # The next big result does not wait for a new worker: its rows go on meanwhile.
     result = db_execute_sql_op(ctx, "db", "SELECT * FROM n ORDER BY k", output_file="next.csv")
     assert result.row_count == 20_000
+    assert worker.ready(timeout=60) and worker._process is not before
     _no_temp_files(ctx)
 
 

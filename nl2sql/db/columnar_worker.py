@@ -35,42 +35,58 @@ class WorkerTimeout(Exception):
 
 
 class ColumnarWorker:
-    """One child process, one export at a time; a caller that finds it busy uses its row path."""
+    """One child process, one export at a time. A caller that finds it busy, or not started
+    yet, uses its row path: a query never waits for the child to import Arrow (0.3 s, more on a
+    busy machine); the child is started then and serves the next big result."""
 
     def __init__(self) -> None:
         self._process: subprocess.Popen[bytes] | None = None
+        self._ready = False
         self._lock = threading.Lock()
 
     def run(self, request: dict[str, Any], deadline: float) -> dict[str, Any] | None:
-        """The child's reply to ``request``; ``None`` when another export is using the child.
-        Raises ``WorkerTimeout`` at ``deadline`` (``time.monotonic()``), after killing it."""
+        """The child's reply to ``request``; ``None`` when the child is busy with another export
+        or still starting. Raises ``WorkerTimeout`` at ``deadline`` (``time.monotonic()``), after
+        killing the child."""
         if not self._lock.acquire(blocking=False):
             return None
         try:
-            process = self._ensure_started()
-            assert process.stdin is not None and process.stdout is not None
+            if not self._started_and_ready(0):
+                return None
+            process = self._process
+            assert process is not None and process.stdin is not None
             try:
                 process.stdin.write(json.dumps(request).encode("utf-8") + b"\n")
                 process.stdin.flush()
-            except OSError:  # the child died since the last export: start a new one
+            except OSError:  # the child died since the last export: the next one starts anew
                 self._stop()
-                process = self._ensure_started()
-                assert process.stdin is not None and process.stdout is not None
-                process.stdin.write(json.dumps(request).encode("utf-8") + b"\n")
-                process.stdin.flush()
-            line = self._read_reply(process, deadline)
+                return None
+            line = self._read_line(process, deadline)
             return json.loads(line)
         finally:
             self._lock.release()
 
-    def _read_reply(self, process: subprocess.Popen[bytes], deadline: float) -> bytes:
+    def ready(self, timeout: float) -> bool:
+        """Start the child if needed and wait up to ``timeout`` s for it to be ready."""
+        with self._lock:
+            return self._started_and_ready(timeout)
+
+    def _started_and_ready(self, timeout: float) -> bool:
+        process = self._ensure_started()
+        if not self._ready:
+            try:  # the child says "ready" once its imports are done
+                self._ready = self._read_line(process, time.monotonic() + timeout) == b"ready\n"
+            except WorkerTimeout:
+                return False
+        return self._ready
+
+    def _read_line(self, process: subprocess.Popen[bytes], deadline: float) -> bytes:
+        """The child's next line; at ``deadline`` the child is killed (``WorkerTimeout``),
+        unless it is only starting (then it goes on starting)."""
         assert process.stdout is not None
         stdout = process.stdout
         while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                self._stop()
-                raise WorkerTimeout
+            remaining = max(0.0, deadline - time.monotonic())
             ready, _, _ = select.select([stdout], [], [], remaining)
             if ready:
                 line = stdout.readline()
@@ -79,10 +95,16 @@ class ColumnarWorker:
                     self._stop()
                     raise RuntimeError(f"the columnar export process ended (exit code {code})")
                 return line
+            if time.monotonic() >= deadline:
+                if self._ready:  # an export ran out of time; a starting child goes on
+                    self._stop()
+                raise WorkerTimeout
 
     def _ensure_started(self) -> subprocess.Popen[bytes]:
         if self._process is not None and self._process.poll() is None:
             return self._process
+        self._stop()
+        self._ready = False
         package_root = str(Path(__file__).resolve().parents[2])
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(
@@ -94,7 +116,7 @@ class ColumnarWorker:
         return self._process
 
     def _stop(self) -> None:
-        process, self._process = self._process, None
+        process, self._process, self._ready = self._process, None, False
         if process is None:
             return
         process.kill()
@@ -130,8 +152,11 @@ def _serve() -> None:
     """The child: answer requests until stdin closes."""
     protocol = sys.stdout.buffer
     sys.stdout = sys.stderr  # nothing but replies may reach the protocol stream
-    from nl2sql.db.sqlite_arrow_export import export
+    from nl2sql.db.sqlite_arrow_export import export, warm_up
 
+    warm_up()
+    protocol.write(b"ready\n")
+    protocol.flush()
     for line in sys.stdin.buffer:
         if not line.strip():
             continue

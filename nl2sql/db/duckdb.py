@@ -256,10 +256,11 @@ class DuckdbOperations(DbOperations):
 
         names = ", ".join(f"c{i}" for i in range(len(columns)))
         body = query.rstrip().rstrip(";")
-        raw.execute(f"SELECT * FROM (\n{body}\n) AS nl2sql_result({names}) "
-                    f"LIMIT {max_rows + 1}")
-        # DuckDB 2 names it to_arrow_reader; 1.x fetch_record_batch.
-        reader = getattr(raw, "to_arrow_reader", None) or raw.fetch_record_batch
+        relation = raw.sql(f"SELECT * FROM (\n{body}\n) AS nl2sql_result({names}) "
+                           f"LIMIT {max_rows + 1}")
+        # The relation's reader (a DB-API result's makes an extra copy of the rows); DuckDB 2
+        # calls it to_arrow_reader, 1.x fetch_arrow_reader.
+        reader = getattr(relation, "to_arrow_reader", None) or relation.fetch_arrow_reader
         reader = reader(_ARROW_BATCH_ROWS)
         sink.begin(columns)
         count, truncated = 0, False
