@@ -43,6 +43,8 @@ class ColumnarWorker:
         self._process: subprocess.Popen[bytes] | None = None
         self._ready = False
         self._lock = threading.Lock()
+        #: The SQLite library version the child's driver runs (told when it is ready).
+        self.sqlite_version: str | None = None
 
     def run(self, request: dict[str, Any], deadline: float) -> dict[str, Any] | None:
         """The child's reply to ``request``; ``None`` when the child is busy with another export
@@ -67,17 +69,25 @@ class ColumnarWorker:
             self._lock.release()
 
     def ready(self, timeout: float) -> bool:
-        """Start the child if needed and wait up to ``timeout`` s for it to be ready."""
-        with self._lock:
+        """Start the child if needed and wait up to ``timeout`` s for it to be ready (and free:
+        ``False`` while another export is using it)."""
+        if not self._lock.acquire(timeout=timeout) if timeout > 0 else \
+                not self._lock.acquire(blocking=False):
+            return False
+        try:
             return self._started_and_ready(timeout)
+        finally:
+            self._lock.release()
 
     def _started_and_ready(self, timeout: float) -> bool:
         process = self._ensure_started()
         if not self._ready:
-            try:  # the child says "ready" once its imports are done
-                self._ready = self._read_line(process, time.monotonic() + timeout) == b"ready\n"
+            try:  # the child says "ready <sqlite version>" once its imports are done
+                words = self._read_line(process, time.monotonic() + timeout).split()
             except WorkerTimeout:
                 return False
+            self._ready = len(words) == 2 and words[0] == b"ready"
+            self.sqlite_version = words[1].decode("ascii") if self._ready else None
         return self._ready
 
     def _read_line(self, process: subprocess.Popen[bytes], deadline: float) -> bytes:
@@ -154,8 +164,8 @@ def _serve() -> None:
     sys.stdout = sys.stderr  # nothing but replies may reach the protocol stream
     from nl2sql.db.sqlite_arrow_export import export, warm_up
 
-    warm_up()
-    protocol.write(b"ready\n")
+    version = warm_up()
+    protocol.write(f"ready {version}\n".encode("ascii"))
     protocol.flush()
     for line in sys.stdin.buffer:
         if not line.strip():

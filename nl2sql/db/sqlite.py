@@ -216,7 +216,9 @@ class SqliteOperations(DbOperations):
         return ColumnarTakeOver(raw, self.connection.read_only_uri, sql, sink,  # type: ignore[arg-type]
                                 writer, columns, max_rows=max_rows,  # type: ignore[arg-type]
                                 max_value_bytes=self.connection.config.max_value_bytes,
-                                value_too_big=self._value_too_big_error)
+                                value_too_big=self._value_too_big_error,
+                                tables={table.name: [c.name for c in table.columns]
+                                        for table in self.db_info.tables})
 
     def _translate(self, exc: BaseException | None, timeout: float) -> Exception:
         message = str(exc).strip().splitlines()[0] if exc else "unknown error"

@@ -52,13 +52,20 @@ class ValueTooBig(Exception):
     """A value is larger than ``max_value_bytes`` (the row path's ``SQLITE_LIMIT_LENGTH``)."""
 
 
-def warm_up() -> None:
+def warm_up() -> str:
     """Import the driver and initialise Arrow's compute kernels (their first call costs ~0.1 s
-    and ~47 MB) before the first request."""
-    import adbc_driver_manager  # noqa: F401
-    import adbc_driver_sqlite  # noqa: F401
+    and ~47 MB) before the first request; the driver's SQLite version."""
+    import adbc_driver_manager
+    import adbc_driver_sqlite
 
     format_batch(pa.record_batch({"i": [1], "f": [0.5], "s": ["a,b"], "b": [b"x"]}))
+    with adbc_driver_sqlite.connect(":memory:") as database, \
+            adbc_driver_manager.AdbcConnection(database) as connection, \
+            adbc_driver_manager.AdbcStatement(connection) as statement:
+        statement.set_sql_query("SELECT sqlite_version()")
+        stream, _ = statement.execute_query()
+        with pa.RecordBatchReader.from_stream(stream) as reader:
+            return str(reader.read_all().column(0)[0])
 
 
 def export(request: dict[str, Any]) -> dict[str, Any]:

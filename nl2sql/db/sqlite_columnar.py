@@ -50,6 +50,7 @@ _MIN_BATCH_ROWS = 64
 _BATCH_BYTES = 4 << 20
 _NONE = type(None)
 _available: bool | None = None
+_NEUTRAL_NODES: tuple[type, ...] = ()
 
 
 def columnar_available() -> bool:
@@ -79,28 +80,129 @@ def column_kind(types: set[type]) -> str | None:
     return None
 
 
-def checked_sql(sql: str, kinds: Sequence[str]) -> tuple[str, bool]:
-    """The text the worker runs: ``sql`` itself, or, when there are text, blob or float columns,
-    ``sql`` with one more column that is 1 while every such value is one ADBC hands over as the
-    row path would write it: text (resp. blob) or NULL; in a float column, a real or a number
-    below 1e15 (from there an integer is written differently from a float, and ADBC turns
-    integers into floats). Comparisons first (SQLite orders NULL < numbers < text < blob), the
-    ``typeof()`` call only for the rare big number."""
-    checks = []
-    for index, kind in enumerate(kinds):
+def version_neutral(sql: str) -> bool:
+    """The query reads stored values, compares them and does arithmetic, nothing more: no
+    function, cast, ``||``, LIKE/GLOB or window, no float literal. Such a query gives the same rows
+    on any SQLite 3 version. Others may not: e.g. turning a float into text (a CAST, ``||``, a
+    text function, a float compared with a TEXT column) writes ``1.0e+15`` with SQLite 3.40 and
+    ``1000000000000000.0`` with 3.53, so they stay on the row path when the ADBC driver's
+    SQLite is another version than Python's."""
+    global _NEUTRAL_NODES
+    from sqlglot import exp, parse_one
+
+    _NEUTRAL_NODES = _NEUTRAL_NODES or _neutral_nodes()
+    try:
+        tree = parse_one(sql, read="sqlite")
+    except Exception:  # noqa: BLE001
+        return False
+    for node in tree.walk():
+        if not isinstance(node, _NEUTRAL_NODES):
+            return False
+        if isinstance(node, exp.Literal) and not node.is_string and not node.this.isdigit():
+            return False
+    return True
+
+
+def _neutral_nodes() -> tuple[type, ...]:
+    from sqlglot import exp
+
+    return (exp.Select, exp.Star, exp.Column, exp.Identifier, exp.Table, exp.TableAlias,
+            exp.Alias, exp.From, exp.Join, exp.Where, exp.Order, exp.Ordered, exp.Limit,
+            exp.Offset, exp.Group, exp.Distinct, exp.Paren, exp.Literal, exp.Null,
+            exp.Boolean, exp.Neg, exp.And, exp.Or, exp.Not, exp.Is, exp.EQ, exp.NEQ, exp.GT,
+            exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between, exp.Tuple, exp.Subquery,
+            exp.Union, exp.Intersect, exp.Except, exp.Add, exp.Sub, exp.Mul, exp.Div,
+            exp.Mod)
+
+
+def affinity(declared: str) -> str:
+    """SQLite's column affinity for a declared type (the rules of "Datatypes In SQLite", 3.1)."""
+    text = declared.upper()
+    if "INT" in text:
+        return "integer"
+    if any(word in text for word in ("CHAR", "CLOB", "TEXT")):
+        return "text"
+    if "BLOB" in text or not text.strip():
+        return "blob"
+    if any(word in text for word in ("REAL", "FLOA", "DOUB")):
+        return "real"
+    return "numeric"
+
+
+def column_affinities(raw: sqlite3.Connection, sql: str, tables: dict[str, list[str]],
+                      count: int) -> list[str | None]:
+    """The affinity of each result column that is a plain column of a table (not a view, not
+    an expression), else ``None``; all ``None`` when the query is not one plain SELECT.
+
+    An affinity is a promise about every stored value: a TEXT column holds no number (SQLite
+    turns numbers into text on insert), a REAL column no integer. It spares the check column
+    those tests (``checked_sql``), which cost as much as reading the rows. ``tables`` (from the
+    cached schema) lets sqlglot expand ``*``; the declared types come from the file itself."""
+    from sqlglot import exp, parse_one
+    from sqlglot.optimizer.qualify import qualify
+    from sqlglot.optimizer.scope import build_scope
+
+    unknown: list[str | None] = [None] * count
+    try:
+        schema = {name: {column: "TEXT" for column in columns}
+                  for name, columns in tables.items()}
+        tree = qualify(parse_one(sql, read="sqlite"), schema=schema, dialect="sqlite",
+                       validate_qualify_columns=False)
+        scope = build_scope(tree)
+        if not isinstance(tree, exp.Select) or scope is None or len(tree.expressions) != count:
+            return unknown
+        origins: list[tuple[str, str] | None] = []
+        for projection in tree.expressions:
+            column = projection.this if isinstance(projection, exp.Alias) else projection
+            source = scope.sources.get(column.table) if isinstance(column, exp.Column) else None
+            origins.append((source.name, column.name) if isinstance(source, exp.Table)
+                           and not source.args.get("db") else None)
+        declared: dict[str, dict[str, str]] = {}
+        for table in {origin[0] for origin in origins if origin}:
+            kind = raw.execute("SELECT type FROM sqlite_schema WHERE name = ? COLLATE NOCASE",
+                               (table,)).fetchone()
+            if kind and kind[0] == "table":
+                declared[table] = {name.lower(): decl or "" for name, decl in raw.execute(
+                    "SELECT name, type FROM pragma_table_info(?)", (table,))}
+        return [affinity(declared[table][column.lower()])
+                if origin and (table := origin[0]) in declared
+                and (column := origin[1]).lower() in declared[table] else None
+                for origin in origins]
+    except Exception as exc:  # noqa: BLE001 - no promise then: every column is checked
+        logger.debug("column origins unknown (%s): every value is checked", exc)
+        return unknown
+
+
+def checked_sql(sql: str, kinds: Sequence[str],
+                affinities: Sequence[str | None] | None = None) -> tuple[str, bool]:
+    """The text the worker runs: ``sql`` itself, or ``sql`` with one more column that is 1 while
+    every value is one ADBC hands over as the row path would write it, where ADBC could convert
+    silently: in a text column only text (a blob or a float would be converted to text), in a
+    blob column only blobs; in a float column no integer from 1e15 on (the row path writes its
+    digits, ADBC made it a float: ``1e+15``). NULL is always fine; integer columns need no
+    test (ADBC refuses any other value there). A column's affinity drops the tests it makes
+    true (``column_affinities``). Comparisons, not ``typeof()``: SQLite orders NULL < numbers <
+    text < blob; the ``typeof()`` call runs only for a big number."""
+    affinities = affinities or [None] * len(kinds)
+    full, not_blob = [], []
+    for index, (kind, column_affinity) in enumerate(zip(kinds, affinities)):
         name = f"c{index}"
-        if kind == "text":
-            checks.append(f"({name} IS NULL OR ({name} >= '' AND {name} < x''))")
+        if kind == "text" and column_affinity == "text":
+            not_blob.append(f"{name} < x''")  # NULL for NULL: folded by coalesce below
+        elif kind == "text":
+            full.append(f"({name} IS NULL OR ({name} >= '' AND {name} < x''))")
         elif kind == "blob":
-            checks.append(f"({name} IS NULL OR {name} >= x'')")
-        elif kind == "float":
-            checks.append(f"({name} IS NULL OR ({name} > -1e15 AND {name} < 1e15) "
-                          f"OR typeof({name}) = 'real')")
-    if not checks:
+            full.append(f"({name} IS NULL OR {name} >= x'')")
+        elif kind == "float" and column_affinity != "real":
+            full.append(f"({name} IS NULL OR ({name} > -1e15 AND {name} < 1e15) "
+                        f"OR typeof({name}) = 'real')")
+    if not_blob:
+        full.insert(0, f"coalesce({' AND '.join(not_blob)}, 1)")
+    if not full:
         return sql, False
     names = ", ".join(f"c{index}" for index in range(len(kinds)))
     return (f"WITH nl2sql_checked({names}) AS (\n{sql}\n)\n"
-            f"SELECT {names}, {' AND '.join(checks)} FROM nl2sql_checked"), True
+            f"SELECT {names}, {' AND '.join(full)} FROM nl2sql_checked"), True
 
 
 class ColumnarTakeOver:
@@ -108,8 +210,10 @@ class ColumnarTakeOver:
 
     def __init__(self, raw: sqlite3.Connection, uri: str, sql: str, sink: _BoundedSink,
                  writer: CsvResultWriter, columns: list[str], *, max_rows: int,
-                 max_value_bytes: int, value_too_big: Callable[[], Exception]) -> None:
+                 max_value_bytes: int, value_too_big: Callable[[], Exception],
+                 tables: dict[str, list[str]]) -> None:
         self.raw = raw
+        self.tables = tables
         self.uri = uri
         self.max_value_bytes = max_value_bytes
         self.value_too_big = value_too_big
@@ -139,7 +243,16 @@ class ColumnarTakeOver:
         if None in kinds:
             logger.debug("columnar export skipped: a column mixes storage classes")
             return None
-        sql, checked = checked_sql(self.sql, kinds)  # type: ignore[arg-type]
+        worker = shared_worker()
+        if not worker.ready(timeout=0):
+            return None  # starting (or another export is using it): the rows go on
+        if worker.sqlite_version != sqlite3.sqlite_version and not version_neutral(self.sql):
+            logger.debug("columnar export skipped: SQLite %s here, %s in the ADBC driver, and "
+                         "the query computes values", sqlite3.sqlite_version,
+                         worker.sqlite_version)
+            return None
+        affinities = column_affinities(self.raw, self.sql, self.tables, len(kinds))
+        sql, checked = checked_sql(self.sql, kinds, affinities)  # type: ignore[arg-type]
         if checked and not self._compiles_guarded(sql):
             return None
         header = CsvRowFormatter().header(self.columns)
@@ -155,7 +268,7 @@ class ColumnarTakeOver:
         }
         adopted = False
         try:
-            reply = shared_worker().run(request, self.sink.deadline)
+            reply = worker.run(request, self.sink.deadline)
             if reply is None:
                 return None  # another big export is using the worker: stay on the row path
             status = reply["status"]
