@@ -294,13 +294,9 @@ class CsvResultWriter:
     # -- a whole result written by another process (the columnar export) ----------------------
     def sibling_temp_file(self) -> Path:
         """A new empty temporary file beside the result, for another writer to fill."""
-        fd, tmp = tempfile.mkstemp(dir=self.csv_path.parent, prefix=f".{self.csv_path.name}.",
-                                   suffix=".tmp")
-        try:
-            os.fchmod(fd, default_file_mode())
-        finally:
-            os.close(fd)
-        return Path(tmp)
+        fd, tmp = create_temporary(self.csv_path)
+        os.close(fd)
+        return tmp
 
     def adopt_file(self, path: Path, bytes_written: int) -> None:
         """Make ``path`` (a whole result with its header, from ``sibling_temp_file``) this
