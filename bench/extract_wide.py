@@ -34,7 +34,7 @@ from nl2sql.inspection import DbSchemaExtractor
 HOST = os.environ.get("NL2SQL_TEST_PG_HOST", "127.0.0.1")
 PORT = int(os.environ.get("NL2SQL_TEST_PG_PORT", "5432"))
 USER = os.environ.get("NL2SQL_TEST_PG_USER", "postgres")
-TARGET_RATIO = 1.5
+TARGET_RATIO = 1.0  # issue 14: extraction keeps pace with pg_dump (measured at 5,000 tables)
 SETUP_BATCH = 250
 
 
@@ -97,6 +97,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--profile", action="store_true",
                         help="print the top cProfile entries of one extraction")
+    parser.add_argument("--target", type=float, default=TARGET_RATIO,
+                        help=f"exit 1 above this ratio (default {TARGET_RATIO})")
     args = parser.parse_args(argv)
     if shutil.which("pg_dump") is None:
         print("pg_dump is not on PATH; install the PostgreSQL client tools.", file=sys.stderr)
@@ -132,9 +134,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'what':<32}{'seconds':>10}")
     print(f"{'DbSchemaExtractor.extract':<32}{extract_s:>10.3f}")
     print(f"{'pg_dump --schema-only':<32}{dump_s:>10.3f}")
-    verdict = "OK" if ratio <= TARGET_RATIO else "TOO SLOW"
-    print(f"{'ratio extract / pg_dump':<32}{ratio:>10.2f}  (target <= {TARGET_RATIO}: {verdict})")
-    return 0 if ratio <= TARGET_RATIO else 1
+    verdict = "OK" if ratio <= args.target else "TOO SLOW"
+    load = os.getloadavg()
+    print(f"{'ratio extract / pg_dump':<32}{ratio:>10.2f}  (target <= {args.target}: {verdict}); "
+          f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    return 0 if ratio <= args.target else 1
 
 
 if __name__ == "__main__":

@@ -284,8 +284,7 @@ class DbSchemaInspector(ABC):
         # A wide schema has few distinct types: compile each once (same class, same
         # attributes: same text; attributes that are objects compare by identity).
         try:
-            key: Any = (type(type_), tuple(sorted(vars(type_).items(),
-                                                  key=lambda item: item[0])))
+            key: Any = (type(type_), tuple(vars(type_).items()))
             compiled = self._compiled_types.get(key)
         except TypeError:  # an unhashable attribute (a list of enum labels): no caching
             key, compiled = None, None
