@@ -42,6 +42,7 @@ METADATA_SUFFIX = ".metadata.json"
 #: temporary ``.{name}.XXXXXXXX.tmp`` and the ``.metadata.json`` sibling need room.
 MAX_NAME_BYTES = 200
 #: One path part of ASCII letters, digits, ``_``, ``-`` and ``.``, not starting with a dot.
+_WORD = re.compile(r"[a-z0-9]+")
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*\Z")
 
 logger = logging.getLogger(__name__)
@@ -103,7 +104,7 @@ def resolve_workspace_path(workspace: Path, name: str, *, must_exist: bool = Fal
 def safe_name_from_query(query: str, *, max_slug: int = 40) -> str:
     """A readable, stable file stem: a slug of the query plus a short hash of its full text."""
     slug = ""
-    for word in re.findall(r"[a-z0-9]+", query.lower()):
+    for word in _WORD.findall(query.lower()):
         if len(slug) + len(word) + 1 > max_slug:
             break
         slug = f"{slug}_{word}" if slug else word

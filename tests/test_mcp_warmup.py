@@ -28,7 +28,8 @@ def test_warm_up_opens_a_pooled_connection_per_database(tmp_path: Path) -> None:
         assert guard._cached_verdict.cache_info().currsize >= 1
         from nl2sql.models import DbInfo
         from nl2sql.operations.queries import QueryResult
-        assert DbInfo.__pydantic_complete__ and QueryResult.__pydantic_complete__
+        from nl2sql.results import ResultMetadata
+        assert all(m.__pydantic_complete__ for m in (DbInfo, QueryResult, ResultMetadata))
     finally:
         ctx.close()
 

@@ -39,18 +39,19 @@ def warm_up(ctx: OpsContext) -> None:
         import nl2sql.db.factory  # noqa: F401
         from nl2sql.models import DbInfo
         from nl2sql.operations.queries import QueryResult
+        from nl2sql.results import ResultMetadata
         from nl2sql.sql_guard import validate_read_only
 
         # The result models are built on first use (pydantic defer_build, kept out of the
         # start-up): build the query path's now (~10 ms), not in the first call.
-        for model in (QueryResult, DbInfo):
+        for model in (ResultMetadata, QueryResult, DbInfo):
             model.model_rebuild()
     except Exception as exc:  # noqa: BLE001 (never fatal: the first call imports them again)
         logger.debug("warm-up: imports failed: %s", exc)
         return
     for db_id in ctx.configs.ids()[:WARM_DATABASES]:
         try:
-            connection = ctx.connection(db_id)
+            connection = ctx.query_operations(db_id).connection  # and the operations object
             validate_read_only("SELECT 1", connection.sqlglot_dialect)
             with connection.connect():  # the pool keeps it for the first call
                 pass
