@@ -31,6 +31,15 @@ class UnsupportedColumn(Exception):
     """A column this formatter cannot write byte-for-byte like the row path."""
 
 
+def writes(kind: pa.DataType) -> bool:
+    """Whether ``column_text`` writes a column of this Arrow type (else ``UnsupportedColumn``)."""
+    return (pa.types.is_null(kind) or pa.types.is_integer(kind) or pa.types.is_floating(kind)
+            or pa.types.is_boolean(kind) or pa.types.is_string(kind)
+            or pa.types.is_large_string(kind) or pa.types.is_binary(kind)
+            or pa.types.is_large_binary(kind) or pa.types.is_date32(kind)
+            or (pa.types.is_decimal(kind) and kind.scale >= 0))
+
+
 def format_batch(batch: pa.RecordBatch) -> pa.Array:
     """One string per row: the row's CSV record, line end included."""
     single = batch.num_columns == 1

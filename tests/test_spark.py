@@ -325,3 +325,36 @@ def load_db_info_stub(db_id: str):  # noqa: ANN201
     from nl2sql.models import DbInfo
 
     return DbInfo(db_id=db_id, db_type="spark")
+
+
+@pytest.mark.spark
+def test_arrow_batches_write_the_row_formatter_bytes(
+        chinook_cfg: DbConnectionConfig, chinook_info, spark_server, tmp_path: Path) -> None:  # noqa: ANN001
+    """Spark's Arrow batches go through nl2sql.csv_arrow when every column type allows it: the
+    file is the one the row formatter writes for the same values."""
+    from nl2sql.csv_arrow import writes
+    from nl2sql.csv_dialect import CsvRowFormatter
+
+    select = ("SELECT InvoiceLineId, CAST(UnitPrice AS DOUBLE) / 3 AS third, UnitPrice, "
+              "Quantity > 1 AS many, CAST(NULL AS STRING) AS nothing, "
+              "CASE WHEN InvoiceLineId % 3 = 0 THEN 'a,b' WHEN InvoiceLineId % 3 = 1 THEN '' "
+              "ELSE 'say \"hi\"' END AS txt, DATE '2024-01-31' AS day, "
+              "CAST('ab' AS BINARY) AS raw FROM {}invoiceline ORDER BY InvoiceLineId")
+    ops = create_operations(create_connection(chinook_cfg), chinook_info)
+    writer = CsvResultWriter(tmp_path / "typed.csv")
+    stats = ops.execute_select_query(select.format(""), writer)
+    writer._close()
+    written = writer._tmp.read_text(encoding="utf-8")
+    writer.discard()
+    session = spark_server.session()
+    try:
+        frame = session.sql(select.format("chinook."))
+        schema = frame.toArrow().schema
+        rows = [tuple(row) for row in frame.collect()]
+    finally:
+        session.stop()
+    assert all(writes(field.type) for field in schema)  # so the Arrow path wrote it
+    formatter = CsvRowFormatter()
+    assert written == formatter.header(schema.names) + "".join(formatter.records(rows))
+    assert stats.row_count == 2240
+    ops.connection.dispose()

@@ -264,6 +264,23 @@ def python_values(column: Any) -> list[Any]:
     return column.to_pylist()
 
 
+def _arrow_csv_writer(sink: ResultSink, schema: Any) -> Any:
+    """A function writing one record batch as CSV through ``nl2sql.csv_arrow`` into ``sink``,
+    or ``False`` when the sink takes no CSV blocks or a column type needs the row path (zoned
+    timestamps, nested types...)."""
+    from nl2sql.csv_arrow import format_batch, record_bytes, writes
+
+    if not hasattr(getattr(sink, "sink", sink), "write_csv_block") \
+            or not all(writes(field.type) for field in schema):
+        return False
+
+    def write(batch: Any) -> None:
+        if batch.num_rows:
+            sink.write_csv_block(*record_bytes(format_batch(batch)))  # type: ignore[attr-defined]
+
+    return write
+
+
 class SparkOperations(DbOperations):
     connection: SparkConnection
 
@@ -294,6 +311,7 @@ class SparkOperations(DbOperations):
         plan = df._plan.to_proto(session.client)
         columns: list[str] | None = None
         count, size, truncated = 0, 0, False
+        arrow_csv: Any = None  # decided on the first batch: a writer, or False
         batches = session.client.to_table_as_iterator(plan, {})
         try:
             for item in batches:
@@ -313,8 +331,14 @@ class SparkOperations(DbOperations):
                     item, truncated = item.slice(0, max_rows - count), True
                 size += item.nbytes
                 if item.num_rows:
-                    for start in range(0, item.num_rows, self.batch_size):
-                        sink.write_rows(arrow_rows(item.slice(start, self.batch_size)))
+                    if arrow_csv is None:
+                        arrow_csv = _arrow_csv_writer(sink, item.schema)
+                    if arrow_csv:  # CSV text from Arrow kernels, no Python value per cell
+                        for batch in item.to_batches() if hasattr(item, "to_batches") else [item]:
+                            arrow_csv(batch)
+                    else:
+                        for start in range(0, item.num_rows, self.batch_size):
+                            sink.write_rows(arrow_rows(item.slice(start, self.batch_size)))
                     count += item.num_rows
                 if truncated or size > self.max_result_bytes:
                     truncated = True
