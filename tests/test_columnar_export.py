@@ -431,3 +431,18 @@ def test_duckdb_arrow_export_writes_the_row_formatter_bytes(make_db, make_regist
         written = (ctx.workspace / f"duck{number}.csv").read_text(encoding="utf-8")
         assert written == expected, sql
         assert result.row_count == 5002
+
+
+def test_a_worker_that_cannot_start_leaves_the_row_path(numbers_ctx,
+                                                        monkeypatch: pytest.MonkeyPatch,
+                                                        caplog: pytest.LogCaptureFixture) -> None:
+    from nl2sql.db import columnar_worker
+
+    monkeypatch.setattr(columnar_worker, "_worker", columnar_worker.ColumnarWorker())
+    monkeypatch.setattr(columnar_worker.sys, "executable", "/nonexistent/python")
+    ctx = numbers_ctx()
+    for name in ("a.csv", "b.csv"):
+        result = db_execute_sql_op(ctx, "db", "SELECT * FROM n ORDER BY k", output_file=name)
+        assert result.row_count == 20_000
+    warnings = [r for r in caplog.records if "cannot start" in r.getMessage()]
+    assert len(warnings) == 1  # said once, not tried again on every result

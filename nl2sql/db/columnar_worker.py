@@ -45,6 +45,7 @@ class ColumnarWorker:
         self._lock = threading.Lock()
         #: The SQLite library version the child's driver runs (told when it is ready).
         self.sqlite_version: str | None = None
+        self._cannot_start = False
 
     def run(self, request: dict[str, Any], deadline: float) -> dict[str, Any] | None:
         """The child's reply to ``request``; ``None`` when the child is busy with another export
@@ -80,7 +81,14 @@ class ColumnarWorker:
             self._lock.release()
 
     def _started_and_ready(self, timeout: float) -> bool:
-        process = self._ensure_started()
+        if self._cannot_start:
+            return False
+        try:
+            process = self._ensure_started()
+        except OSError as exc:  # no usable interpreter (an embedded Python...): rows only
+            self._cannot_start = True
+            logger.warning("columnar export off: its worker process cannot start (%s)", exc)
+            return False
         if not self._ready:
             try:  # the child says "ready <sqlite version>" once its imports are done
                 words = self._read_line(process, time.monotonic() + timeout).split()

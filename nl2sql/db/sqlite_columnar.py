@@ -244,8 +244,12 @@ class ColumnarTakeOver:
             logger.debug("columnar export skipped: a column mixes storage classes")
             return None
         worker = shared_worker()
-        if not worker.ready(timeout=0):
-            return None  # starting (or another export is using it): the rows go on
+        try:
+            if not worker.ready(timeout=0):
+                return None  # starting (or another export is using it): the rows go on
+        except RuntimeError as exc:  # the child died while starting: rows, and a new one later
+            logger.warning("columnar export worker failed to start: %s", exc)
+            return None
         if worker.sqlite_version != sqlite3.sqlite_version and not version_neutral(self.sql):
             logger.debug("columnar export skipped: SQLite %s here, %s in the ADBC driver, and "
                          "the query computes values", sqlite3.sqlite_version,
