@@ -5,7 +5,8 @@ Builds a table of N rows (a SQLite file and a throwaway PostgreSQL database; int
 commas and quotes, real/numeric, date), then for each backend alternates the native export and
 ours (best of ``--repeat``). Each of ours runs in a child process that exports twice, like a
 server's life: the first export starts the columnar worker process and, not waiting for it,
-goes on on the row path (reported as "1st"); the second, the one compared, finds it ready. The child reports its peak RSS (``VmHWM``), the worker's, and
+goes on on the row path until the worker is up, then hands over (reported as "1st"); the
+second, the one compared, finds it ready. The child reports its peak RSS (``VmHWM``), the worker's, and
 its RSS after imports and set-up (the baseline).
 
     .venv/bin/python bench/export_csv.py [--rows 1000000 3000000] [--rss-rows 5000000] [--repeat 3]

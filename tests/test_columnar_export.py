@@ -446,3 +446,40 @@ def test_a_worker_that_cannot_start_leaves_the_row_path(numbers_ctx,
         assert result.row_count == 20_000
     warnings = [r for r in caplog.records if "cannot start" in r.getMessage()]
     assert len(warnings) == 1  # said once, not tried again on every result
+
+
+def test_the_first_big_result_moves_to_the_worker_once_it_is_up(
+        numbers_ctx, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """No worker yet: the rows start, the worker starts beside them, and the result moves to it
+    once it is ready (not only the next result)."""
+    from nl2sql.db import columnar_worker
+
+    monkeypatch.setattr(columnar_worker, "_worker", columnar_worker.ColumnarWorker())
+    ctx = numbers_ctx(max_rows=2_000_000)
+    result = db_execute_sql_op(ctx, "db", "SELECT a.k, b.label FROM n a, n b", output_file="x.csv")
+    assert result.row_count == 2_000_000 and result.truncated
+    assert any("columnar export wrote 2000000 rows" in r.getMessage() for r in caplog.records)
+    columnar_worker._worker.close()
+
+
+def test_an_idle_worker_exits_and_a_new_one_serves_later(numbers_ctx,
+                                                         monkeypatch: pytest.MonkeyPatch,
+                                                         caplog: pytest.LogCaptureFixture) -> None:
+    import time
+
+    from nl2sql.db import columnar_worker
+
+    monkeypatch.setenv("NL2SQL_COLUMNAR_IDLE_SECONDS", "1")
+    monkeypatch.setattr(columnar_worker, "_worker", columnar_worker.ColumnarWorker())
+    worker = columnar_worker.shared_worker()
+    assert worker.ready(timeout=60)
+    first = worker._process
+    deadline = time.monotonic() + 30
+    while first.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert first.poll() == 0  # left on its own, cleanly
+    ctx = numbers_ctx()
+    result = db_execute_sql_op(ctx, "db", "SELECT * FROM n ORDER BY k", output_file="a.csv")
+    assert result.row_count == 20_000  # on the rows while a new worker starts
+    assert worker.ready(timeout=60) and worker._process is not first
+    worker.close()

@@ -30,14 +30,19 @@ from typing import Any
 logger = logging.getLogger(__name__)
 
 
+#: A child with no export for this long exits (its ~120 MB back to the system).
+_IDLE_SECONDS = 600.0
+
+
 class WorkerTimeout(Exception):
     """The export did not finish before the deadline; the child was killed."""
 
 
 class ColumnarWorker:
-    """One child process, one export at a time. A caller that finds it busy, or not started
-    yet, uses its row path: a query never waits for the child to import Arrow (0.3 s, more on a
-    busy machine); the child is started then and serves the next big result."""
+    """One child process, one export at a time. A caller that finds it busy, or still
+    starting, goes on with its row path and asks again at its next batch: a query never waits
+    for the child to import Arrow (0.3 s, more on a busy machine), and a big result still moves
+    to the child once it is up."""
 
     def __init__(self) -> None:
         self._process: subprocess.Popen[bytes] | None = None
@@ -175,7 +180,15 @@ def _serve() -> None:
     version = warm_up()
     protocol.write(f"ready {version}\n".encode("ascii"))
     protocol.flush()
-    for line in sys.stdin.buffer:
+    requests = sys.stdin.buffer
+    idle = float(os.environ.get("NL2SQL_COLUMNAR_IDLE_SECONDS", _IDLE_SECONDS))
+    while True:
+        # One request at a time, so nothing is left in the buffer between two: select sees all.
+        if not select.select([requests], [], [], idle)[0]:
+            return  # idle: give the memory back; the parent starts a new child when needed
+        line = requests.readline()
+        if not line:
+            return  # the parent closed the pipe (it ended)
         if not line.strip():
             continue
         reply = export(json.loads(line))

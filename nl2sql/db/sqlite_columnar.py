@@ -228,11 +228,12 @@ class ColumnarTakeOver:
     def __call__(self, batch: Sequence[Sequence[Any]], count: int) -> QueryStats | None:
         if self._done:
             return None
-        for types, values in zip(self._types, zip(*batch)):
-            types.update(map(type, values))
+        if count - len(batch) < SWITCH_ROWS:  # the kinds come from the first rows
+            for types, values in zip(self._types, zip(*batch)):
+                types.update(map(type, values))
         if count < SWITCH_ROWS:
             return None
-        self._done = True
+        self._done = True  # one decision per query, unless the worker is not free yet
         return self._take_over(count)
 
     def _take_over(self, count: int) -> QueryStats | None:
@@ -246,7 +247,10 @@ class ColumnarTakeOver:
         worker = shared_worker()
         try:
             if not worker.ready(timeout=0):
-                return None  # starting (or another export is using it): the rows go on
+                # Starting, or busy with another export: the rows go on, and the next batch
+                # asks again (a big first result still goes columnar once the worker is up).
+                self._done = False
+                return None
         except RuntimeError as exc:  # the child died while starting: rows, and a new one later
             logger.warning("columnar export worker failed to start: %s", exc)
             return None
@@ -273,8 +277,9 @@ class ColumnarTakeOver:
         adopted = False
         try:
             reply = worker.run(request, self.sink.deadline)
-            if reply is None:
-                return None  # another big export is using the worker: stay on the row path
+            if reply is None:  # another export took the worker meanwhile: ask again later
+                self._done = False
+                return None
             status = reply["status"]
             if status == "too_big":
                 raise self.value_too_big()
