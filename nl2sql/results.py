@@ -41,8 +41,9 @@ METADATA_SUFFIX = ".metadata.json"
 #: Longest file name (one path part, in UTF-8 bytes): file systems allow 255, and the
 #: temporary ``.{name}.XXXXXXXX.tmp`` and the ``.metadata.json`` sibling need room.
 MAX_NAME_BYTES = 200
-#: One path part of ASCII letters, digits, ``_``, ``-`` and ``.``, not starting with a dot.
+#: The words of a query that make its file name (``safe_name_from_query``).
 _WORD = re.compile(r"[a-z0-9]+")
+#: One path part of ASCII letters, digits, ``_``, ``-`` and ``.``, not starting with a dot.
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*\Z")
 
 logger = logging.getLogger(__name__)
