@@ -1,13 +1,14 @@
 """Run a blocking operation in a worker thread, with a cheaper hand-off than anyio's.
 
 Every MCP tool call runs its operation in a thread (database and file work must not block the
-event loop, so concurrent calls overlap). ``anyio.to_thread.run_sync`` costs 80-190 us per call
+event loop, so concurrent calls overlap). ``anyio.to_thread.run_sync`` costs 55-200 us per call
 on this project's 2-core machine (a quarter of a point query's MCP overhead): each call
 acquires a capacity limiter, enters cancel scopes, and wakes its worker through a
 ``queue.Queue`` (a ``Condition`` built of several Python-level locks). Here the workers are
 persistent threads blocked on a ``queue.SimpleQueue`` (implemented in C: one futex wake), and
-the result comes back with one ``loop.call_soon_threadsafe``: 35-45 us per call measured the
-same way (``bench/README.md``, "Point query through MCP").
+the result comes back with one ``loop.call_soon_threadsafe``: 35-45 us per call under load,
+87-140 us on an idle machine, whose sleeping virtual CPUs are slow to wake
+(``bench/worker_handoff.py``; ``bench/README.md``, "Point query through MCP").
 
 Semantics kept from ``anyio.to_thread.run_sync``:
 - calls overlap: a new thread starts whenever every worker is busy, up to ``MAX_WORKERS``
