@@ -483,3 +483,24 @@ def test_an_idle_worker_exits_and_a_new_one_serves_later(numbers_ctx,
     assert result.row_count == 20_000  # on the rows while a new worker starts
     assert worker.ready(timeout=60) and worker._process is not first
     worker.close()
+
+
+def test_a_workspace_error_while_adopting_the_file_is_reported_not_swallowed(
+        numbers_ctx, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The disk filling up as the worker's file replaces the rows' is the workspace's error (one
+    sentence), not a worker failure to step around; no temporary file stays behind."""
+    import errno
+
+    from nl2sql.errors import WorkspaceFileError
+    from nl2sql.results import CsvResultWriter
+
+    def full(self: CsvResultWriter, path: Path, bytes_written: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(CsvResultWriter, "adopt_file", full)
+    ctx = numbers_ctx()
+    with pytest.raises(WorkspaceFileError) as raised:
+        db_execute_sql_op(ctx, "db", "SELECT * FROM n ORDER BY k", output_file="full.csv")
+    assert "full" in str(raised.value) and "\n" not in str(raised.value)
+    _no_temp_files(ctx)
+    assert not (ctx.workspace / "full.csv").exists()

@@ -279,7 +279,13 @@ class ColumnarTakeOver:
         }
         adopted = False
         try:
-            reply = worker.run(request, self.sink.deadline)
+            try:
+                reply = worker.run(request, self.sink.deadline)
+            except WorkerTimeout:
+                raise self.sink.on_timeout() from None
+            except (OSError, RuntimeError, ValueError) as exc:  # the worker broke: keep the rows
+                logger.warning("columnar export failed, the row path goes on: %s", exc)
+                return None
             if reply is None:  # another export took the worker meanwhile: ask again later
                 self._done = False
                 return None
@@ -289,21 +295,18 @@ class ColumnarTakeOver:
             if status != "ok":
                 logger.debug("columnar export fell back to rows: %s", reply.get("reason"))
                 return None
+            # Errors here are the workspace's own (e.g. the disk is full when the row path's
+            # file is closed): they reach the caller like any write error, never "go on".
             self.writer.adopt_file(out, reply["bytes"])
             adopted = True
-            truncated_by = reply["truncated_by"]
-            logger.debug("columnar export wrote %d rows (%s)", reply["rows"],
-                         truncated_by or "whole result")
-            return QueryStats(self.columns, reply["rows"], truncated_by is not None,
-                              truncated_by=truncated_by)
-        except WorkerTimeout:
-            raise self.sink.on_timeout() from None
-        except (OSError, RuntimeError, ValueError) as exc:  # the worker broke: keep the rows
-            logger.warning("columnar export failed, the row path goes on: %s", exc)
-            return None
         finally:
             if not adopted:
                 out.unlink(missing_ok=True)
+        truncated_by = reply["truncated_by"]
+        logger.debug("columnar export wrote %d rows (%s)", reply["rows"],
+                     truncated_by or "whole result")
+        return QueryStats(self.columns, reply["rows"], truncated_by is not None,
+                          truncated_by=truncated_by)
 
     def _compiles_guarded(self, sql: str) -> bool:
         """Prepare ``sql`` on the guarded connection (authorizer and all), running nothing."""
