@@ -25,22 +25,15 @@ import shutil
 import statistics
 import sys
 import tempfile
-import time
-import uuid
-from collections.abc import Callable
 from pathlib import Path
 
-from psycopg import sql
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from extract_wide import SETUP_BATCH, admin, pg_dump, wide_schema_script  # noqa: E402
+from extract_wide import HOST, PORT, USER, pg_dump, times_interleaved, wide_database  # noqa: E402
 
 from nl2sql.config import DatabaseType, DbConnectionConfig  # noqa: E402
 from nl2sql.pipeline import annotate_database  # noqa: E402
 
-HOST = os.environ.get("NL2SQL_TEST_PG_HOST", "127.0.0.1")
-PORT = int(os.environ.get("NL2SQL_TEST_PG_PORT", "5432"))
-USER = os.environ.get("NL2SQL_TEST_PG_USER", "postgres")
 TARGET_RATIO = 2.0
 STATUSES = ("new", "paid", "shipped", "cancelled")
 
@@ -56,17 +49,6 @@ def fill_script(tables: int, every: int, rows: int) -> str:
             f"'Item ' || g, g * 1.5, g, CASE WHEN g % 3 = 0 THEN NULL ELSE 'note ' || g END "
             f"FROM generate_series(1, {rows}) AS g;")
     return "\n".join(statements)
-
-
-def times_interleaved(repeat: int, *runs: Callable[[], object]) -> list[list[float]]:
-    """All times of each run; runs alternate, so a change in machine load hits all alike."""
-    times: list[list[float]] = [[] for _ in runs]
-    for _ in range(repeat):
-        for i, run in enumerate(runs):
-            start = time.perf_counter()
-            run()
-            times[i].append(time.perf_counter() - start)
-    return times
 
 
 def annotate(dbname: str) -> int:
@@ -93,19 +75,8 @@ def main(argv: list[str] | None = None) -> int:
         print("pg_dump is not on PATH; install the PostgreSQL client tools.", file=sys.stderr)
         return 2
 
-    dbname = f"nl2sql_bench_{uuid.uuid4().hex[:8]}"
-    with admin() as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(dbname)))
-    try:
-        start = time.perf_counter()
-        with admin(dbname) as conn:
-            for first in range(0, args.tables, SETUP_BATCH):
-                conn.execute(wide_schema_script(args.tables, first, SETUP_BATCH))
-            if args.filled:
-                conn.execute(fill_script(args.tables, args.filled, args.rows))
-            if not args.no_analyze:
-                conn.execute("ANALYZE")
-        setup = time.perf_counter() - start
+    fill = fill_script(args.tables, args.filled, args.rows) if args.filled else None
+    with wide_database(args.tables, extra=fill, analyze=not args.no_analyze) as (dbname, setup):
         found = annotate(dbname)  # warm-up (imports, server caches) and a sanity check
         assert found == args.tables, f"annotated {found} tables, expected {args.tables}"
         annotate_s, dump_s = times_interleaved(
@@ -116,10 +87,6 @@ def main(argv: list[str] | None = None) -> int:
             stats = pstats.Stats(profiler, stream=sys.stderr)
             stats.sort_stats("cumulative").print_stats(40)
             stats.sort_stats("tottime").print_stats(25)
-    finally:
-        with admin() as conn:
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
-                sql.Identifier(dbname)))
 
     best = min(annotate_s) / min(dump_s)
     median = statistics.median(annotate_s) / statistics.median(dump_s)

@@ -22,7 +22,8 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import psycopg
 from psycopg import sql
@@ -67,15 +68,45 @@ COMMENT ON COLUMN {name}.code IS 'Business code of row in table {i}';""")
     return "\n".join(statements)
 
 
-def best_of_interleaved(repeat: int, *runs: Callable[[], object]) -> list[float]:
-    """Best time of each run; runs alternate, so a change in machine load hits all alike."""
-    best = [float("inf")] * len(runs)
+def times_interleaved(repeat: int, *runs: Callable[[], object]) -> list[list[float]]:
+    """All times of each run; runs alternate, so a change in machine load hits all alike."""
+    times: list[list[float]] = [[] for _ in runs]
     for _ in range(repeat):
         for i, run in enumerate(runs):
             start = time.perf_counter()
             run()
-            best[i] = min(best[i], time.perf_counter() - start)
-    return best
+            times[i].append(time.perf_counter() - start)
+    return times
+
+
+def best_of_interleaved(repeat: int, *runs: Callable[[], object]) -> list[float]:
+    """Best time of each run (``times_interleaved``)."""
+    return [min(times) for times in times_interleaved(repeat, *runs)]
+
+
+@contextmanager
+def wide_database(tables: int, *, extra: str | None = None,
+                  analyze: bool = True) -> Iterator[tuple[str, float]]:
+    """A throwaway database holding the wide schema (plus ``extra`` SQL, e.g. rows), as
+    ``(name, set-up seconds)``; dropped on exit."""
+    dbname = f"nl2sql_bench_{uuid.uuid4().hex[:8]}"
+    with admin() as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(dbname)))
+    try:
+        start = time.perf_counter()
+        with admin(dbname) as conn:
+            # Batches: one transaction for thousands of tables runs out of lock slots.
+            for first in range(0, tables, SETUP_BATCH):
+                conn.execute(wide_schema_script(tables, first, SETUP_BATCH))
+            if extra:
+                conn.execute(extra)
+            if analyze:
+                conn.execute("ANALYZE")
+        yield dbname, time.perf_counter() - start
+    finally:
+        with admin() as conn:
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
+                sql.Identifier(dbname)))
 
 
 def extract(dbname: str) -> int:
@@ -104,17 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         print("pg_dump is not on PATH; install the PostgreSQL client tools.", file=sys.stderr)
         return 2
 
-    dbname = f"nl2sql_bench_{uuid.uuid4().hex[:8]}"
-    with admin() as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(dbname)))
-    try:
-        start = time.perf_counter()
-        with admin(dbname) as conn:
-            # Batches: one transaction for thousands of tables runs out of lock slots.
-            for first in range(0, args.tables, SETUP_BATCH):
-                conn.execute(wide_schema_script(args.tables, first, SETUP_BATCH))
-            conn.execute("ANALYZE")
-        setup = time.perf_counter() - start
+    with wide_database(args.tables) as (dbname, setup):
         found = extract(dbname)  # warm-up (imports, server caches) and a sanity check
         assert found == args.tables, f"extracted {found} tables, expected {args.tables}"
         extract_s, dump_s = best_of_interleaved(
@@ -123,10 +144,6 @@ def main(argv: list[str] | None = None) -> int:
             profiler = cProfile.Profile()
             profiler.runcall(extract, dbname)
             pstats.Stats(profiler, stream=sys.stderr).sort_stats("cumulative").print_stats(25)
-    finally:
-        with admin() as conn:
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
-                sql.Identifier(dbname)))
 
     ratio = extract_s / dump_s
     print(f"wide schema: {args.tables} tables x 10 columns (setup {setup:.1f}s), "
