@@ -54,13 +54,21 @@ def format_batch(batch: pa.RecordBatch) -> pa.Array:
 def record_bytes(lines: pa.Array) -> tuple[memoryview, np.ndarray]:
     """The records of ``format_batch`` as one contiguous byte view, and each record's end
     offset within it (for cutting at a byte budget on a record boundary)."""
-    offsets_type = np.int64 if pa.types.is_large_string(lines.type) else np.int32
-    validity, offsets_buffer, data = lines.buffers()
-    offsets = np.frombuffer(offsets_buffer, dtype=offsets_type,
-                            count=lines.offset + len(lines) + 1)[lines.offset:]
-    start = int(offsets[0])
-    view = memoryview(data)[start:int(offsets[-1])] if data is not None else memoryview(b"")
-    return view, offsets[1:] - start
+    offsets, data = _offsets_and_bytes(lines)
+    return memoryview(data), offsets[1:] - offsets[0]
+
+
+def _offsets_and_bytes(column: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """A string or binary array's ``len + 1`` value offsets (slice offset applied) and the
+    bytes its values span, without copying."""
+    large = pa.types.is_large_string(column.type) or pa.types.is_large_binary(column.type)
+    _validity, offsets_buffer, data = column.buffers()
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int64 if large else np.int32,
+                            count=column.offset + len(column) + 1)[column.offset:]
+    start, end = int(offsets[0]), int(offsets[-1])
+    if data is None or end == start:
+        return offsets, np.empty(0, dtype=np.uint8)
+    return offsets, np.frombuffer(data, dtype=np.uint8)[start:end]
 
 
 def column_text(column: pa.Array, *, single_column: bool = False) -> pa.Array:
@@ -101,8 +109,7 @@ def _float_text(column: pa.Array) -> pa.Array:
     redo = pc.fill_null(pc.invert(pc.and_(fixed_range, pc.invert(has_exponent))), False)
     if not pc.any(redo).as_py():
         return text
-    where = pc.indices_nonzero(redo)
-    values = pc.take(column, where).to_pylist()
+    values = pc.filter(column, redo).to_pylist()
     return pc.replace_with_mask(text, redo, pa.array([float_text(v) for v in values],
                                                       type=pa.string()))
 
@@ -122,20 +129,13 @@ def _decimal_text(column: pa.Array) -> pa.Array:
 def _quoted(column: pa.Array, single_column: bool) -> pa.Array:
     """Quote only what needs it: ``""`` for the empty string, ``"..."`` with ``""`` inside for
     fields holding a special byte, and a lone ``\\.`` in a one-column result."""
-    if isinstance(column, pa.ChunkedArray):
-        column = column.combine_chunks()
-    _validity, offsets_buffer, data = column.buffers()
-    offsets_type = np.int64 if pa.types.is_large_string(column.type) else np.int32
-    offsets = np.frombuffer(offsets_buffer, dtype=offsets_type,
-                            count=column.offset + len(column) + 1)[column.offset:]
+    offsets, text = _offsets_and_bytes(column)
     need = np.diff(offsets) == 0  # empty strings, and NULLs (cleared below)
-    start, end = int(offsets[0]), int(offsets[-1])
-    if data is not None and end > start:
-        # One table lookup over the batch's text finds the special bytes; their owners are the
-        # values to quote. A column without any (most) costs this one pass.
-        hits = np.flatnonzero(_SPECIAL_LOOKUP[np.frombuffer(data, dtype=np.uint8)[start:end]])
-        if len(hits):
-            need[np.searchsorted(offsets, hits + start, side="right") - 1] = True
+    # One table lookup over the batch's text finds the special bytes; their owners are the
+    # values to quote. A column without any (most) costs this one pass.
+    hits = np.flatnonzero(_SPECIAL_LOOKUP[text])
+    if len(hits):
+        need[np.searchsorted(offsets, hits + offsets[0], side="right") - 1] = True
     if single_column:
         need |= np.asarray(pc.fill_null(pc.equal(column, "\\."), False))
     if column.null_count:
@@ -155,22 +155,14 @@ def _quote(column: pa.Array) -> pa.Array:
 
 def _hex_text(column: pa.Array) -> pa.Array:
     """``\\x`` + lowercase hex of each value (PostgreSQL's ``bytea`` output)."""
-    if isinstance(column, pa.ChunkedArray):
-        column = column.combine_chunks()
     if column.offset:  # a slice: copy it to offset 0 so its validity bitmap lines up
         column = pa.concat_arrays([column])
     large = pa.types.is_large_binary(column.type)
-    offsets_type = np.int64 if large else np.int32
-    validity, offsets_buffer, data = column.buffers()
-    offsets = np.frombuffer(offsets_buffer, dtype=offsets_type,
-                            count=column.offset + len(column) + 1)[column.offset:]
-    start, end = int(offsets[0]), int(offsets[-1])
-    raw = np.frombuffer(data, dtype=np.uint8)[start:end] if data is not None and end > start \
-        else np.empty(0, dtype=np.uint8)
+    offsets, raw = _offsets_and_bytes(column)
     hexed = _HEX_PAIRS[raw]  # two ASCII digits per byte
-    new_offsets = ((offsets - start) * 2).astype(np.int64 if large else np.int32)
+    new_offsets = ((offsets - offsets[0]) * 2).astype(np.int64 if large else np.int32)
     string_type = pa.large_string() if large else pa.string()
     hex_column = pa.Array.from_buffers(
-        string_type, len(column), [validity, pa.py_buffer(new_offsets), pa.py_buffer(hexed)],
+        string_type, len(column), [column.buffers()[0], pa.py_buffer(new_offsets), pa.py_buffer(hexed)],
         null_count=column.null_count)
     return pc.binary_join_element_wise("\\x", hex_column, "")
