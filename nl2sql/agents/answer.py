@@ -21,6 +21,20 @@ class Attempt(BaseModel):
     error: str | None = None
 
 
+class SqlCandidate(BaseModel):
+    """One of the answer's SQL candidates: its final SQL (None: it produced none), the error
+    that ended it (None: it ran), the result group it fell in (1 = the largest; None: failed),
+    its row count, and whether it is the answer."""
+
+    sql: str | None = None
+    error: str | None = None
+    group: int | None = None
+    row_count: int | None = None
+    chosen: bool = False
+    generator: str | None = None  # the prompt style that produced it
+    model: str | None = None
+
+
 class Answer(BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
@@ -35,6 +49,11 @@ class Answer(BaseModel):
     attempts: list[Attempt] = Field(default_factory=list)
     usage: StepUsage = Field(default_factory=StepUsage)  # requests, input and output tokens
     conversation_id: str | None = None
+    # share of the candidates in the chosen result group (None: one candidate)
+    confidence: float | None = None
+    candidates: list[SqlCandidate] = Field(default_factory=list)
+    cost_usd: float | None = None  # genai-prices for the models used; None when unpriced
+    latency_ms: int | None = None  # wall time of the whole answer
 
     def to_json_dict(self) -> dict[str, Any]:
         """Every field as JSON values; ``df`` as a list of row objects."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import functools
+import time
 import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,14 +22,15 @@ import anyio.to_thread
 from pydantic_ai.exceptions import UnexpectedModelBehavior, UsageLimitExceeded
 from pydantic_ai.usage import RunUsage, UsageLimits
 
-from nl2sql.agents.answer import Answer, Attempt, read_dataframe
+from nl2sql.agents.answer import Answer, Attempt, SqlCandidate, read_dataframe
 from nl2sql.agents.catalog import choose_database
 from nl2sql.agents.conversations import ConversationStore, trim_turns
 from nl2sql.agents.instructions import nl2sql_instructions
 from nl2sql.agents.settings import AgentSettings
 from nl2sql.agents.sql_agent import Nl2SqlDeps, build_sql_agent
 from nl2sql.errors import Nl2SqlError, NoAnswerError
-from nl2sql.llm.models import build_model, no_model_error
+from nl2sql.llm.meter import ResponseMeter
+from nl2sql.llm.models import build_model, model_label, no_model_error
 from nl2sql.llm.runs import run_agent
 from nl2sql.llm.usage import step_usage
 from nl2sql.operations.context import OpsContext
@@ -73,6 +75,7 @@ async def ask_async(question: str, *, db_id: str | None = None,
     max_rows`` setting). Raises ``NoAnswerError`` when no SQL ran within the retries and the
     request/token budget, and other ``Nl2SqlError``s for setup problems.
     """
+    started = time.monotonic()
     question = question.strip()
     if not question:
         raise Nl2SqlError("The question is empty; ask something about the data.")
@@ -80,7 +83,7 @@ async def ask_async(question: str, *, db_id: str | None = None,
     try:
         return await _ask(ops, question, db_id=db_id, model=model,
                           conversation_id=conversation_id, max_rows=max_rows,
-                          request_id=request_id)
+                          request_id=request_id, started=started)
     finally:
         if owned:
             ops.close()
@@ -88,7 +91,7 @@ async def ask_async(question: str, *, db_id: str | None = None,
 
 async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Model | str | None,
                conversation_id: str | None, max_rows: int | None,
-               request_id: str | None) -> Answer:
+               request_id: str | None, started: float) -> Answer:
     settings = AgentSettings.from_mapping(ops.configs.agent)
     rows = max_rows or settings.max_rows
     store = ConversationStore.in_data_dir(ops.data_dir) if conversation_id else None
@@ -102,12 +105,13 @@ async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Mode
     llm = build_model(chosen)
     turns = store.turns(conversation_id) if store and conversation_id else []
     usage = RunUsage()
+    meter = ResponseMeter()  # every model response of this answer, for its cost
     limits = UsageLimits(request_limit=settings.max_requests,
                          total_tokens_limit=settings.max_tokens)
     if db_id is None:
         db_id = turns[-1].db_id if turns and turns[-1].db_id else (await choose_database(
             ops, question, model=llm, usage=usage, top=settings.catalog_candidates,
-            retries=settings.retries, usage_limits=limits)).db_id
+            retries=settings.retries, usage_limits=limits, capabilities=[meter])).db_id
     config = ops.config(db_id)  # an unknown id fails here, with the known ones
     # A follow-up ("and only for 2024?") names few tables: retrieve with the earlier questions.
     retrieval = " ".join([*(turn.question for turn in turns[-2:]), question])
@@ -119,7 +123,7 @@ async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Mode
         result = await run_agent(build_sql_agent(settings.retries), question, model=llm,
                                  deps=deps, instructions=instructions,
                                  message_history=history or None, usage=usage,
-                                 usage_limits=limits)
+                                 usage_limits=limits, capabilities=[meter])
     except UsageLimitExceeded as exc:
         raise _no_answer(deps, f"the agent used up its budget ({exc}; raise 'agent: "
                                f"max_requests / max_tokens' in dbs.yaml)") from None
@@ -132,7 +136,10 @@ async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Mode
         question=question, db_id=config.db_id, sql=result.output.sql,
         explanation=result.output.explanation, df=read_dataframe(csv_path, rows),
         csv_path=str(csv_path), row_count=query.row_count, truncated=query.truncated,
-        attempts=deps.attempts, usage=step_usage(usage), conversation_id=conversation_id)
+        attempts=deps.attempts, usage=step_usage(usage), conversation_id=conversation_id,
+        candidates=[SqlCandidate(sql=result.output.sql, group=1, row_count=query.row_count,
+                                 chosen=True, model=model_label(llm))],
+        cost_usd=meter.cost_usd(), latency_ms=round((time.monotonic() - started) * 1000))
     if store and conversation_id:
         store.append(conversation_id, request_id=request_id or uuid.uuid4().hex,
                      question=question, db_id=db_id, answer=answer.model_dump(mode="json"),
