@@ -39,7 +39,7 @@ import sqlglot
 from sqlglot import exp
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared" / "data"
+SAMPLES = REPO / "tests" / "data" / "samples"
 QUESTIONS = REPO / "tests" / "data" / "questions"
 
 
@@ -48,9 +48,9 @@ def sample_catalog(folder: Path) -> Path:
     from nl2sql.config import DbConnectionConfigs
     from nl2sql.pipeline import annotate_database
 
-    shutil.copyfile(SHARED / "chinook" / "chinook.sqlite", folder / "chinook.sqlite")
+    shutil.copyfile(SAMPLES / "chinook" / "chinook.sqlite", folder / "chinook.sqlite")
     with sqlite3.connect(folder / "northwind.db") as conn:
-        conn.executescript((SHARED / "northwind" / "northwind_sqlite.sql").read_text("utf-8"))
+        conn.executescript((SAMPLES / "northwind" / "northwind_sqlite.sql").read_text("utf-8"))
     conn.close()
     config = folder / "dbs.yaml"
     config.write_text("databases:\n"

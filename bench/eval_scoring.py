@@ -11,7 +11,7 @@ Usage:
         [--concurrency 1 4] [--config dbs.yaml]
 
 Without --config, bookstore is the bundled sample and chinook/northwind are SQLite copies of
-../shared/data (or NL2SQL_SHARED_DATA).
+the repository's samples (tests/data/samples).
 """
 
 from __future__ import annotations
@@ -30,8 +30,7 @@ from nl2sql.evaluation import EvalSettings, evaluate, load_questions
 from nl2sql.evaluation.inputs import Question, bundled_set_path
 from nl2sql.operations.context import OpsContext
 
-SHARED = Path(os.environ.get("NL2SQL_SHARED_DATA",
-                             Path(__file__).resolve().parents[2] / "shared" / "data"))
+SAMPLES = Path(__file__).resolve().parent.parent / "tests" / "data" / "samples"
 
 
 def _config(folder: Path, name: str, config: str | None) -> DbConnectionConfigs:
@@ -39,11 +38,11 @@ def _config(folder: Path, name: str, config: str | None) -> DbConnectionConfigs:
         return DbConnectionConfigs.load(config)
     entry = ""
     if name == "chinook":
-        entry = f"  chinook: {{type: sqlite, path: {SHARED / 'chinook' / 'chinook.sqlite'}}}\n"
+        entry = f"  chinook: {{type: sqlite, path: {SAMPLES / 'chinook' / 'chinook.sqlite'}}}\n"
     elif name == "northwind":
         path = folder / "northwind.db"
         with sqlite3.connect(path) as conn:
-            conn.executescript((SHARED / "northwind" / "northwind_sqlite.sql").read_text())
+            conn.executescript((SAMPLES / "northwind" / "northwind_sqlite.sql").read_text())
         conn.close()
         entry = f"  northwind: {{type: sqlite, path: {path}}}\n"
     (folder / "dbs.yaml").write_text("databases:\n" + (entry or "  {}\n"))

@@ -32,19 +32,14 @@ from spark_server import SparkConnectServer, load_sqlite, spark_unavailable_reas
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT / "scripts"))  # load_sample.py loads MySQL/DuckDB samples
-# The public sample databases (Chinook, Northwind) live in shared/ beside the checkout.
-SHARED_DATA = Path(os.environ.get("NL2SQL_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
+# The public sample databases (Chinook, Northwind) ship with the tests (sources, licenses:
+# tests/data/samples/README.md).
+SAMPLE_DATA = REPO_ROOT / "tests" / "data" / "samples"
+SHARED_DATA = SAMPLE_DATA  # the name tests used before the data moved into the repository
 PG_HOST = os.environ.get("NL2SQL_TEST_PG_HOST", "127.0.0.1")
 PG_PORT = int(os.environ.get("NL2SQL_TEST_PG_PORT", "5432"))
 PG_USER = os.environ.get("NL2SQL_TEST_PG_USER", "postgres")
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
-
-
-def pytest_sessionstart(session: pytest.Session) -> None:
-    if not (SHARED_DATA / "chinook" / "chinook.sqlite").is_file():
-        raise pytest.UsageError(
-            f"Sample databases not found in {SHARED_DATA}; put shared/data beside the checkout "
-            f"or set NL2SQL_SHARED_DATA to its path.")
 
 
 @pytest.fixture(autouse=True)
@@ -133,13 +128,13 @@ def pg_execute(dbname: str, statement: str) -> None:
 
 
 def _chinook_pg_script() -> str:
-    text = (SHARED_DATA / "chinook" / "chinook_postgres.sql").read_text(encoding="utf-8")
+    text = (SAMPLE_DATA / "chinook" / "chinook_postgres.sql").read_text(encoding="utf-8")
     # The script creates and connects to its own database; keep only what follows `\c`.
     return text.split("\\c chinook;", 1)[1]
 
 
 def _northwind_pg_script() -> str:
-    return (SHARED_DATA / "northwind" / "northwind_postgres.sql").read_text(encoding="utf-8")
+    return (SAMPLE_DATA / "northwind" / "northwind_postgres.sql").read_text(encoding="utf-8")
 
 
 def _bookstore_pg_script() -> str:
@@ -208,10 +203,10 @@ def run_sqlite_script(path: Path, script: str) -> None:
 def sqlite_samples(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The sample databases as SQLite files, built once per session; tests copy them."""
     northwind = tmp_path_factory.mktemp("northwind") / "northwind.db"
-    run_sqlite_script(northwind, (SHARED_DATA / "northwind" / "northwind_sqlite.sql")
+    run_sqlite_script(northwind, (SAMPLE_DATA / "northwind" / "northwind_sqlite.sql")
                       .read_text(encoding="utf-8"))
     bookstore = ensure_bookstore(tmp_path_factory.mktemp("bookstore") / "bookstore.db")
-    return {"chinook": SHARED_DATA / "chinook" / "chinook.sqlite", "northwind": northwind,
+    return {"chinook": SAMPLE_DATA / "chinook" / "chinook.sqlite", "northwind": northwind,
             "bookstore": bookstore}
 
 
@@ -689,7 +684,7 @@ def spark_chinook(spark_server: SparkConnectServer) -> str:
     """Chinook loaded once into the session's server; returns its Spark database name."""
     session = spark_server.session()
     try:
-        with closing(sqlite3.connect(SHARED_DATA / "chinook" / "chinook.sqlite")) as source:
+        with closing(sqlite3.connect(SAMPLE_DATA / "chinook" / "chinook.sqlite")) as source:
             load_sqlite(session, source, "chinook")
     finally:
         session.stop()
@@ -703,7 +698,7 @@ def spark_northwind(spark_server: SparkConnectServer) -> str:
     try:
         with closing(sqlite3.connect(":memory:")) as source:
             source.executescript(
-                (SHARED_DATA / "northwind" / "northwind_sqlite.sql").read_text(encoding="utf-8"))
+                (SAMPLE_DATA / "northwind" / "northwind_sqlite.sql").read_text(encoding="utf-8"))
             load_sqlite(session, source, "northwind")
     finally:
         session.stop()

@@ -29,7 +29,7 @@ from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.operations.context import OpsContext
 from nl2sql.operations.queries import db_execute_sql_op
 
-from conftest import SHARED_DATA, sqlite_config
+from conftest import SAMPLE_DATA, sqlite_config
 
 SWITCH = 300
 COLUMNAR_LOGGER = "nl2sql.db.sqlite_columnar"
@@ -128,7 +128,7 @@ def test_one_column_edge_values() -> None:
 @pytest.fixture
 def chinook_ctx(tmp_path: Path, make_registry) -> OpsContext:
     path = tmp_path / "chinook.db"
-    path.write_bytes((SHARED_DATA / "chinook" / "chinook.sqlite").read_bytes())
+    path.write_bytes((SAMPLE_DATA / "chinook" / "chinook.sqlite").read_bytes())
     return _context(path, make_registry)
 
 
@@ -143,7 +143,7 @@ CHINOOK_JOIN = ("SELECT t.TrackId, t.Name, a.Title, ar.Name AS Artist, g.Name AS
 def test_chinook_files_are_identical_on_both_paths(chinook_ctx: OpsContext,
                                                    monkeypatch: pytest.MonkeyPatch,
                                                    caplog: pytest.LogCaptureFixture) -> None:
-    with sqlite3.connect(SHARED_DATA / "chinook" / "chinook.sqlite") as conn:
+    with sqlite3.connect(SAMPLE_DATA / "chinook" / "chinook.sqlite") as conn:
         tables = [(name, count) for (name,) in conn.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
             for (count,) in conn.execute(f'SELECT count(*) FROM "{name}"')]

@@ -316,10 +316,10 @@ def test_readme_demo_seeded_chinook_predictions(tmp_path: Path, capsys) -> None:
     """The README's example: 7 seeded mistakes among 27 Chinook predictions -> 20/27."""
     import shutil
 
-    from conftest import SHARED_DATA, sqlite_config
+    from conftest import SAMPLE_DATA, sqlite_config
 
     path = tmp_path / "chinook.sqlite"
-    shutil.copyfile(SHARED_DATA / "chinook" / "chinook.sqlite", path)
+    shutil.copyfile(SAMPLE_DATA / "chinook" / "chinook.sqlite", path)
     config = write_dbs_yaml(tmp_path, [sqlite_config("chinook", path)])
     predictions = Path(__file__).resolve().parent.parent / "docs" / "eval" / \
         "chinook_seeded_predictions.jsonl"

@@ -163,9 +163,9 @@ def test_cli_model_run_against_the_stub_resumes_without_repeated_calls(
         tmp_path: Path, stub_openai) -> None:  # noqa: ANN001
     from stub_openai import MODEL_STRING, http_error, tool_call
 
-    from conftest import SHARED_DATA, sqlite_config, write_dbs_yaml
+    from conftest import SAMPLE_DATA, sqlite_config, write_dbs_yaml
 
-    shutil.copyfile(SHARED_DATA / "chinook" / "chinook.sqlite", tmp_path / "chinook.sqlite")
+    shutil.copyfile(SAMPLE_DATA / "chinook" / "chinook.sqlite", tmp_path / "chinook.sqlite")
     config_path = write_dbs_yaml(tmp_path, [sqlite_config("chinook", tmp_path / "chinook.sqlite")])
     env = {**os.environ, "NL2SQL_CONFIG": str(config_path),
            "NL2SQL_WORKSPACE": str(tmp_path / "ws")}

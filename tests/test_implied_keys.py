@@ -16,7 +16,7 @@ from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.inspection.implied_keys import Link, infer_foreign_keys, overrides_path
 from nl2sql.operations import OpsContext, db_get_row_by_id_op
 from nl2sql.pipeline import annotate_database
-from tests.conftest import SHARED_DATA, sqlite_config
+from tests.conftest import SAMPLE_DATA, sqlite_config
 from tests.test_enums import captured_statements
 
 _FK = re.compile(r",\s*FOREIGN KEY\s*\([^)]*\)\s*REFERENCES\s*\S+\s*\([^)]*\)"
@@ -24,14 +24,14 @@ _FK = re.compile(r",\s*FOREIGN KEY\s*\([^)]*\)\s*REFERENCES\s*\S+\s*\([^)]*\)"
 
 
 def chinook_without_keys(path: Path) -> Path:
-    source = sqlite3.connect(SHARED_DATA / "chinook" / "chinook.sqlite")
+    source = sqlite3.connect(SAMPLE_DATA / "chinook" / "chinook.sqlite")
     statements = [sql for (sql,) in source.execute(
         "SELECT sql FROM sqlite_master WHERE type = 'table' AND sql IS NOT NULL")]
     source.close()
     target = sqlite3.connect(path)
     for statement in statements:
         target.execute(_FK.sub("", statement))
-    target.execute("ATTACH DATABASE ? AS src", (str(SHARED_DATA / "chinook" / "chinook.sqlite"),))
+    target.execute("ATTACH DATABASE ? AS src", (str(SAMPLE_DATA / "chinook" / "chinook.sqlite"),))
     for (name,) in target.execute("SELECT name FROM main.sqlite_master WHERE type = 'table'"
                                   ).fetchall():
         target.execute(f'INSERT INTO main."{name}" SELECT * FROM src."{name}"')

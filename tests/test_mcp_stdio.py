@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import SHARED_DATA, sqlite_config, stop_process, write_dbs_yaml
+from conftest import SAMPLE_DATA, sqlite_config, stop_process, write_dbs_yaml
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
@@ -31,7 +31,7 @@ def setup(tmp_path: Path) -> dict[str, str]:
     """A dbs.yaml with a copy of Chinook (SQLite), its schema cache, and an empty workspace."""
     assert NL2SQL_MCP.is_file(), "install the package: .venv/bin/pip install -e ."
     db_path = tmp_path / "chinook.sqlite"
-    shutil.copyfile(SHARED_DATA / "chinook" / "chinook.sqlite", db_path)
+    shutil.copyfile(SAMPLE_DATA / "chinook" / "chinook.sqlite", db_path)
     config = sqlite_config("chinook", db_path)
     (tmp_path / "conf").mkdir()
     config_path = write_dbs_yaml(tmp_path / "conf", [config])
