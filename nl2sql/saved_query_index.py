@@ -84,8 +84,10 @@ class SavedQueryIndex:
         self.path = workspace / INDEX_FILENAME
 
     # -- public ---------------------------------------------------------------------------
-    def search(self, text: str | None = None, *, limit: int = 50) -> tuple[list[IndexedQuery], int]:
-        """Saved queries newest first (matching ``text`` when given), and how many matched."""
+    def search(self, text: str | None = None, *, limit: int = 50,
+               db_id: str | None = None) -> tuple[list[IndexedQuery], int]:
+        """Saved queries newest first (matching ``text`` when given; of ``db_id`` only when
+        given), and how many matched."""
         if text is not None and text.strip():
             match = fts_query(text)
             if match is None:
@@ -94,6 +96,9 @@ class SavedQueryIndex:
             match = None
         where = "valid = 1"
         params: list[object] = []
+        if db_id is not None:
+            where += " AND db_id = ?"
+            params.append(db_id)
         if match is not None:
             where += " AND id IN (SELECT rowid FROM saved_query_fts WHERE saved_query_fts MATCH ?)"
             params.append(match)

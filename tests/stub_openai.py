@@ -4,7 +4,7 @@ The server listens on 127.0.0.1 (a free port) and answers ``POST /v1/chat/comple
 next reply of a script, so the real ``openai`` client, pydantic-ai's ``OpenAIChatModel`` (model
 strings ``openai-chat:<name>``) and nl2sql's tools all run. Every request body is recorded.
 
-    with StubOpenAI([tool_call("db_execute_sql", db_id="chinook", query="SELECT 1"),
+    with StubOpenAI([tool_call("db_execute_sql", query="SELECT 1"),
                      tool_call("final_result", sql="SELECT 1", explanation="One.")]) as stub:
         env = stub.env()   # OPENAI_BASE_URL pointed at the stub, a dummy OPENAI_API_KEY
         ...

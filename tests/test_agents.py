@@ -47,7 +47,7 @@ def chinook_ops(chinook: SampleDb, make_registry) -> OpsContext:  # noqa: ANN001
 def test_a_wrong_column_is_fixed_after_the_databases_message(chinook_ops: OpsContext,
                                                              chinook: SampleDb) -> None:
     backend = chinook.backend
-    script = Script([tool("db_execute_sql", db_id="chinook", query=ROCK_TYPO[backend]),
+    script = Script([tool("db_execute_sql", query=ROCK_TYPO[backend]),
                      final(ROCK[backend], "Counts the Rock tracks.")])
     answer = nl2sql.ask("How many tracks are in the Rock genre?", db_id="chinook",
                         model=script.model, config=chinook_ops)
@@ -76,7 +76,7 @@ def test_a_guard_refusal_then_a_select(bookstore_ops: OpsContext) -> None:
 def test_chinook_guard_refusal_then_select_and_retries_running_out(
         chinook_ops: OpsContext, chinook: SampleDb) -> None:
     track = "Track" if chinook.backend == "sqlite" else "track"
-    script = Script([tool("db_execute_sql", db_id="chinook", query=f"DELETE FROM {track}"),
+    script = Script([tool("db_execute_sql", query=f"DELETE FROM {track}"),
                      final(f"SELECT count(*) AS tracks FROM {track}")])
     answer = nl2sql.ask("How many tracks?", db_id="chinook", model=script.model,
                         config=chinook_ops)
@@ -102,7 +102,7 @@ def test_retries_running_out_name_the_last_sql_and_error(bookstore_ops: OpsConte
 
 def test_the_request_budget_is_bounded(bookstore_ops: OpsContext, tmp_path: Path) -> None:
     bookstore_ops.configs.agent = {"max_requests": 3}
-    script = Script([tool("db_execute_sql", db_id="bookstore", query="SELECT nope FROM books")]
+    script = Script([tool("db_execute_sql", query="SELECT nope FROM books")]
                     * 10)
     with pytest.raises(NoAnswerError, match="budget") as raised:
         nl2sql.ask("List the titles", model=script.model, config=bookstore_ops)
@@ -154,6 +154,60 @@ async def test_ask_works_inside_a_running_event_loop(bookstore_ops: OpsContext) 
     assert "```sql" in answer._repr_markdown_() and "| n |" in answer._repr_markdown_()
 
 
+def test_a_prompt_injected_model_cannot_leave_its_database_or_replace_a_file(
+        tmp_path: Path) -> None:
+    """The model does what text stored in a row might tell it: query another configured
+    database, read its results, overwrite a user's file. The NL2SQL agent's tools are pinned
+    to the database of the question, so none of it happens."""
+    from conftest import run_sqlite_script, sqlite_config
+
+    from nl2sql.operations import db_execute_sql_op
+    from nl2sql.results import safe_name_from_query
+
+    vault = tmp_path / "vault.sqlite"
+    run_sqlite_script(vault, "CREATE TABLE secret (value TEXT); "
+                             "INSERT INTO secret VALUES ('TOP-SECRET-VALUE');")
+    registry = DbConnectionConfigs.load(
+        write_dbs_yaml(tmp_path, [sqlite_config("vault", vault)]), workspace=tmp_path / "ws")
+    ops = OpsContext(registry)
+    for db_id in ("bookstore", "vault"):
+        build_cache(ops.config(db_id), ops.data_dir)
+    question = "How many books?"
+    # A user's results: one of the other database, one named as ask() names this question's.
+    db_execute_sql_op(ops, "vault", "SELECT value FROM secret", output_file="report.csv")
+    theirs = db_execute_sql_op(ops, "bookstore", "SELECT 'mine' AS owner",
+                               output_file=safe_name_from_query(question) + ".csv")
+    files = {p.name: p.read_bytes() for p in (tmp_path / "ws").iterdir() if p.is_file()
+             and not p.name.startswith(".")}
+    script = Script([
+        tool("db_execute_sql", db_id="vault", query="SELECT value FROM secret"),
+        tool("db_execute_sql", query="SELECT 1 AS x", output_file="report.csv", overwrite=True),
+        tool("db_search_schema", question="secret", db_id="vault"),
+        tool("db_get_row_by_id", db_id="vault", table="secret", row_id=1),
+        tool("db_execute_sql", query="SELECT value FROM secret"),  # runs on bookstore
+        tool("csv_head", csv_file="report.csv"),
+        tool("csv_tail", csv_file="report.csv"),
+        tool("saved_query_get_details", csv_file="report.csv"),
+        tool("saved_queries_list"),
+        final("SELECT count(*) AS books FROM books")])
+    try:
+        answer = nl2sql.ask(question, db_id="bookstore", model=script.model, config=ops)
+    finally:
+        ops.close()
+    sent = json.dumps([[m.parts for m in request] for request in script.requests], default=str)
+    assert "TOP-SECRET-VALUE" not in sent  # nothing of the other database was read
+    for step in range(1, 5):  # db_id, output_file, overwrite: not parameters the model has
+        assert "extra_forbidden" in script.feedback(step), step
+    assert "no such table: secret" in script.feedback(5)
+    for step in (6, 7, 8):
+        assert "'report.csv' is not a result of the database bookstore" in script.feedback(step)
+    listed = script.feedback(9)
+    assert "report.csv" not in listed and theirs.csv_filename in listed
+    assert {name: (tmp_path / "ws" / name).read_bytes() for name in files} == files  # kept
+    assert answer.db_id == "bookstore" and answer.df.iloc[0, 0] > 0
+    assert Path(answer.csv_path).name not in files  # the answer got a file of its own
+
+
 # -- the catalog agent ------------------------------------------------------------------------
 
 @pytest.fixture
@@ -202,7 +256,7 @@ def test_a_follow_up_after_a_restart_sees_the_earlier_turn(tmp_path: Path) -> No
 
     ops = fresh_ops()
     build_cache(ops.config("bookstore"), ops.data_dir)
-    first = Script([tool("db_execute_sql", db_id="bookstore",
+    first = Script([tool("db_execute_sql",
                          query="SELECT count(*) AS n FROM orders"),
                     final("SELECT count(*) AS n FROM orders", "Counts orders.")])
     nl2sql.ask("How many orders?", model=first.model, config=ops, conversation_id="c1",
@@ -236,7 +290,7 @@ def test_trimming_drops_oldest_turns_whole_and_keeps_tool_pairs(tmp_path: Path) 
     ops = OpsContext.load(None, data_dir=tmp_path / "data", workspace=tmp_path / "ws")
     build_cache(ops.config("bookstore"), ops.data_dir)
     for i in range(4):
-        script = Script([tool("db_execute_sql", db_id="bookstore",
+        script = Script([tool("db_execute_sql",
                               query=f"SELECT {i} AS n"), final(f"SELECT {i} AS n")])
         nl2sql.ask(f"question {i}", model=script.model, config=ops, conversation_id="c")
     ops.close()

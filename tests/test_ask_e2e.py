@@ -57,7 +57,7 @@ def ask_cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]
 
 def test_cli_answers_with_sql_that_ran_after_a_retry(setup: dict[str, str],
                                                      stub_openai: StubOpenAI) -> None:
-    stub_openai.add(tool_call("db_execute_sql", db_id="chinook", query=TYPO),
+    stub_openai.add(tool_call("db_execute_sql", query=TYPO),
                     tool_call("final_result", sql=ROCK, explanation="Counts the Rock tracks."))
     done = ask_cli(setup, QUESTION, "--db", "chinook", "--model", MODEL_STRING)
     assert done.returncode == 0, done.stderr

@@ -17,7 +17,8 @@ from nl2sql.agents import tools as agent_tools
 from nl2sql.errors import QueryExecutionError, UnknownDatabaseError
 from nl2sql.mcp import build_server
 from nl2sql.operations.context import OpsContext
-from nl2sql.operations.registry import OPERATIONS
+from nl2sql.operations.registry import OPERATIONS, operation
+from nl2sql.results import safe_name_from_query
 
 #: MCP tool names MCP clients and outside checks rely on (ARCHITECTURE.md "Contracts").
 CONTRACT_TOOLS = {"db_list", "db_show_schema", "db_execute_sql", "db_get_row_by_id",
@@ -61,6 +62,10 @@ def test_agent_tools_are_the_operations() -> None:
     offered = {tool.name for agent in ("catalog", "nl2sql") for tool in
                agent_tools.tools_for(agent)}
     assert offered == {op.name for op in OPERATIONS}
+    for tool in agent_tools.tools_for("nl2sql"):  # pinned: the model picks no database or file
+        properties = set(tool.tool_def.parameters_json_schema.get("properties", {}))
+        assert properties == {p.name for p in operation(tool.name).parameters()} - {
+            "db_id", "output_file", "overwrite"}, tool.name
 
 
 def test_agent_edge_retries_what_the_model_can_fix() -> None:
@@ -88,21 +93,23 @@ def _script(calls: list[tuple[str, dict]]):  # noqa: ANN202
 
 def test_agent_tools_run_operations_and_retry_bad_sql(tmp_path: Path) -> None:
     ops = OpsContext.load(None, data_dir=tmp_path / "data", workspace=tmp_path / "ws")
+    count = "SELECT count(*) AS n FROM books"
+    name = safe_name_from_query(count) + ".csv"  # the NL2SQL agent's model names no file
     agent = Agent(FunctionModel(_script([
-        ("db_execute_sql", {"db_id": "bookstore", "query": "SELECT titel FROM books"}),
-        ("db_execute_sql", {"db_id": "bookstore", "query": "SELECT count(*) AS n FROM books",
-                            "output_file": "n.csv"}),
-        ("csv_head", {"csv_file": "n.csv", "n": 1}),
-    ])), deps_type=OpsContext, tools=agent_tools.tools_for("nl2sql"))
+        ("db_execute_sql", {"query": "SELECT titel FROM books"}),
+        ("db_execute_sql", {"query": count}),
+        ("csv_head", {"csv_file": name, "n": 1}),
+    ])), deps_type=agent_tools.PinnedDeps, tools=agent_tools.tools_for("nl2sql"))
     try:
-        result = agent.run_sync("How many books?", deps=ops)
+        result = agent.run_sync("How many books?",
+                                deps=agent_tools.PinnedDeps(ops=ops, db_id="bookstore"))
     finally:
         ops.close()
     retried = [p for m in result.all_messages() for p in m.parts
                if isinstance(p, ToolReturnPart) and p.outcome == "retried"]
     assert len(retried) == 1 and "no such column: titel" in str(retried[0].content)
-    assert "First 1 of 1 rows of n.csv" in result.output
-    assert (tmp_path / "ws" / "n.csv").is_file()
+    assert f"First 1 of 1 rows of {name}" in result.output
+    assert (tmp_path / "ws" / name).is_file()
 
 
 def test_agent_setup_errors_stop_the_run(tmp_path: Path) -> None:

@@ -34,7 +34,6 @@ from nl2sql.llm.models import build_model, model_label, no_model_error
 from nl2sql.llm.runs import run_agent
 from nl2sql.llm.usage import step_usage
 from nl2sql.operations.context import OpsContext
-from nl2sql.results import CSV_SUFFIX, safe_name_from_query
 from nl2sql.text import shorten
 
 if TYPE_CHECKING:
@@ -116,8 +115,7 @@ async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Mode
     # A follow-up ("and only for 2024?") names few tables: retrieve with the earlier questions.
     retrieval = " ".join([*(turn.question for turn in turns[-2:]), question])
     instructions = await anyio.to_thread.run_sync(_instructions, ops, retrieval, db_id)
-    deps = Nl2SqlDeps(ops=ops, db_id=db_id, question=question,
-                      output_file=safe_name_from_query(question) + CSV_SUFFIX)
+    deps = Nl2SqlDeps(ops=ops, db_id=db_id, question=question)
     history = [m for turn in trim_turns(turns, settings.history_tokens) for m in turn.messages()]
     try:
         result = await run_agent(build_sql_agent(settings.retries), question, model=llm,

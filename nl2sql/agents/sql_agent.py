@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field, ValidationError
 from pydantic_ai import Agent, ModelRetry, RunContext, TextOutput, ToolOutput
 
 from nl2sql.agents.answer import Attempt
-from nl2sql.agents.tools import AgentDeps, agent_error, tools_for
+from nl2sql.agents.tools import PinnedDeps, agent_error, tools_for
 from nl2sql.errors import Nl2SqlError
 from nl2sql.operations.queries import QueryResult, db_execute_sql_op
 
@@ -34,9 +34,10 @@ class SqlAnswer(BaseModel):
 
 
 @dataclass
-class Nl2SqlDeps(AgentDeps):
-    db_id: str = ""
+class Nl2SqlDeps(PinnedDeps):
     question: str = ""
+    # The answer's result file: a new one named after the question at the first run of a final
+    # SQL, replaced by later runs of this question only (never a file someone else wrote).
     output_file: str | None = None
     attempts: list[Attempt] = field(default_factory=list)
     result: QueryResult | None = None
@@ -81,16 +82,16 @@ async def validate_answer(ctx: RunContext[Nl2SqlDeps], answer: SqlAnswer) -> Sql
     sql = answer.sql.strip().rstrip(";").strip()
     if not sql:
         raise ModelRetry("The answer has no SQL; give the query that answers the question.")
-    # ask() names one result file per question and means each attempt to replace it.
     run = functools.partial(db_execute_sql_op, deps.ops, deps.db_id, sql,
                             output_file=deps.output_file, nl_query=deps.question,
-                            overwrite=deps.output_file is not None)
+                            overwrite=deps.output_file is not None, name_from=deps.question)
     try:
         result = await anyio.to_thread.run_sync(run)
     except Nl2SqlError as error:
         _record(deps, sql, str(error))
         raise agent_error(error) from None
     _record(deps, sql, None)
+    deps.output_file = result.csv_filename
     if result.row_count == 0 and sql not in deps.empty_seen:
         deps.empty_seen.add(sql)
         raise ModelRetry(

@@ -6,16 +6,23 @@ edge, next to the CLI's (``error: <message>``) and MCP's (``ToolError``): an ``N
 the model can fix (bad SQL, unknown table or column, a guard refusal with its reason, a file
 outside the workspace) becomes ``ModelRetry`` with the message, so the model tries again; any
 other (unknown setup, missing cache, unreachable server) stops the run with its one-line message.
+
+The NL2SQL agent's tools are pinned (``tools_for("nl2sql")``): they work on the database its deps
+name, chosen by the caller or the catalog agent, never by the model. Their schemas have no
+``db_id``, ``output_file`` or ``overwrite`` (a model that sends them is told so and retried), a
+query's result gets a new file of its own, and the saved-result tools read only results of that
+database. Text stored in a row can steer a model; it cannot steer these parameters.
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 from dataclasses import dataclass
 from typing import Any
 
 import anyio.to_thread
-from pydantic_ai import ModelRetry, RunContext, Tool
+from pydantic_ai import ModelRetry, RunContext, Tool, UserError
 
 from nl2sql.errors import Nl2SqlError, as_one_sentence
 from nl2sql.operations.context import OpsContext
@@ -39,6 +46,18 @@ class AgentDeps:
 
     def observe(self, op_name: str, arguments: dict[str, Any], error: Exception | None) -> None:
         return None
+
+
+@dataclass
+class PinnedDeps(AgentDeps):
+    """Deps of an agent that works on one database: ``db_id`` is given to every tool."""
+
+    db_id: str = ""
+
+
+#: Parameters the NL2SQL agent's model never sets: the database is its deps', a result is
+#: always a new file (a derived name, numbered when taken), nothing is replaced.
+PINNED_PARAMETERS = frozenset({"db_id", "output_file", "overwrite"})
 
 
 def ops_context_of(deps: OpsContext | AgentDeps) -> OpsContext:
@@ -73,7 +92,24 @@ def agent_tool(op: Operation) -> Tool[Any]:
     return Tool(function, takes_ctx=True, name=op.name, description=op.description)
 
 
+def pinned_tool(op: Operation) -> Tool[Any]:
+    """``op`` for an agent with ``PinnedDeps``: ``db_id`` (a public or keyword-only parameter)
+    comes from the deps; ``output_file`` and ``overwrite`` keep their defaults."""
+    takes_db_id = "db_id" in inspect.signature(op.function).parameters
+
+    async def call(ctx: RunContext[PinnedDeps], arguments: dict[str, Any]) -> str:
+        if not ctx.deps.db_id:
+            raise UserError("The NL2SQL agent's tools need the database: set its deps' db_id.")
+        pinned = {"db_id": ctx.deps.db_id} if takes_db_id else {}
+        return (await run_operation(op, ctx.deps, arguments | pinned)).render()
+
+    function = face_function(op, ("ctx", RunContext), call, name=f"{op.name}_tool",
+                             hidden=PINNED_PARAMETERS)
+    return Tool(function, takes_ctx=True, name=op.name, description=op.description)
+
+
 AGENT_TOOLS: dict[str, Tool[Any]] = {op.name: agent_tool(op) for op in OPERATIONS}
+PINNED_TOOLS: dict[str, Tool[Any]] = {op.name: pinned_tool(op) for op in OPERATIONS}
 
 db_list_tool = AGENT_TOOLS["db_list"]
 db_show_schema_tool = AGENT_TOOLS["db_show_schema"]
@@ -87,5 +123,7 @@ csv_tail_tool = AGENT_TOOLS["csv_tail"]
 
 
 def tools_for(agent: AgentName) -> list[Tool[Any]]:
-    """The tools one agent offers its model, in the order of the operation list."""
-    return [AGENT_TOOLS[op.name] for op in OPERATIONS if agent in op.agents]
+    """The tools one agent offers its model, in the order of the operation list: the catalog
+    agent's choose among databases, the NL2SQL agent's are pinned to one."""
+    tools = PINNED_TOOLS if agent == "nl2sql" else AGENT_TOOLS
+    return [tools[op.name] for op in OPERATIONS if agent in op.agents]

@@ -19,7 +19,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from nl2sql import csv_dialect  # noqa: F401 - raises the csv field size limit for the readers
-from nl2sql.errors import WorkspaceFileError
+from nl2sql.errors import WorkspaceFileError, WorkspacePathError
 from nl2sql.operations.context import OpsContext
 from nl2sql.operations.params import CsvFile, RowCount
 from nl2sql.results import read_metadata_for_csv, resolve_workspace_path, result_lock
@@ -66,20 +66,26 @@ def _cut_cell(value: str) -> str:
     return f"{value[:SHOWN_CELL_CHARS]}{ELLIPSIS}[{len(value):,} characters]"
 
 
-def csv_head_op(ctx: OpsContext, csv_file: CsvFile, n: RowCount = 10) -> CsvRows:
-    """The header and the first ``n`` rows of a CSV file in the workspace."""
+def csv_head_op(ctx: OpsContext, csv_file: CsvFile, n: RowCount = 10, *,
+                db_id: str | None = None) -> CsvRows:
+    """The header and the first ``n`` rows of a CSV file in the workspace (with ``db_id``:
+    only of a result of that database)."""
     path = _resolve(ctx, csv_file)
     with result_lock(path.parent, shared=True):  # the CSV and its metadata from one run
+        require_result_of(db_id, path, ctx.workspace)
         columns, rows = read_head(path, _bounded(n))
         total = _metadata_row_count(path, ctx.workspace)
     return CsvRows(csv_file=csv_file, position="first", columns=columns, rows=rows,
                    total_rows=total)
 
 
-def csv_tail_op(ctx: OpsContext, csv_file: CsvFile, n: RowCount = 10) -> CsvRows:
-    """The header and the last ``n`` rows of a CSV file, read from the end of the file."""
+def csv_tail_op(ctx: OpsContext, csv_file: CsvFile, n: RowCount = 10, *,
+                db_id: str | None = None) -> CsvRows:
+    """The header and the last ``n`` rows of a CSV file, read from the end of the file (with
+    ``db_id``: only of a result of that database)."""
     path = _resolve(ctx, csv_file)
     with result_lock(path.parent, shared=True):
+        require_result_of(db_id, path, ctx.workspace)
         columns, _ = read_head(path, 0)
         rows = read_tail(path, _bounded(n))
         total = _metadata_row_count(path, ctx.workspace)
@@ -155,6 +161,17 @@ def _tail_start(handle: io.BufferedReader, size: int, n: int) -> tuple[int, bool
 
 def _resolve(ctx: OpsContext, csv_file: str) -> Path:
     return resolve_workspace_path(ctx.workspace, csv_file, must_exist=True)
+
+
+def require_result_of(db_id: str | None, csv_path: Path, workspace: Path) -> None:
+    """With ``db_id``, refuse a file that is not a result of that database (no metadata, or
+    another database's): an agent pinned to one database reads nothing of the others."""
+    if db_id is None:
+        return
+    metadata = read_metadata_for_csv(csv_path, workspace)
+    if metadata is None or metadata.db_id != db_id:
+        raise WorkspacePathError(f"'{csv_path.name}' is not a result of the database {db_id}; "
+                                 f"read only the results of your own queries.")
 
 
 def _bounded(n: int) -> int:

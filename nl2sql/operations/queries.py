@@ -63,19 +63,21 @@ class RowResult(BaseModel):
 
 
 def db_execute_sql_op(ctx: OpsContext, db_id: DbId, query: SqlQuery, output_file: OutputFile = None,
-                      nl_query: NlQuery = None, overwrite: Overwrite = False) -> QueryResult:
+                      nl_query: NlQuery = None, overwrite: Overwrite = False, *,
+                      name_from: str | None = None) -> QueryResult:
     """Validate ``query`` as read-only, run it, and save ``{name}.csv`` + metadata.
 
     Only adds files: an existing result is replaced only with ``overwrite``; a derived name
-    that is taken gets a numbered suffix; an explicit ``output_file`` that is taken is refused
-    (checked before the query runs, and again when the files are published)."""
+    (from ``name_from``, default the query) that is taken gets a numbered suffix; an explicit
+    ``output_file`` that is taken is refused (checked before the query runs, and again when the
+    files are published)."""
     from nl2sql.sql_guard import validate_read_only
 
     connection = ctx.connection(db_id)
     config = ctx.config(db_id)
     validated = validate_read_only(query, connection.sqlglot_dialect)
     stem = output_file.removesuffix(CSV_SUFFIX).removesuffix(METADATA_SUFFIX) \
-        if output_file else safe_name_from_query(query)
+        if output_file else safe_name_from_query(name_from or query)
     csv_path = resolve_workspace_path(ctx.workspace_root, stem + CSV_SUFFIX, resolved=True)
     if output_file and not overwrite:
         refuse_existing_result(csv_path)  # early: no query runs for a name that is taken

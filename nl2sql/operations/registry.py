@@ -41,12 +41,14 @@ class Operation:
     idempotent: bool = True  # the same call again has no further effect
     agents: tuple[AgentName, ...] = ("nl2sql",)
 
-    def parameters(self) -> list[inspect.Parameter]:
-        """The public parameters (after ``ctx``), annotations resolved, as keyword-only."""
+    def parameters(self, hidden: frozenset[str] = frozenset()) -> list[inspect.Parameter]:
+        """The public parameters (after ``ctx``) but ``hidden``, annotations resolved, as
+        keyword-only."""
         hints = typing.get_type_hints(self.function, include_extras=True)
         params = list(inspect.signature(self.function).parameters.values())[1:]
         return [p.replace(kind=inspect.Parameter.KEYWORD_ONLY, annotation=hints[p.name])
-                for p in params if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
+                for p in params
+                if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD and p.name not in hidden]
 
 
 # Adds a result file pair and replaces one only when the call says overwrite=true: additive
@@ -114,10 +116,12 @@ def operation(name: str) -> Operation:
 
 def face_function(op: Operation, context: tuple[str, Any],
                   call: Callable[[Any, dict[str, Any]], Awaitable[Any]],
-                  *, name: str | None = None) -> Callable[..., Awaitable[Any]]:
+                  *, name: str | None = None,
+                  hidden: frozenset[str] = frozenset()) -> Callable[..., Awaitable[Any]]:
     """An async function ``name(<context>, **public parameters)`` that awaits
-    ``call(context_value, arguments)``; its signature and annotations are the operation's, so
-    a tool framework reads the right schema from it."""
+    ``call(context_value, arguments)``; its signature and annotations are the operation's
+    (without the ``hidden`` parameters, which the face sets itself), so a tool framework reads
+    the right schema from it."""
     context_name, context_type = context
 
     async def adapted(*args: Any, **arguments: Any) -> Any:
@@ -125,7 +129,7 @@ def face_function(op: Operation, context: tuple[str, Any],
         return await call(ctx, arguments)
 
     params = [inspect.Parameter(context_name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                                annotation=context_type), *op.parameters()]
+                                annotation=context_type), *op.parameters(hidden)]
     adapted.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         params, return_annotation=str)
     adapted.__annotations__ = {p.name: p.annotation for p in params} | {"return": str}

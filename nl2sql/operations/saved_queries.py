@@ -12,7 +12,7 @@ from pathlib import PurePosixPath
 from pydantic import BaseModel, ConfigDict
 
 from nl2sql.operations.context import OpsContext
-from nl2sql.operations.csv_files import CsvRows, read_head
+from nl2sql.operations.csv_files import CsvRows, read_head, require_result_of
 from nl2sql.operations.params import CsvFile, SearchWords
 from nl2sql.results import (CSV_SUFFIX, METADATA_SUFFIX, ResultMetadata, read_metadata_for_csv,
                             resolve_workspace_path, result_lock)
@@ -86,9 +86,10 @@ class SavedQueryDetails(BaseModel):
 
 
 def saved_queries_list_op(ctx: OpsContext, search: SearchWords = None, *,
-                          limit: int = 50) -> SavedQueryList:
-    """Saved queries, newest first; ``search`` matches words of the question and the SQL."""
-    found, total = SavedQueryIndex(ctx.workspace).search(search, limit=limit)
+                          limit: int = 50, db_id: str | None = None) -> SavedQueryList:
+    """Saved queries, newest first; ``search`` matches words of the question and the SQL;
+    ``db_id`` keeps that database's only."""
+    found, total = SavedQueryIndex(ctx.workspace).search(search, limit=limit, db_id=db_id)
     queries = [SavedQuerySummary(
         csv_file=_csv_file_of(entry.path, entry.csv_filename), db_id=entry.db_id,
         timestamp=entry.timestamp, row_count=entry.row_count, column_count=entry.column_count,
@@ -97,13 +98,16 @@ def saved_queries_list_op(ctx: OpsContext, search: SearchWords = None, *,
     return SavedQueryList(search=search or None, total=total, queries=queries)
 
 
-def saved_query_get_details_op(ctx: OpsContext, csv_file: CsvFile) -> SavedQueryDetails:
-    """The metadata of one saved query and its first rows."""
+def saved_query_get_details_op(ctx: OpsContext, csv_file: CsvFile, *,
+                               db_id: str | None = None) -> SavedQueryDetails:
+    """The metadata of one saved query and its first rows (with ``db_id``: only of a result
+    of that database)."""
     name = csv_file.removesuffix(METADATA_SUFFIX)
     if not PurePosixPath(name).suffix:
         name += CSV_SUFFIX  # "top_customers" means "top_customers.csv"
     path = resolve_workspace_path(ctx.workspace, name, must_exist=True)
     with result_lock(path.parent, shared=True):  # the CSV and its metadata from one run
+        require_result_of(db_id, path, ctx.workspace)
         columns, rows = read_head(path, DETAILS_PREVIEW_ROWS)
         metadata = read_metadata_for_csv(path, ctx.workspace)
     preview = CsvRows(csv_file=name, position="first", columns=columns, rows=rows,
