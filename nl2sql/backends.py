@@ -5,8 +5,8 @@ dialect (parser guard, deny list), the SQLAlchemy dialect (quoting in the annota
 whether it is a file (paths resolved against dbs.yaml's folder) or a server (password, port),
 the default schema, the required config fields, and where its classes live. The classes are
 named as ``"module:Class"`` and imported on first use, so ``import nl2sql`` never loads a
-driver. Adding a backend is one entry here plus its modules (see the README, "How to add a
-backend"); no caller tests the type name.
+driver. Adding a backend is one entry here plus its modules (see docs/contributing.md, "Adding
+a backend"); no caller tests the type name.
 """
 
 from __future__ import annotations

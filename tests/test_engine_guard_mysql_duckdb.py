@@ -1,6 +1,6 @@
 """MySQL/MariaDB and DuckDB engine layers hold on their own: every DENIED row of their corpus,
 run with the parser switched off, leaves no trace (rows, schema, files, settings, locks), and
-the next query works. MySQL runs as a SELECT-only login, the deployment the README advises."""
+the next query works. MySQL runs as a SELECT-only login, the deployment docs/security.md advises."""
 
 from __future__ import annotations
 

@@ -313,7 +313,7 @@ def test_context_recall_fields(tmp_path: Path, monkeypatch) -> None:
 
 
 def test_readme_demo_seeded_chinook_predictions(tmp_path: Path, capsys) -> None:
-    """The README's example: 7 seeded mistakes among 27 Chinook predictions -> 20/27."""
+    """docs/evaluation.md's example: 7 seeded mistakes among 27 Chinook predictions -> 20/27."""
     import shutil
 
     from conftest import SAMPLE_DATA, sqlite_config

@@ -32,7 +32,7 @@ from nl2sql.results import CsvResultWriter
 ROCK = ("SELECT count(*) AS tracks FROM track t JOIN genre g ON g.GenreId = t.GenreId "
         "WHERE g.Name = 'Rock'")
 # 10^14 rows: Spark checks for a kill between input rows of the generated side, so the job
-# stops at the interrupt (see the README on nested cross joins of catalog tables).
+# stops at the interrupt (see docs/backends.md on nested cross joins of catalog tables).
 RUNAWAY = "SELECT count(*) AS n FROM range(10000000) a CROSS JOIN range(10000000) b"
 
 

@@ -6,7 +6,7 @@ Engine layer: every denied case runs with the parser switched off against a thro
 each, the rows, the tables and views, the databases, the session's settings and current
 database, the cache, added jars/files, a JVM system property and the probe files must be as
 before. The cases the engine cannot stop on its own are listed (ENGINE_GAPS): only the parser
-and a least-privilege principal stop those (README, "Running against a Spark cluster").
+and a least-privilege principal stop those (docs/backends.md, "Spark (Spark Connect)").
 """
 
 from __future__ import annotations

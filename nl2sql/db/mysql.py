@@ -12,7 +12,7 @@ Engine layers (ARCHITECTURE.md, "Read-only, in layers"), each holding without th
   plus ``KILL QUERY`` from a second connection as a backstop;
 - user-level locks (``GET_LOCK``), which survive a rollback, are released after every call and
   the query is refused when it took one.
-Use a login with SELECT only (README, "MySQL / MariaDB"): file functions and server settings
+Use a login with SELECT only (docs/security.md, "Read-only logins"): file functions and server settings
 are then refused by the server too.
 """
 

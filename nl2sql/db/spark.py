@@ -15,8 +15,8 @@ Engine layers (ARCHITECTURE.md, "Read-only, in layers"). Spark has no read-only 
 - results stream as Arrow batches into the sink (no ``collect()``/``toPandas()``), with a row
   cap and a byte cap.
 What the engine cannot refuse (``reflect``/``java_method``, ``TRANSFORM ... USING``) only the
-parser layer and a least-privilege principal stop: see the README, "Running against a Spark
-cluster".
+parser layer and a least-privilege principal stop: see docs/backends.md, "Spark
+(Spark Connect)".
 """
 
 from __future__ import annotations

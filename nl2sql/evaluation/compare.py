@@ -1,7 +1,7 @@
 """Execution-accuracy comparison of two query results: the rules, in one place.
 
 A prediction is right when its result equals the gold result under these rules (also in the
-README, "Evaluate on your own questions"):
+docs/evaluation.md, "Comparison rules"):
 
 1. **Rows are a multiset**: duplicates count, row order is ignored, unless the gold query's
    outermost query has an ``ORDER BY`` (``gold_orders``). Then the prediction's rows must come
