@@ -42,7 +42,7 @@ _LEXING = {
                                    colon_parameters=False),
     "mysql": lexing.LexingRules(line_comment_ends=("\n",), nested_comments=(False,),
                                 line_comment_needs_space=(True,), hash_comments=True,
-                                colon_parameters=False),
+                                string_escapes_pinned=True, colon_parameters=False),
     "duckdb": lexing.LexingRules(line_comment_ends=("\r\n",),
                                  line_comment_needs_space=(False,), colon_parameters=False),
     "spark": lexing.LexingRules(line_comment_ends=("\r\n",), nested_comments=(True,),
