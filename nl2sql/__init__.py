@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from nl2sql.agents.answer import Answer
     from nl2sql.agents.ask import ask, ask_async
     from nl2sql.context import PromptContext, context
+    from nl2sql.verified.api import accept, list_verified, unverify
 
 # name -> module that defines it, imported on first access
 _LAZY = {
@@ -22,9 +23,13 @@ _LAZY = {
     "ask_async": "nl2sql.agents.ask",
     "context": "nl2sql.context",
     "PromptContext": "nl2sql.context.models",
+    "accept": "nl2sql.verified.api",
+    "list_verified": "nl2sql.verified.api",
+    "unverify": "nl2sql.verified.api",
 }
 
-__all__ = ["Answer", "Nl2SqlError", "PromptContext", "__version__", "ask", "ask_async", "context"]
+__all__ = ["Answer", "Nl2SqlError", "PromptContext", "__version__", "accept", "ask", "ask_async",
+           "context", "list_verified", "unverify"]
 __version__ = "0.1.0"
 
 

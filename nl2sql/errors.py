@@ -120,6 +120,14 @@ class NoAnswerError(Nl2SqlError):
         self.attempts = attempts or []
 
 
+class VerifiedAnswerError(Nl2SqlError):
+    """An answer cannot be accepted or found: unknown id, no question, SQL that no longer runs."""
+
+
+class GlossaryError(ConfigError):
+    """A glossary file is not valid YAML or an entry lacks a field (file, line and field)."""
+
+
 class StorageError(Nl2SqlError):
     """A file could not be written or read: disk full, no permission, name too long..."""
 

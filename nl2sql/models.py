@@ -234,6 +234,12 @@ class DbInfo(_Model):
             matches = [t for t in self.tables if t.table_name and t.table_name.lower() == lowered]
         return matches[0] if len(matches) == 1 else None
 
+    def fingerprint(self) -> str:
+        """A hash of the whole schema's structure (every ``TableInfo.fingerprint()``): what
+        answers, examples and verified answers record as the schema they were made with."""
+        parts = sorted(f"{t.name}:{t.fingerprint()}" for t in self.tables)
+        return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
     @property
     def foreign_key_count(self) -> int:
         """Declared foreign keys (implied ones, ``inferred: true``, are counted apart)."""

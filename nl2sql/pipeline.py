@@ -35,6 +35,8 @@ from nl2sql.inspection.implied_keys import infer_foreign_keys
 from nl2sql.inspection.samples import SampleSettings, collect_sample, collect_samples
 from nl2sql.models import AnnotationRun, DbInfo, TableInfo, utc_now
 from nl2sql.progress import NullProgress, ProgressReporter
+from nl2sql.verified.drift import recheck_verified
+from nl2sql.verified.store import VerifiedStore
 
 __all__ = ["AnnotateOptions", "AnnotationContext", "AnnotationResult", "LlmSteps",
            "annotate_database", "default_llm_steps", "merge_previous", "run_offline_steps",
@@ -86,6 +88,8 @@ class AnnotationResult:
     reused_tables: list[str]
     llm_notice: str | None
     run: AnnotationRun
+    #: Verified answers that schema drift broke (one line each; see ``nl2sql.verified.drift``).
+    stale_verified: list[str] = field(default_factory=list)
 
     @property
     def enum_candidates(self) -> int:
@@ -100,7 +104,7 @@ def annotate_database(config: DbConnectionConfig, data_dir: Path, *,
                       progress: ProgressReporter | None = None,
                       connection: DbConnection | None = None) -> AnnotationResult:
     """Annotate the database of ``config`` and write its cache under ``data_dir``."""
-    from nl2sql.db.factory import create_connection
+    from nl2sql.db.factory import create_connection, create_operations
     from nl2sql.inspection import DbSchemaExtractor
 
     options = options or AnnotateOptions()
@@ -146,11 +150,13 @@ def annotate_database(config: DbConnectionConfig, data_dir: Path, *,
             db_info.attach()
             path = save_db_info(db_info, data_dir)
             _build_context_index(db_info, data_dir, values)
+        stale = recheck_verified(create_operations(connection, db_info), previous, db_info,
+                                 VerifiedStore(data_dir, config.db_id))
     finally:
         if own_connection:
             connection.dispose()
     return AnnotationResult(db_info, path, time.perf_counter() - started, sorted(reused),
-                            notice, run)
+                            notice, run, stale)
 
 
 def _machine_step_names() -> list[str]:

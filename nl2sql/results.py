@@ -125,6 +125,8 @@ class ResultMetadata(BaseModel):
     csv_filename: str  # relative to the workspace
     db_id: str
     natural_language_query: str | None = None
+    #: The answer's id (``Answer.id``; ``nl2sql-ask --accept ID`` finds the result by it).
+    id: str | None = None
     columns: list[str] = Field(default_factory=list)
     elapsed_seconds: float = 0.0
     truncated: bool = False  # the row cap or the byte budget cut the result
@@ -135,6 +137,11 @@ class ResultMetadata(BaseModel):
     @property
     def metadata_filename(self) -> str:
         return metadata_name_for(self.csv_filename)
+
+
+def new_result_id() -> str:
+    """A new answer/result id: 12 hex digits, unique enough for one data dir."""
+    return secrets.token_hex(6)
 
 
 def metadata_name_for(csv_name: str) -> str:

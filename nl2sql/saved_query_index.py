@@ -28,7 +28,7 @@ from nl2sql.results import METADATA_SUFFIX
 
 INDEX_FILENAME = ".nl2sql_index.sqlite"
 BUSY_TIMEOUT_MS = 30_000
-_SCHEMA_VERSION = 1
+_SCHEMA_VERSION = 2
 _SCHEMA = """
 CREATE TABLE saved_query (
     id INTEGER PRIMARY KEY,
@@ -42,15 +42,19 @@ CREATE TABLE saved_query (
     column_count INTEGER,
     csv_filename TEXT,
     natural_language_query TEXT,
-    sql_query TEXT
+    sql_query TEXT,
+    result_id TEXT                      -- the metadata's "id" (an answer's id)
 );
 CREATE INDEX saved_query_timestamp ON saved_query (timestamp);
+CREATE INDEX saved_query_result_id ON saved_query (result_id);
 CREATE VIRTUAL TABLE saved_query_fts USING fts5(
     natural_language_query, sql_query, tokenize = 'unicode61 remove_diacritics 2'
 );
 """
 _FIELDS = ("timestamp", "db_id", "row_count", "column_count", "csv_filename",
-           "natural_language_query", "sql_query")
+           "natural_language_query", "sql_query", "result_id")
+#: Index column -> metadata field, where the names differ.
+_METADATA_FIELD = {"result_id": "id"}
 _TERM = re.compile(r"\w+", re.UNICODE)
 _T = TypeVar("_T")
 
@@ -67,6 +71,7 @@ class IndexedQuery:
     csv_filename: str | None
     natural_language_query: str | None
     sql_query: str | None
+    result_id: str | None = None
 
 
 def fts_query(text: str) -> str | None:
@@ -111,6 +116,18 @@ class SavedQueryIndex:
                 f"SELECT path, {', '.join(_FIELDS)} FROM saved_query WHERE {where} "
                 f"ORDER BY timestamp DESC, path DESC LIMIT ?", [*params, max(limit, 0)]).fetchall()
             return [IndexedQuery(*row) for row in rows], total
+
+        return self._run(query)
+
+    def find(self, result_id: str) -> IndexedQuery | None:
+        """The saved query whose metadata has ``"id": result_id`` (the newest), or None."""
+
+        def query(db: sqlite3.Connection) -> IndexedQuery | None:
+            self._sync(db)
+            row = db.execute(
+                f"SELECT path, {', '.join(_FIELDS)} FROM saved_query WHERE valid = 1 AND "
+                f"result_id = ? ORDER BY timestamp DESC LIMIT 1", (result_id,)).fetchone()
+            return IndexedQuery(*row) if row else None
 
         return self._run(query)
 
@@ -253,7 +270,7 @@ def _read_metadata(path: Path) -> dict[str, object] | None:
         return None
     values: dict[str, object] = {}
     for name in _FIELDS:
-        value = document.get(name)
+        value = document.get(_METADATA_FIELD.get(name, name))
         if name in ("row_count", "column_count"):
             values[name] = value if isinstance(value, int) else None
         else:

@@ -15,8 +15,8 @@ def test_prompt_context_fields_are_the_contract() -> None:
     from nl2sql.context import PromptContext
 
     assert list(PromptContext.model_fields) == [
-        "question", "db_id", "candidates", "tables", "value_hints", "examples", "schema_sql",
-        "schema_tokens", "full_schema_tokens"]
+        "question", "db_id", "candidates", "tables", "value_hints", "examples", "glossary",
+        "schema_sql", "schema_tokens", "full_schema_tokens"]
     from nl2sql.context import Candidate, ContextExample, KeptTable, ValueHint
 
     assert list(Candidate.model_fields) == ["db_id", "score", "reason"]

@@ -174,25 +174,34 @@ assert float(vectors[0] @ vectors[1]) > float(vectors[0] @ vectors[2])
 
 
 @pytest.mark.parametrize("chinook", ["sqlite"], indirect=True)  # backend-neutral
-def test_examples_come_from_saved_queries_that_ran_and_the_cache(chinook,  # noqa: ANN001
-                                                                 make_registry) -> None:
+def test_examples_come_from_verified_answers_and_the_cache(chinook,  # noqa: ANN001
+                                                          make_registry) -> None:
+    """Saved queries that merely ran are not examples (they may be wrong); once a person
+    accepts one, it is the first example for a similar question."""
     from nl2sql.cache import save_db_info
     from nl2sql.models import ExampleQuery
     from nl2sql.operations import OpsContext, db_execute_sql_op
+    from nl2sql.verified.accept import accept_answer
 
     registry = annotated(chinook, make_registry=make_registry)
     ops = OpsContext(registry)
-    db_execute_sql_op(ops, "chinook", "SELECT Name FROM Genre ORDER BY Name",
-                      nl_query="Which music genres are there?")
-    db_execute_sql_op(ops, "chinook", "SELECT count(*) FROM Employee",
-                      nl_query="How many employees do we have?")
-    ops.close()
+    genres = db_execute_sql_op(ops, "chinook", "SELECT Name FROM Genre ORDER BY Name",
+                               nl_query="Which music genres are there?")
+    staff = db_execute_sql_op(ops, "chinook", "SELECT count(*) FROM Employee",
+                              nl_query="How many employees do we have?")
     info = load_db_info(registry.data_dir, "chinook")
     info.example_queries = [ExampleQuery(question="How many tracks does each genre have?",
                                          sql="SELECT GenreId, count(*) FROM Track GROUP BY 1")]
     save_db_info(info, registry.data_dir)
     ctx = ContextEngine(registry).context("List all music genres", db_id="chinook")
     questions = [e.question for e in ctx.examples]
-    assert questions[0] == "Which music genres are there?"  # the user's own query, best match
+    assert "Which music genres are there?" not in questions  # it only ran
+    assert "How many tracks does each genre have?" in questions
+    accept_answer(ops, genres.id)
+    accept_answer(ops, staff.id)
+    ops.close()
+    ctx = ContextEngine(registry).context("List all music genres", db_id="chinook")
+    questions = [e.question for e in ctx.examples]
+    assert questions[0] == "Which music genres are there?"  # verified, best match: first
     assert "How many employees do we have?" not in questions  # unrelated: not shown
     assert len(ctx.examples) <= 3

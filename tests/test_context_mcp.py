@@ -105,4 +105,5 @@ def test_show_context_prints_the_context_without_a_model(chinook, make_registry,
     document = json.loads(capsys.readouterr().out)
     assert document["db_id"] == "chinook"
     assert set(document) == {"question", "db_id", "candidates", "tables", "value_hints",
-                             "examples", "schema_sql", "schema_tokens", "full_schema_tokens"}
+                             "examples", "glossary", "schema_sql", "schema_tokens",
+                             "full_schema_tokens"}

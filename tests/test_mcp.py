@@ -88,11 +88,14 @@ async def test_every_tool_and_parameter_is_described(bookstore: Served) -> None:
             for name, schema in tool.input_schema.get("properties", {}).items():
                 assert schema.get("description"), f"{tool.name}.{name}"
             assert tool.annotations.open_world_hint is False
-            read_only = tool.name != "db_execute_sql"
+            # Writes: result files, and a verified answer in the data dir.
+            read_only = tool.name not in {"db_execute_sql", "saved_query_accept"}
             assert tool.annotations.read_only_hint is read_only, tool.name
         # It only adds result files (replacing one needs overwrite=true): not destructive.
         execute = tools["db_execute_sql"].annotations
         assert (execute.destructive_hint, execute.idempotent_hint) == (False, False)
+        accept = tools["saved_query_accept"].annotations  # the same result again: no change
+        assert (accept.destructive_hint, accept.idempotent_hint) == (False, True)
         assert "overwrite" in tools["db_execute_sql"].input_schema["properties"]
         assert set(tools["db_execute_sql"].input_schema["required"]) == {"db_id", "query"}
         assert tools["db_get_row_by_id"].input_schema["properties"]["follow_foreign_keys"][

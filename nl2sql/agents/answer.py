@@ -1,5 +1,10 @@
 """``Answer``: what ``nl2sql.ask()`` returns, with the result as a pandas DataFrame, and how it
-renders in a notebook (the SQL, the explanation and the first rows)."""
+renders in a notebook (the SQL, the explanation, the first rows and its receipt).
+
+The receipt is what made the answer: the context the model was shown (``context``), the
+``models``, ``usage``, ``cost_usd``, ``latency_ms``, the ``schema_fingerprint`` of the cache it
+was made with, and ``source``: ``"model"`` or ``"verified:<id>"`` (a verified answer run again,
+no model request)."""
 
 from __future__ import annotations
 
@@ -8,7 +13,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from nl2sql.context.models import UsedContext
 from nl2sql.models import StepUsage
+from nl2sql.results import new_result_id
 
 _DATE = r"^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([+-]\d{2}:?\d{2}|Z)?)?$"
 NOTEBOOK_ROWS = 10
@@ -38,6 +45,7 @@ class SqlCandidate(BaseModel):
 class Answer(BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
+    id: str = Field(default_factory=new_result_id)  # also the result metadata's "id"
     question: str
     db_id: str
     sql: str
@@ -54,6 +62,33 @@ class Answer(BaseModel):
     candidates: list[SqlCandidate] = Field(default_factory=list)
     cost_usd: float | None = None  # genai-prices for the models used; None when unpriced
     latency_ms: int | None = None  # wall time of the whole answer
+    context: UsedContext = Field(default_factory=UsedContext)  # what the model was shown
+    models: list[str] = Field(default_factory=list)  # provider:name of the models that answered
+    schema_fingerprint: str | None = None  # of the schema cache the answer was made with
+    source: str = "model"  # "model", or "verified:<id>" for a verified answer run again
+
+    def accept(self, *, config: Any = None) -> Any:
+        """Mark this answer right: its SQL is run again (it must still run) and kept as a
+        verified answer, reused for the same question and shown first for similar ones.
+        ``config``: the same registry ``ask()`` used (default: dbs.yaml as usual)."""
+        from nl2sql.verified.api import accept
+
+        return accept(self.id, config=config)
+
+    def receipt_line(self) -> str:
+        """One line for people: where the answer came from and what it took."""
+        source = ("a verified answer, run again on today's data (no model request)"
+                  if self.source.startswith("verified:") else
+                  f"model {', '.join(self.models) or '?'}")
+        cost = "" if self.cost_usd is None else f", ${self.cost_usd:.4f}"
+        latency = "" if self.latency_ms is None else f", {self.latency_ms:,} ms"
+        shown = self.context
+        return (f"id {self.id}; source: {source} ({self.source}); {self.usage.requests} "
+                f"request(s), {self.usage.input_tokens + self.usage.output_tokens:,} tokens"
+                f"{cost}{latency}; shown {len(shown.tables)} table(s), "
+                f"{len(shown.value_hints)} value hint(s), {len(shown.examples)} example(s), "
+                f"{len(shown.glossary)} glossary term(s); schema "
+                f"{self.schema_fingerprint or '?'}")
 
     def to_json_dict(self) -> dict[str, Any]:
         """Every field as JSON values; ``df`` as a list of row objects."""
@@ -69,7 +104,8 @@ class Answer(BaseModel):
         more = "" if self.row_count <= NOTEBOOK_ROWS else \
             f"first {NOTEBOOK_ROWS} of {self.row_count:,} rows; "
         lines += ["", f"*{more}{self.row_count:,} rows in {self.csv_path}; "
-                      f"{len(self.attempts)} attempt(s), {self.usage.requests} model request(s)*"]
+                      f"{len(self.attempts)} attempt(s), {self.usage.requests} model request(s)*",
+                  "", f"<sub>{self.receipt_line()}</sub>"]
         return "\n".join(lines)
 
     def __str__(self) -> str:

@@ -28,16 +28,20 @@ from nl2sql.agents.conversations import ConversationStore, trim_turns
 from nl2sql.agents.instructions import nl2sql_instructions
 from nl2sql.agents.settings import AgentSettings
 from nl2sql.agents.sql_agent import Nl2SqlDeps, build_sql_agent
-from nl2sql.errors import Nl2SqlError, NoAnswerError
+from nl2sql.errors import Nl2SqlError, NoAnswerError, SchemaCacheMissingError
 from nl2sql.llm.meter import ResponseMeter
 from nl2sql.llm.models import build_model, model_label, no_model_error
 from nl2sql.llm.runs import run_agent
 from nl2sql.llm.usage import step_usage
-from nl2sql.operations.context import OpsContext
+from nl2sql.operations.context import OpsContext, ops_context_for
+from nl2sql.results import new_result_id
 from nl2sql.text import shorten
+from nl2sql.verified.serve import Served, serve_verified
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
+
+    from nl2sql.context import PromptContext
 
     from nl2sql.config import DbConnectionConfigs
 
@@ -47,11 +51,12 @@ _SQL_IN_MESSAGES = 300
 def ask(question: str, *, db_id: str | None = None, model: Model | str | None = None,
         conversation_id: str | None = None,
         config: DbConnectionConfigs | OpsContext | str | Path | None = None,
-        max_rows: int | None = None, request_id: str | None = None) -> Answer:
+        max_rows: int | None = None, request_id: str | None = None,
+        reuse: bool = True) -> Answer:
     """Answer ``question`` with SQL that ran; see ``ask_async``. Works in Jupyter too."""
     run = functools.partial(ask_async, question, db_id=db_id, model=model,
                             conversation_id=conversation_id, config=config, max_rows=max_rows,
-                            request_id=request_id)
+                            request_id=request_id, reuse=reuse)
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -64,25 +69,29 @@ def ask(question: str, *, db_id: str | None = None, model: Model | str | None = 
 async def ask_async(question: str, *, db_id: str | None = None,
                     model: Model | str | None = None, conversation_id: str | None = None,
                     config: DbConnectionConfigs | OpsContext | str | Path | None = None,
-                    max_rows: int | None = None, request_id: str | None = None) -> Answer:
+                    max_rows: int | None = None, request_id: str | None = None,
+                    reuse: bool = True) -> Answer:
     """Answer ``question`` from a configured database.
 
     ``db_id`` None: the conversation's database, else the catalog agent's choice
     (``answer.db_id`` says which). ``conversation_id``: earlier turns are sent as history and
     this turn is stored; ``request_id`` makes a retried call return the stored turn instead of
     adding another. ``max_rows`` caps the rows read into ``answer.df`` (default: the ``agent:
-    max_rows`` setting). Raises ``NoAnswerError`` when no SQL ran within the retries and the
+    max_rows`` setting). ``reuse``: a question with a verified answer (the same question once
+    case, punctuation, spacing and number spelling are folded) is answered by running that
+    answer's SQL on today's data, with no model request (``answer.source`` is
+    ``"verified:<id>"``); False always asks the model. Raises ``NoAnswerError`` when no SQL ran within the retries and the
     request/token budget, and other ``Nl2SqlError``s for setup problems.
     """
     started = time.monotonic()
     question = question.strip()
     if not question:
         raise Nl2SqlError("The question is empty; ask something about the data.")
-    ops, owned = _ops_context(config)
+    ops, owned = ops_context_for(config)
     try:
         return await _ask(ops, question, db_id=db_id, model=model,
                           conversation_id=conversation_id, max_rows=max_rows,
-                          request_id=request_id, started=started)
+                          request_id=request_id, started=started, reuse=reuse)
     finally:
         if owned:
             ops.close()
@@ -90,7 +99,7 @@ async def ask_async(question: str, *, db_id: str | None = None,
 
 async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Model | str | None,
                conversation_id: str | None, max_rows: int | None,
-               request_id: str | None, started: float) -> Answer:
+               request_id: str | None, started: float, reuse: bool) -> Answer:
     settings = AgentSettings.from_mapping(ops.configs.agent)
     rows = max_rows or settings.max_rows
     store = ConversationStore.in_data_dir(ops.data_dir) if conversation_id else None
@@ -98,11 +107,22 @@ async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Mode
         earlier = store.turn_for_request(request_id)
         if earlier is not None and earlier.answer is not None:
             return _stored_answer(ops, earlier.answer, rows)
+    turns = store.turns(conversation_id) if store and conversation_id else []
+    answer_id = new_result_id()
+    if reuse and not turns:  # a follow-up depends on the turns before it: never reused
+        served = await anyio.to_thread.run_sync(functools.partial(
+            serve_verified, ops, question, db_id, answer_id=answer_id))
+        if served is not None:
+            answer = _verified_answer(ops, served, answer_id, rows, started, conversation_id)
+            if store and conversation_id:
+                store.append(conversation_id, request_id=request_id or uuid.uuid4().hex,
+                             question=question, db_id=answer.db_id,
+                             answer=answer.model_dump(mode="json"), messages=[])
+            return answer
     chosen = model or ops.configs.model
     if not chosen:
         raise no_model_error()
     llm = build_model(chosen)
-    turns = store.turns(conversation_id) if store and conversation_id else []
     usage = RunUsage()
     meter = ResponseMeter()  # every model response of this answer, for its cost
     limits = UsageLimits(request_limit=settings.max_requests,
@@ -114,8 +134,8 @@ async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Mode
     config = ops.config(db_id)  # an unknown id fails here, with the known ones
     # A follow-up ("and only for 2024?") names few tables: retrieve with the earlier questions.
     retrieval = " ".join([*(turn.question for turn in turns[-2:]), question])
-    instructions = await anyio.to_thread.run_sync(_instructions, ops, retrieval, db_id)
-    deps = Nl2SqlDeps(ops=ops, db_id=db_id, question=question)
+    instructions, shown = await anyio.to_thread.run_sync(_instructions, ops, retrieval, db_id)
+    deps = Nl2SqlDeps(ops=ops, db_id=db_id, question=question, answer_id=answer_id)
     history = [m for turn in trim_turns(turns, settings.history_tokens) for m in turn.messages()]
     try:
         result = await run_agent(build_sql_agent(settings.retries), question, model=llm,
@@ -131,13 +151,15 @@ async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Mode
     assert query is not None  # the output validator ran the final SQL
     csv_path = ops.workspace.resolve() / query.csv_filename
     answer = Answer(
-        question=question, db_id=config.db_id, sql=result.output.sql,
+        id=answer_id, question=question, db_id=config.db_id, sql=result.output.sql,
         explanation=result.output.explanation, df=read_dataframe(csv_path, rows),
         csv_path=str(csv_path), row_count=query.row_count, truncated=query.truncated,
         attempts=deps.attempts, usage=step_usage(usage), conversation_id=conversation_id,
         candidates=[SqlCandidate(sql=result.output.sql, group=1, row_count=query.row_count,
                                  chosen=True, model=model_label(llm))],
-        cost_usd=meter.cost_usd(), latency_ms=round((time.monotonic() - started) * 1000))
+        cost_usd=meter.cost_usd(), latency_ms=round((time.monotonic() - started) * 1000),
+        context=shown.used(), models=meter.models,
+        schema_fingerprint=_fingerprint(ops, config.db_id))
     if store and conversation_id:
         store.append(conversation_id, request_id=request_id or uuid.uuid4().hex,
                      question=question, db_id=db_id, answer=answer.model_dump(mode="json"),
@@ -145,13 +167,39 @@ async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Mode
     return answer
 
 
-def _instructions(ops: OpsContext, question: str, db_id: str) -> str:
+def _instructions(ops: OpsContext, question: str, db_id: str) -> tuple[str, PromptContext]:
     from nl2sql.context import context
 
     prompt_context = context(question, db_id=db_id, config=ops)
     return nl2sql_instructions(prompt_context, db_type=ops.config(db_id).type.value,
                                dialect=ops.connection(db_id).sqlglot_dialect,
-                               data_dir=ops.data_dir)
+                               data_dir=ops.data_dir), prompt_context
+
+
+def _verified_answer(ops: OpsContext, served: Served, answer_id: str, rows: int,
+                     started: float, conversation_id: str | None) -> Answer:
+    """The answer of a verified answer run again: no model, no context, the receipt says so."""
+    verified, query = served.verified, served.result
+    csv_path = ops.workspace.resolve() / query.csv_filename
+    by = f" by {verified.accepted_by}" if verified.accepted_by else ""
+    return Answer(
+        id=answer_id, question=query.natural_language_query or verified.question,
+        db_id=verified.db_id, sql=verified.sql,
+        explanation=f"The verified answer {verified.id} to \"{verified.question}\" (accepted "
+                    f"{verified.accepted_at:%Y-%m-%d}{by}), run again on today's data.",
+        df=read_dataframe(csv_path, rows), csv_path=str(csv_path), row_count=query.row_count,
+        truncated=query.truncated, attempts=[Attempt(sql=verified.sql)],
+        conversation_id=conversation_id, cost_usd=0.0,
+        latency_ms=round((time.monotonic() - started) * 1000),
+        schema_fingerprint=_fingerprint(ops, verified.db_id), source=f"verified:{verified.id}")
+
+
+def _fingerprint(ops: OpsContext, db_id: str) -> str | None:
+    """The schema fingerprint of ``db_id``'s cache (None without one)."""
+    try:
+        return ops.db_info(db_id).fingerprint()
+    except SchemaCacheMissingError:
+        return None
 
 
 def _no_answer(deps: Nl2SqlDeps, why: str) -> NoAnswerError:
@@ -178,18 +226,6 @@ def _stored_answer(ops: OpsContext, data: dict[str, Any], rows: int) -> Answer:
     if path.is_file():
         answer.df = read_dataframe(path, rows)
     return answer
-
-
-def _ops_context(config: DbConnectionConfigs | OpsContext | str | Path | None
-                 ) -> tuple[OpsContext, bool]:
-    """The ``OpsContext`` to use and whether this call owns (and closes) it."""
-    if isinstance(config, OpsContext):
-        return config, False
-    from nl2sql.config import DbConnectionConfigs
-
-    if isinstance(config, DbConnectionConfigs):
-        return OpsContext(config), True
-    return OpsContext.load(config), True
 
 
 __all__ = ["Answer", "Attempt", "ask", "ask_async"]

@@ -39,6 +39,7 @@ class Nl2SqlDeps(PinnedDeps):
     # The answer's result file: a new one named after the question at the first run of a final
     # SQL, replaced by later runs of this question only (never a file someone else wrote).
     output_file: str | None = None
+    answer_id: str | None = None  # written into the result's metadata as "id"
     attempts: list[Attempt] = field(default_factory=list)
     result: QueryResult | None = None
     empty_seen: set[str] = field(default_factory=set)
@@ -84,7 +85,8 @@ async def validate_answer(ctx: RunContext[Nl2SqlDeps], answer: SqlAnswer) -> Sql
         raise ModelRetry("The answer has no SQL; give the query that answers the question.")
     run = functools.partial(db_execute_sql_op, deps.ops, deps.db_id, sql,
                             output_file=deps.output_file, nl_query=deps.question,
-                            overwrite=deps.output_file is not None, name_from=deps.question)
+                            overwrite=deps.output_file is not None, name_from=deps.question,
+                            answer_id=deps.answer_id)
     try:
         result = await anyio.to_thread.run_sync(run)
     except Nl2SqlError as error:

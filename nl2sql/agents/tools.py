@@ -118,6 +118,7 @@ db_execute_sql_tool = AGENT_TOOLS["db_execute_sql"]
 db_get_row_by_id_tool = AGENT_TOOLS["db_get_row_by_id"]
 saved_queries_list_tool = AGENT_TOOLS["saved_queries_list"]
 saved_query_get_details_tool = AGENT_TOOLS["saved_query_get_details"]
+saved_query_accept_tool = AGENT_TOOLS["saved_query_accept"]  # offered to no agent (a person's)
 csv_head_tool = AGENT_TOOLS["csv_head"]
 csv_tail_tool = AGENT_TOOLS["csv_tail"]
 

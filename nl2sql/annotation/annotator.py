@@ -103,7 +103,7 @@ class DbSchemaAnnotator:
                              lambda _: descriptions.describe_database(runner, agent, db_info))
         elif step == examples.STEP:
             if examples.examples_up_to_date(db_info, previous):
-                setattr(db_info, examples.MARKER, examples.schema_fingerprint(db_info))
+                setattr(db_info, examples.MARKER, db_info.fingerprint())
                 return
             agent = examples.example_agent(opts.example_retries)
             await self._each(step, [db_info.db_id], str, db_info, lambda _: examples.generate_examples(

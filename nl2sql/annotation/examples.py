@@ -6,11 +6,8 @@ what still fails is dropped, so a weak model ends with fewer examples, never wit
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from pydantic import BaseModel, Field
 from pydantic_ai import Agent, ModelRetry, RunContext
@@ -56,31 +53,16 @@ REJECTED_NO_ROWS = "returned no rows"
 REJECTED_DUPLICATE = "duplicates"
 
 
-def schema_fingerprint(db_info: DbInfo) -> str:
-    parts = sorted(f"{t.name}:{t.fingerprint()}" for t in db_info.tables)
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
-
-
 def examples_up_to_date(db_info: DbInfo, previous: DbInfo | None) -> bool:
     """True when examples were generated for exactly this schema (0 requests needed)."""
     marker = getattr(db_info, MARKER, None) or getattr(previous, MARKER, None)
-    return marker == schema_fingerprint(db_info)
-
-
-class _RowCounter:
-    """A result sink that only counts: checking an example needs no rows kept."""
-
-    def begin(self, columns: Sequence[str]) -> None:
-        pass
-
-    def write_rows(self, rows: Sequence[Sequence[Any]]) -> None:
-        pass
+    return marker == db_info.fingerprint()
 
 
 def run_example_query(operations: DbOperations, sql: str, limit: int = ROW_LIMIT) -> int:
     """Check ``sql`` with the read-only guard and execute it under the database's time limit
     and a row cap; the number of rows (at most ``limit``)."""
-    return operations.execute_select_query(sql, _RowCounter(), max_rows=limit).row_count
+    return operations.count_rows(sql, limit=limit)
 
 
 def check_example(deps: ExampleDeps, draft: ExampleQueryDraft) -> tuple[ExampleQuery | None, str]:
@@ -165,5 +147,5 @@ async def generate_examples(runner: StepRunner, agent: Agent[ExampleDeps, Exampl
         except UnexpectedModelBehavior:
             pass  # answers that never fit the output schema: keep what was validated
     db_info.example_queries = deps.accepted[:wanted]
-    setattr(db_info, MARKER, schema_fingerprint(db_info))
+    setattr(db_info, MARKER, db_info.fingerprint())
     return len(db_info.example_queries) - before

@@ -41,7 +41,11 @@ Example:
   {ENV_MODEL}=ollama:qwen2.5-coder nl2sql-ask "Top 5 customers by revenue" --json
   nl2sql-ask "Orders per month" --conversation sales
   nl2sql-ask "and only for 2024?" --conversation sales      # a follow-up, even after a restart
-  nl2sql-ask --list-conversations"""
+  nl2sql-ask --list-conversations
+  nl2sql-ask --accept 3f2a9c1b7d4e                           # the answer's id: mark it right
+  nl2sql-ask --list-verified --db chinook
+  nl2sql-ask --unverify 3f2a9c1b7d4e
+  nl2sql-ask "How many tracks are in the Rock genre?" --no-reuse   # ask the model anyway"""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -64,6 +68,15 @@ def build_parser() -> argparse.ArgumentParser:
                         help="print what the model would be shown (databases, tables with "
                              "reasons, values, examples, schema; with --json as one object) "
                              "and exit; needs no model")
+    parser.add_argument("--no-reuse", action="store_true",
+                        help="ask the model even when the question has a verified answer")
+    parser.add_argument("--accept", metavar="ID",
+                        help="mark the answer with this id right (its SQL is run again and kept "
+                             "as a verified answer) and exit")
+    parser.add_argument("--list-verified", action="store_true",
+                        help="list the verified answers (of --db, else all), stale ones with "
+                             "the reason, and exit")
+    parser.add_argument("--unverify", metavar="ID", help="remove a verified answer and exit")
     parser.add_argument("--list-conversations", action="store_true",
                         help="list the stored conversations and exit")
     parser.add_argument("--delete-conversation", metavar="ID", help="delete a conversation")
@@ -81,6 +94,8 @@ def _run(argv: list[str] | None) -> int:
     try:
         if args.list_conversations or args.delete_conversation:
             return _conversations(ops, args)
+        if args.accept or args.list_verified or args.unverify:
+            return _verified(ops, args)
         if not args.question or not args.question.strip():
             parser.error("give a question, e.g. nl2sql-ask \"How many books are there?\"")
         if args.show_context:
@@ -94,7 +109,8 @@ def _run(argv: list[str] | None) -> int:
 
         with _spinner():
             answer = ask(args.question, db_id=args.db, model=args.model,
-                         conversation_id=args.conversation, config=ops, max_rows=args.max_rows)
+                         conversation_id=args.conversation, config=ops, max_rows=args.max_rows,
+                         reuse=not args.no_reuse)
     finally:
         ops.close()
     if args.json:
@@ -123,6 +139,28 @@ def _conversations(ops: Any, args: argparse.Namespace) -> int:
     for c in [] if args.json else conversations:
         print(f"{c.conversation_id}  {c.turns} turn(s), {c.db_id or '?'}, last {c.updated_at}"
               f"  — {c.first_question}")
+    return 0
+
+
+def _verified(ops: Any, args: argparse.Namespace) -> int:
+    from nl2sql.verified import accept as workflow
+
+    if args.accept:
+        found = [workflow.accept_answer(ops, args.accept)]
+        print(f"Verified {found[0].id} on {found[0].db_id}: the same question is now answered "
+              f"from it with no model request.")
+    elif args.unverify:
+        found = [workflow.unverify(ops, args.unverify)]
+        print(f"Removed verified answer {found[0].id}.")
+    else:
+        found = workflow.list_verified(ops, args.db)
+    if args.json:
+        print(json.dumps([v.model_dump(mode="json") for v in found], ensure_ascii=False))
+        return 0
+    if args.list_verified and not found:
+        print("No verified answers yet; accept one with --accept ID (the answer's id).")
+    for answer in found if args.list_verified else []:
+        print(answer.render())
     return 0
 
 
@@ -163,6 +201,7 @@ def _print_answer(answer: Answer) -> None:
     usage = answer.usage
     print(f"usage: {usage.requests} request(s), {usage.input_tokens:,} input tokens, "
           f"{usage.output_tokens:,} output tokens")
+    print(f"receipt: {answer.receipt_line()}")
     if answer.conversation_id:
         print(f"conversation: {answer.conversation_id} (follow up with --conversation "
               f"{answer.conversation_id})")

@@ -16,15 +16,17 @@ from nl2sql.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from nl2sql.context.api import context
-    from nl2sql.context.models import (Candidate, ContextExample, KeptTable, PromptContext,
-                                       ValueHint)
+    from nl2sql.context.models import (Candidate, ContextExample, GlossaryEntry, KeptTable,
+                                       PromptContext, UsedContext, ValueHint)
 
 _WHERE = {
     "context": "api",
     "Candidate": "models",
     "ContextExample": "models",
+    "GlossaryEntry": "models",
     "KeptTable": "models",
     "PromptContext": "models",
+    "UsedContext": "models",
     "ValueHint": "models",
 }
 __all__ = sorted(_WHERE)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from nl2sql.cache import cache_path, load_db_info
 from nl2sql.config import DbConnectionConfigs
-from nl2sql.context.examples import cache_examples, rank_examples, saved_examples
+from nl2sql.context.examples import cache_examples, rank_examples, verified_examples
 from nl2sql.context.models import Candidate, KeptTable, PromptContext, ValueHint
 from nl2sql.context.pruning import estimate_tokens, prune
 from nl2sql.errors import Nl2SqlError, SchemaCacheError, SchemaCacheMissingError
@@ -203,8 +203,8 @@ class ContextEngine:
             tokens = estimate_tokens(schema_sql)
         kept = {t.name for t in tables}
         hints = value_hints(matches, kept)
-        examples = rank_examples(question, vector, [
-            *saved_examples(self.configs.workspace, db_id), *cache_examples(loaded.info)])
+        examples = rank_examples(question, vector, verified_examples(self.data_dir, db_id),
+                                 cache_examples(loaded.info))
         return PromptContext(
             question=question, db_id=db_id, candidates=candidates, tables=tables,
             value_hints=hints, examples=examples, schema_sql=schema_sql,

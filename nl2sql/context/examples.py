@@ -1,50 +1,63 @@
-"""Few-shot examples for a question: the cache's validated example queries and the workspace's
-saved queries that ran (a user's own past questions), ranked by similarity, bounded."""
+"""Few-shot examples for a question: verified answers first (SQL a person marked right, stale
+ones left out), then the cache's validated example queries, each group ranked by similarity,
+bounded together. Saved queries that merely ran are not examples (they may be wrong); they stay
+searchable with ``saved_queries_list``."""
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from nl2sql.context.models import ContextExample
 from nl2sql.context.words import terms
 from nl2sql.models import DbInfo
+from nl2sql.verified.store import VerifiedStore
 
 if TYPE_CHECKING:
     import numpy as np
-
-log = logging.getLogger(__name__)
 
 MAX_EXAMPLES = 3
 MAX_EXAMPLE_TOKENS = 800
 MIN_SIMILARITY = 0.2
 
 
-def saved_examples(workspace: Path, db_id: str, *, limit: int = 200) -> list[ContextExample]:
-    """Saved queries of ``db_id`` in the workspace that ran and have a question."""
-    if not workspace.is_dir():
-        return []
-    from nl2sql.saved_query_index import SavedQueryIndex
-
-    try:
-        found, _total = SavedQueryIndex(workspace).search(None, limit=limit)
-    except Exception as exc:  # noqa: BLE001  (examples are optional: never fail the context)
-        log.warning("saved queries not read for examples: %s", exc)
-        return []
-    return [ContextExample(question=q.natural_language_query, sql=q.sql_query)
-            for q in found if q.db_id == db_id and q.natural_language_query and q.sql_query]
+def verified_examples(data_dir: Path, db_id: str) -> list[ContextExample]:
+    """The verified answers of ``db_id`` that are not stale."""
+    return [ContextExample(question=v.question, sql=v.sql)
+            for v in VerifiedStore(data_dir, db_id).list(include_stale=False)]
 
 
 def rank_examples(question: str, question_vector: np.ndarray | None,
-                  candidates: list[ContextExample]) -> list[ContextExample]:
-    """The most similar examples (word overlap and embedding similarity), bounded in count
-    and tokens; each question once."""
-    if not candidates:
+                  *groups: list[ContextExample]) -> list[ContextExample]:
+    """The most similar examples (word overlap and embedding similarity), an earlier group's
+    ahead of a later one's, bounded in count and tokens together; each question once."""
+    seen: set[str] = set()
+    ranked = []
+    for group in groups:
+        fresh = []
+        for example in group:
+            key = " ".join(example.question.split()).casefold()
+            if key not in seen:
+                seen.add(key)
+                fresh.append(example)
+        ranked += _similar(question, question_vector, fresh)
+    chosen, tokens = [], 0
+    for example in ranked:
+        cost = (len(example.question) + len(example.sql)) // 4 + 4
+        if len(chosen) >= MAX_EXAMPLES or tokens + cost > MAX_EXAMPLE_TOKENS:
+            continue
+        chosen.append(example)
+        tokens += cost
+    return chosen
+
+
+def _similar(question: str, question_vector: np.ndarray | None,
+             unique: list[ContextExample]) -> list[ContextExample]:
+    """``unique`` examples similar enough to ``question``, most similar first."""
+    if not unique:
         return []
     from nl2sql.context.embeddings import embed
 
-    unique = list({" ".join(c.question.split()).casefold(): c for c in candidates}.values())
     query = set(terms(question))
     vectors = embed([c.question for c in unique]) if question_vector is not None else None
     scored = []
@@ -56,14 +69,7 @@ def rank_examples(question: str, question_vector: np.ndarray | None,
         if score >= MIN_SIMILARITY:
             scored.append((score, i, example))
     scored.sort(key=lambda s: (-s[0], s[1]))
-    chosen, tokens = [], 0
-    for _score, _i, example in scored:
-        cost = (len(example.question) + len(example.sql)) // 4 + 4
-        if len(chosen) >= MAX_EXAMPLES or tokens + cost > MAX_EXAMPLE_TOKENS:
-            continue
-        chosen.append(example)
-        tokens += cost
-    return chosen
+    return [example for _score, _i, example in scored]
 
 
 def cache_examples(info: DbInfo) -> list[ContextExample]:

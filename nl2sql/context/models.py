@@ -50,6 +50,33 @@ class ContextExample(BaseModel):
     sql: str
 
 
+class GlossaryEntry(BaseModel):
+    """A business term the question uses, what it means, and why it was picked."""
+
+    model_config = ConfigDict(defer_build=True)  # built on first use: not at start-up
+
+    term: str
+    definition: str
+    sql: str | None = None
+    matched: str
+
+    def render(self) -> str:
+        sql = f" SQL: {self.sql.strip()}" if self.sql else ""
+        return f"{self.term}: {self.definition.strip()}{sql}  -- {self.matched}"
+
+
+class UsedContext(BaseModel):
+    """What a model was shown for an answer (its receipt): tables with reasons, value hints,
+    examples and glossary entries."""
+
+    model_config = ConfigDict(defer_build=True)  # built on first use: not at start-up
+
+    tables: list[KeptTable] = Field(default_factory=list)
+    value_hints: list[ValueHint] = Field(default_factory=list)
+    examples: list[ContextExample] = Field(default_factory=list)
+    glossary: list[GlossaryEntry] = Field(default_factory=list)
+
+
 class PromptContext(BaseModel):
     """Everything the model is shown for one question, and why."""
 
@@ -61,9 +88,15 @@ class PromptContext(BaseModel):
     tables: list[KeptTable] = Field(default_factory=list)
     value_hints: list[ValueHint] = Field(default_factory=list)
     examples: list[ContextExample] = Field(default_factory=list)
+    glossary: list[GlossaryEntry] = Field(default_factory=list)
     schema_sql: str = ""
     schema_tokens: int = 0
     full_schema_tokens: int = 0
+
+    def used(self) -> UsedContext:
+        """The parts an answer's receipt keeps (not the schema text)."""
+        return UsedContext(tables=self.tables, value_hints=self.value_hints,
+                           examples=self.examples, glossary=self.glossary)
 
     @property
     def pruned(self) -> bool:
@@ -85,6 +118,9 @@ class PromptContext(BaseModel):
         if self.value_hints:
             lines += ["", "Values the question names:"]
             lines += [f"- {h.render()}" for h in self.value_hints]
+        if self.glossary:
+            lines += ["", "Business terms the question uses:"]
+            lines += [f"- {entry.render()}" for entry in self.glossary]
         if self.examples:
             lines += ["", "Similar example queries:"]
             for example in self.examples:

@@ -186,6 +186,16 @@ class _BoundedCsvSink(_BoundedSink):
         self._kept(len(ends), self.sink.write_csv_block(data, ends))  # type: ignore[attr-defined]
 
 
+class _RowCounter:
+    """A result sink that only counts: checking that a query runs needs no rows kept."""
+
+    def begin(self, columns: Sequence[str]) -> None:
+        pass
+
+    def write_rows(self, rows: Sequence[Sequence[Any]]) -> None:
+        pass
+
+
 class DbOperations(ABC):
     """Read-only runtime operations on one database, bounded in rows and time.
 
@@ -237,6 +247,11 @@ class DbOperations(ABC):
             stats = QueryStats(bounded.columns, bounded.rows, True, truncated_by="bytes")
         stats.elapsed_seconds = time.monotonic() - started
         return stats
+
+    def count_rows(self, query: str, *, limit: int) -> int:
+        """Check ``query`` with the read-only guard, run it under the database's time limit
+        and count its rows (at most ``limit``; none are kept): "does this SQL still run"."""
+        return self.execute_select_query(query, _RowCounter(), max_rows=limit).row_count
 
     def _value_too_big_error(self) -> Exception:
         from nl2sql.errors import QueryExecutionError

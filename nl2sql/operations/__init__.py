@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from nl2sql.operations.csv_files import csv_head_op, csv_tail_op
     from nl2sql.operations.databases import db_list_op, db_show_schema_op
     from nl2sql.operations.queries import db_execute_sql_op, db_get_row_by_id_op
-    from nl2sql.operations.saved_queries import saved_queries_list_op, saved_query_get_details_op
+    from nl2sql.operations.saved_queries import (saved_queries_list_op, saved_query_accept_op,
+                                                 saved_query_get_details_op)
     from nl2sql.operations.search import db_search_schema_op
 
 _WHERE = {
@@ -29,6 +30,7 @@ _WHERE = {
     "db_search_schema_op": "search",
     "db_show_schema_op": "databases",
     "saved_queries_list_op": "saved_queries",
+    "saved_query_accept_op": "saved_queries",
     "saved_query_get_details_op": "saved_queries",
 }
 __all__ = sorted(_WHERE)

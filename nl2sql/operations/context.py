@@ -138,3 +138,14 @@ class OpsContext:
                 connection.dispose()
             self._connections.clear()
             self._operations.clear()
+
+
+def ops_context_for(config: DbConnectionConfigs | OpsContext | str | Path | None
+                    ) -> tuple[OpsContext, bool]:
+    """The ``OpsContext`` for a Python API call's ``config`` (a registry, a context, a dbs.yaml
+    path or None) and whether the call owns it (and closes it)."""
+    if isinstance(config, OpsContext):
+        return config, False
+    if isinstance(config, DbConnectionConfigs):
+        return OpsContext(config), True
+    return OpsContext.load(config), True

@@ -16,9 +16,8 @@ from nl2sql.operations.context import OpsContext
 from nl2sql.operations.params import (DbId, FollowForeignKeys, NlQuery, OutputFile, Overwrite,
                                       RowId, SqlQuery, TableName)
 from nl2sql.results import (CSV_SUFFIX, METADATA_SUFFIX, CsvResultWriter, ResultMetadata,
-                            format_preview, refuse_existing_result, resolve_workspace_path,
-                            safe_name_from_query,
-                            storage_error)
+                            format_preview, new_result_id, refuse_existing_result,
+                            resolve_workspace_path, safe_name_from_query, storage_error)
 from nl2sql.text import shorten
 
 if TYPE_CHECKING:  # SQLAlchemy loads on the first query, not when the tools are listed
@@ -64,13 +63,15 @@ class RowResult(BaseModel):
 
 def db_execute_sql_op(ctx: OpsContext, db_id: DbId, query: SqlQuery, output_file: OutputFile = None,
                       nl_query: NlQuery = None, overwrite: Overwrite = False, *,
-                      name_from: str | None = None) -> QueryResult:
+                      name_from: str | None = None,
+                      answer_id: str | None = None) -> QueryResult:
     """Validate ``query`` as read-only, run it, and save ``{name}.csv`` + metadata.
 
     Only adds files: an existing result is replaced only with ``overwrite``; a derived name
     (from ``name_from``, default the query) that is taken gets a numbered suffix; an explicit
     ``output_file`` that is taken is refused (checked before the query runs, and again when the
-    files are published)."""
+    files are published). ``answer_id``: the id written into the metadata (a new one when
+    None)."""
     from nl2sql.sql_guard import validate_read_only
 
     connection = ctx.connection(db_id)
@@ -93,7 +94,8 @@ def db_execute_sql_op(ctx: OpsContext, db_id: DbId, query: SqlQuery, output_file
         metadata = ResultMetadata(
             sql_query=query, row_count=stats.row_count, column_count=len(stats.columns),
             csv_filename=csv_path.relative_to(ctx.workspace_root).as_posix(),
-            db_id=db_id, natural_language_query=nl_query, columns=stats.columns,
+            db_id=db_id, natural_language_query=nl_query, id=answer_id or new_result_id(),
+            columns=stats.columns,
             elapsed_seconds=round(stats.elapsed_seconds, 4), truncated=stats.truncated,
             max_rows=config.max_rows, truncated_by=stats.truncated_by,
             max_result_bytes=config.max_result_bytes)

@@ -22,7 +22,8 @@ from typing import Any, Literal
 from nl2sql.operations.csv_files import csv_head_op, csv_tail_op
 from nl2sql.operations.databases import db_list_op, db_show_schema_op
 from nl2sql.operations.queries import db_execute_sql_op, db_get_row_by_id_op
-from nl2sql.operations.saved_queries import saved_queries_list_op, saved_query_get_details_op
+from nl2sql.operations.saved_queries import (saved_queries_list_op, saved_query_accept_op,
+                                             saved_query_get_details_op)
 from nl2sql.operations.search import db_search_schema_op
 
 #: Which agent offers an operation as a tool: the catalog agent picks a database, the NL2SQL
@@ -39,6 +40,8 @@ class Operation:
     read_only: bool = True  # changes nothing outside nl2sql's private caches
     destructive: bool = False  # may replace something a user sees without being asked to
     idempotent: bool = True  # the same call again has no further effect
+    #: () for what only a person asks for through an MCP client (accepting an answer as
+    #: right): never offered to nl2sql's own agents.
     agents: tuple[AgentName, ...] = ("nl2sql",)
 
     def parameters(self, hidden: frozenset[str] = frozenset()) -> list[inspect.Parameter]:
@@ -96,6 +99,11 @@ OPERATIONS: list[Operation] = [
         saved_query_get_details_op, "saved_query_get_details", "Show a saved query result",
         "Show one saved result: its SQL, question, database, time, row and column counts, and "
         "its first rows."),
+    Operation(
+        saved_query_accept_op, "saved_query_accept", "Mark a saved result as right",
+        "Only when the user confirms a saved result is right: its SQL is re-run and kept as "
+        "the verified answer to its question, reused for that question and shown first as "
+        "an example for similar ones.", read_only=False, agents=()),
     Operation(
         csv_head_op, "csv_head", "First rows of a result file",
         "Show the header and the first n rows of a result CSV in the workspace."),

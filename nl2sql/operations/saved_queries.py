@@ -1,4 +1,5 @@
-"""``saved_queries_list_op`` / ``saved_query_get_details_op``: the results saved in the workspace.
+"""``saved_queries_list_op`` / ``saved_query_get_details_op`` / ``saved_query_accept_op``: the
+results saved in the workspace, and marking one right (a verified answer).
 
 Every ``db_execute_sql_op`` call leaves ``{name}.csv`` + ``{name}.metadata.json``; these
 operations list them (newest first, optionally full-text searched through
@@ -18,6 +19,8 @@ from nl2sql.results import (CSV_SUFFIX, METADATA_SUFFIX, ResultMetadata, read_me
                             resolve_workspace_path, result_lock)
 from nl2sql.saved_query_index import SavedQueryIndex
 from nl2sql.text import shorten
+from nl2sql.verified.accept import accept_saved_result
+from nl2sql.verified.store import VerifiedAnswer
 
 DETAILS_PREVIEW_ROWS = 5
 _SQL_PREVIEW_CHARS = 200
@@ -113,6 +116,12 @@ def saved_query_get_details_op(ctx: OpsContext, csv_file: CsvFile, *,
     preview = CsvRows(csv_file=name, position="first", columns=columns, rows=rows,
                       total_rows=metadata.row_count if metadata else None)
     return SavedQueryDetails(csv_file=name, metadata=metadata, preview=preview)
+
+
+def saved_query_accept_op(ctx: OpsContext, csv_file: CsvFile) -> VerifiedAnswer:
+    """Mark the saved result ``csv_file`` right: its SQL is run again read-only (it must still
+    run) and kept as the verified answer to its question (``nl_query``)."""
+    return accept_saved_result(ctx, csv_file)
 
 
 def _csv_file_of(metadata_path: str, csv_filename: str | None) -> str:

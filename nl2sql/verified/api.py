@@ -1,0 +1,59 @@
+"""The Python API of verified answers: ``nl2sql.accept(answer_id)``, ``nl2sql.list_verified()``,
+``nl2sql.unverify(verified_id)``. ``config``: a registry, an ``OpsContext``, a dbs.yaml path, or
+None (``NL2SQL_CONFIG`` or ./dbs.yaml, as ``nl2sql.ask()``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from nl2sql.operations.context import OpsContext, ops_context_for
+from nl2sql.verified import accept as workflow
+from nl2sql.verified.store import VerifiedAnswer
+
+if TYPE_CHECKING:
+    from nl2sql.config import DbConnectionConfigs
+
+
+
+def accept(answer_id: str, *, config: DbConnectionConfigs | OpsContext | str | Path | None = None
+           ) -> VerifiedAnswer:
+    """Mark the answer with id ``answer_id`` (``Answer.id``) right: its SQL is run again
+    read-only (it must still run) and kept as a verified answer of its database. The id of a
+    verified answer checks it again (clears a stale mark when it runs).
+
+    Example:
+        >>> answer = nl2sql.ask("How many customers are there?")
+        >>> nl2sql.accept(answer.id)
+    """
+    ops, owned = ops_context_for(config)
+    try:
+        return workflow.accept_answer(ops, answer_id)
+    finally:
+        if owned:
+            ops.close()
+
+
+def list_verified(db_id: str | None = None, *,
+                  config: DbConnectionConfigs | OpsContext | str | Path | None = None
+                  ) -> list[VerifiedAnswer]:
+    """The verified answers of ``db_id`` (all databases when None), newest first; stale ones
+    have ``stale_reason``."""
+    ops, owned = ops_context_for(config)
+    try:
+        return workflow.list_verified(ops, db_id)
+    finally:
+        if owned:
+            ops.close()
+
+
+def unverify(verified_id: str, *,
+             config: DbConnectionConfigs | OpsContext | str | Path | None = None
+             ) -> VerifiedAnswer:
+    """Remove the verified answer ``verified_id``; returns what was removed."""
+    ops, owned = ops_context_for(config)
+    try:
+        return workflow.unverify(ops, verified_id)
+    finally:
+        if owned:
+            ops.close()

@@ -1,0 +1,50 @@
+"""Verified answers kept honest when the schema moves: after ``annotate-schema`` the answers
+that read a table whose structure changed (or that went away) are run again; one that fails is
+marked stale (never served or shown as an example, listed with the reason) until it is
+accepted again or removed. One that still runs is recorded as checked on the new schema.
+"""
+
+from __future__ import annotations
+
+from nl2sql.annotation.drift import compare_schemas
+from nl2sql.db.base import DbOperations
+from nl2sql.errors import Nl2SqlError, QueryTimeoutError
+from nl2sql.models import DbInfo
+from nl2sql.verified.store import VerifiedStore
+
+
+def recheck_verified(operations: DbOperations, previous: DbInfo | None, current: DbInfo,
+                     store: VerifiedStore) -> list[str]:
+    """Run again the verified answers that read a table drift touched (``previous`` cache ->
+    ``current``); those that fail are marked stale. One line per stale answer."""
+    if previous is None:
+        return []
+    drift = compare_schemas(current, previous)
+    touched = {name.casefold(): f"{name} removed" for name in drift.removed_tables}
+    for table in drift.changed_tables:
+        changes = ([f"column {c} removed" for c in table.removed_columns]
+                   + [f"column {c}" for c in table.changed_columns]
+                   + [f"column {c} added" for c in table.added_columns] + table.other_changes)
+        touched[table.name.casefold()] = f"{table.name} changed ({'; '.join(changes)})"
+    if not touched:
+        return []
+    fingerprint = current.fingerprint()
+    lines = []
+    for answer in store.list(include_stale=False):
+        reads = {name.casefold() for name in answer.tables}
+        hit = [touched[name] for name in sorted(reads & touched.keys() if reads else touched)]
+        if not hit:
+            continue
+        try:
+            operations.count_rows(answer.sql, limit=1)
+        except QueryTimeoutError:
+            continue  # slow today says nothing about the schema
+        except Nl2SqlError as exc:
+            if not exc.model_fixable:
+                raise
+            reason = f"schema drift: {', '.join(hit)}; the SQL fails: {exc}"
+            store.mark(answer.id, stale_reason=reason)
+            lines.append(f"verified answer {answer.id} ({answer.question}) is stale: {reason}")
+            continue
+        store.mark(answer.id, stale_reason=None, schema_fingerprint=fingerprint)
+    return lines

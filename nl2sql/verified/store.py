@@ -1,0 +1,151 @@
+"""The verified answers of one database: ``{data_dir}/verified/{db_id}.sqlite``.
+
+A file of its own beside the schema cache, so ``annotate-schema`` (which rewrites the cache)
+never touches it. One row per normalised question: accepting an answer to a question that
+already has one replaces it. WAL mode and a busy timeout make concurrent readers and writers
+(an MCP server, a notebook, the CLI) safe; each call opens its own connection.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
+from datetime import datetime
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from nl2sql.models import utc_now
+
+BUSY_TIMEOUT_MS = 30_000
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS verified (
+    id TEXT PRIMARY KEY,
+    question TEXT NOT NULL,
+    question_key TEXT NOT NULL UNIQUE,
+    sql TEXT NOT NULL,
+    tables TEXT NOT NULL,               -- JSON list of the tables the SQL reads
+    schema_fingerprint TEXT,
+    accepted_by TEXT,
+    accepted_at TEXT NOT NULL,
+    stale_reason TEXT                   -- NULL: served and shown; else why not
+)"""
+_COLUMNS = ("id", "question", "question_key", "sql", "tables", "schema_fingerprint",
+            "accepted_by", "accepted_at", "stale_reason")
+
+
+class VerifiedAnswer(BaseModel):
+    """A question and the SQL a person marked as its right answer."""
+
+    model_config = ConfigDict(defer_build=True)  # built on first use: not at start-up
+
+    id: str
+    db_id: str
+    question: str
+    question_key: str
+    sql: str
+    tables: list[str] = Field(default_factory=list)
+    schema_fingerprint: str | None = None
+    accepted_by: str | None = None
+    accepted_at: datetime = Field(default_factory=utc_now)
+    stale_reason: str | None = None
+
+    @property
+    def stale(self) -> bool:
+        return self.stale_reason is not None
+
+    def render(self) -> str:
+        state = f"STALE: {self.stale_reason}" if self.stale else "verified"
+        sql = " ".join(self.sql.split())
+        return (f"{self.id} [{self.db_id}; {state}; accepted {self.accepted_at:%Y-%m-%d %H:%M}"
+                f"{' by ' + self.accepted_by if self.accepted_by else ''}] {self.question}\n"
+                f"  SQL: {sql}\n  reads: {', '.join(self.tables) or '?'}")
+
+
+def store_path(data_dir: Path, db_id: str) -> Path:
+    return data_dir / "verified" / f"{db_id}.sqlite"
+
+
+class VerifiedStore:
+    """The verified answers of ``db_id`` under ``data_dir``. Cheap to create."""
+
+    def __init__(self, data_dir: Path, db_id: str) -> None:
+        self.db_id = db_id
+        self.path = store_path(data_dir, db_id)
+
+    @contextmanager
+    def _db(self, *, write: bool = False) -> Iterator[sqlite3.Connection | None]:
+        if not write and not self.path.exists():
+            yield None  # nothing verified yet: no file is created by reading
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with closing(sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000,
+                                     isolation_level=None)) as db:
+            db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                db.execute("PRAGMA journal_mode = WAL")
+            db.execute(_SCHEMA)
+            yield db
+
+    def _rows(self, where: str = "1", params: tuple[object, ...] = ()) -> list[VerifiedAnswer]:
+        with self._db() as db:
+            if db is None:
+                return []
+            rows = db.execute(f"SELECT {', '.join(_COLUMNS)} FROM verified WHERE {where} "
+                              f"ORDER BY accepted_at DESC", params).fetchall()
+        return [self._answer(row) for row in rows]
+
+    def _answer(self, row: tuple[object, ...]) -> VerifiedAnswer:
+        values = dict(zip(_COLUMNS, row))
+        values["tables"] = json.loads(str(values["tables"]))
+        return VerifiedAnswer(db_id=self.db_id, **values)  # type: ignore[arg-type]
+
+    # -- reading ----------------------------------------------------------------------------
+    def list(self, *, include_stale: bool = True) -> list[VerifiedAnswer]:
+        """Newest first; stale ones too unless ``include_stale`` is False."""
+        return self._rows() if include_stale else self._rows("stale_reason IS NULL")
+
+    def get(self, verified_id: str) -> VerifiedAnswer | None:
+        found = self._rows("id = ?", (verified_id,))
+        return found[0] if found else None
+
+    def for_question(self, key: str) -> VerifiedAnswer | None:
+        """The answer to the question with ``question_key`` ``key``, unless it is stale."""
+        found = self._rows("question_key = ? AND stale_reason IS NULL", (key,))
+        return found[0] if found else None
+
+    # -- writing ----------------------------------------------------------------------------
+    def add(self, answer: VerifiedAnswer) -> None:
+        """Store ``answer``, replacing the one with the same id or the same question."""
+        values = answer.model_dump(include=set(_COLUMNS))
+        values["tables"] = json.dumps(answer.tables)
+        values["accepted_at"] = answer.accepted_at.isoformat()
+        with self._db(write=True) as db:
+            assert db is not None
+            db.execute("BEGIN IMMEDIATE")
+            db.execute("DELETE FROM verified WHERE id = ? OR question_key = ?",
+                       (answer.id, answer.question_key))
+            db.execute(f"INSERT INTO verified ({', '.join(_COLUMNS)}) VALUES "
+                       f"({', '.join('?' * len(_COLUMNS))})", [values[c] for c in _COLUMNS])
+            db.execute("COMMIT")
+
+    def remove(self, verified_id: str) -> bool:
+        with self._db() as db:
+            return db is not None and db.execute("DELETE FROM verified WHERE id = ?",
+                                                 (verified_id,)).rowcount > 0
+
+    def mark(self, verified_id: str, *, stale_reason: str | None,
+             schema_fingerprint: str | None = None) -> None:
+        """Mark stale (with the reason) or, with ``stale_reason`` None, checked again on the
+        schema ``schema_fingerprint``."""
+        with self._db() as db:
+            if db is None:
+                return
+            if stale_reason is None:
+                db.execute("UPDATE verified SET stale_reason = NULL, schema_fingerprint = ? "
+                           "WHERE id = ?", (schema_fingerprint, verified_id))
+            else:
+                db.execute("UPDATE verified SET stale_reason = ? WHERE id = ?",
+                           (stale_reason, verified_id))
