@@ -213,13 +213,14 @@ class DbConnectionConfigs:
         document = {key: interpolate(value, str(path), key) if key != "databases" else value
                     for key, value in document.items()}
         # Flags and environment are relative to the current folder, file values to the file.
-        # Without a dbs.yaml the cache goes to the per-user data dir, never ./data silently.
+        # Without a dbs.yaml the cache and the results go to the per-user data dir: never a
+        # ./data or ./workspace in whatever folder a command (or an MCP client) starts in.
         resolved_data_dir = _first_path(data_dir, os.environ.get(ENV_DATA_DIR),
                                         document.get("data_dir"), base=base,
                                         default=base / "data" if path else user_data_dir())
-        resolved_workspace = _first_path(workspace, os.environ.get(ENV_WORKSPACE),
-                                         document.get("workspace"), base=base,
-                                         default=Path.cwd() / "workspace")
+        resolved_workspace = _first_path(
+            workspace, os.environ.get(ENV_WORKSPACE), document.get("workspace"), base=base,
+            default=Path.cwd() / "workspace" if path else user_data_dir() / "workspace")
         resolved_model = model or os.environ.get(ENV_MODEL) or document.get("model") or None
 
         databases = _parse_databases(document, node, path, base)

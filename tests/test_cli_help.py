@@ -44,3 +44,14 @@ def test_console_script_has_version(name: str) -> None:
                             timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == f"{name} {__version__}"
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_help_states_the_data_dir_rule(name: str) -> None:
+    """Where the cache goes without a dbs.yaml (the per-user dir), not only the variable."""
+    text = " ".join(subprocess.run([_command(name), "--help"], capture_output=True, text=True,
+                                   timeout=60).stdout.split())
+    if "--data-dir" not in text:
+        return  # nl2sql-secrets reads no cache
+    assert "data/ beside" in text and "with no dbs.yaml" in text, text
+    assert "~/.local/share/nl2sql" in text, text

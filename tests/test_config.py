@@ -172,6 +172,8 @@ def test_bundled_bookstore_without_any_dbs_yaml(tmp_path, monkeypatch):
     assert sample.path == sample_database_path(registry.data_dir)
     # No ./data created in the current folder: the per-user data dir (XDG_DATA_HOME).
     assert registry.data_dir == (tmp_path / "xdg-data" / "nl2sql").resolve()
+    # Nor a ./workspace: an MCP client starts the server in the user's project folder.
+    assert registry.workspace == (tmp_path / "xdg-data" / "nl2sql" / "workspace").resolve()
 
 
 def test_bundled_bookstore_beside_other_databases(tmp_path):

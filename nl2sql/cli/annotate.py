@@ -17,6 +17,7 @@ from typing import TextIO
 from nl2sql.annotation.options import AnnotatorOptions
 from nl2sql.annotation.provenance import REANNOTATE_CHOICES, reannotate_steps
 from nl2sql.cli.errors import add_version_flag, configure_logging, run_cli
+from nl2sql.cli.options import DATA_DIR_HELP
 from nl2sql.cli.progress import progress_reporter
 from nl2sql.config import (ENV_CONFIG, ENV_DATA_DIR, ENV_MODEL, DbConnectionConfig,
                            DbConnectionConfigs)
@@ -65,8 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", metavar="PATH",
                         help=f"path of dbs.yaml (default: ${ENV_CONFIG}, else ./dbs.yaml)")
     parser.add_argument("--data-dir", metavar="PATH",
-                        help=f"folder of the cache (default: ${ENV_DATA_DIR}, else 'data' "
-                             f"beside dbs.yaml)")
+                        help=DATA_DIR_HELP)
     parser.add_argument("--enum-max-values", type=_positive_int, metavar="N",
                         default=defaults.max_values,
                         help="most distinct values a column may have to be an enum candidate "

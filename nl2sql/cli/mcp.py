@@ -20,8 +20,11 @@ _TOOLS = ", ".join(op.name for op in OPERATIONS)
 DESCRIPTION = textwrap.fill(
     f"Serve nl2sql's tools ({_TOOLS}) and resources (db://catalog, db://{{db_id}}/schema) to "
     "MCP clients such as Claude Code.", width=90) + f"""
-Config: --config, else ${ENV_CONFIG}, else ./dbs.yaml. Results: --workspace, else
-${ENV_WORKSPACE}, else ./workspace. Schema caches: --data-dir, else ${ENV_DATA_DIR}."""
+Config: --config, else ${ENV_CONFIG}, else ./dbs.yaml (in the folder the client starts the
+server in). Schema caches: --data-dir, else ${ENV_DATA_DIR}, else 'data_dir:' in dbs.yaml, else
+data/ beside it. Results: --workspace, else ${ENV_WORKSPACE}, else 'workspace:' in dbs.yaml, else
+./workspace. With no dbs.yaml, both are in the per-user
+dir ($XDG_DATA_HOME/nl2sql, by default ~/.local/share/nl2sql) and the bundled bookstore is served."""
 
 def _executable() -> str:
     """This command's absolute path: MCP clients start it without the venv on PATH."""

@@ -8,9 +8,17 @@ import argparse
 from nl2sql.config import ENV_CONFIG, ENV_DATA_DIR, ENV_WORKSPACE
 
 
+#: Where the cache and the results go, as ``DbConnectionConfigs.load`` decides it.
+DATA_DIR_HELP = (f"folder of the schema caches and conversations (default: ${ENV_DATA_DIR}, else "
+                 f"'data_dir:' in dbs.yaml, else data/ beside dbs.yaml; with no dbs.yaml, the "
+                 f"per-user dir $XDG_DATA_HOME/nl2sql, by default ~/.local/share/nl2sql)")
+WORKSPACE_HELP = (f"folder for result files (default: ${ENV_WORKSPACE}, else 'workspace:' in "
+                  f"dbs.yaml, else ./workspace; with no dbs.yaml, workspace/ in the per-user "
+                  f"dir)")
+
+
 def add_common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", help=f"path of dbs.yaml (default: ${ENV_CONFIG} or ./dbs.yaml)")
-    parser.add_argument("--data-dir", help=f"folder of the schema caches and conversations "
-                                           f"(default: ${ENV_DATA_DIR})")
-    parser.add_argument("--workspace", help=f"folder for result files (default: ${ENV_WORKSPACE})")
+    parser.add_argument("--data-dir", help=DATA_DIR_HELP)
+    parser.add_argument("--workspace", help=WORKSPACE_HELP)
     parser.add_argument("-v", "--verbose", action="store_true", help="log details to stderr")

@@ -38,6 +38,24 @@ try:
 except ImportError:  # pragma: no cover - the extra is part of the dev install
     MySQLdb = None  # type: ignore[assignment]
 
+#: The session's sql_mode, set on every connection whatever the server's global mode: each
+#: flavour's own default, which reads string literals as the parser guard does (a backslash
+#: escapes, "..." is a string). A server configured with NO_BACKSLASH_ESCAPES or ANSI_QUOTES
+#: would read ``'\' , LOAD_FILE(...) -- '`` as a call where the guard saw one string.
+SQL_MODES = {
+    "mariadb": "STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION",
+    "mysql": "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,"
+             "ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION",
+}
+#: sql_mode flags that change how a query's text is split into tokens.
+LEXING_MODES = ("NO_BACKSLASH_ESCAPES", "ANSI_QUOTES", "ANSI")
+#: How many user variables a session holds besides nl2sql's own, by flavour (is MariaDB).
+_USER_VARIABLES = {
+    True: "SELECT COUNT(*) FROM information_schema.USER_VARIABLES "
+          "WHERE VARIABLE_NAME <> 'nl2sql_query'",
+    False: "SELECT COUNT(*) FROM performance_schema.user_variables_by_thread "
+           "WHERE THREAD_ID = PS_CURRENT_THREAD_ID() AND VARIABLE_NAME <> 'nl2sql_query'",
+}
 #: Seconds past the server's time limit after which the client kills the query itself.
 _CANCEL_GRACE_SECONDS = 1.0
 _WRAP_PREFIX = "SELECT * FROM (\n"
@@ -108,8 +126,9 @@ class MysqlConnection(DbConnection):
         return engine
 
     def _on_connect(self, dbapi_connection: Any, _record: object) -> None:
-        """Per-connection settings: the time limit (by flavour), no quiet CTE truncation,
-        strict ANSI-compatible reads, the session read-only by default."""
+        """Per-connection settings: the time limit (by flavour), no quiet CTE truncation, the
+        session's sql_mode pinned (``SQL_MODES``: string lexing as the guard reads it, read
+        back), the session read-only by default."""
         with dbapi_connection.cursor() as cursor:
             cursor.execute("SELECT VERSION()")
             version = str(cursor.fetchone()[0])
@@ -123,6 +142,15 @@ class MysqlConnection(DbConnection):
             else:
                 cursor.execute(f"SET SESSION max_execution_time = {max(1, int(seconds * 1000))}, "
                                f"cte_max_recursion_depth = 4294967295")
+            cursor.execute("SET SESSION sql_mode = %s",
+                           (SQL_MODES["mariadb" if is_mariadb else "mysql"],))
+            cursor.execute("SELECT @@SESSION.sql_mode")
+            mode = str(cursor.fetchone()[0]).upper().split(",")
+            if any(flag in mode for flag in LEXING_MODES):  # pragma: no cover - a proxy's rewrite
+                raise DatabaseConnectionError(
+                    f"The MySQL server of database '{self.db_id}' kept sql_mode {','.join(mode)}, "
+                    f"which reads strings differently from nl2sql's checks; nl2sql will not "
+                    f"query it.", db_id=self.db_id)
             cursor.execute("SET SESSION TRANSACTION READ ONLY")
         dbapi_connection.commit()
         dbapi_connection.nl2sql_is_mariadb = is_mariadb
@@ -178,11 +206,16 @@ class MysqlOperations(DbOperations):
                 "user": url.username, "password": url.password or "", **args}
 
     def _reset(self, raw: Any, conn: Connection) -> None:
-        """Roll back always; release user-level locks, the one effect a rollback keeps."""
+        """Roll back always; release user-level locks, the one effect a rollback keeps; drop a
+        session in which the query set a user variable (``@x := ...``), so the next call, maybe
+        another client's, starts without it."""
+        variables = _USER_VARIABLES[getattr(raw, "nl2sql_is_mariadb", True)]
         try:
             raw.rollback()
             with raw.cursor() as cursor:
-                cursor.execute("SELECT RELEASE_ALL_LOCKS()")
+                cursor.execute(f"SELECT RELEASE_ALL_LOCKS(), ({variables})")
+                if cursor.fetchone()[1]:
+                    conn.invalidate()
         except MySQLdb.Error:
             conn.invalidate()  # a broken session goes away instead of back into the pool
 

@@ -9,6 +9,7 @@ Engine layers (ARCHITECTURE.md, "Read-only, in layers"). Spark has no read-only 
   own parser then accepts exactly one query (no command, DDL, DML, SET, CACHE, USE, a second
   statement or a script) and enforces the row cap;
 - the session runs with ``spark.sql.runSQLOnFiles=false`` (no ``csv.`/path``` relations),
+  and its string lexing pinned (``escapedStringLiterals`` and ``doubleQuotedIdentifiers`` off),
   verified when the session is made;
 - every query carries a tag and is interrupted (``interruptTag``) at the time limit; the
   session stays usable for the next call;
@@ -41,12 +42,19 @@ from nl2sql.errors import (ConfigError, DatabaseConnectionError, QueryExecutionE
 log = logging.getLogger(__name__)
 # pyspark warns on stderr when its retries give up; the caller gets our one-line error instead.
 warnings.filterwarnings("ignore", message=r"\[RETRIES_EXCEEDED\]", category=UserWarning)
+# Spark 4 deprecates escapedStringLiterals but still honours it: it stays pinned (off).
+warnings.filterwarnings("ignore", message=r"The SQL config 'spark\.sql\.parser\.escapedString",
+                        category=UserWarning)
 
 T = TypeVar("T")
 
 _WRAP_PREFIX = "SELECT * FROM (\n"
-#: Session settings the engine layer depends on, set and read back on every new session.
-ENGINE_SETTINGS = {"spark.sql.runSQLOnFiles": "false"}
+#: Session settings the engine layer depends on, set and read back on every new session. The
+#: last two pin how Spark lexes strings to what the parser guard assumes (backslash escapes in
+#: '...' and "...", and "..." a string, not a name).
+ENGINE_SETTINGS = {"spark.sql.runSQLOnFiles": "false",
+                   "spark.sql.parser.escapedStringLiterals": "false",
+                   "spark.sql.ansi.doubleQuotedIdentifiers": "false"}
 # Errors meaning the server no longer knows our session (restart) or cannot be reached.
 _SESSION_LOST = re.compile(
     r"SESSION_NOT_FOUND|SESSION_CHANGED|SESSION_CLOSED|NO_ACTIVE_SESSION|INVALID_HANDLE|"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -20,9 +21,11 @@ from nl2sql.operations.context import OpsContext
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 INSTRUCTIONS = (
     "Answer questions from SQL databases. Start with db_list, read db_show_schema for the "
-    "database, then run read-only SQL with db_execute_sql (results are saved as CSV files in "
+    "database (for a large one, db_search_schema with the question gives the tables and values "
+    "it needs), then run read-only SQL with db_execute_sql (results are saved as CSV files in "
     "the workspace; browse them with csv_head / csv_tail; find earlier results with "
     "saved_queries_list).")
+logger = logging.getLogger(__name__)
 
 
 def build_server(config_path: str | Path | None = None, *, data_dir: str | Path | None = None,
@@ -33,6 +36,10 @@ def build_server(config_path: str | Path | None = None, *, data_dir: str | Path 
     The registry is loaded now, so a broken dbs.yaml fails at start with its message.
     ``log_level`` is the HTTP server's (uvicorn's); WARNING keeps per-request lines out."""
     ops_context = OpsContext.load(config_path, data_dir=data_dir, workspace=workspace)
+    if ops_context.configs.config_path is None:  # stderr: stdout belongs to MCP over stdio
+        logger.info("No dbs.yaml in %s: serving the bundled bookstore; schema caches in %s, "
+                    "result files in %s (set NL2SQL_CONFIG to serve your own databases).",
+                    Path.cwd(), ops_context.data_dir, ops_context.workspace)
 
     @asynccontextmanager
     async def lifespan(_server: MCPServer[OpsContext]) -> AsyncIterator[OpsContext]:

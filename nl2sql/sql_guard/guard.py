@@ -14,7 +14,7 @@ from sqlglot.errors import ErrorLevel, ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
 from nl2sql.errors import QueryRejectedError
-from nl2sql.sql_guard import checks, messages
+from nl2sql.sql_guard import checks, lexing, messages
 from nl2sql.sql_guard import spark as spark_checks
 from nl2sql.sql_guard.dialect_checks import check_dialect
 from nl2sql.sql_guard.denylist import SQLITE_READ_PRAGMAS
@@ -32,6 +32,23 @@ _PRAGMA_DIALECTS = {"sqlite"}
 # Engines that pin standard_conforming_strings=on, so a backslash in '...' is a plain character
 # for the server exactly as for sqlglot's tokenizer: 'C:\' is safe there.
 _PINNED_STRING_LEXING = {"postgres"}
+# How each engine reads comments and strings (see lexing.LexingRules); any other dialect gets
+# the strictest rules, every reading at once.
+_LEXING = {
+    "sqlite": lexing.LexingRules(line_comment_ends=("\n",), nested_comments=(False,),
+                                 line_comment_needs_space=(False,), string_escapes_pinned=True),
+    "postgres": lexing.LexingRules(line_comment_ends=("\r\n",), nested_comments=(True,),
+                                   line_comment_needs_space=(False,), string_escapes_pinned=True,
+                                   colon_parameters=False),
+    "mysql": lexing.LexingRules(line_comment_ends=("\n",), nested_comments=(False,),
+                                line_comment_needs_space=(True,), hash_comments=True,
+                                string_escapes_pinned=True, colon_parameters=False),
+    "duckdb": lexing.LexingRules(line_comment_ends=("\r\n",),
+                                 line_comment_needs_space=(False,), colon_parameters=False),
+    "spark": lexing.LexingRules(line_comment_ends=("\r\n",), nested_comments=(True,),
+                                line_comment_needs_space=(False,), string_escapes_pinned=True,
+                                hints=True),
+}
 # Postgres syntax sqlglot does not parse and that calls nothing: dropped from the tokens the
 # parser sees (the server still runs the caller's text). FOR READ ONLY is a no-op clause;
 # DOCUMENT/CONTENT and STRIP/PRESERVE WHITESPACE are options of xmlparse/xmlserialize.
@@ -104,11 +121,19 @@ def _validate(sql: str, dialect: str) -> ValidatedQuery:
         tokens = _tokenize(text, engine)
         if tokens and tokens[0].text.upper() == "EXPLAIN":
             inner, end = _explain_target(text, tokens[0], engine, name)
-            return ValidatedQuery(text[:end], inner, True, "explain")
-        expression, end = _validate_query(text, tokens, engine, name)
+            # sqlglot reads what follows EXPLAIN as one opaque token: lex it on its own
+            tokens = [tokens[0], *_tokenize(_blank_before(text, tokens[0].end + 1), engine)]
+            validated = ValidatedQuery(text[:end], inner, True, "explain")
+        else:
+            expression, end = _validate_query(text, tokens, engine, name)
+            validated = ValidatedQuery(text[:end], expression, False,
+                                       checks.statement_type(expression))
     except RecursionError:
         raise messages.reject(messages.TOO_DEEP) from None
-    return ValidatedQuery(text[:end], expression, False, checks.statement_type(expression))
+    # Last, so the other checks keep their more precise messages: the engine must read the
+    # accepted text as the tokens checked above.
+    lexing.check(text, tokens, end, _LEXING.get(name, lexing.LexingRules()))
+    return validated
 
 
 def _tokenize(text: str, engine: Dialect) -> list[Token]:

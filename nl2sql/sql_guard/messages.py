@@ -110,3 +110,21 @@ def token_error(line: int | None, col: int | None) -> str:
     return (f"SQL syntax error{where}: unterminated string, quoted name or comment; "
             "fix the SQL and retry.")
 
+
+
+AMBIGUOUS_COMMENT = ("This comment may be read differently by the database than by the "
+                     "checker (a backslash, a nested or unclosed /*, a -- without a space, a "
+                     "lone carriage return); remove the comment.")
+EXECUTABLE_COMMENT = ("Executable comments and optimizer hints (/*! ... */, /*+ ... */) are "
+                      "not allowed here: the database runs their text; write the SQL without "
+                      "them.")
+HINT = ("Optimizer hints (/*+ ... */) are not allowed on this database (or hold comments or "
+        "backslashes); remove the hint.")
+BACKSLASH_OUTSIDE_STRING = ("A backslash outside a string is not allowed (some databases read "
+                            "it as an escape); remove it.")
+PARAMETER = ("Parameters and variables ($1, ?, :name, @x) are not allowed: nothing is bound to "
+             "them and they can change what the database reads; write the values in the query.")
+AMBIGUOUS_WHITESPACE = ("Only plain spaces, tabs and line breaks may separate SQL words; "
+                        "replace the other whitespace characters.")
+STRING_PREFIX = ("A quote right after a word (E'...', U&'...', b'...', a$tag$...) may be a "
+                 "string prefix the database reads differently; put a space before the quote.")

@@ -1,0 +1,102 @@
+"""MySQL/MariaDB sessions read every query the way the guard does and carry nothing from one
+call to the next: the session's sql_mode is pinned on connect (a server whose global mode has
+NO_BACKSLASH_ESCAPES or ANSI_QUOTES would otherwise run what the guard took for a string), and
+a user variable set by one call is gone in the next."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pytest
+from conftest import mysql_admin
+from guard_corpus import SCHEMA
+
+from nl2sql.db.factory import create_connection, create_operations
+from nl2sql.errors import QueryExecutionError, QueryRejectedError
+from nl2sql.models import DbInfo
+
+MARKER = "987654322"
+#: Forms that hide a call after a backslash-quote: one string where backslashes escape (the
+#: guard's reading), a string then code where they do not (NO_BACKSLASH_ESCAPES), and the same
+#: with "..." (a name under ANSI_QUOTES).
+PROBES = [
+    "SELECT '\\' , 987654321 + 1 AS leak -- '",
+    "SELECT 'x\\' , 987654321 + 1 AS leak, '\\' AS y -- '",
+    "SELECT '\\' , LOAD_FILE(0x2f6574632f686f73746e616d65) AS f, 987654321 + 1 AS leak -- '",
+    'SELECT 1 AS "\\" , 987654321 + 1 AS leak -- "',
+    "SELECT _binary'\\' , 987654321 + 1 AS leak -- '",
+    "SELECT N'\\' , 987654321 + 1 AS leak -- '",
+]
+
+
+class _Sink:
+    def begin(self, columns: Sequence[str]) -> None:
+        self.columns, self.rows = list(columns), []
+
+    def write_rows(self, rows: Sequence[Sequence[Any]]) -> None:
+        self.rows += [tuple(row) for row in rows]
+
+
+def _values(ops: Any, sql: str, *, validate: bool = True) -> set[str]:
+    sink = _Sink()
+    ops.execute_select_query(sql, sink, validate=validate)
+    return {str(value) for row in sink.rows for value in row}
+
+
+@pytest.fixture
+def mysql_ops(make_db) -> Iterator[Any]:  # noqa: ANN001
+    db = make_db("mysql", "session", script=SCHEMA["mysql"])
+    connection = create_connection(db.config)
+    yield create_operations(connection, DbInfo(db_id="session", db_type="mysql"))
+    connection.dispose()
+
+
+@pytest.mark.parametrize("mode", ["NO_BACKSLASH_ESCAPES", "ANSI_QUOTES", "ANSI"])
+def test_session_sql_mode_is_pinned_whatever_the_servers_global_mode(mysql_ops, mode: str
+                                                                     ) -> None:  # noqa: ANN001
+    admin = mysql_admin()
+    with admin.cursor() as cursor:
+        cursor.execute("SELECT @@GLOBAL.sql_mode")
+        saved = cursor.fetchone()[0]
+        # The probes are real: a session in that mode runs the hidden payload.
+        cursor.execute("SET SESSION sql_mode = %s", (mode,))
+        cursor.execute(PROBES[0] if mode == "NO_BACKSLASH_ESCAPES" else PROBES[3])
+        assert MARKER in {str(v) for v in cursor.fetchone()}
+        cursor.execute("SET GLOBAL sql_mode = %s", (f"{saved},{mode}".strip(","),))
+    try:  # nl2sql's first connection is made while the server's default has the mode
+        _values(mysql_ops, "SELECT 1")
+    finally:
+        with admin.cursor() as cursor:
+            cursor.execute("SET GLOBAL sql_mode = %s", (saved,))
+        admin.close()
+    session_mode = _values(mysql_ops, "SELECT @@SESSION.sql_mode", validate=False).pop()
+    assert "NO_BACKSLASH_ESCAPES" not in session_mode and "ANSI_QUOTES" not in session_mode
+    for sql in PROBES:
+        for validate in (True, False):
+            try:
+                values = _values(mysql_ops, sql, validate=validate)
+            except QueryRejectedError:
+                assert validate
+                continue
+            except QueryExecutionError:  # not valid SQL in the pinned reading: nothing ran
+                continue
+            assert MARKER not in values, (sql, validate)
+
+
+def test_a_user_variable_does_not_outlive_its_call(mysql_ops) -> None:  # noqa: ANN001
+    with pytest.raises(QueryRejectedError, match="variables"):
+        _values(mysql_ops, "SELECT @x := 41 AS v")
+    with pytest.raises(QueryRejectedError, match="variables"):
+        _values(mysql_ops, "SELECT @x AS v")
+    # The engine layer alone: the session that set it is not handed to the next call.
+    for _ in range(3):
+        assert _values(mysql_ops, "SELECT @x := 41 AS v, a FROM t", validate=False) \
+            >= {"41"}
+        assert _values(mysql_ops, "SELECT @x AS v", validate=False) == {"None"}
+    # ... and a call that sets nothing keeps its session (no reconnect per query).
+    pool = mysql_ops.connection.engine.pool
+    _values(mysql_ops, "SELECT a FROM t")
+    first = pool.checkedin()
+    _values(mysql_ops, "SELECT a FROM t")
+    assert pool.checkedin() == first == 1
