@@ -73,6 +73,9 @@ class DbConnectionConfig(BaseModel):
     # byte budget of one result file (reached: the result is cut and marked truncated).
     max_value_bytes: int = Field(default=16 << 20, ge=1024)
     max_result_bytes: int = Field(default=1 << 30, ge=1024)
+    # User-defined functions a query may call (they are refused otherwise): names or
+    # schema.name, as the database's catalogue lists them.
+    allowed_functions: tuple[str, ...] = ()
     # True for the bundled sample, which is built from its SQL script when the file is missing.
     is_bundled_sample: bool = Field(default=False, exclude=True)
 

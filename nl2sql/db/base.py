@@ -21,6 +21,8 @@ from sqlalchemy.exc import DBAPIError
 from nl2sql.config import DbConnectionConfig
 from nl2sql.errors import DatabaseConnectionError
 from nl2sql.models import DbInfo, TableInfo
+from nl2sql.sql_guard.user_functions import (NO_USER_FUNCTIONS, UserFunctions,
+                                             check_user_functions, refuse_view)
 
 if TYPE_CHECKING:
     from nl2sql.sql_guard import ValidatedQuery
@@ -37,10 +39,15 @@ class DbConnection(ABC):
     #: always; an index makes it cheap). Without indexes the order costs a sort of the table.
     sample_order_max_rows: ClassVar[int | None] = None
 
+    #: Seconds a read of the catalogue's user-defined functions is used before it is read again.
+    user_functions_seconds: ClassVar[float] = 60.0
+
     def __init__(self, config: DbConnectionConfig) -> None:
         self.config = config
         self._engine: Engine | None = None
         self._engine_lock = threading.Lock()
+        self._user_functions: tuple[float, UserFunctions] | None = None
+        self._user_functions_lock = threading.Lock()
 
     @property
     def db_id(self) -> str:
@@ -63,6 +70,31 @@ class DbConnection(ABC):
                 if self._engine is None:
                     self._engine = self._create_engine()
         return self._engine
+
+    def user_functions(self) -> UserFunctions:
+        """The database's user-defined functions and the views that reach them (read from
+        the catalogue at most every ``user_functions_seconds``)."""
+        with self._user_functions_lock:
+            now = time.monotonic()
+            if self._user_functions is None or \
+                    now - self._user_functions[0] > self.user_functions_seconds:
+                self._user_functions = (now, self.read_user_functions())
+            return self._user_functions[1]
+
+    def read_user_functions(self) -> UserFunctions:
+        """The catalogue's user-defined functions (a backend without any: none)."""
+        return NO_USER_FUNCTIONS
+
+    def check_user_functions(self, query: ValidatedQuery) -> None:
+        """Refuse ``query`` when it reaches a user-defined function dbs.yaml does not allow."""
+        check_user_functions(query.expression, self.user_functions(),
+                             self.config.allowed_functions, db_id=self.db_id)
+
+    def check_relation(self, name: str) -> None:
+        """Refuse reading the table or view ``name`` when it is a view reaching a user-defined
+        function dbs.yaml does not allow (a row lookup, a sample)."""
+        refuse_view(name, None, self.user_functions(), self.config.allowed_functions,
+                    db_id=self.db_id)
 
     @abstractmethod
     def _create_engine(self) -> Engine:
@@ -227,15 +259,14 @@ class DbOperations(ABC):
         config = self.connection.config
         max_rows = max_rows or config.max_rows
         timeout = timeout_seconds or config.query_timeout_seconds
-        if isinstance(query, str):
-            if validate:
+        if isinstance(query, str) and not validate:
+            sql, is_explain = query, False
+        else:
+            if isinstance(query, str):
                 from nl2sql.sql_guard import validate_read_only
 
                 query = validate_read_only(query, self.connection.sqlglot_dialect)
-                sql, is_explain = query.sql, query.is_explain
-            else:
-                sql, is_explain = query, False
-        else:
+            self.connection.check_user_functions(query)
             sql, is_explain = query.sql, query.is_explain
         started = time.monotonic()
         bounded_type = _BoundedCsvSink if takes_csv_records(sink) else _BoundedSink
@@ -288,6 +319,7 @@ class DbOperations(ABC):
     def _fetch_one(self, info: TableInfo, where: dict[str, Any]) -> dict[str, Any] | None:
         from nl2sql.db import lookup
 
+        self.connection.check_relation(info.name)
         statement = lookup.select_where(info, where, schema=self.connection.schema)
         timeout = self.connection.config.query_timeout_seconds
         with self._read_only(timeout) as conn:

@@ -28,6 +28,7 @@ from sqlalchemy.pool import QueuePool
 
 from nl2sql.db.base import CsvResultSink, DbConnection, DbOperations, QueryStats, ResultSink
 from nl2sql.errors import ConfigError, DatabaseConnectionError, QueryExecutionError, QueryTimeoutError
+from nl2sql.sql_guard.user_functions import UserFunctions, from_view_definitions
 
 try:
     import duckdb
@@ -177,6 +178,16 @@ class DuckdbConnection(DbConnection):
         engine = create_engine("duckdb://", creator=connect, poolclass=QueuePool,
                                pool_size=5, max_overflow=-1)
         return engine
+
+    def read_user_functions(self) -> UserFunctions:
+        """Macros (DuckDB's user-defined functions) and the views that call one."""
+        with self.connect() as conn:
+            functions = [tuple(r) for r in conn.exec_driver_sql(
+                "SELECT DISTINCT schema_name, function_name FROM duckdb_functions() "
+                "WHERE NOT internal")]
+            views = [tuple(r) for r in conn.exec_driver_sql(
+                "SELECT schema_name, view_name, sql FROM duckdb_views() WHERE NOT internal")]
+        return from_view_definitions(functions, views, "duckdb")
 
     def dispose(self) -> None:
         super().dispose()

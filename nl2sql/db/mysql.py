@@ -28,6 +28,7 @@ from sqlalchemy.exc import DBAPIError
 
 from nl2sql.db.base import DbConnection, DbOperations, QueryStats, ResultSink
 from nl2sql.errors import DatabaseConnectionError, QueryExecutionError, QueryTimeoutError
+from nl2sql.sql_guard.user_functions import UserFunctions, from_view_definitions
 
 try:
     import MySQLdb
@@ -124,6 +125,25 @@ class MysqlConnection(DbConnection):
                                connect_args=self.connect_args())
         event.listen(engine, "connect", self._on_connect)
         return engine
+
+    def read_user_functions(self) -> UserFunctions:
+        """Stored functions (and loadable ones, when ``mysql.func`` is readable), and the
+        views that call one; built-ins are never schema-qualified here, so ``db.f()`` always
+        calls a stored function."""
+        with self.connect() as conn:
+            functions = [tuple(r) for r in conn.exec_driver_sql(
+                "SELECT ROUTINE_SCHEMA, ROUTINE_NAME FROM information_schema.ROUTINES "
+                "WHERE ROUTINE_TYPE = 'FUNCTION'")]
+            try:
+                functions += [("", r[0]) for r in conn.exec_driver_sql(
+                    "SELECT name FROM mysql.func")]
+            except DBAPIError:  # no privilege on the mysql schema: a read-only login
+                pass
+            views = [tuple(r) for r in conn.exec_driver_sql(
+                "SELECT TABLE_SCHEMA, TABLE_NAME, VIEW_DEFINITION FROM information_schema.VIEWS "
+                "WHERE TABLE_SCHEMA NOT IN ('mysql', 'sys', 'information_schema', "
+                "'performance_schema')")]
+        return from_view_definitions(functions, views, "mysql", qualified_calls_are_user=True)
 
     def _on_connect(self, dbapi_connection: Any, _record: object) -> None:
         """Per-connection settings: the time limit (by flavour), no quiet CTE truncation, the

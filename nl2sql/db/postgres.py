@@ -35,6 +35,7 @@ from nl2sql.db import postgres_pages
 from nl2sql.db.base import (CsvResultSink, DbConnection, DbOperations, QueryStats, ResultSink,
                             SinkFull)
 from nl2sql.errors import QueryExecutionError
+from nl2sql.sql_guard.user_functions import UserFunctions
 
 #: Seconds past the statement timeout after which the client cancels the query itself.
 _CANCEL_GRACE_SECONDS = 1.0
@@ -55,6 +56,37 @@ log = logging.getLogger(__name__)  # os.urandom: seeds no caller can predict
 _EFFECTS_CHECK = """SELECT txid_current_if_assigned() IS NOT NULL,
   EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()),
   ARRAY(SELECT name || '=' || setting FROM pg_settings WHERE source = 'session')"""
+
+
+# One round trip: ("function", schema, name, NULL, NULL) for each user-defined function;
+# ("calls" | "reads", view schema, view, schema, function | view) for each dependency of a
+# view's rewrite rule (or a table's row-level security policy) on a function or a view.
+_USER_FUNCTIONS = """
+WITH user_schema AS (SELECT oid, nspname FROM pg_namespace
+                     WHERE nspname NOT IN ('pg_catalog', 'information_schema')
+                       AND nspname !~ '^pg_toast'),
+     owner AS (SELECT r.oid AS objid, 'pg_rewrite'::regclass AS classid, r.ev_class AS relid
+               FROM pg_rewrite r
+               UNION ALL
+               SELECT p.oid, 'pg_policy'::regclass, p.polrelid FROM pg_policy p)
+SELECT 'function', n.nspname, p.proname, NULL, NULL
+FROM pg_proc p JOIN user_schema n ON n.oid = p.pronamespace
+WHERE NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass
+                  AND d.objid = p.oid AND d.deptype = 'e')
+UNION ALL
+SELECT DISTINCT 'calls', vn.nspname, v.relname, fn.nspname, f.proname
+FROM owner o JOIN pg_depend d ON d.classid = o.classid AND d.objid = o.objid
+JOIN pg_class v ON v.oid = o.relid JOIN user_schema vn ON vn.oid = v.relnamespace
+JOIN pg_proc f ON d.refclassid = 'pg_proc'::regclass AND f.oid = d.refobjid
+JOIN pg_namespace fn ON fn.oid = f.pronamespace
+UNION ALL
+SELECT DISTINCT 'reads', vn.nspname, v.relname, tn.nspname, t.relname
+FROM owner o JOIN pg_depend d ON d.classid = o.classid AND d.objid = o.objid
+JOIN pg_class v ON v.oid = o.relid JOIN user_schema vn ON vn.oid = v.relnamespace
+JOIN pg_class t ON d.refclassid = 'pg_class'::regclass AND t.oid = d.refobjid
+JOIN pg_namespace tn ON tn.oid = t.relnamespace
+WHERE t.oid <> v.oid AND t.relkind = 'v'
+"""
 
 
 class PostgresConnection(DbConnection):
@@ -78,6 +110,16 @@ class PostgresConnection(DbConnection):
                    f"-c standard_conforming_strings=on -c search_path={search_path}")
         return create_engine(self.url(), pool_pre_ping=True,
                              connect_args={"options": options, "application_name": "nl2sql"})
+
+
+    def read_user_functions(self) -> UserFunctions:
+        """Functions outside pg_catalog that no extension installed; views (and row-level
+        security policies) that call one, and views reading other views."""
+        with self.connect() as conn:
+            rows = conn.exec_driver_sql(_USER_FUNCTIONS).all()
+        return UserFunctions.from_catalogue(
+            [(r[1], r[2]) for r in rows if r[0] == "function"],
+            [r[1:] for r in rows if r[0] == "calls"], [r[1:] for r in rows if r[0] == "reads"])
 
 
 def _quote_option(identifier: str) -> str:

@@ -138,6 +138,10 @@ class DbSchemaInspector(ABC):
         views = set(self._view_names(inspector))
         if schema is not None and not tables and not views:
             self._check_schema_exists(inspector, schema)
+        unreadable = self._unreadable_views(inspector, schema, views)
+        views -= unreadable
+        # A view the server cannot describe is left out of every batched call below.
+        only = {"filter_names": [*tables, *sorted(views)]} if unreadable else {}
 
         def by_name(result: dict[tuple[str | None, str], Any]) -> dict[str, Any]:
             return {name: value for (_schema, name), value in result.items()}
@@ -154,28 +158,32 @@ class DbSchemaInspector(ABC):
                 columns_job = indexes_job = None
                 if self.parallel_reflection:
                     columns_job = pool.submit(self._elsewhere, lambda insp, _conn: (
-                        insp.get_multi_columns(schema=schema, kind=kind)))
+                        insp.get_multi_columns(schema=schema, kind=kind, **only)))
                     indexes_job = pool.submit(self._elsewhere, lambda insp, other: (
-                        insp.get_multi_indexes(schema=schema, kind=kind,
+                        insp.get_multi_indexes(schema=schema, kind=kind, **only,
                                                **self.index_reflection_kw),
                         self.row_counts(other, tables)))
-                primary_keys = by_name(inspector.get_multi_pk_constraint(schema=schema, kind=kind))
-                foreign_keys = by_name(inspector.get_multi_foreign_keys(schema=schema, kind=kind))
+                primary_keys = by_name(inspector.get_multi_pk_constraint(schema=schema, kind=kind,
+                                                                        **only))
+                foreign_keys = by_name(inspector.get_multi_foreign_keys(schema=schema, kind=kind,
+                                                                        **only))
                 uniques = by_name(inspector.get_multi_unique_constraints(schema=schema,
-                                                                         kind=kind))
+                                                                         kind=kind, **only))
                 comments: dict[str, str | None] = {}
                 if self.supports_comments:
                     comments = {name: value.get("text") for name, value in by_name(
-                        inspector.get_multi_table_comment(schema=schema, kind=kind)).items()}
+                        inspector.get_multi_table_comment(schema=schema, kind=kind,
+                                                          **only)).items()}
                 if indexes_job is not None:
                     found_indexes, row_counts = indexes_job.result()
                 else:
                     found_indexes = inspector.get_multi_indexes(
-                        schema=schema, kind=kind, **self.index_reflection_kw)
+                        schema=schema, kind=kind, **only, **self.index_reflection_kw)
                     row_counts = None
                 indexes = by_name(found_indexes)
                 columns = by_name(columns_job.result() if columns_job is not None else
-                                  inspector.get_multi_columns(schema=schema, kind=kind))
+                                  inspector.get_multi_columns(schema=schema, kind=kind,
+                                                              **only))
 
         reflected = ReflectedSchema(
             schema=schema, tables=sorted(tables), views=views, columns=columns,
@@ -252,6 +260,12 @@ class DbSchemaInspector(ABC):
 
     def _view_names(self, inspector: Inspector) -> list[str]:
         return list(inspector.get_view_names(schema=self.schema))
+
+    def _unreadable_views(self, inspector: Inspector, schema: str | None,
+                          views: set[str]) -> set[str]:
+        """Views the server cannot describe to this connection, left out of the schema (each
+        with a warning) so that the other tables are still annotated. None by default."""
+        return set()
 
     def _complete_indexes(self, conn: Connection, reflected: ReflectedSchema) -> None:
         """Add ``is_primary``/``index_type`` to every index; subclasses add missing indexes."""

@@ -18,6 +18,7 @@ from sqlalchemy import column, select, table
 from sqlalchemy.exc import DBAPIError
 
 from nl2sql.db.base import DbConnection
+from nl2sql.errors import QueryRejectedError
 from nl2sql.inspection.factory import create_inspector
 from nl2sql.inspection.statistics import Relation
 from nl2sql.models import TableInfo
@@ -59,7 +60,7 @@ def collect_sample(connection: DbConnection, table_info: TableInfo,
     """The first ``settings.rows`` rows of the table or view as CSV text (header included),
     or None when it has no columns, the setting is 0, or the database refuses the query."""
     settings = settings or SampleSettings()
-    if settings.rows <= 0 or not table_info.columns:
+    if settings.rows <= 0 or not table_info.columns or runs_user_function(connection, table_info):
         return None
     names = [c.name for c in table_info.columns]
     source = table(table_info.relation_name, *[column(n) for n in names],
@@ -77,6 +78,18 @@ def collect_sample(connection: DbConnection, table_info: TableInfo,
         log.warning("no sample rows for %s: %s", table_info.name, reason)
         return None
     return rows_to_csv(names, rows, settings.max_chars)
+
+
+def runs_user_function(connection: DbConnection, table_info: TableInfo) -> bool:
+    """Whether reading the table or view would run a user-defined function dbs.yaml does not
+    allow (a view calling one, a row-level security policy): it is not sampled (one warning),
+    by the same rule as queries."""
+    try:
+        connection.check_relation(table_info.name)
+    except QueryRejectedError as exc:
+        log.warning("no sample rows for %s: %s", table_info.name, exc)
+        return True
+    return False
 
 
 def _sample_order(connection: DbConnection, table_info: TableInfo) -> list[str]:
@@ -100,7 +113,8 @@ def collect_samples(connection: DbConnection, tables: list[TableInfo],
     batched: list[TableInfo] = []
     for table_info in tables:
         schema = table_info.schema_name or connection.schema
-        if settings.rows <= 0 or not table_info.columns:
+        if settings.rows <= 0 or not table_info.columns or \
+                runs_user_function(connection, table_info):
             samples[table_info.name] = None
         elif (table_info.row_count == 0 and not table_info.row_count_is_estimate
               and not table_info.is_view):

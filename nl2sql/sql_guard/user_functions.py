@@ -1,0 +1,170 @@
+"""User-defined functions: refused unless dbs.yaml vouches for them (``allowed_functions``).
+
+A read-only transaction cannot stop a function that writes as its owner: a PostgreSQL
+``SECURITY DEFINER`` function (through ``dblink``, or reading a server file), a MariaDB stored
+function that runs ``SET GLOBAL``. The parser guard cannot know them either: they are names in
+one database's catalogue. So each backend reads its catalogue (``DbConnection.user_functions``:
+its functions, and the views that reach one, directly or through other views) and every query
+is checked against it here, after the guard and before the engine runs it: a call of such a
+function, or a reference to such a view, is refused unless every function it reaches is listed
+in the database's ``allowed_functions``. Built-in functions (and, on PostgreSQL, functions of
+installed extensions, which the deny list covers) are not user-defined.
+
+Names are compared in lower case, qualified (``schema.name``) and bare: a bare call is allowed
+when the bare name is listed or every user function of that name is listed qualified. On
+backends where a built-in can never be schema-qualified (MySQL/MariaDB, Spark), any qualified
+call is a user function even when the catalogue did not list it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+
+import sqlglot
+import sqlglot.errors
+from sqlglot import exp
+
+from nl2sql.errors import QueryRejectedError
+
+
+@dataclass(frozen=True)
+class UserFunctions:
+    """One database's user-defined functions, as its catalogue lists them."""
+
+    #: ``schema.name`` of every user-defined function, lower case.
+    functions: frozenset[str] = frozenset()
+    #: View (``schema.name`` and bare name, lower case) -> the user functions it reaches.
+    views: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    #: True where built-ins are never schema-qualified: ``x.f()`` always calls a user function.
+    qualified_calls_are_user: bool = False
+
+    @classmethod
+    def from_catalogue(cls, functions: Iterable[tuple[str, str]],
+                       view_calls: Iterable[tuple[str, str, str, str]],
+                       view_reads: Iterable[tuple[str, str, str, str]] = (),
+                       *, qualified_calls_are_user: bool = False) -> UserFunctions:
+        """From ``(schema, function)`` rows, ``(view schema, view, schema, function)`` calls
+        and ``(view schema, view, schema, relation)`` reads; a view reaches what the views it
+        reads reach."""
+        names = frozenset(_qualified(s, f) for s, f in functions)
+        reached: dict[str, set[str]] = {}
+        for view_schema, view, schema, function in view_calls:
+            if schema:
+                called = _qualified(schema, function)
+                calls = {called} if called in names or qualified_calls_are_user else set()
+            else:
+                calls = {f for f in names if _bare(f) == function.lower()}
+            if calls:
+                reached.setdefault(_qualified(view_schema, view), set()).update(calls)
+        reads: dict[str, set[str]] = {}
+        for view_schema, view, schema, relation in view_reads:
+            reads.setdefault(_qualified(view_schema, view), set()).add(
+                _qualified(schema, relation))
+        changed = True
+        while changed:  # views over views: what a view reads, it reaches
+            changed = False
+            for view, relations in reads.items():
+                for relation in relations:
+                    more = set().union(*(calls for other, calls in list(reached.items())
+                                         if relation in (other, _bare(other))))
+                    if more - reached.get(view, set()):
+                        reached.setdefault(view, set()).update(more)
+                        changed = True
+        views: dict[str, frozenset[str]] = {}
+        for view, calls in reached.items():
+            views[view] = frozenset(calls)
+            views[_bare(view)] = views.get(_bare(view), frozenset()) | calls
+        return cls(names, views, qualified_calls_are_user)
+
+
+NO_USER_FUNCTIONS = UserFunctions()
+
+
+def from_view_definitions(functions: Iterable[tuple[str, str]],
+                          views: Iterable[tuple[str, str, str]], dialect: str, *,
+                          qualified_calls_are_user: bool = False) -> UserFunctions:
+    """``UserFunctions`` from ``(schema, view, definition)`` rows: each definition is parsed
+    for the functions it calls and the relations it reads (a backend whose catalogue keeps no
+    dependencies). A definition that does not parse counts as calling every user function
+    whose name it contains."""
+    functions = list(functions)
+    calls: list[tuple[str, str, str, str]] = []
+    reads: list[tuple[str, str, str, str]] = []
+    for schema, view, definition in views:
+        try:
+            tree = sqlglot.parse_one(definition, read=dialect)
+        except sqlglot.errors.SqlglotError:
+            text = definition.lower()
+            calls += [(schema, view, s, f) for s, f in functions if f.lower() in text]
+            continue
+        calls += [(schema, view, q or "", name) for q, name in called_functions(tree)]
+        reads += [(schema, view, t.db or schema, t.name) for t in tree.find_all(exp.Table)
+                  if isinstance(t.this, exp.Identifier)]
+    return UserFunctions.from_catalogue(functions, calls, reads,
+                                        qualified_calls_are_user=qualified_calls_are_user)
+
+
+def check_user_functions(expression: exp.Expr, catalogue: UserFunctions,
+                         allowed: Iterable[str], *, db_id: str) -> None:
+    """Refuse a query that calls a user-defined function, or reads a view that reaches one,
+    unless ``allowed`` lists it (``QueryRejectedError``, which the model can act on)."""
+    allowed = frozenset(name.lower() for name in allowed)
+    for qualifier, name in called_functions(expression):
+        if qualifier is not None:
+            qualified = f"{qualifier}.{name}"
+            user = qualified in catalogue.functions or catalogue.qualified_calls_are_user
+            if user and not {qualified, name} & allowed:
+                raise _refusal(qualified, None, db_id)
+            continue
+        same_name = {f for f in catalogue.functions if _bare(f) == name}
+        if same_name and name not in allowed and not same_name <= allowed:
+            raise _refusal(min(same_name - allowed), None, db_id)
+    for table in expression.find_all(exp.Table):
+        if isinstance(table.this, exp.Identifier):
+            refuse_view(table.name, table.db or None, catalogue, allowed, db_id=db_id)
+
+
+def refuse_view(name: str, schema: str | None, catalogue: UserFunctions,
+                allowed: Iterable[str], *, db_id: str) -> None:
+    """Refuse reading the relation ``[schema.]name`` when it is a view reaching a user
+    function that ``allowed`` does not list (samples, row lookups and queries alike)."""
+    calls = catalogue.views.get(_qualified(schema, name), frozenset())
+    allowed = frozenset(a.lower() for a in allowed)
+    for function in sorted(calls):
+        if not {function, _bare(function)} & allowed:
+            raise _refusal(function, name, db_id)
+
+
+def called_functions(expression: exp.Expr) -> Iterator[tuple[str | None, str]]:
+    """``(qualifier or None, name)`` of every function call in the tree, lower case; a known
+    function is named by each of its SQL names (``LCASE`` and ``LOWER``)."""
+    for node in expression.find_all(exp.Func):
+        parent = node.parent
+        qualifier = None
+        if isinstance(parent, exp.Dot) and parent.expression is node:
+            qualifier = parent.this.name.lower() or "?"  # a.b.f(): the schema b
+        elif isinstance(parent, exp.Table) and parent.this is node and parent.db:
+            qualifier = parent.db.lower()
+        if isinstance(node, exp.Anonymous):
+            yield qualifier, node.name.lower()
+        else:
+            for name in node.sql_names():
+                yield qualifier, name.lower()
+
+
+def _refusal(function: str, view: str | None, db_id: str) -> QueryRejectedError:
+    through = f" (through the view {view})" if view else ""
+    return QueryRejectedError(
+        f"The query calls the user-defined function {function}{through}, which can change data "
+        f"or read files as its owner, so it is not run: use built-in functions and tables. "
+        f"If you vouch for it, list it under allowed_functions for database '{db_id}' in "
+        f"dbs.yaml.", db_id=db_id)
+
+
+def _qualified(schema: str | None, name: str) -> str:
+    return f"{schema}.{name}".lower() if schema else name.lower()
+
+
+def _bare(name: str) -> str:
+    return name.rpartition(".")[2]

@@ -1,0 +1,208 @@
+"""User-defined functions are refused unless dbs.yaml lists them (``allowed_functions``): a
+PostgreSQL ``SECURITY DEFINER`` function that writes a row through dblink, and a MariaDB stored
+function named like a built-in that runs ``SET GLOBAL``, called directly, schema-qualified and
+through views. Each probe is also run with the parser guard off, to show the side effect is
+real: only the user-function check (or a read-only login) stops it."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+from collections.abc import Iterator
+from typing import Any
+
+import psycopg
+import pytest
+from conftest import mysql_admin, mysql_config, pg_config, run_mysql_script
+
+from nl2sql.db.base import DbOperations
+from nl2sql.db.factory import create_connection, create_operations
+from nl2sql.errors import QueryRejectedError
+from nl2sql.pipeline import annotate_database
+from nl2sql.models import DbInfo
+from nl2sql.sql_guard import validate_read_only
+from nl2sql.sql_guard.user_functions import UserFunctions, check_user_functions
+
+PG_SETUP = """
+CREATE EXTENSION dblink;
+CREATE TABLE hits (n int);
+CREATE TABLE t (id int PRIMARY KEY, name text);
+INSERT INTO t VALUES (1, 'a');
+CREATE FUNCTION public.log_hit() RETURNS int LANGUAGE sql SECURITY DEFINER AS $$
+  SELECT length(dblink_exec('host=127.0.0.1 port=5432 user=postgres dbname='
+                            || current_database(), 'INSERT INTO hits VALUES (1)')) $$;
+CREATE FUNCTION public.twice(x int) RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT 2 * x $$;
+CREATE VIEW hit_view AS SELECT log_hit() AS n;
+CREATE VIEW outer_view AS SELECT * FROM hit_view;
+CREATE VIEW policy_free AS SELECT id, twice(id) AS d FROM t;
+"""
+PG_PROBES = ["SELECT log_hit()", "SELECT public.log_hit()", 'SELECT "log_hit"()',
+             "SELECT LOG_HIT() AS x FROM t", "SELECT * FROM hit_view",
+             "SELECT n FROM public.outer_view", "SELECT * FROM t WHERE id = log_hit()",
+             "SELECT * FROM (SELECT 1 AS a) s JOIN LATERAL (SELECT log_hit()) x ON true",
+             "EXPLAIN SELECT * FROM hit_view"]
+
+
+def _rows(ops: DbOperations, sql: str, *, validate: bool = True) -> int:
+    from test_engine_guard import DiscardingRowSink
+
+    sink = DiscardingRowSink()
+    ops.execute_select_query(sql, sink, validate=validate)
+    return sink.rows
+
+
+@pytest.fixture
+def pg_functions(pg_database) -> Iterator[tuple[str, Any]]:  # noqa: ANN001
+    dbname = pg_database(script=PG_SETUP)
+
+    def hits() -> int:
+        with psycopg.connect(f"host=127.0.0.1 port=5432 user=postgres dbname={dbname}") as c:
+            return c.execute("SELECT count(*) FROM hits").fetchone()[0]
+
+    yield dbname, hits
+
+
+def _operations(config: Any) -> tuple[Any, DbOperations]:
+    connection = create_connection(config)
+    return connection, create_operations(connection, DbInfo(db_id=config.db_id,
+                                                            db_type=config.type.value))
+
+
+@pytest.mark.parametrize("sql", PG_PROBES)
+def test_postgres_user_function_is_refused_and_writes_nothing(pg_functions, sql: str) -> None:  # noqa: ANN001
+    dbname, hits = pg_functions
+    connection, ops = _operations(pg_config("pgfn", dbname))
+    try:
+        with pytest.raises(QueryRejectedError, match="user-defined function public.log_hit"
+                                                     ".*allowed_functions for database 'pgfn'"):
+            _rows(ops, sql)
+        assert hits() == 0
+        if not sql.startswith("EXPLAIN"):  # the side effect is real: the engine alone runs it
+            _rows(ops, sql, validate=False)
+            assert hits() >= 1
+    finally:
+        connection.dispose()
+
+
+def test_postgres_allowed_functions_run_and_others_stay_refused(pg_functions) -> None:  # noqa: ANN001
+    dbname, hits = pg_functions
+    connection, ops = _operations(pg_config("pgfn", dbname, allowed_functions=["public.twice"]))
+    try:
+        assert _rows(ops, "SELECT twice(2), d FROM policy_free") == 1
+        with pytest.raises(QueryRejectedError, match="log_hit"):
+            _rows(ops, "SELECT twice(log_hit())")
+        with pytest.raises(QueryRejectedError, match="through the view"):
+            connection.check_relation("hit_view")  # row lookups and samples: the same rule
+        assert hits() == 0
+        # built-in and extension functions are not user-defined
+        assert _rows(ops, "SELECT lower(name), now(), md5(name) FROM t") == 1
+    finally:
+        connection.dispose()
+
+
+def test_postgres_annotation_does_not_sample_a_view_that_calls_a_user_function(
+        pg_functions, tmp_path: Path) -> None:  # noqa: ANN001
+    dbname, hits = pg_functions
+    info = annotate_database(pg_config("pgfn", dbname), tmp_path).db_info
+    assert hits() == 0
+    names = {table.name for table in info.tables}
+    assert {"hit_view", "outer_view", "t"} <= names
+    assert not info.table("hit_view").sample_data_csv
+    assert info.table("t").sample_data_csv
+
+
+# -- MariaDB ----------------------------------------------------------------------------------
+
+@pytest.fixture
+def mysql_functions(mysql_server: str) -> Iterator[tuple[str, Any]]:
+    dbname = f"nl2sql_fn_{uuid.uuid4().hex[:8]}"
+    admin = mysql_admin()
+    with admin.cursor() as cursor:
+        cursor.execute("SELECT @@GLOBAL.max_prepared_stmt_count")
+        before = cursor.fetchone()[0]
+        cursor.execute(f"CREATE DATABASE `{dbname}`")
+    admin.select_db(dbname)
+    with admin.cursor() as cursor:
+        cursor.execute("CREATE TABLE t (id int PRIMARY KEY, name text)")
+        cursor.execute("INSERT INTO t VALUES (1, 'a')")
+        cursor.execute(f"CREATE FUNCTION format_bytes(x int) RETURNS int DETERMINISTIC "
+                       f"BEGIN SET GLOBAL max_prepared_stmt_count = {before - 1}; RETURN x; END")
+        cursor.execute("CREATE VIEW fb_view AS SELECT format_bytes(1) AS x")
+        cursor.execute("CREATE VIEW outer_view AS SELECT * FROM fb_view")
+
+    def global_value() -> int:
+        with admin.cursor() as cursor:
+            cursor.execute("SELECT @@GLOBAL.max_prepared_stmt_count")
+            return cursor.fetchone()[0]
+
+    try:
+        yield dbname, global_value
+    finally:
+        with admin.cursor() as cursor:
+            cursor.execute(f"SET GLOBAL max_prepared_stmt_count = {before}")
+            cursor.execute(f"DROP DATABASE IF EXISTS `{dbname}`")
+        admin.close()
+
+
+@pytest.mark.parametrize("sql", ["SELECT {db}.format_bytes(1)", "SELECT format_bytes(1)",
+                                 "SELECT `{db}`.`format_bytes`(1) AS x",
+                                 "SELECT * FROM fb_view", "SELECT x FROM {db}.outer_view",
+                                 "SELECT name FROM t WHERE id IN (SELECT format_bytes(1))"])
+def test_mariadb_stored_function_is_refused_and_global_unchanged(mysql_functions,  # noqa: ANN001
+                                                                 sql: str) -> None:
+    dbname, global_value = mysql_functions
+    before = global_value()
+    connection, ops = _operations(mysql_config("myfn", dbname))
+    sql = sql.format(db=dbname)
+    try:
+        with pytest.raises(QueryRejectedError, match="user-defined function.*format_bytes"):
+            _rows(ops, sql)
+        assert global_value() == before
+        _rows(ops, sql, validate=False)  # the engine alone: the stored function runs
+        assert global_value() == before - 1
+    finally:
+        connection.dispose()
+
+
+def test_mariadb_annotation_skips_the_views_and_goes_on(mysql_functions, tmp_path: Path,  # noqa: ANN001
+                                                        caplog: pytest.LogCaptureFixture) -> None:
+    """A view calling the SET GLOBAL function is not sampled; one calling a function that
+    writes a table (MariaDB cannot even describe it to a read-only session: error 1792) is
+    left out with one line; the other tables are annotated."""
+    dbname, global_value = mysql_functions
+    run_mysql_script(dbname, "CREATE TABLE log (n int); CREATE FUNCTION ins() RETURNS int "
+                             "BEGIN INSERT INTO log VALUES (1); RETURN 1; END; "
+                             "CREATE VIEW ins_view AS SELECT ins() AS x, name FROM t")
+    before = global_value()
+    info = annotate_database(mysql_config("myfn", dbname), tmp_path).db_info
+    assert global_value() == before
+    assert info.table("t").sample_data_csv and not info.table("fb_view").sample_data_csv
+    assert info.table("ins_view") is None
+    left_out = [r.getMessage() for r in caplog.records if "ins_view" in r.getMessage()]
+    assert len(left_out) == 1 and "1792" in left_out[0] and "\n" not in left_out[0]
+    assert any("no sample rows for fb_view" in r.getMessage() for r in caplog.records)
+
+
+# -- the check itself ---------------------------------------------------------------------------
+
+def test_qualified_calls_and_allow_list_forms() -> None:
+    catalogue = UserFunctions.from_catalogue(
+        [("s", "f"), ("other", "f"), ("s", "g")], [("s", "v", "s", "g")],
+        [("s", "w", "s", "v")])
+    tree = validate_read_only("SELECT f(1)", "postgres").expression
+    with pytest.raises(QueryRejectedError):
+        check_user_functions(tree, catalogue, ["s.f"], db_id="x")  # other.f is not listed
+    check_user_functions(tree, catalogue, ["s.f", "other.f"], db_id="x")
+    check_user_functions(tree, catalogue, ["F"], db_id="x")
+    for sql in ("SELECT * FROM w", "SELECT * FROM s.v", "SELECT s.g()"):
+        with pytest.raises(QueryRejectedError, match="s.g"):
+            check_user_functions(validate_read_only(sql, "postgres").expression, catalogue,
+                                 ["s.f"], db_id="x")
+    strict = UserFunctions(qualified_calls_are_user=True)
+    with pytest.raises(QueryRejectedError, match="db.anything"):
+        check_user_functions(validate_read_only("SELECT db.anything(1)", "postgres").expression,
+                             strict, [], db_id="x")
+    check_user_functions(validate_read_only("SELECT upper('a')", "mysql").expression,
+                         strict, [], db_id="x")
+    check_user_functions(validate_read_only("SELECT db.anything(1)", "postgres").expression,
+                         strict, ["db.anything"], db_id="x")
