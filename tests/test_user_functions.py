@@ -206,3 +206,26 @@ def test_qualified_calls_and_allow_list_forms() -> None:
                          strict, [], db_id="x")
     check_user_functions(validate_read_only("SELECT db.anything(1)", "postgres").expression,
                          strict, ["db.anything"], db_id="x")
+
+
+def test_duckdb_macros_and_views_that_call_them(tmp_path: Path) -> None:
+    import duckdb
+    from conftest import duckdb_config
+
+    path = tmp_path / "m.duckdb"
+    with duckdb.connect(str(path)) as setup:
+        setup.execute("CREATE MACRO plus_one(a) AS a + 1; CREATE TABLE t AS SELECT 1 AS id; "
+                      "CREATE VIEW v AS SELECT plus_one(id) AS x FROM t; "
+                      "CREATE VIEW w AS SELECT * FROM v")
+    for allowed, refused in (((), True), (("plus_one",), False)):
+        connection, ops = _operations(duckdb_config("lake", path, allowed_functions=allowed))
+        try:
+            for sql in ("SELECT plus_one(1)", "SELECT main.plus_one(1)", "SELECT * FROM w"):
+                if refused:
+                    with pytest.raises(QueryRejectedError, match="main.plus_one"):
+                        _rows(ops, sql)
+                else:
+                    assert _rows(ops, sql) == 1
+            assert _rows(ops, "SELECT id + 1 FROM t") == 1  # built-ins and tables as before
+        finally:
+            connection.dispose()
