@@ -32,7 +32,7 @@ PROMPT_FIELDS: dict[str, frozenset[str]] = {
     "nl2sql/nl2sql_system_prompt": frozenset(
         {"db_id", "db_type", "dialect_guidance", "database_notes"}),
     "nl2sql/nl2sql_instructions": frozenset(
-        {"schema", "example_queries_md", "value_hints", "dialect"}),
+        {"schema", "example_queries_md", "value_hints", "glossary", "dialect"}),
     "catalog/catalog_system_prompt": frozenset({"candidates"}),
 }
 

@@ -34,8 +34,10 @@ def nl2sql_instructions(context: PromptContext, *, db_type: str, dialect: str,
     hints = "\n".join(f"- {hint.render()}" for hint in context.value_hints) or "(none found)"
     examples = "\n\n".join(f"Question: {example.question}\n```sql\n{example.sql.strip()}\n```"
                            for example in context.examples) or "(none)"
+    glossary = "\n".join(f"- {entry.render()}" for entry in context.glossary) or "(none)"
     schema = render_prompt("nl2sql/nl2sql_instructions", schema=context.schema_sql.strip(),
-                           value_hints=hints, example_queries_md=examples, dialect=dialect)
+                           value_hints=hints, glossary=glossary, example_queries_md=examples,
+                           dialect=dialect)
     return f"{system.strip()}\n\n{schema.strip()}\n"
 
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from nl2sql.cache import cache_path, load_db_info
 from nl2sql.config import DbConnectionConfigs
 from nl2sql.context.examples import cache_examples, rank_examples, verified_examples
+from nl2sql.context.glossary import glossary_for
 from nl2sql.context.models import Candidate, KeptTable, PromptContext, ValueHint
 from nl2sql.context.pruning import estimate_tokens, prune
 from nl2sql.errors import Nl2SqlError, SchemaCacheError, SchemaCacheMissingError
@@ -205,9 +206,10 @@ class ContextEngine:
         hints = value_hints(matches, kept)
         examples = rank_examples(question, vector, verified_examples(self.data_dir, db_id),
                                  cache_examples(loaded.info))
+        glossary = glossary_for(question, vector, self.data_dir, db_id)
         return PromptContext(
             question=question, db_id=db_id, candidates=candidates, tables=tables,
-            value_hints=hints, examples=examples, schema_sql=schema_sql,
+            value_hints=hints, examples=examples, glossary=glossary, schema_sql=schema_sql,
             schema_tokens=tokens, full_schema_tokens=loaded.full_tokens)
 
 def value_hints(matches: list, kept: set[str]) -> list[ValueHint]:  # type: ignore[type-arg]
