@@ -76,6 +76,9 @@ class DbConnectionConfig(BaseModel):
     # User-defined functions a query may call (they are refused otherwise): names or
     # schema.name, as the database's catalogue lists them.
     allowed_functions: tuple[str, ...] = ()
+    # Refuse to use the database when its login can write or is privileged (it is reported
+    # either way).
+    require_read_only_login: bool = False
     # True for the bundled sample, which is built from its SQL script when the file is missing.
     is_bundled_sample: bool = Field(default=False, exclude=True)
 

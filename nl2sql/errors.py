@@ -71,6 +71,10 @@ class DatabaseConnectionError(Nl2SqlError):
     """The database cannot be reached or refused the login."""
 
 
+class LoginNotReadOnlyError(Nl2SqlError):
+    """``require_read_only_login`` is set and the database's login can write or is privileged."""
+
+
 class UnknownTableError(Nl2SqlError):
     """A table or column name that is not in the cached schema."""
 

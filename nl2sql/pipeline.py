@@ -113,7 +113,12 @@ def annotate_database(config: DbConnectionConfig, data_dir: Path, *,
     own_connection = connection is None
     connection = connection or create_connection(config)
     try:
+        connection.check_login()  # require_read_only_login: refused before anything is read
+        login = connection.login_privileges()
         db_info = DbSchemaExtractor(connection).extract(config.db_id)
+        # For the summary and db_list; set even when None, so an earlier run's does not stay.
+        warning = login.warning(config.db_id) if login else None
+        db_info.login_warning = warning  # type: ignore[attr-defined]  # an extra field
         previous = _load_previous(data_dir, config.db_id)
         reused = merge_previous(db_info, previous)
         if config.description:

@@ -182,6 +182,9 @@ def print_summary(result: AnnotationResult, out: TextIO) -> None:
           f"{plural(len(info.enum_columns), 'enum column')}{candidates}; "
           f"{result.seconds:.1f} s", file=out)
     print(f"  cache: {result.path}", file=out)
+    login_warning = (info.model_extra or {}).get("login_warning")
+    if login_warning:
+        print(f"  WARNING: {login_warning}", file=out)
     if result.reused_tables:
         print(f"  {plural(len(result.reused_tables), 'table')} unchanged since the last run "
               f"(their LLM and user annotations were kept)", file=out)

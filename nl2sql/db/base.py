@@ -20,6 +20,7 @@ from sqlalchemy.exc import DBAPIError
 
 from nl2sql.config import DbConnectionConfig
 from nl2sql.errors import DatabaseConnectionError
+from nl2sql.db.logins import LoginPrivileges
 from nl2sql.models import DbInfo, TableInfo
 from nl2sql.sql_guard.user_functions import (NO_USER_FUNCTIONS, UserFunctions,
                                              check_user_functions, refuse_view)
@@ -48,6 +49,7 @@ class DbConnection(ABC):
         self._engine_lock = threading.Lock()
         self._user_functions: tuple[float, UserFunctions] | None = None
         self._user_functions_lock = threading.Lock()
+        self._login: tuple[float, LoginPrivileges | None] | None = None
 
     @property
     def db_id(self) -> str:
@@ -84,6 +86,30 @@ class DbConnection(ABC):
     def read_user_functions(self) -> UserFunctions:
         """The catalogue's user-defined functions (a backend without any: none)."""
         return NO_USER_FUNCTIONS
+
+    def login_privileges(self) -> LoginPrivileges | None:
+        """What the configured login may do (None: a backend without logins, whose files
+        nl2sql opens read-only), read from the catalogue at most every
+        ``user_functions_seconds``."""
+        with self._user_functions_lock:
+            now = time.monotonic()
+            if self._login is None or now - self._login[0] > self.user_functions_seconds:
+                self._login = (now, self.read_login_privileges())
+            return self._login[1]
+
+    def known_login_privileges(self) -> LoginPrivileges | None:
+        """The last ``login_privileges`` read, without connecting (None: not read yet)."""
+        return self._login[1] if self._login else None
+
+    def read_login_privileges(self) -> LoginPrivileges | None:
+        return None
+
+    def check_login(self) -> None:
+        """With ``require_read_only_login``, refuse a login that can write or is privileged."""
+        if self.config.require_read_only_login:
+            login = self.login_privileges()
+            if login is not None and not login.read_only:
+                raise login.refusal(self.db_id)
 
     def check_user_functions(self, query: ValidatedQuery) -> None:
         """Refuse ``query`` when it reaches a user-defined function dbs.yaml does not allow."""
@@ -266,6 +292,7 @@ class DbOperations(ABC):
                 from nl2sql.sql_guard import validate_read_only
 
                 query = validate_read_only(query, self.connection.sqlglot_dialect)
+            self.connection.check_login()
             self.connection.check_user_functions(query)
             sql, is_explain = query.sql, query.is_explain
         started = time.monotonic()
@@ -319,6 +346,7 @@ class DbOperations(ABC):
     def _fetch_one(self, info: TableInfo, where: dict[str, Any]) -> dict[str, Any] | None:
         from nl2sql.db import lookup
 
+        self.connection.check_login()
         self.connection.check_relation(info.name)
         statement = lookup.select_where(info, where, schema=self.connection.schema)
         timeout = self.connection.config.query_timeout_seconds

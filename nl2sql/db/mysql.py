@@ -27,6 +27,7 @@ from sqlalchemy import URL, Connection, Engine, create_engine, event
 from sqlalchemy.exc import DBAPIError
 
 from nl2sql.db.base import DbConnection, DbOperations, QueryStats, ResultSink
+from nl2sql.db.logins import LoginPrivileges, few
 from nl2sql.errors import DatabaseConnectionError, QueryExecutionError, QueryTimeoutError
 from nl2sql.sql_guard.user_functions import UserFunctions, from_view_definitions
 
@@ -91,6 +92,19 @@ def _export_conversions(common: dict[Any, Any]) -> dict[Any, Any]:
             FIELD_TYPE.DATE: str}
 
 
+# The login's privileges: global ("*"), per database, per table.
+_LOGIN_PRIVILEGES = (
+    "SELECT PRIVILEGE_TYPE, '*' FROM information_schema.USER_PRIVILEGES WHERE GRANTEE = "
+    "%(grantee)s UNION ALL SELECT PRIVILEGE_TYPE, TABLE_SCHEMA FROM "
+    "information_schema.SCHEMA_PRIVILEGES WHERE GRANTEE = %(grantee)s UNION ALL SELECT "
+    "PRIVILEGE_TYPE, CONCAT(TABLE_SCHEMA, '.', TABLE_NAME) FROM "
+    "information_schema.TABLE_PRIVILEGES WHERE GRANTEE = %(grantee)s")
+_READ_PRIVILEGES = frozenset({"SELECT", "SHOW VIEW", "USAGE", "SHOW DATABASES", "EXECUTE"})
+_SHOWN_FIRST = ("SUPER", "FILE", "INSERT", "UPDATE", "DELETE", "DROP", "CREATE", "ALTER")
+_ADMIN_PRIVILEGES = frozenset({"SUPER", "FILE", "PROCESS", "SHUTDOWN", "RELOAD", "CREATE USER",
+                               "GRANT OPTION", "CREATE TABLESPACE"})
+
+
 class MysqlConnection(DbConnection):
     def url(self) -> URL:
         config = self.config
@@ -125,6 +139,33 @@ class MysqlConnection(DbConnection):
                                connect_args=self.connect_args())
         event.listen(engine, "connect", self._on_connect)
         return engine
+
+    def read_login_privileges(self) -> LoginPrivileges:
+        """The login's global, database and table privileges (``information_schema``):
+        anything beyond reading is reported, administrative ones as privileged."""
+        with self.connect() as conn:
+            user = str(conn.exec_driver_sql("SELECT CURRENT_USER()").scalar())
+            name, _, host = user.rpartition("@")
+            rows = conn.exec_driver_sql(_LOGIN_PRIVILEGES, {"grantee": f"'{name}'@'{host}'"})
+            granted: dict[str, set[str]] = {}
+            for privilege, where in rows:
+                granted.setdefault(str(privilege).upper(), set()).add(str(where))
+        privileged, by_place = [], {}
+        first = {name: i for i, name in enumerate(_SHOWN_FIRST)}
+        for privilege, places in sorted(granted.items(), key=lambda item: (
+                first.get(item[0], len(first)), item[0])):
+            if privilege in _READ_PRIVILEGES:
+                continue
+            if privilege in _ADMIN_PRIVILEGES or "ADMIN" in privilege \
+                    or privilege.startswith(("REPLICA", "BINLOG", "SLAVE")):
+                privileged.append(privilege)
+                continue
+            for place in places:
+                by_place.setdefault(place, []).append(privilege)
+        writes = [f"{few(privileges, 3, sep='/')} on "
+                  f"{'every database' if place == '*' else place}"
+                  for place, privileges in sorted(by_place.items())]
+        return LoginPrivileges(user, tuple(privileged), tuple(writes))
 
     def read_user_functions(self) -> UserFunctions:
         """Stored functions (and loadable ones, when ``mysql.func`` is readable), and the

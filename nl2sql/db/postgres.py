@@ -34,6 +34,7 @@ from sqlalchemy.exc import DBAPIError
 from nl2sql.db import postgres_pages
 from nl2sql.db.base import (CsvResultSink, DbConnection, DbOperations, QueryStats, ResultSink,
                             SinkFull)
+from nl2sql.db.logins import LoginPrivileges
 from nl2sql.errors import QueryExecutionError
 from nl2sql.sql_guard.user_functions import UserFunctions
 
@@ -89,6 +90,30 @@ WHERE t.oid <> v.oid AND t.relkind = 'v'
 """
 
 
+_LOGIN_PRIVILEGES = """
+SELECT current_user,
+  array_remove(ARRAY[CASE WHEN r.rolsuper THEN 'superuser' END,
+                     CASE WHEN r.rolcreaterole THEN 'CREATEROLE' END,
+                     CASE WHEN r.rolcreatedb THEN 'CREATEDB' END,
+                     CASE WHEN r.rolreplication THEN 'REPLICATION' END,
+                     CASE WHEN r.rolbypassrls THEN 'BYPASSRLS' END], NULL),
+  ARRAY(SELECT b.rolname FROM pg_roles b
+        WHERE b.rolname IN ('pg_write_server_files', 'pg_read_server_files',
+                            'pg_execute_server_program', 'pg_write_all_data',
+                            'pg_signal_backend', 'pg_checkpoint')
+          AND pg_has_role(current_user, b.oid, 'MEMBER') ORDER BY 1),
+  (SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+   WHERE c.relkind IN ('r', 'p', 'f', 'v')
+     AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname !~ '^pg_toast'
+     AND has_table_privilege(c.oid, 'INSERT, UPDATE, DELETE, TRUNCATE')),
+  ARRAY(SELECT n.nspname FROM pg_namespace n
+        WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname !~ '^pg_'
+          AND has_schema_privilege(n.oid, 'CREATE') ORDER BY 1),
+  has_database_privilege(current_database(), 'CREATE')
+FROM pg_roles r WHERE r.rolname = current_user
+"""
+
+
 class PostgresConnection(DbConnection):
     def url(self) -> URL:
         config = self.config
@@ -111,6 +136,18 @@ class PostgresConnection(DbConnection):
         return create_engine(self.url(), pool_pre_ping=True,
                              connect_args={"options": options, "application_name": "nl2sql"})
 
+
+    def read_login_privileges(self) -> LoginPrivileges:
+        """Superuser and role attributes, membership of the server-file and write-all roles,
+        tables it may change and schemas it may create in."""
+        with self.connect() as conn:
+            row = conn.exec_driver_sql(_LOGIN_PRIVILEGES).one()
+        user, attributes, roles, tables, schemas, create_db = row
+        writes = ([f"INSERT/UPDATE/DELETE/TRUNCATE on {tables} tables"] if tables else []) \
+            + [f"CREATE in schema {name}" for name in schemas] \
+            + (["CREATE on the database"] if create_db else [])
+        privileged = ["superuser"] if "superuser" in attributes else [*attributes, *roles]
+        return LoginPrivileges(user, tuple(privileged), tuple(writes))
 
     def read_user_functions(self) -> UserFunctions:
         """Functions outside pg_catalog that no extension installed; views (and row-level

@@ -35,6 +35,7 @@ from sqlalchemy.exc import DBAPIError
 
 from nl2sql.config import DbConnectionConfig
 from nl2sql.db.base import DbConnection, DbOperations, QueryStats, ResultSink
+from nl2sql.db.logins import LoginPrivileges
 from nl2sql.db.spark_sql import SparkSqlConnection, resolve_remote
 from nl2sql.errors import (ConfigError, DatabaseConnectionError, QueryExecutionError,
                            QueryTimeoutError)
@@ -106,6 +107,12 @@ class SparkConnection(DbConnection):
             return resolve_remote(self.config.remote or "", db_id=self.db_id).redacted()
         except Exception:  # noqa: BLE001 - a broken URL is reported when connecting
             return "the configured remote"
+
+    def read_login_privileges(self) -> LoginPrivileges:
+        """Spark Connect has no read-only mode or login nl2sql can check: the session may
+        write whatever the server may, so it is reported as a login that can write."""
+        return LoginPrivileges(f"Spark Connect session at {self.remote_label}",
+                               writes=("no read-only mode: the server's own rights",))
 
     def _create_engine(self) -> Any:
         raise NotImplementedError("the spark backend has no SQLAlchemy engine; use session()")

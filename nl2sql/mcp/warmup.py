@@ -19,6 +19,7 @@ import logging
 import threading
 
 from nl2sql.operations.context import OpsContext
+from nl2sql.operations.logins import report_logins
 
 logger = logging.getLogger(__name__)
 
@@ -57,3 +58,4 @@ def warm_up(ctx: OpsContext) -> None:
                 pass
         except Exception as exc:  # noqa: BLE001 (the first call reports it in one sentence)
             logger.debug("warm-up of %s failed: %s", db_id, exc)
+    report_logins(ctx)  # a login that can write or is privileged: said at start (stderr)

@@ -39,6 +39,13 @@ class OpsContext:
     def load(cls, config_path: str | Path | None = None, **overrides: object) -> OpsContext:
         return cls(DbConnectionConfigs.load(config_path, **overrides))  # type: ignore[arg-type]
 
+    def login_warning(self, db_id: str) -> str | None:
+        """The warning of a login check already made for ``db_id`` (at server start, or by a
+        call), without connecting: None when the login is read-only or was not checked."""
+        connection = self._connections.get(db_id)
+        login = connection.known_login_privileges() if connection is not None else None
+        return login.warning(db_id) if login is not None else None
+
     @property
     def data_dir(self) -> Path:
         return self.configs.data_dir

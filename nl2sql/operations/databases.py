@@ -26,6 +26,8 @@ class DbSummary(BaseModel):
     cached: bool  # a schema cache exists and loads
     annotated: bool  # an LLM annotation run has described it
     problem: str | None = None  # why the cache is unusable, with what to do
+    #: The login can write or is privileged (checked at server start or at annotation).
+    login_warning: str | None = None
 
     def render(self) -> str:
         if self.cached:
@@ -35,7 +37,8 @@ class DbSummary(BaseModel):
         else:
             state = self.problem or "no schema cache"
         description = f" — {self.description}" if self.description else ""
-        return f"- {self.db_id} ({self.type}){description}\n  {state}"
+        warning = f"\n  WARNING: {self.login_warning}" if self.login_warning else ""
+        return f"- {self.db_id} ({self.type}){description}\n  {state}{warning}"
 
 
 class DbList(BaseModel):
@@ -64,7 +67,8 @@ class DbSchema(BaseModel):
 
 
 def db_list_op(ctx: OpsContext) -> DbList:
-    """Every configured database with its type, description, table count and cache state."""
+    """Every configured database with its type, description, table count and cache state, and
+    a warning for a login that can write or is privileged."""
     return DbList(databases=[_summary(ctx, config.db_id) for config in ctx.configs])
 
 
@@ -108,7 +112,8 @@ def db_show_schema_op(ctx: OpsContext, db_id: DbId, tables: TableNames = None) -
 
 def _summary(ctx: OpsContext, db_id: str) -> DbSummary:
     config = ctx.config(db_id)
-    base = {"db_id": db_id, "type": config.type.value, "description": config.description}
+    base = {"db_id": db_id, "type": config.type.value, "description": config.description,
+            "login_warning": ctx.login_warning(db_id)}
     try:
         info = ctx.db_info(db_id)
     except SchemaCacheMissingError:
@@ -117,6 +122,8 @@ def _summary(ctx: OpsContext, db_id: str) -> DbSummary:
     except SchemaCacheError as exc:
         return DbSummary(**base, cached=False, annotated=False, problem=str(exc))
     views = sum(1 for table in info.tables if table.is_view)
+    if base["login_warning"] is None:  # the check made at annotation, when none since
+        base["login_warning"] = (info.model_extra or {}).get("login_warning")
     return DbSummary(
         **{**base, "description": info.description or config.description},
         table_count=len(info.tables) - views, view_count=views, cached=True,

@@ -1,0 +1,24 @@
+"""The server's start check of each database's login (``nl2sql.db.logins``)."""
+
+from __future__ import annotations
+
+import logging
+
+from nl2sql.operations.context import OpsContext
+
+logger = logging.getLogger(__name__)
+
+
+def report_logins(ctx: OpsContext) -> None:
+    """Read what each configured login may do and log a warning (stderr) for one that can
+    write or is privileged; ``db_list`` shows the same. Never raises: a database that is
+    down is reported by its first call."""
+    for config in ctx.configs:
+        try:
+            login = ctx.connection(config.db_id).login_privileges()
+        except Exception as exc:  # noqa: BLE001 - a start check must not stop the server
+            logger.debug("login check of %s failed: %s", config.db_id, exc)
+            continue
+        warning = login.warning(config.db_id) if login is not None else None
+        if warning:
+            logger.warning(warning)

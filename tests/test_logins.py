@@ -1,0 +1,162 @@
+"""A login that can write or is privileged is said loudly (server start on stderr, ``db_list``,
+``annotate-schema``'s summary) and refused with ``require_read_only_login: true``; a read-only
+login is neither. Real PostgreSQL and MariaDB logins: read-only, with a write grant, and the
+superuser / root."""
+
+from __future__ import annotations
+
+import io
+import logging
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+from conftest import mysql_admin, mysql_config, pg_config, write_dbs_yaml
+
+from nl2sql.cli.annotate import print_summary
+from nl2sql.config import DbConnectionConfigs
+from nl2sql.errors import LoginNotReadOnlyError
+from nl2sql.operations import db_execute_sql_op, db_list_op
+from nl2sql.operations.context import OpsContext
+from nl2sql.operations.logins import report_logins
+from nl2sql.pipeline import annotate_database
+
+
+@pytest.fixture
+def pg_logins(pg_database, pg_server: str) -> Iterator[tuple[str, str, str]]:  # noqa: ANN001
+    """A database with one table, a read-only role and a role that may insert into it."""
+    dbname = pg_database(script="CREATE TABLE t (id int PRIMARY KEY); INSERT INTO t VALUES (1)")
+    suffix = uuid.uuid4().hex[:8]
+    ro, rw = f"nl2sql_ro_{suffix}", f"nl2sql_rw_{suffix}"
+    dsn = pg_server.replace("dbname=postgres", f"dbname={dbname}")
+    with psycopg.connect(dsn, autocommit=True) as admin:
+        for role in (ro, rw):
+            admin.execute(f"CREATE ROLE {role} LOGIN")
+            admin.execute(f"GRANT CONNECT ON DATABASE {dbname} TO {role}")
+            admin.execute(f"GRANT USAGE ON SCHEMA public TO {role}")
+            admin.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role}")
+        admin.execute(f"GRANT INSERT ON t TO {rw}")
+    try:
+        yield dbname, ro, rw
+    finally:
+        with psycopg.connect(dsn, autocommit=True) as admin:
+            for role in (ro, rw):
+                admin.execute(f"DROP OWNED BY {role}")
+        with psycopg.connect(pg_server, autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE IF EXISTS {dbname} WITH (FORCE)")
+            for role in (ro, rw):
+                admin.execute(f"DROP ROLE IF EXISTS {role}")
+
+
+def _pg(db_id: str, dbname: str, user: str | None = None, **extra: object):  # noqa: ANN202
+    config = pg_config(db_id, dbname, **extra)
+    return config.model_copy(update={"user": user}) if user else config
+
+
+def _ops(tmp_path: Path, configs: list) -> OpsContext:  # noqa: ANN001
+    path = write_dbs_yaml(tmp_path, configs, include_sample=False)
+    return OpsContext(DbConnectionConfigs.load(path, workspace=tmp_path / "ws"))
+
+
+def _listed(ops: OpsContext, db_id: str) -> str:
+    text = db_list_op(ops).render()
+    return text[text.index(f"- {db_id} "):].split("\n- ")[0]
+
+
+def test_postgres_logins_are_reported_and_refused_when_required(
+        pg_logins, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:  # noqa: ANN001
+    dbname, ro, rw = pg_logins
+    ops = _ops(tmp_path, [_pg("ro", dbname, user=ro), _pg("rw", dbname, user=rw),
+                          _pg("su", dbname)])
+    try:
+        with caplog.at_level(logging.WARNING, logger="nl2sql"):
+            report_logins(ops)  # what the server does at start
+        warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+        assert len(warnings) == 2  # rw and the superuser; never the read-only login
+        assert any(f"login '{rw}' can write (INSERT/UPDATE/DELETE/TRUNCATE on 1 tables)" in w
+                   for w in warnings)
+        assert any("login 'postgres' is privileged (superuser)" in w for w in warnings)
+        assert "WARNING" not in _listed(ops, "ro")
+        assert f"WARNING: database 'rw': the login '{rw}' can write" in _listed(ops, "rw")
+        assert "is privileged (superuser)" in _listed(ops, "su")
+    finally:
+        ops.close()
+
+    strict = _ops(tmp_path, [_pg("ro", dbname, user=ro, require_read_only_login=True),
+                             _pg("rw", dbname, user=rw, require_read_only_login=True)])
+    try:
+        assert db_execute_sql_op(strict, "ro", "SELECT count(*) FROM t").row_count == 1
+        with pytest.raises(LoginNotReadOnlyError, match=f"Database 'rw' is not used: the login "
+                                                        f"'{rw}' can write .*read-only login"):
+            db_execute_sql_op(strict, "rw", "SELECT count(*) FROM t")
+        with pytest.raises(LoginNotReadOnlyError):
+            annotate_database(strict.config("rw"), tmp_path / "data")
+    finally:
+        strict.close()
+
+
+def test_annotation_summary_and_db_list_carry_the_warning(pg_logins, tmp_path: Path) -> None:  # noqa: ANN001
+    dbname, ro, rw = pg_logins
+    ops = _ops(tmp_path, [_pg("ro", dbname, user=ro), _pg("rw", dbname, user=rw)])
+    try:
+        for db_id, warned in (("ro", False), ("rw", True)):
+            result = annotate_database(ops.config(db_id), ops.data_dir)
+            out = io.StringIO()
+            print_summary(result, out)
+            assert ("WARNING: database 'rw'" in out.getvalue()) is warned
+            assert ("WARNING" in _listed(ops, db_id)) is warned  # from the cache: no connection
+    finally:
+        ops.close()
+
+
+@pytest.fixture
+def mysql_logins(mysql_server: str) -> Iterator[tuple[str, dict[str, str]]]:
+    dbname = f"nl2sql_login_{uuid.uuid4().hex[:8]}"
+    suffix = uuid.uuid4().hex[:6]
+    users = {"ro": f"nl2sql_ro_{suffix}", "rw": f"nl2sql_rw_{suffix}",
+             "file": f"nl2sql_fi_{suffix}"}
+    grants = {"ro": f"SELECT, SHOW VIEW ON `{dbname}`.*", "rw": f"SELECT, INSERT ON `{dbname}`.*",
+              "file": "FILE ON *.*"}
+    admin = mysql_admin()
+    try:
+        with admin.cursor() as cursor:
+            cursor.execute(f"CREATE DATABASE `{dbname}`")
+            cursor.execute(f"CREATE TABLE `{dbname}`.t (id int PRIMARY KEY)")
+            for key, user in users.items():
+                for host in ("%", "localhost"):
+                    cursor.execute(f"CREATE USER '{user}'@'{host}' IDENTIFIED BY 'pw'")
+                    cursor.execute(f"GRANT {grants[key]} TO '{user}'@'{host}'")
+                    if key == "file":
+                        cursor.execute(f"GRANT SELECT ON `{dbname}`.* TO '{user}'@'{host}'")
+        yield dbname, users
+    finally:
+        with admin.cursor() as cursor:
+            cursor.execute(f"DROP DATABASE IF EXISTS `{dbname}`")
+            for user in users.values():
+                for host in ("%", "localhost"):
+                    cursor.execute(f"DROP USER IF EXISTS '{user}'@'{host}'")
+        admin.close()
+
+
+def test_mariadb_logins_are_reported_and_refused_when_required(mysql_logins,  # noqa: ANN001
+                                                               tmp_path: Path) -> None:
+    dbname, users = mysql_logins
+    configs = [mysql_config(key, dbname, user=user, password="pw",
+                            require_read_only_login=True) for key, user in users.items()]
+    ops = _ops(tmp_path, [*configs, mysql_config("root", dbname)])
+    try:
+        logins = {key: ops.connection(key).login_privileges() for key in [*users, "root"]}
+        assert logins["ro"].read_only
+        assert logins["rw"].writes == (f"INSERT on {dbname}",) and not logins["rw"].privileged
+        assert logins["file"].privileged == ("FILE",)
+        assert logins["root"].privileged[:2] == ("SUPER", "FILE")
+        assert db_execute_sql_op(ops, "ro", "SELECT count(*) FROM t").row_count == 1
+        for key in ("rw", "file"):
+            with pytest.raises(LoginNotReadOnlyError, match=f"Database '{key}' is not used"):
+                db_execute_sql_op(ops, key, "SELECT count(*) FROM t")
+        assert "is privileged (FILE)" in _listed(ops, "file")
+        assert "WARNING" not in _listed(ops, "ro")
+    finally:
+        ops.close()
