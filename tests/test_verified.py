@@ -234,8 +234,13 @@ def test_dropping_a_column_the_sql_reads_makes_it_stale(chinook: dict) -> None:
         nl2sql.accept(staff.id, config=ops)
         with sqlite3.connect(db) as connection:
             connection.execute("ALTER TABLE Genre DROP COLUMN Name")
-        result = annotate_database(registry.get("chinook"), registry.data_dir)
-        assert len(result.stale_verified) == 1 and rock.id in result.stale_verified[0]
+        annotate = subprocess.run([str(NL2SQL_ASK.parent / "annotate-schema"), "chinook"],
+                                  env={**os.environ, **chinook["env"]}, capture_output=True,
+                                  text=True, timeout=300)
+        assert annotate.returncode == 0, annotate.stderr
+        stale_lines = [line for line in annotate.stdout.splitlines() if "is stale" in line]
+        assert len(stale_lines) == 1 and f"verified answer {rock.id} ({QUESTION}) is stale: " \
+            "schema drift: Genre changed (column Name removed)" in stale_lines[0]
         listed = {v.id: v for v in nl2sql.list_verified("chinook", config=ops)}
         assert listed[rock.id].stale and "Genre" in listed[rock.id].stale_reason
         assert "column Name removed" in listed[rock.id].stale_reason
@@ -290,11 +295,15 @@ async def test_mcp_saved_query_accept_then_the_agents_use_it(chinook: dict) -> N
                                  config=ops)
         assert served.source.startswith("verified:") and served.usage.requests == 0
         assert served.row_count == 1 and served.df.iloc[0, 0] == rock_tracks(chinook["db"])
+        rendered = served._repr_markdown_()  # the notebook rendering ends with the receipt
+        assert f"id {served.id}; source: a verified answer, run again on today's data" \
+            in rendered and f"({served.source}); 0 request(s)" in rendered
         # A similar question: the verified SQL is the model's first example.
         jazz = Script([final(ROCK.replace("Rock", "Jazz"))])
         answer = await ask_async("How many tracks are in the Jazz genre?", db_id="chinook",
                                  model=jazz.model, config=ops)
         assert answer.context.examples[0].sql == ROCK
+        assert "source: model scripted (model); 1 request(s)" in answer._repr_markdown_()
         examples = (jazz.instructions[0] or "").split("## Example questions")[1]
         assert examples.split("Question: ")[1].startswith(f"{QUESTION}\n```sql\n{ROCK}")
     finally:
