@@ -111,6 +111,13 @@ class WorkspaceFileError(Nl2SqlError):
     """A result file cannot be written or read: disk full, no permission, not a CSV text file."""
 
 
+class ChartError(Nl2SqlError):
+    """No chart for a result: its shape does not chart, or a kind, x, y or colour that does not
+    fit its columns."""
+
+    model_fixable = True
+
+
 class ModelSetupError(Nl2SqlError):
     """The LLM provider cannot be used: no API key, unreachable host, rate limit, bad model name."""
 

@@ -350,7 +350,7 @@ class CsvResultWriter:
             # result does not need: it is re-run by calling the query again, and the CSV itself
             # was never synced, so syncing the metadata alone never made the pair durable.
             # After such a crash, readers treat a missing or empty metadata file as no result.
-            _write_and_rename(metadata_path, data)
+            write_and_rename(metadata_path, data)
 
     def discard(self) -> None:
         """Remove the temporary file; never raises (a failed close must not keep it)."""
@@ -391,7 +391,7 @@ def create_temporary(final: Path) -> tuple[int, Path]:
     raise FileExistsError(errno.EEXIST, "no free temporary file name", str(final.parent))
 
 
-def _write_and_rename(path: Path, data: bytes) -> None:
+def write_and_rename(path: Path, data: bytes) -> None:
     """``path`` replaced by ``data`` through a temporary file and a rename (no ``fsync``, see
     ``CsvResultWriter.publish``); the temporary file never stays behind."""
     fd, tmp = create_temporary(path)

@@ -9,13 +9,16 @@ no model request)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from nl2sql.context.models import UsedContext
 from nl2sql.models import StepUsage
 from nl2sql.results import new_result_id
+
+if TYPE_CHECKING:
+    from nl2sql.charts import Chart
 
 _DATE = r"^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([+-]\d{2}:?\d{2}|Z)?)?$"
 NOTEBOOK_ROWS = 10
@@ -96,6 +99,23 @@ class Answer(BaseModel):
         data["df"] = [] if self.df is None else \
             self.df.astype(object).where(self.df.notna(), None).to_dict(orient="records")
         return data
+
+    def chart(self, kind: str | None = None, x: str | None = None,
+              y: str | list[str] | None = None, *, colour: str | None = None,
+              title: str | None = None, config: Any = None, **size: int) -> Chart:
+        """The result as a chart (``nl2sql.charts``): its kind chosen from the result's shape
+        unless ``kind`` / ``x`` / ``y`` / ``colour`` say otherwise; shows in a notebook,
+        ``.save("out.png" | "out.svg")``. ``config``: the one given to ``ask()``, for axis
+        titles from the annotated schema. ``width`` / ``height`` in pixels (800 x 450).
+
+        Example:
+            >>> nl2sql.ask("Tracks per genre").chart().save("genres.png")
+        """
+        from nl2sql.charts.answer import chart_answer
+
+        return chart_answer(self.csv_path, question=self.question, db_id=self.db_id,
+                            sql=self.sql, row_count=self.row_count, config=config, title=title,
+                            kind=kind, x=x, y=y, colour=colour, **size)
 
     def _repr_markdown_(self) -> str:
         lines = [f"**{self.question}** ({self.db_id})", "", "```sql", self.sql.strip(), "```", "",

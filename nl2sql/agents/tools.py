@@ -121,6 +121,7 @@ saved_query_get_details_tool = AGENT_TOOLS["saved_query_get_details"]
 saved_query_accept_tool = AGENT_TOOLS["saved_query_accept"]  # offered to no agent (a person's)
 csv_head_tool = AGENT_TOOLS["csv_head"]
 csv_tail_tool = AGENT_TOOLS["csv_tail"]
+csv_chart_tool = AGENT_TOOLS["csv_chart"]
 
 
 def tools_for(agent: AgentName) -> list[Tool[Any]]:

@@ -13,6 +13,7 @@ import argparse
 import json
 import sys
 from contextlib import nullcontext
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nl2sql.cli.errors import EXIT_USAGE, add_version_flag, configure_logging, run_cli
@@ -39,7 +40,7 @@ Example:
   nl2sql-ask "How many books did each author write?"          # the bundled bookstore sample
   nl2sql-ask "How many tracks are in the Rock genre?" --db chinook --model openai:gpt-4o-mini
   {ENV_MODEL}=ollama:qwen2.5-coder nl2sql-ask "Top 5 customers by revenue" --json
-  nl2sql-ask "Orders per month" --conversation sales
+  nl2sql-ask "Orders per month" --conversation sales --chart orders.png
   nl2sql-ask "and only for 2024?" --conversation sales      # a follow-up, even after a restart
   nl2sql-ask --list-conversations
   nl2sql-ask --accept 3f2a9c1b7d4e                           # the answer's id: mark it right
@@ -64,6 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"rows read into the answer (default: 'agent: max_rows', 1000); "
                              f"{PREVIEW_ROWS} are printed")
     parser.add_argument("--json", action="store_true", help="print the answer as one JSON object")
+    parser.add_argument("--chart", metavar="FILE", help="also draw the result as a chart, "
+                        "chosen from its shape: FILE.png or FILE.svg (needs nl2sql[charts])")
     parser.add_argument("--show-context", action="store_true",
                         help="print what the model would be shown (databases, tables with "
                              "reasons, values, examples, schema; with --json as one object) "
@@ -98,6 +101,8 @@ def _run(argv: list[str] | None) -> int:
             return _verified(ops, args)
         if not args.question or not args.question.strip():
             parser.error("give a question, e.g. nl2sql-ask \"How many books are there?\"")
+        if args.chart and Path(args.chart).suffix.lower() not in (".png", ".svg"):
+            parser.error(f"--chart {args.chart}: give a file name ending in .png or .svg")
         if args.show_context:
             from nl2sql.context import context
 
@@ -117,7 +122,18 @@ def _run(argv: list[str] | None) -> int:
         print(json.dumps(answer.to_json_dict(), ensure_ascii=False, default=str))
     else:
         _print_answer(answer)
+    if args.chart:
+        _save_chart(answer, args.chart, ops, sys.stderr if args.json else sys.stdout)
     return 0
+
+
+def _save_chart(answer: Answer, path: str, ops: Any, out: Any) -> None:
+    chart = answer.chart(config=ops)
+    if chart.kind is None:  # answered all the same: a note, not a failure
+        print(f"no chart: {chart.reason}", file=sys.stderr)
+        return
+    chart.save(path)
+    print(f"chart: {chart.describe()} Saved as {path}.", file=out)
 
 
 def _conversations(ops: Any, args: argparse.Namespace) -> int:

@@ -18,7 +18,10 @@ its metadata to the workspace: ``readOnlyHint=False``. It is not destructive
 call passes ``overwrite=true`` (a derived name that is taken gets a ``_2`` suffix, an explicit
 ``output_file`` that is taken is refused), checked under the workspace lock, so clients need
 not ask for confirmation on every query. It is not idempotent (``idempotentHint=False``): the
-same call again adds another file. ``saved_queries_list`` refreshes a private search index (a
+same call again adds another file. ``csv_chart`` writes a chart PNG beside the result CSV
+(``readOnlyHint=False``); the file's name is derived from the CSV's and only ever replaced by
+another chart of that CSV, which the CSV can redraw: not destructive, and idempotent. It answers
+the PNG as image content plus one line of text (``Operation.image``). ``saved_queries_list`` refreshes a private search index (a
 cache of the metadata files), which changes nothing a user sees: read-only. All tools are
 closed-world (``openWorldHint=False``): they touch only the configured databases and the
 workspace.
@@ -30,6 +33,7 @@ from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.utilities.types import Image
 from mcp_types import ToolAnnotations
 
 from nl2sql.errors import as_one_sentence
@@ -40,19 +44,22 @@ from nl2sql.operations.registry import OPERATIONS, Operation, face_function
 def mcp_tool(op: Operation) -> Any:
     """The async tool function for ``op``: its parameters plus the MCP ``Context``."""
 
-    async def call(ctx: Context, arguments: dict[str, Any]) -> str:
+    async def call(ctx: Context, arguments: dict[str, Any]) -> str | list[Any]:
         ops_context = ctx.request_context.lifespan_context
         try:
-            return await run_in_worker(_run, op.function, ops_context, arguments)
+            return await run_in_worker(_run, op, ops_context, arguments)
         except Exception as exc:  # noqa: BLE001 - the face's edge: one sentence for everything
             raise ToolError(str(as_one_sentence(exc, op.name))) from None
 
     return face_function(op, ("ctx", Context), call)
 
 
-def _run(function: Any, ops_context: Any, arguments: dict[str, Any]) -> str:
+def _run(op: Operation, ops_context: Any, arguments: dict[str, Any]) -> str | list[Any]:
     # render() in the worker too: a long preview must not be built on the event loop.
-    return function(ops_context, **arguments).render()
+    result = op.function(ops_context, **arguments)
+    if op.image:  # the picture first, then the line saying what it shows
+        return [Image(data=result.png, format="png"), result.render()]
+    return result.render()
 
 
 def register_tools(server: MCPServer) -> None:

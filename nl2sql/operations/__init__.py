@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from nl2sql.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from nl2sql.operations.charts import csv_chart_op
     from nl2sql.operations.context import OpsContext
     from nl2sql.operations.csv_files import csv_head_op, csv_tail_op
     from nl2sql.operations.databases import db_list_op, db_show_schema_op
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 
 _WHERE = {
     "OpsContext": "context",
+    "csv_chart_op": "charts",
     "csv_head_op": "csv_files",
     "csv_tail_op": "csv_files",
     "db_execute_sql_op": "queries",

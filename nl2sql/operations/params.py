@@ -8,7 +8,7 @@ loads nothing heavy.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -46,3 +46,7 @@ OptionalDbId = Annotated[str | None, Field(description=(
 TableNames = Annotated[list[str] | None, Field(description=(
     "Only these tables (names as db_show_schema or db_search_schema show them). Omit for the "
     "whole schema."))]
+ChartKindName = Annotated[Literal["line", "bar", "scatter", "card"] | None, Field(description=(
+    "Chart kind; omit to choose from the result's shape."))]
+ColumnName = Annotated[str | None, Field(description=(
+    "A column of the CSV; omit to choose from the result's shape."))]

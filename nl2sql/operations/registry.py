@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from nl2sql.operations.charts import csv_chart_op
 from nl2sql.operations.csv_files import csv_head_op, csv_tail_op
 from nl2sql.operations.databases import db_list_op, db_show_schema_op
 from nl2sql.operations.queries import db_execute_sql_op, db_get_row_by_id_op
@@ -43,6 +44,8 @@ class Operation:
     #: () for what only a person asks for through an MCP client (accepting an answer as
     #: right): never offered to nl2sql's own agents.
     agents: tuple[AgentName, ...] = ("nl2sql",)
+    #: The result also has ``png`` (bytes): the MCP face answers it as image content.
+    image: bool = False
 
     def parameters(self, hidden: frozenset[str] = frozenset()) -> list[inspect.Parameter]:
         """The public parameters (after ``ctx``) but ``hidden``, annotations resolved, as
@@ -111,6 +114,11 @@ OPERATIONS: list[Operation] = [
         csv_tail_op, "csv_tail", "Last rows of a result file",
         "Show the header and the last n rows of a result CSV in the workspace (read from the "
         "end of the file, so it is fast on large results)."),
+    Operation(
+        csv_chart_op, "csv_chart", "Chart a result file",
+        "Draw a result CSV in the workspace as a chart (PNG image), chosen from its columns "
+        "unless kind, x or y say otherwise; saved beside the CSV.",
+        read_only=False, image=True),
 ]
 
 

@@ -1,0 +1,179 @@
+"""Which chart a result gets, from the kinds of its columns (``nl2sql.charts.table``).
+
+The rules, first match wins:
+
+1. no rows, or no numeric column -> no chart (the reason names the columns);
+2. one row -> a big-number card of its numbers (at most ``CARD_MAX``);
+3. a date or time column and numbers -> a line over time (several numbers: one line each; one
+   number and a category: one line per category);
+4. two numbers -> a scatter of the second against the first (coloured by a category with few
+   values);
+5. a category and numbers -> bars of the first number per category, sorted, the smallest
+   summed as "other" when there are many;
+6. anything else (one number with nothing to plot it against, three or more numbers and no
+   axis, free text) -> no chart, with the reason.
+
+A caller's ``kind``, ``x``, ``y`` and ``colour`` win over the rules; what they leave open is
+filled in the same way. ``colour`` names a column (one series per value) or, when no column
+has that name, is a colour for the marks (``"teal"``, ``"#1f77b4"``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+from nl2sql.charts.table import Column, Table
+from nl2sql.errors import ChartError
+
+ChartKind = Literal["line", "bar", "scatter", "card"]
+KINDS: tuple[str, ...] = get_args(ChartKind)
+#: The most numbers one card shows; lines per chart; values of a colour column in a scatter.
+CARD_MAX = 4
+LINES_MAX = 4
+SCATTER_COLOURS_MAX = 8
+
+
+@dataclass(frozen=True)
+class ChartSpec:
+    """What to draw: ``kind`` None means no chart, and ``reason`` says why."""
+
+    kind: ChartKind | None
+    reason: str
+    x: str | None = None
+    y: tuple[str, ...] = ()
+    colour: str | None = None  # a column: one series per value
+    mark_colour: str | None = None  # a colour name or hex for every mark
+
+
+def choose(table: Table, *, kind: str | None = None, x: str | None = None,
+           y: str | list[str] | tuple[str, ...] | None = None,
+           colour: str | None = None) -> ChartSpec:
+    """The chart for ``table``; the caller's choices first, the rules for the rest."""
+    if kind is not None and kind not in KINDS:
+        raise ChartError(f"Unknown chart kind '{kind}'; use one of {', '.join(KINDS)} (or omit "
+                         f"it to choose from the result's shape).")
+    ys = [y] if isinstance(y, str) else list(y or [])
+    x_col = table.column(x) if x else None
+    y_cols = [table.column(name) for name in ys]
+    for column in y_cols:
+        if column.kind != "measure" and kind != "card":
+            raise ChartError(f"y must be a numeric column: '{column.name}' is {column.kind} "
+                             f"in {table.name}.")
+    colour_col, mark_colour = _colour(table, colour)
+    if table.rows_read == 0:
+        return ChartSpec(None, f"{table.name} has no rows.")
+    if kind is None and x_col is None and not y_cols:
+        spec = _by_shape(table)
+    else:
+        spec = _with_choices(table, kind, x_col, y_cols)
+    if spec.kind is None:
+        return spec
+    series = colour_col.name if colour_col is not None else spec.colour
+    return ChartSpec(spec.kind, spec.reason, spec.x, spec.y, series, mark_colour)
+
+
+def _by_shape(table: Table) -> ChartSpec:
+    measures = table.of_kind("measure")
+    times = table.of_kind("temporal")
+    categories = table.of_kind("category")
+    if not measures:
+        return ChartSpec(None, f"no numeric column to plot: {_kinds(table)}.")
+    if table.rows_read == 1:
+        return _card(table, measures)
+    if times:
+        return _line(table, times[0], measures, categories)
+    if len(measures) == 2:
+        few = [c for c in categories if len(set(c.present())) <= SCATTER_COLOURS_MAX]
+        return ChartSpec("scatter", f"two numbers: {measures[1].name} against "
+                         f"{measures[0].name}", measures[0].name, (measures[1].name,),
+                         few[0].name if few else None)
+    if categories:
+        return ChartSpec("bar", f"{measures[0].name} per {categories[0].name}",
+                         categories[0].name, (measures[0].name,))
+    if len(measures) == 1:
+        return ChartSpec(None, f"one numeric column ({measures[0].name}) and no date or "
+                               f"category column to plot it against: {_kinds(table)}.")
+    return ChartSpec(None, f"{len(measures)} numeric columns and no date or category column "
+                           f"to plot them against; pass x and y to choose two.")
+
+
+def _with_choices(table: Table, kind: str | None, x: Column | None,
+                  ys: list[Column]) -> ChartSpec:
+    measures = [c for c in table.of_kind("measure") if x is None or c.name != x.name]
+    if kind is None:  # x or y given: the shape decides the kind around them
+        if x is not None and x.kind == "temporal":
+            kind = "line"
+        elif x is not None and x.kind == "measure":
+            kind = "scatter"
+        elif table.rows_read == 1 and x is None:
+            kind = "card"
+        else:
+            kind = "bar"
+    if kind == "card":
+        return _card(table, ys or measures)
+    if not ys:
+        if not measures:
+            raise ChartError(f"No numeric column to plot as y in {table.name}: "
+                             f"{_kinds(table)}.")
+        ys = measures[:1] if kind != "line" else measures[:LINES_MAX]
+        if kind == "scatter" and x is None:
+            ys = measures[1:2]
+    if x is None:
+        x = _default_x(table, kind, ys)
+    return ChartSpec(kind, f"{kind} chosen: {', '.join(c.name for c in ys)} by {x.name}",  # type: ignore[arg-type]
+                     x.name, tuple(c.name for c in ys))
+
+
+def _default_x(table: Table, kind: str, ys: list[Column]) -> Column:
+    taken = {c.name for c in ys}
+    order = {"line": ("temporal", "measure", "category"), "bar": ("category", "temporal"),
+             "scatter": ("measure",)}[kind]
+    for wanted in order:
+        for column in table.columns:
+            if column.kind == wanted and column.name not in taken:
+                return column
+    raise ChartError(f"No column for the x axis of a {kind} chart in {table.name}: "
+                     f"{_kinds(table)}; pass x.")
+
+
+def _card(table: Table, measures: list[Column]) -> ChartSpec:
+    if len(measures) > CARD_MAX:
+        return ChartSpec(None, f"one row of {len(measures)} numbers: more than a card shows "
+                               f"({CARD_MAX}); pass y to choose them.")
+    if not measures:
+        raise ChartError(f"A card shows numbers and {table.name} has none: {_kinds(table)}.")
+    label = next(iter(table.of_kind("category")), None)
+    return ChartSpec("card", f"one row: {', '.join(c.name for c in measures)}",
+                     label.name if label else None, tuple(c.name for c in measures))
+
+
+def _line(table: Table, time: Column, measures: list[Column],
+          categories: list[Column]) -> ChartSpec:
+    if len(measures) == 1 and categories:
+        return ChartSpec("line", f"{measures[0].name} over {time.name} per "
+                         f"{categories[0].name}", time.name, (measures[0].name,),
+                         categories[0].name)
+    shown = measures[:LINES_MAX]
+    return ChartSpec("line", f"{', '.join(c.name for c in shown)} over {time.name}", time.name,
+                     tuple(c.name for c in shown))
+
+
+def _colour(table: Table, colour: str | None) -> tuple[Column | None, str | None]:
+    if not colour:
+        return None, None
+    try:
+        column = table.column(colour)
+    except ChartError:
+        return None, colour  # not a column: a colour for the marks (the renderer checks it)
+    if column.kind not in ("category", "temporal"):
+        raise ChartError(f"colour must name a category column (one series per value): "
+                         f"'{column.name}' is {column.kind}.")
+    return column, None
+
+
+def _kinds(table: Table) -> str:
+    """``"Name is text, Composer is category"``, every column with its kind."""
+    words = {"text": "text", "category": "text (a category)", "empty": "empty",
+             "temporal": "a date", "measure": "a number"}
+    return ", ".join(f"{c.name} is {words[c.kind]}" for c in table.columns) or "no columns"

@@ -1,0 +1,221 @@
+"""Charts chosen from a result's shape, drawn from real Chinook and Northwind results (saved by
+``db_execute_sql`` in a real workspace), as PNG and SVG; the rules one case per line; the row
+cap."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from conftest import build_cache, sqlite_config, write_dbs_yaml
+from nl2sql.cache import load_db_info, save_db_info
+from nl2sql.charts import Chart, chart_csv
+from nl2sql.charts.data import OTHER, TOP_BARS
+from nl2sql.charts.labels import schema_of
+from nl2sql.charts.table import ENV_CHART_MAX_ROWS, read_table
+from nl2sql.errors import ChartError, ConfigError
+from nl2sql.operations.context import OpsContext
+from nl2sql.operations.queries import db_execute_sql_op
+
+MONTHS = ("SELECT strftime('%Y-%m', InvoiceDate) AS month, count(*) AS invoices FROM Invoice "
+          "GROUP BY month ORDER BY month")
+GENRES = ("SELECT g.Name AS genre, count(*) AS tracks FROM Track t JOIN Genre g "
+          "ON g.GenreId = t.GenreId GROUP BY g.Name ORDER BY tracks DESC")
+PRICE_VS_LENGTH = "SELECT t.Name, t.UnitPrice, t.Milliseconds FROM Track t"
+ONE_NUMBER = "SELECT count(*) AS tracks FROM Track"
+NAMES = "SELECT Name FROM Artist ORDER BY Name"
+CATEGORIES = ("SELECT c.CategoryName AS category, sum(d.Quantity) AS units FROM \"Order Details\" d "
+              "JOIN Products p ON p.ProductID = d.ProductID JOIN Categories c "
+              "ON c.CategoryID = p.CategoryID GROUP BY c.CategoryName")
+ORDERS_PER_MONTH = ("SELECT strftime('%Y-%m', OrderDate) AS month, ShipCountry AS country, "
+                    "count(*) AS orders FROM Orders GROUP BY 1, 2")
+
+
+@pytest.fixture(scope="module")
+def ops(tmp_path_factory: pytest.TempPathFactory, sqlite_samples: dict[str, Path]) -> OpsContext:
+    """Chinook and Northwind with schema caches (Track's length and price described, the price
+    with a ``unit``), and a workspace for their results."""
+    folder = tmp_path_factory.mktemp("charts")
+    for name in ("chinook", "northwind"):
+        shutil.copyfile(sqlite_samples[name], folder / f"{name}.sqlite")
+    path = write_dbs_yaml(folder, [sqlite_config(n, folder / f"{n}.sqlite")
+                                   for n in ("chinook", "northwind")])
+    context = OpsContext.load(path, workspace=folder / "ws")
+    for config in context.configs:
+        build_cache(config, context.data_dir)
+    info = load_db_info(context.data_dir, "chinook")
+    track = next(t for t in info.tables if t.name == "Track")
+    for column in track.columns:
+        if column.name == "Milliseconds":
+            column.description = "Length of the track in milliseconds."
+        if column.name == "UnitPrice":
+            column.description = "Price of one track"
+            column.unit = "USD"  # type: ignore[attr-defined] - an extra cache field
+    save_db_info(info, context.data_dir)
+    yield context
+    context.close()
+
+
+def result(ops: OpsContext, db_id: str, sql: str, name: str) -> Path:
+    db_execute_sql_op(ops, db_id, sql, output_file=name, overwrite=True)
+    return ops.workspace / name
+
+
+def chart_of(ops: OpsContext, db_id: str, sql: str, name: str, **choices: object) -> Chart:
+    db_info, dialect = schema_of(ops, db_id)
+    return chart_csv(result(ops, db_id, sql, name), sql=sql, db_info=db_info, dialect=dialect,
+                     **choices)  # type: ignore[arg-type]
+
+
+def assert_drawn(png: bytes, size: tuple[int, int] = (800, 450)) -> None:
+    """A PNG of ``size`` with a chart on it: many colours, and ink on a real share of it."""
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    assert image.size == size
+    colours = image.getcolors(maxcolors=size[0] * size[1])  # [(count, (r, g, b)), ...]
+    ink = sum(count for count, rgb in colours if sum(rgb) < 600) / (size[0] * size[1])
+    assert ink > 0.01, f"almost blank: {ink:.3%} of the pixels are not white"
+    assert len(colours) > 20  # text, axes, marks: not a flat image
+
+
+# -- the five shapes on real results --------------------------------------------------------
+
+def test_invoices_per_month_is_a_line(ops: OpsContext) -> None:
+    chart = chart_of(ops, "chinook", MONTHS, "months.csv")
+    assert (chart.kind, chart.spec.x, chart.spec.y) == ("line", "month", ("invoices",))
+    (series,) = chart.plot.series
+    assert len(series.x) == 60 and series.x == sorted(series.x) and sum(series.y) == 412
+    assert_drawn(chart.png())
+
+
+def test_tracks_per_genre_is_a_sorted_bar_with_other(ops: OpsContext) -> None:
+    chart = chart_of(ops, "chinook", GENRES, "genres.csv")
+    assert (chart.kind, chart.spec.x, chart.spec.y) == ("bar", "genre", ("tracks",))
+    (series,) = chart.plot.series
+    assert series.x[0] == "Rock" and series.x[-1] == OTHER and len(series.x) == TOP_BARS + 1
+    assert series.y[:-1] == sorted(series.y[:-1], reverse=True)
+    assert sum(series.y) == 3503  # nothing lost: the 13 smallest genres are in "other"
+    assert "the 12 largest of 25 genre values; 13 others summed as 'other'" in chart.describe()
+    assert_drawn(chart.png())
+
+
+def test_unit_price_against_length_is_a_scatter_with_units(ops: OpsContext) -> None:
+    chart = chart_of(ops, "chinook", PRICE_VS_LENGTH, "price_length.csv")
+    assert (chart.kind, chart.spec.x, chart.spec.y) == ("scatter", "UnitPrice", ("Milliseconds",))
+    assert len(chart.plot.series[0].x) == 3503
+    assert chart.titles["UnitPrice"].text() == "UnitPrice — Price of one track (USD)"
+    assert chart.titles["Milliseconds"].unit == "ms"  # named by the description
+    svg = ET.fromstring(chart.svg())
+    assert svg.tag == "{http://www.w3.org/2000/svg}svg"
+    texts = " ".join("".join(t.itertext()) for t in svg.iter("{http://www.w3.org/2000/svg}text"))
+    assert "Price of one track (USD)" in texts and "(ms)" in texts
+    assert_drawn(chart.png())
+
+
+def test_one_number_is_a_card(ops: OpsContext, tmp_path: Path) -> None:
+    chart = chart_of(ops, "chinook", ONE_NUMBER, "count.csv")
+    assert chart.kind == "card" and chart.plot.series[0].y == [3503.0]
+    assert_drawn(chart.save(tmp_path / "card.png").read_bytes())
+
+
+def test_a_text_column_alone_is_no_chart_with_the_reason(ops: OpsContext,
+                                                         tmp_path: Path) -> None:
+    chart = chart_of(ops, "chinook", NAMES, "names.csv")
+    assert chart.kind is None and chart.plot is None
+    assert chart.reason == "no numeric column to plot: Name is text (a category)."
+    assert chart._repr_png_() is None and repr(chart).startswith("No chart: ")
+    with pytest.raises(ChartError, match="no numeric column"):
+        chart.save(tmp_path / "names.png")
+    assert not (tmp_path / "names.png").exists()
+
+
+def test_northwind_units_per_category_and_orders_per_country(ops: OpsContext) -> None:
+    bar = chart_of(ops, "northwind", CATEGORIES, "categories.csv")
+    assert bar.kind == "bar" and OTHER not in bar.plot.series[0].x and not bar.notes
+    assert len(bar.plot.series[0].x) == 8
+    line = chart_of(ops, "northwind", ORDERS_PER_MONTH, "orders.csv")
+    assert (line.kind, line.spec.colour) == ("line", "country")
+    assert len(line.plot.series) == 8 and "the 8 largest of 21 country values" in line.notes[0]
+    assert_drawn(line.png())
+
+
+def test_overrides_of_kind_x_y_and_colour(ops: OpsContext) -> None:
+    path = result(ops, "chinook", PRICE_VS_LENGTH, "price_length.csv")
+    bar = chart_csv(path, kind="bar", x="UnitPrice", y="Milliseconds")
+    assert (bar.kind, bar.spec.x, bar.spec.y) == ("bar", "UnitPrice", ("Milliseconds",))
+    assert "Milliseconds summed per UnitPrice" in bar.notes
+    teal = chart_csv(path, colour="teal")
+    assert teal.kind == "scatter" and teal.spec.mark_colour == "teal"
+    assert_drawn(teal.png())
+    with pytest.raises(ChartError, match="neither a column"):
+        chart_csv(path, colour="no-such-colour").png()
+    with pytest.raises(ChartError, match="Did you mean 'Milliseconds'"):
+        chart_csv(path, y="Millisecond")
+    with pytest.raises(ChartError, match="y must be a numeric column: 'Name' is category"):
+        chart_csv(path, y="Name")
+    with pytest.raises(ChartError, match="Unknown chart kind 'pie'"):
+        chart_csv(path, kind="pie")
+
+
+def test_svg_and_png_sizes_and_formats(ops: OpsContext, tmp_path: Path) -> None:
+    chart = chart_of(ops, "chinook", GENRES, "genres.csv", width=640, height=360)
+    assert_drawn(chart.save(tmp_path / "g.png").read_bytes(), (640, 360))
+    root = ET.parse(chart.save(tmp_path / "g.SVG")).getroot()
+    assert (root.get("width"), root.get("height")) == ("460.8pt", "259.2pt")  # 640 x 360 px
+    assert chart.svg() == chart.svg()  # no date in it: the same chart, the same bytes
+    with pytest.raises(ChartError, match=r"\.png or \.svg"):
+        chart.save(tmp_path / "g.jpg")
+
+
+# -- the rules, one shape per line ------------------------------------------------------------
+
+RULES = [
+    # (CSV text, kind, x, y, colour) ; kind None: no chart
+    ("year,revenue\n2021,10\n2022,12\n", "line", "year", ("revenue",), None),
+    ("day,a,b\n2024-01-01,1,2\n2024-01-02,3,4\n", "line", "day", ("a", "b"), None),
+    ("at,n\n2024-01-01 10:00:00+00,1\n2024-01-01 11:00:00+00,2\n", "line", "at", ("n",), None),
+    ("CustomerId,total\n1,10.5\n2,3\n", "bar", "CustomerId", ("total",), None),
+    ("x,y,kind\n1,2,a\n3,4,b\n", "scatter", "x", ("y",), "kind"),
+    ("revenue,orders\n1200.5,12\n", "card", None, ("revenue", "orders"), None),
+    ("name,total\nAC/DC,12\n", "card", "name", ("total",), None),
+    ("a,b,c\n1,2,3\n4,5,6\n", None, None, (), None),
+    ("n\n1\n2\n", None, None, (), None),
+    ("name\n\n", None, None, (), None),
+    ("a,b,c,d,e\n1,2,3,4,5\n", None, None, (), None),
+]
+
+
+@pytest.mark.parametrize(("text", "kind", "x", "y", "colour"), RULES)
+def test_rules(tmp_path: Path, text: str, kind: str | None, x: str | None,
+               y: tuple[str, ...], colour: str | None) -> None:
+    path = tmp_path / "r.csv"
+    path.write_text(text)
+    spec = chart_csv(path).spec
+    assert (spec.kind, spec.x, spec.y, spec.colour) == (kind, x, y, colour)
+    assert spec.reason
+
+
+def test_free_text_is_no_chart(tmp_path: Path) -> None:
+    path = tmp_path / "notes.csv"
+    path.write_text("note,n\n" + "".join(f"\"{'word ' * 20}{i}\",{i}\n" for i in range(5)))
+    assert read_table(path).column("note").kind == "text"
+    assert chart_csv(path).reason.startswith("one numeric column (n)")
+
+
+# -- bounded ----------------------------------------------------------------------------------
+
+def test_the_row_cap_reads_only_the_first_rows_and_says_so(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+    path = tmp_path / "big.csv"
+    path.write_text("x,y\n" + "".join(f"{i},{i * 2}\n" for i in range(1000)))
+    monkeypatch.setenv(ENV_CHART_MAX_ROWS, "100")
+    chart = chart_csv(path, total_rows=1000)
+    assert chart.kind == "scatter" and len(chart.plot.series[0].x) == 100
+    assert chart.notes[0] == f"first 100 of 1,000 rows (the chart row cap, {ENV_CHART_MAX_ROWS})"
+    assert not chart_csv(path, max_rows=1000).notes  # the whole file: nothing to say
+    monkeypatch.setenv(ENV_CHART_MAX_ROWS, "lots")
+    with pytest.raises(ConfigError, match=f"{ENV_CHART_MAX_ROWS} must be a positive number"):
+        chart_csv(path)
