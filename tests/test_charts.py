@@ -214,7 +214,7 @@ def test_the_row_cap_reads_only_the_first_rows_and_says_so(tmp_path: Path, monke
     monkeypatch.setenv(ENV_CHART_MAX_ROWS, "100")
     chart = chart_csv(path, total_rows=1000)
     assert chart.kind == "scatter" and len(chart.plot.series[0].x) == 100
-    assert chart.notes[0] == f"first 100 of 1,000 rows (the chart row cap, {ENV_CHART_MAX_ROWS})"
+    assert chart.notes[0] == f"first 100 of 1,000 rows, the row cap {ENV_CHART_MAX_ROWS}"
     assert not chart_csv(path, max_rows=1000).notes  # the whole file: nothing to say
     monkeypatch.setenv(ENV_CHART_MAX_ROWS, "lots")
     with pytest.raises(ConfigError, match=f"{ENV_CHART_MAX_ROWS} must be a positive number"):

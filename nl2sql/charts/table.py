@@ -95,12 +95,12 @@ class Table:
         return [c for c in self.columns if c.kind in kinds]
 
     def read_note(self) -> str | None:
-        """"first 50,000 of 3,000,000 rows (the chart row cap)", when the cap cut the file."""
+        """"first 50,000 of 3,000,000 rows, the row cap NL2SQL_CHART_MAX_ROWS", when the cap
+        cut the file."""
         if not self.capped:
             return None
         total = f" of {self.total_rows:,}" if self.total_rows else ""
-        return (f"first {self.rows_read:,}{total} rows (the chart row cap, "
-                f"{ENV_CHART_MAX_ROWS})")
+        return f"first {self.rows_read:,}{total} rows, the row cap {ENV_CHART_MAX_ROWS}"
 
 
 def read_table(path: Path, *, max_rows: int | None = None, total_rows: int | None = None,
