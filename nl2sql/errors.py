@@ -49,7 +49,12 @@ class ConfigError(Nl2SqlError):
     """dbs.yaml is missing a field, has a wrong value, or is not valid YAML."""
 
 
-class UnknownDatabaseError(Nl2SqlError):
+class UsageError(Nl2SqlError):
+    """What the command line asks for cannot be: an unknown database id, a busy port. The
+    commands exit 2 for it, as for any other usage error."""
+
+
+class UnknownDatabaseError(UsageError):
     """A db_id that is not in the registry."""
 
     model_fixable = True

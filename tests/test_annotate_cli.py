@@ -86,7 +86,7 @@ def test_summary_on_stdout_and_options(data_dir: Path,
 
 
 def test_unknown_db_id(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bookstre"]) == 1
+    assert main(["bookstre"]) == 2  # a usage error, as in every other command
     out, err = capsys.readouterr()
     assert out == ""
     assert err == ("error: Unknown database 'bookstre'. Did you mean 'bookstore'? "

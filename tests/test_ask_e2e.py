@@ -127,6 +127,13 @@ def test_cli_exit_codes_and_messages(setup: dict[str, str], stub_openai: StubOpe
     unknown = ask_cli(setup, QUESTION, "--db", "chinok", "--model", MODEL_STRING)
     assert unknown.returncode == 2 and "Did you mean 'chinook'?" in unknown.stderr
 
+    requests = len(stub_openai.requests)
+    for rows in ("-5", "0", "many"):  # refused before any model request
+        refused = ask_cli(setup, QUESTION, "--db", "chinook", "--model", MODEL_STRING,
+                          "--max-rows", rows)
+        assert refused.returncode == 2 and "--max-rows" in refused.stderr, refused.stderr
+    assert len(stub_openai.requests) == requests
+
 
 SCRIPT = """
 import json, nl2sql

@@ -73,7 +73,7 @@ async def test_make_run_then_the_readme_claude_code_command(tmp_path: Path) -> N
     per_user = tmp_path / "home" / ".local/share" / "nl2sql"
     assert len(list((per_user / "workspace").glob("*.csv"))) == 1
     stderr = (tmp_path / "server.stderr").read_text()
-    assert "No dbs.yaml in" in stderr and str(per_user / "workspace") in stderr
+    assert "no dbs.yaml in" in stderr and str(per_user / "workspace") in stderr
 
 
 async def test_copying_dbs_yaml_example_then_annotate_all(tmp_path: Path) -> None:

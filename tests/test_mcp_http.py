@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import socket
 import subprocess
 import sys
 import threading
@@ -98,3 +99,17 @@ def test_unsafe_http_settings_are_refused(tmp_path: Path, args: list[str], expec
     assert done.returncode == 1
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and expected in lines[0]
+
+
+def test_a_busy_port_is_one_sentence_and_exit_2(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run([str(NL2SQL_MCP), "--transport", "http", "--port", str(port)],
+                              capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                              stdin=subprocess.DEVNULL)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"error: Port {port} on 127.0.0.1 is already in use; choose another with --port N (or "
+        f"--port 0 for any free port)."]

@@ -258,7 +258,7 @@ def test_set_db_password_uses_nl2sql_config(capsys, monkeypatch, dbs_yaml, key):
 def test_set_db_password_unknown_db_suggests_close_name(capsys, monkeypatch, dbs_yaml, key):
     code, _, err = run(capsys, monkeypatch, "set-db-password", "shpo", "--config", str(dbs_yaml),
                        stdin=PASSWORD + "\n")
-    assert code == 1
+    assert code == 2  # a usage error, as an unknown database id is in every command
     assert err == (f"error: Unknown database 'shpo' in {dbs_yaml}. Did you mean 'shop'? Known "
                    f"databases: shop, local, warehouse.\n")
     assert dbs_yaml.read_text() == DBS_YAML

@@ -17,7 +17,7 @@ from typing import TextIO
 from nl2sql.annotation.options import AnnotatorOptions
 from nl2sql.annotation.provenance import REANNOTATE_CHOICES, reannotate_steps
 from nl2sql.cli.errors import add_version_flag, configure_logging, run_cli
-from nl2sql.cli.options import DATA_DIR_HELP
+from nl2sql.cli.options import DATA_DIR_HELP, non_negative_int, positive_int
 from nl2sql.cli.progress import progress_reporter
 from nl2sql.config import (ENV_CONFIG, ENV_DATA_DIR, ENV_MODEL, DbConnectionConfig,
                            DbConnectionConfigs)
@@ -67,11 +67,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"path of dbs.yaml (default: ${ENV_CONFIG}, else ./dbs.yaml)")
     parser.add_argument("--data-dir", metavar="PATH",
                         help=DATA_DIR_HELP)
-    parser.add_argument("--enum-max-values", type=_positive_int, metavar="N",
+    parser.add_argument("--enum-max-values", type=positive_int, metavar="N",
                         default=defaults.max_values,
                         help="most distinct values a column may have to be an enum candidate "
                              "(default: %(default)s)")
-    parser.add_argument("--sample-rows", type=_non_negative_int, metavar="N",
+    parser.add_argument("--sample-rows", type=non_negative_int, metavar="N",
                         default=SampleSettings().rows,
                         help="sample rows stored per table, 0 for none (default: %(default)s)")
     parser.add_argument("--model", metavar="MODEL",
@@ -79,10 +79,10 @@ def build_parser() -> argparse.ArgumentParser:
                              f"(default: ${ENV_MODEL}, else 'model:' in dbs.yaml; none: LLM "
                              f"steps are skipped)")
     llm = AnnotatorOptions()
-    parser.add_argument("--concurrency", type=_positive_int, metavar="N",
+    parser.add_argument("--concurrency", type=positive_int, metavar="N",
                         default=llm.concurrency,
                         help="model requests in flight at once (default: %(default)s)")
-    parser.add_argument("--examples", type=_non_negative_int, metavar="N",
+    parser.add_argument("--examples", type=non_negative_int, metavar="N",
                         default=llm.example_count,
                         help="validated example queries to keep per database, 0 to skip the "
                              "step (default: %(default)s)")
@@ -237,17 +237,3 @@ def _reannotate_choices(text: str) -> frozenset[str]:
             f"unknown step '{unknown[0] if unknown else text}'; use a comma list of "
             f"{', '.join(REANNOTATE_CHOICES)}")
     return reannotate_steps(choices)
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be 1 or more")
-    return value
-
-
-def _non_negative_int(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be 0 or more")
-    return value

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nl2sql.cli.errors import EXIT_USAGE, add_version_flag, configure_logging, run_cli
-from nl2sql.cli.options import add_common_options
+from nl2sql.cli.options import add_common_options, positive_int
 from nl2sql.config import ENV_CONFIG, ENV_MODEL
 from nl2sql.errors import Nl2SqlError, NoAnswerError
 
@@ -61,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "openai-chat:<name> with OPENAI_BASE_URL for any OpenAI-compatible server")
     parser.add_argument("--conversation", metavar="ID",
                         help="continue (or start) a conversation: earlier turns are context")
-    parser.add_argument("--max-rows", type=int, metavar="N",
+    parser.add_argument("--max-rows", type=positive_int, metavar="N",
                         help=f"rows read into the answer (default: 'agent: max_rows', 1000); "
                              f"{PREVIEW_ROWS} are printed")
     parser.add_argument("--json", action="store_true", help="print the answer as one JSON object")

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from collections.abc import Callable
 
-from nl2sql.errors import Nl2SqlError, as_one_sentence
+from nl2sql.errors import Nl2SqlError, UsageError, as_one_sentence
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2  # what argparse uses for a bad command line
@@ -23,11 +23,15 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
 
 def run_cli(func: Callable[[list[str] | None], int | None], argv: list[str] | None = None) -> int:
     """Run ``func(argv)`` and return its exit code. ``Nl2SqlError`` prints one line to stderr
-    (1); argparse usage errors keep their code (2); Ctrl-C is 130. A file-system failure (disk
+    (1; a ``UsageError`` such as an unknown database id 2); argparse usage errors keep their
+    code (2); Ctrl-C is 130. A file-system failure (disk
     full, no permission...) is one line too; anything else is "internal error, see the log" with
     the traceback logged (stderr, ``-v`` for the nl2sql logger's details)."""
     try:
         return func(argv) or 0
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     except Nl2SqlError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_ERROR

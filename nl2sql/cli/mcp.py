@@ -76,6 +76,8 @@ def _run(argv: list[str] | None) -> int:
                    allowed_hosts=args.allowed_host,
                    log_level="INFO" if args.verbose else "WARNING")
     else:
+        if server.startup_note:
+            print(server.startup_note, file=sys.stderr, flush=True)
         server.run("stdio")
     return 0
 

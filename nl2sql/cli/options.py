@@ -22,3 +22,19 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-dir", help=DATA_DIR_HELP)
     parser.add_argument("--workspace", help=WORKSPACE_HELP)
     parser.add_argument("-v", "--verbose", action="store_true", help="log details to stderr")
+
+
+def positive_int(text: str) -> int:
+    """argparse type: a whole number of 1 or more (a bad value exits 2 before any work)."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    """argparse type: a whole number of 0 or more."""
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return value

@@ -44,9 +44,11 @@ class Nl2SqlServer(MCPServer[Any]):
     """``MCPServer`` with nl2sql's error edge for argument errors and stray stdio lines.
 
     ``on_initialized``: called once when the client's ``notifications/initialized`` arrives on
-    stdio (the server's warm-up, ``nl2sql.mcp.warmup``)."""
+    stdio (the server's warm-up, ``nl2sql.mcp.warmup``). ``startup_note``: a line for stderr once
+    the server is up (where the caches and results are without a dbs.yaml)."""
 
     on_initialized: Callable[[], object] | None = None
+    startup_note: str | None = None
 
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         context: Any = None) -> Any:

@@ -10,9 +10,12 @@
 
 from __future__ import annotations
 
+import errno
+import functools
 import hmac
 import ipaddress
 import json
+import socket
 import sys
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
@@ -20,7 +23,7 @@ from typing import Any
 from mcp.server.transport_security import TransportSecuritySettings
 
 from nl2sql.config import ENV_AUTH_TOKEN
-from nl2sql.errors import ConfigError
+from nl2sql.errors import ConfigError, UsageError
 
 MCP_PATH = "/mcp"
 MIN_TOKEN_CHARS = 16
@@ -117,10 +120,11 @@ def serve_http(server: Any, *, host: str, port: int, token: str | None,
     if token:
         app = BearerTokenMiddleware(app, token)
     web = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=log_level.lower()))
+    listener = _listen(host, port)  # bound here: a busy port is one sentence, not uvicorn's exit
 
     async def run() -> None:
         async with anyio.create_task_group() as group:
-            group.start_soon(web.serve)
+            group.start_soon(functools.partial(web.serve, sockets=[listener]))
             while not web.started:
                 if web.should_exit:
                     return
@@ -129,9 +133,34 @@ def serve_http(server: Any, *, host: str, port: int, token: str | None,
             note = " (bearer token required)" if token else ""
             print(f"nl2sql-mcp: MCP over streamable HTTP at http://{_netloc(host)}:{bound}"
                   f"{MCP_PATH}{note}", file=sys.stderr, flush=True)
+            if getattr(server, "startup_note", None):
+                print(server.startup_note, file=sys.stderr, flush=True)
             # No per-client handshake to wait for here: warm up once the port is open.
             warm_up = getattr(server, "on_initialized", None)
             if warm_up is not None:
                 warm_up()
 
-    anyio.run(run)
+    try:
+        anyio.run(run)
+    finally:
+        listener.close()
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """The listening socket for ``host:port``; a port in use (or a host that is not this
+    machine's) is a ``UsageError`` naming the option to change."""
+    try:
+        return socket.create_server((host, port), family=_family(host), backlog=2048)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise UsageError(f"Port {port} on {host} is already in use; choose another with "
+                             f"--port N (or --port 0 for any free port).") from None
+        raise UsageError(f"Cannot listen on {host}:{port} ({exc.strerror or exc}); choose "
+                         f"another --host or --port.") from None
+
+
+def _family(host: str) -> socket.AddressFamily:
+    try:
+        return socket.AF_INET6 if ipaddress.ip_address(host).version == 6 else socket.AF_INET
+    except ValueError:  # a host name: its first address decides
+        return socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)[0][0]

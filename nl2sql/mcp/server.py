@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -25,21 +24,16 @@ INSTRUCTIONS = (
     "it needs), then run read-only SQL with db_execute_sql (results are saved as CSV files in "
     "the workspace; browse them with csv_head / csv_tail; find earlier results with "
     "saved_queries_list).")
-logger = logging.getLogger(__name__)
 
 
 def build_server(config_path: str | Path | None = None, *, data_dir: str | Path | None = None,
                  workspace: str | Path | None = None,
-                 log_level: LogLevel = "WARNING") -> MCPServer[OpsContext]:
+                 log_level: LogLevel = "WARNING") -> Nl2SqlServer:
     """The server for the registry at ``config_path`` (flags win over NL2SQL_* variables).
 
     The registry is loaded now, so a broken dbs.yaml fails at start with its message.
     ``log_level`` is the HTTP server's (uvicorn's); WARNING keeps per-request lines out."""
     ops_context = OpsContext.load(config_path, data_dir=data_dir, workspace=workspace)
-    if ops_context.configs.config_path is None:  # stderr: stdout belongs to MCP over stdio
-        logger.info("No dbs.yaml in %s: serving the bundled bookstore; schema caches in %s, "
-                    "result files in %s (set NL2SQL_CONFIG to serve your own databases).",
-                    Path.cwd(), ops_context.data_dir, ops_context.workspace)
 
     @asynccontextmanager
     async def lifespan(_server: MCPServer[OpsContext]) -> AsyncIterator[OpsContext]:
@@ -51,7 +45,18 @@ def build_server(config_path: str | Path | None = None, *, data_dir: str | Path 
     server = Nl2SqlServer("nl2sql", version=__version__, instructions=INSTRUCTIONS,
                        lifespan=lifespan, log_level=log_level)
     server.on_initialized = lambda: start_warm_up(ops_context)
+    server.startup_note = startup_note(ops_context)
     register_tools(server)
     register_resources(server, ops_context)
     register_prompts(server, ops_context)
     return server
+
+
+def startup_note(ops_context: OpsContext) -> str | None:
+    """Where the caches and results are when no dbs.yaml was found (said once the server is
+    up, on stderr: stdout belongs to MCP over stdio), else None."""
+    if ops_context.configs.config_path is not None:
+        return None
+    return (f"nl2sql-mcp: no dbs.yaml in {Path.cwd()}: serving the bundled bookstore; schema "
+            f"caches in {ops_context.data_dir}, result files in {ops_context.workspace} (set "
+            f"NL2SQL_CONFIG to serve your own databases).")
