@@ -19,12 +19,15 @@ if TYPE_CHECKING:
 MAX_EXAMPLES = 3
 MAX_EXAMPLE_TOKENS = 800
 MIN_SIMILARITY = 0.2
+#: Newest verified answers ranked per question (each is embedded per call: bounded work).
+MAX_VERIFIED_CANDIDATES = 300
 
 
 def verified_examples(data_dir: Path, db_id: str) -> list[ContextExample]:
     """The verified answers of ``db_id`` that are not stale."""
     return [ContextExample(question=v.question, sql=v.sql)
-            for v in VerifiedStore(data_dir, db_id).list(include_stale=False)]
+            for v in VerifiedStore(data_dir, db_id).list(include_stale=False,
+                                                         limit=MAX_VERIFIED_CANDIDATES)]
 
 
 def rank_examples(question: str, question_vector: np.ndarray | None,

@@ -89,12 +89,13 @@ class VerifiedStore:
             db.execute(_SCHEMA)
             yield db
 
-    def _rows(self, where: str = "1", params: tuple[object, ...] = ()) -> list[VerifiedAnswer]:
+    def _rows(self, where: str = "1", params: tuple[object, ...] = (),
+              limit: int = -1) -> list[VerifiedAnswer]:
         with self._db() as db:
             if db is None:
                 return []
             rows = db.execute(f"SELECT {', '.join(_COLUMNS)} FROM verified WHERE {where} "
-                              f"ORDER BY accepted_at DESC", params).fetchall()
+                              f"ORDER BY accepted_at DESC LIMIT ?", (*params, limit)).fetchall()
         return [self._answer(row) for row in rows]
 
     def _answer(self, row: tuple[object, ...]) -> VerifiedAnswer:
@@ -103,9 +104,11 @@ class VerifiedStore:
         return VerifiedAnswer(db_id=self.db_id, **values)  # type: ignore[arg-type]
 
     # -- reading ----------------------------------------------------------------------------
-    def list(self, *, include_stale: bool = True) -> list[VerifiedAnswer]:
-        """Newest first; stale ones too unless ``include_stale`` is False."""
-        return self._rows() if include_stale else self._rows("stale_reason IS NULL")
+    def list(self, *, include_stale: bool = True, limit: int | None = None
+             ) -> list[VerifiedAnswer]:
+        """Newest first (at most ``limit``); stale ones too unless ``include_stale`` is False."""
+        where = "1" if include_stale else "stale_reason IS NULL"
+        return self._rows(where, limit=-1 if limit is None else limit)
 
     def get(self, verified_id: str) -> VerifiedAnswer | None:
         found = self._rows("id = ?", (verified_id,))
