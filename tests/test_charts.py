@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import shutil
 import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -169,6 +170,15 @@ def test_svg_and_png_sizes_and_formats(ops: OpsContext, tmp_path: Path) -> None:
     assert chart.svg() == chart.svg()  # no date in it: the same chart, the same bytes
     with pytest.raises(ChartError, match=r"\.png or \.svg"):
         chart.save(tmp_path / "g.jpg")
+
+
+def test_charts_drawn_at_once_keep_their_style(ops: OpsContext) -> None:
+    """Concurrent drawings (MCP calls run in threads) each get the SVG style: text as text."""
+    path = result(ops, "chinook", GENRES, "genres.csv")
+    with ThreadPoolExecutor(4) as pool:
+        svgs = list(pool.map(lambda kind: chart_csv(path, kind=kind).svg(), ["bar", "line"] * 4))
+    assert all("<text" in svg and "tracks" in svg for svg in svgs)
+    assert_drawn(chart_csv(path, kind="scatter", x="genre").png())  # labels on x, not numbers
 
 
 # -- the rules, one shape per line ------------------------------------------------------------

@@ -4,13 +4,15 @@ display, no browser, no network.
 Imported only when a chart is drawn (``nl2sql.charts.chart``): matplotlib costs ~0.4 s to
 import, which neither ``import nl2sql`` nor the MCP server's start-up pays. The figure is a
 plain ``matplotlib.figure.Figure`` (never pyplot: no global state, safe in threads), its size
-exactly ``width`` x ``height`` pixels. SVG keeps text as ``<text>`` elements (searchable,
+exactly ``width`` x ``height`` pixels; one drawing at a time (matplotlib's style settings
+are global). SVG keeps text as ``<text>`` elements (searchable,
 smaller) and carries no date, so the same chart gives the same bytes.
 """
 
 from __future__ import annotations
 
 import io
+import threading
 from datetime import datetime, time
 from typing import Literal
 
@@ -38,6 +40,7 @@ _STYLE = {"svg.fonttype": "none", "svg.hashsalt": "nl2sql", "font.size": 10,
           "axes.spines.top": False, "axes.spines.right": False, "axes.grid": True,
           "grid.alpha": 0.3, "axes.titlesize": 12, "axes.titleweight": "bold"}
 _NOTE_COLOUR = "#666666"
+_DRAWING = threading.Lock()
 
 
 def render(plot: Plot, titles: dict[str, AxisTitle], title: str, *, fmt: Format,
@@ -47,7 +50,9 @@ def render(plot: Plot, titles: dict[str, AxisTitle], title: str, *, fmt: Format,
     if colour is not None and not is_color_like(colour):
         raise ChartError(f"colour '{colour}' is neither a column of the result nor a colour "
                          f"name or #rrggbb value.")
-    with matplotlib.rc_context(_STYLE):
+    # rc_context sets matplotlib's global rcParams and restores them after: one drawing at a
+    # time, or concurrent charts (MCP calls run in worker threads) would restore each other's.
+    with _DRAWING, matplotlib.rc_context(_STYLE):
         figure = Figure(figsize=(width / DPI, height / DPI), dpi=DPI, layout="constrained")
         draw = {"line": _line, "bar": _bar, "scatter": _scatter, "card": _card}
         draw[plot.spec.kind or ""](figure, plot, titles, title, colour)
@@ -137,7 +142,8 @@ def _scatter(figure: Figure, plot: Plot, titles: dict[str, AxisTitle], title: st
     for series in plot.series:
         ax.scatter(series.x, series.y, s=size, alpha=alpha, label=series.label, color=colour,
                    linewidths=0)
-    ax.xaxis.set_major_formatter(FuncFormatter(_number))
+    if all(isinstance(v, float) for series in plot.series for v in series.x):
+        ax.xaxis.set_major_formatter(FuncFormatter(_number))  # not for dates or labels
     ax.yaxis.set_major_formatter(FuncFormatter(_number))
     _legend(ax, plot)
 
