@@ -33,13 +33,15 @@ PROMPT_FIELDS: dict[str, frozenset[str]] = {
         {"db_id", "db_type", "dialect_guidance", "database_notes"}),
     "nl2sql/nl2sql_instructions": frozenset(
         {"schema", "example_queries_md", "value_hints", "glossary", "dialect"}),
+    "nl2sql/selection_prompt": frozenset({"db_id", "question", "groups"}),
     "catalog/catalog_system_prompt": frozenset({"candidates"}),
 }
 
 #: Folders of prompts that are inserted as they are (no placeholders): one file per backend
 #: type (``db_type/<type>.md``) and per database (``db_specific/<db_id>.md``, usually the
-#: user's own under ``{data_dir}/prompts/``).
-VERBATIM_FOLDERS = ("nl2sql/db_type", "nl2sql/db_specific")
+#: user's own under ``{data_dir}/prompts/``), and the SQL candidates' generator styles
+#: (``generators/<style>.md``).
+VERBATIM_FOLDERS = ("nl2sql/db_type", "nl2sql/db_specific", "nl2sql/generators")
 
 
 class PromptTemplateError(ValueError):

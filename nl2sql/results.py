@@ -215,6 +215,13 @@ def refuse_existing_result(csv_path: Path) -> None:
             f"output_file, or pass overwrite=true to replace it.")
 
 
+def remove_result(csv_path: Path) -> None:
+    """Delete a result's CSV and metadata (either may be missing), under the folder's lock."""
+    with result_lock(csv_path.parent):
+        csv_path.with_name(metadata_name_for(csv_path.name)).unlink(missing_ok=True)
+        csv_path.unlink(missing_ok=True)
+
+
 class CsvResultWriter:
     """A result sink that streams rows into a temporary CSV beside the final file.
 

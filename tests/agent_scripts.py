@@ -67,3 +67,64 @@ def tool_pairs_complete(messages: list[ModelMessage]) -> bool:
 
 def dumps(value: Any) -> str:
     return json.dumps(value)
+
+
+SELECTION_MARK = "Several SQL queries were written"  # the selection step's prompt
+
+
+@dataclass
+class CandidateScripts:
+    """A ``FunctionModel`` for N candidates running at once: each new conversation (a request
+    with no model response yet) takes the next script, in the order the requests arrive; later
+    requests of that conversation are answered from its own script (found by the tool-call ids
+    this model gave out). The selection step's request is answered from ``selection``."""
+
+    scripts: list[list[Any]]
+    selection: list[Any] = field(default_factory=list)
+    delay: float = 0.0  # seconds each request takes (asyncio.sleep: candidates overlap)
+    requests: list[tuple[int | None, list[ModelMessage], AgentInfo]] = field(default_factory=list)
+    started: int = 0
+
+    async def respond(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        import asyncio
+
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        if SELECTION_MARK in _prompt_text(messages):
+            self.requests.append((None, list(messages), info))
+            step = sum(1 for owner, _, _ in self.requests if owner is None) - 1
+            return ModelResponse(parts=[_with_id(self.selection[step], f"sel_{step}")])
+        answered = [m for m in messages if isinstance(m, ModelResponse)]
+        if answered:
+            owner = int(str(answered[0].parts[0].tool_call_id).split("_")[1])
+        else:
+            owner, self.started = self.started, self.started + 1
+        self.requests.append((owner, list(messages), info))
+        step = len(answered)
+        script = self.scripts[owner]
+        if step >= len(script):
+            raise AssertionError(f"candidate script {owner} has {len(script)} steps; "
+                                 f"request {step + 1} came")
+        return ModelResponse(parts=[_with_id(script[step], f"c_{owner}_{step}")])
+
+    @property
+    def model(self) -> FunctionModel:
+        return FunctionModel(self.respond, model_name="scripted")
+
+    def of(self, owner: int | None) -> list[AgentInfo]:
+        return [info for who, _, info in self.requests if who == owner]
+
+    def selection_prompt(self) -> str:
+        return next(_prompt_text(m) for who, m, _ in self.requests if who is None)
+
+
+def _with_id(part: Any, call_id: str) -> Any:
+    if isinstance(part, ToolCallPart):
+        return ToolCallPart(part.tool_name, part.args, tool_call_id=call_id)
+    return part
+
+
+def _prompt_text(messages: list[ModelMessage]) -> str:
+    first = messages[0]
+    return " ".join(str(getattr(p, "content", "")) for p in first.parts) \
+        if isinstance(first, ModelRequest) else ""

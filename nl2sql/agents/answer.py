@@ -63,6 +63,7 @@ class Answer(BaseModel):
     # share of the candidates in the chosen result group (None: one candidate)
     confidence: float | None = None
     candidates: list[SqlCandidate] = Field(default_factory=list)
+    selection_reason: str | None = None  # why the chosen group won a tie (the selection step)
     cost_usd: float | None = None  # genai-prices for the models used; None when unpriced
     latency_ms: int | None = None  # wall time of the whole answer
     context: UsedContext = Field(default_factory=UsedContext)  # what the model was shown

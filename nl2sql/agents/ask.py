@@ -2,8 +2,10 @@
 
 Steps: resolve the model (argument > ``NL2SQL_MODEL`` > ``model:`` in dbs.yaml), pick the
 database (the argument, the conversation's database, or the catalog agent), ask
-``nl2sql.context()`` for the prompt context, run the NL2SQL agent bounded by ``UsageLimits``,
-read the result CSV into a DataFrame, and store the turn when a conversation id is given.
+``nl2sql.context()`` for the prompt context, run the NL2SQL agent (once, or as N candidates at
+once: ``candidates.py``) bounded by ``UsageLimits`` for the whole answer, pick the answer among
+the candidates by their results (``selection.py``), read the result CSV into a DataFrame, and
+store the turn when a conversation id is given.
 ``ask()`` also works where an event loop is already running (Jupyter): the run then happens on a
 private loop in a worker thread.
 """
@@ -19,44 +21,41 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
-from pydantic_ai.exceptions import UnexpectedModelBehavior, UsageLimitExceeded
-from pydantic_ai.usage import RunUsage, UsageLimits
+from pydantic_ai.usage import RunUsage
 
-from nl2sql.agents.answer import Answer, Attempt, SqlCandidate, read_dataframe
+from nl2sql.agents.answer import Answer, Attempt, read_dataframe
+from nl2sql.agents.candidates import (CandidateRun, candidate_instructions, no_answer,
+                                      plan_candidates, run_candidates)
 from nl2sql.agents.catalog import choose_database
 from nl2sql.agents.conversations import ConversationStore, trim_turns
 from nl2sql.agents.instructions import nl2sql_instructions
-from nl2sql.agents.settings import AgentSettings
+from nl2sql.agents.selection import candidate_records, group_runs, select
+from nl2sql.agents.settings import MAX_CANDIDATES, AgentSettings
 from nl2sql.agents.sql_agent import Nl2SqlDeps, build_sql_agent
-from nl2sql.errors import Nl2SqlError, NoAnswerError, SchemaCacheMissingError
+from nl2sql.errors import Nl2SqlError, SchemaCacheMissingError
 from nl2sql.llm.meter import ResponseMeter
-from nl2sql.llm.models import build_model, model_label, no_model_error
-from nl2sql.llm.runs import run_agent
+from nl2sql.llm.models import build_model, no_model_error
 from nl2sql.llm.usage import step_usage
 from nl2sql.operations.context import OpsContext, ops_context_for
-from nl2sql.results import new_result_id
-from nl2sql.text import shorten
+from nl2sql.results import new_result_id, remove_result
 from nl2sql.verified.serve import Served, serve_verified
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
 
-    from nl2sql.context import PromptContext
-
     from nl2sql.config import DbConnectionConfigs
-
-_SQL_IN_MESSAGES = 300
+    from nl2sql.context import PromptContext
 
 
 def ask(question: str, *, db_id: str | None = None, model: Model | str | None = None,
         conversation_id: str | None = None,
         config: DbConnectionConfigs | OpsContext | str | Path | None = None,
-        max_rows: int | None = None, request_id: str | None = None,
-        reuse: bool = True) -> Answer:
+        max_rows: int | None = None, candidates: int | None = None,
+        request_id: str | None = None, reuse: bool = True) -> Answer:
     """Answer ``question`` with SQL that ran; see ``ask_async``. Works in Jupyter too."""
     run = functools.partial(ask_async, question, db_id=db_id, model=model,
                             conversation_id=conversation_id, config=config, max_rows=max_rows,
-                            request_id=request_id, reuse=reuse)
+                            candidates=candidates, request_id=request_id, reuse=reuse)
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -69,19 +68,22 @@ def ask(question: str, *, db_id: str | None = None, model: Model | str | None = 
 async def ask_async(question: str, *, db_id: str | None = None,
                     model: Model | str | None = None, conversation_id: str | None = None,
                     config: DbConnectionConfigs | OpsContext | str | Path | None = None,
-                    max_rows: int | None = None, request_id: str | None = None,
-                    reuse: bool = True) -> Answer:
+                    max_rows: int | None = None, candidates: int | None = None,
+                    request_id: str | None = None, reuse: bool = True) -> Answer:
     """Answer ``question`` from a configured database.
 
     ``db_id`` None: the conversation's database, else the catalog agent's choice
     (``answer.db_id`` says which). ``conversation_id``: earlier turns are sent as history and
     this turn is stored; ``request_id`` makes a retried call return the stored turn instead of
     adding another. ``max_rows`` caps the rows read into ``answer.df`` (default: the ``agent:
-    max_rows`` setting). ``reuse``: a question with a verified answer (the same question once
-    case, punctuation, spacing and number spelling are folded) is answered by running that
-    answer's SQL on today's data, with no model request (``answer.source`` is
-    ``"verified:<id>"``); False always asks the model. Raises ``NoAnswerError`` when no SQL ran within the retries and the
-    request/token budget, and other ``Nl2SqlError``s for setup problems.
+    max_rows`` setting). ``candidates``: SQL candidates written at once and grouped by result,
+    the largest group answering (default: the ``agent: candidates`` setting, 1);
+    ``answer.confidence`` is the share of them that agree. ``reuse``: a question with a
+    verified answer (the same question once case, punctuation, spacing and number spelling are
+    folded) is answered by running that answer's SQL on today's data, with no model request
+    (``answer.source`` is ``"verified:<id>"``); False always asks the model. Raises
+    ``NoAnswerError`` when no SQL ran within the retries and the request/token budget, and
+    other ``Nl2SqlError``s for setup problems.
     """
     started = time.monotonic()
     question = question.strip()
@@ -91,17 +93,19 @@ async def ask_async(question: str, *, db_id: str | None = None,
     try:
         return await _ask(ops, question, db_id=db_id, model=model,
                           conversation_id=conversation_id, max_rows=max_rows,
-                          request_id=request_id, started=started, reuse=reuse)
+                          candidates=candidates, request_id=request_id, started=started,
+                          reuse=reuse)
     finally:
         if owned:
             ops.close()
 
 
 async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Model | str | None,
-               conversation_id: str | None, max_rows: int | None,
+               conversation_id: str | None, max_rows: int | None, candidates: int | None,
                request_id: str | None, started: float, reuse: bool) -> Answer:
     settings = AgentSettings.from_mapping(ops.configs.agent)
     rows = max_rows or settings.max_rows
+    count = _candidate_count(candidates, settings)
     store = ConversationStore.in_data_dir(ops.data_dir) if conversation_id else None
     if store and request_id:
         earlier = store.turn_for_request(request_id)
@@ -119,14 +123,14 @@ async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Mode
                              question=question, db_id=answer.db_id,
                              answer=answer.model_dump(mode="json"), messages=[])
             return answer
-    chosen = model or ops.configs.model
+    chosen = model or ops.configs.model or (settings.models[0] if settings.models else None)
     if not chosen:
         raise no_model_error()
     llm = build_model(chosen)
-    usage = RunUsage()
+    models = [build_model(name) for name in settings.models] if count > 1 else []
+    usage = RunUsage()  # shared by every run of this answer: the limits bound the whole answer
     meter = ResponseMeter()  # every model response of this answer, for its cost
-    limits = UsageLimits(request_limit=settings.max_requests,
-                         total_tokens_limit=settings.max_tokens)
+    limits = settings.usage_limits(count)
     if db_id is None:
         db_id = turns[-1].db_id if turns and turns[-1].db_id else (await choose_database(
             ops, question, model=llm, usage=usage, top=settings.catalog_candidates,
@@ -134,46 +138,60 @@ async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Mode
     config = ops.config(db_id)  # an unknown id fails here, with the known ones
     # A follow-up ("and only for 2024?") names few tables: retrieve with the earlier questions.
     retrieval = " ".join([*(turn.question for turn in turns[-2:]), question])
-    instructions, shown = await anyio.to_thread.run_sync(_instructions, ops, retrieval, db_id)
-    deps = Nl2SqlDeps(ops=ops, db_id=db_id, question=question, answer_id=answer_id)
+    prompt_context = await anyio.to_thread.run_sync(_prompt_context, ops, retrieval, db_id)
+    render = functools.partial(nl2sql_instructions, db_type=config.type.value,
+                               dialect=ops.connection(db_id).sqlglot_dialect,
+                               data_dir=ops.data_dir)
     history = [m for turn in trim_turns(turns, settings.history_tokens) for m in turn.messages()]
-    try:
-        result = await run_agent(build_sql_agent(settings.retries), question, model=llm,
-                                 deps=deps, instructions=instructions,
-                                 message_history=history or None, usage=usage,
-                                 usage_limits=limits, capabilities=[meter])
-    except UsageLimitExceeded as exc:
-        raise _no_answer(deps, f"the agent used up its budget ({exc}; raise 'agent: "
-                               f"max_requests / max_tokens' in dbs.yaml)") from None
-    except UnexpectedModelBehavior:
-        raise _no_answer(deps, f"the model ran out of retries ({settings.retries})") from None
-    query = deps.result
-    assert query is not None  # the output validator ran the final SQL
-    csv_path = ops.workspace.resolve() / query.csv_filename
+    runs = await run_candidates(
+        build_sql_agent(settings.retries), plan_candidates(count, llm, models), question=question,
+        instructions=lambda plan: candidate_instructions(plan, prompt_context, render),
+        deps=lambda plan: Nl2SqlDeps(ops=ops, db_id=db_id, question=question,
+                                     answer_id=answer_id),
+        retries=settings.retries, message_history=history or None, usage=usage,
+        usage_limits=limits, capabilities=[meter])
+    if not any(run.ran for run in runs):
+        raise no_answer(runs, db_id)
+    workspace = ops.workspace.resolve()
+    groups = await anyio.to_thread.run_sync(group_runs, runs, workspace,
+                                            ops.connection(db_id).sqlglot_dialect)
+    selection = await select(groups, question=question, db_id=db_id, retries=settings.retries,
+                             model=llm, usage=usage, usage_limits=limits, capabilities=[meter])
+    winner = selection.chosen.first
+    query = winner.deps.result
+    assert query is not None and winner.result is not None  # the validator ran its final SQL
+    csv_path = workspace / query.csv_filename
+    await anyio.to_thread.run_sync(_remove_other_results, runs, winner, workspace)
     answer = Answer(
-        id=answer_id, question=question, db_id=config.db_id, sql=result.output.sql,
-        explanation=result.output.explanation, df=read_dataframe(csv_path, rows),
+        id=answer_id, question=question, db_id=config.db_id, sql=winner.result.output.sql,
+        explanation=winner.result.output.explanation, df=read_dataframe(csv_path, rows),
         csv_path=str(csv_path), row_count=query.row_count, truncated=query.truncated,
-        attempts=deps.attempts, usage=step_usage(usage), conversation_id=conversation_id,
-        candidates=[SqlCandidate(sql=result.output.sql, group=1, row_count=query.row_count,
-                                 chosen=True, model=model_label(llm))],
+        attempts=winner.deps.attempts, usage=step_usage(usage),
+        conversation_id=conversation_id,
+        confidence=round(selection.chosen.size / count, 4) if count > 1 else None,
+        candidates=candidate_records(runs, selection), selection_reason=selection.reason,
         cost_usd=meter.cost_usd(), latency_ms=round((time.monotonic() - started) * 1000),
-        context=shown.used(), models=meter.models,
+        context=prompt_context.used(), models=meter.models,
         schema_fingerprint=_fingerprint(ops, config.db_id))
     if store and conversation_id:
         store.append(conversation_id, request_id=request_id or uuid.uuid4().hex,
                      question=question, db_id=db_id, answer=answer.model_dump(mode="json"),
-                     messages=result.new_messages())
+                     messages=winner.result.new_messages())
     return answer
 
 
-def _instructions(ops: OpsContext, question: str, db_id: str) -> tuple[str, PromptContext]:
+def _candidate_count(candidates: int | None, settings: AgentSettings) -> int:
+    count = settings.candidates if candidates is None else candidates
+    if not 1 <= count <= MAX_CANDIDATES:
+        raise Nl2SqlError(f"candidates must be between 1 and {MAX_CANDIDATES} (got {count}); "
+                          f"5 is a good start for answers that matter.")
+    return count
+
+
+def _prompt_context(ops: OpsContext, question: str, db_id: str) -> PromptContext:
     from nl2sql.context import context
 
-    prompt_context = context(question, db_id=db_id, config=ops)
-    return nl2sql_instructions(prompt_context, db_type=ops.config(db_id).type.value,
-                               dialect=ops.connection(db_id).sqlglot_dialect,
-                               data_dir=ops.data_dir), prompt_context
+    return context(question, db_id=db_id, config=ops)
 
 
 def _verified_answer(ops: OpsContext, served: Served, answer_id: str, rows: int,
@@ -202,22 +220,12 @@ def _fingerprint(ops: OpsContext, db_id: str) -> str | None:
         return None
 
 
-def _no_answer(deps: Nl2SqlDeps, why: str) -> NoAnswerError:
-    failed = [a for a in deps.attempts if a.error]
-    if failed:
-        last = failed[-1]
-        sql = shorten(" ".join(last.sql.split()), _SQL_IN_MESSAGES)
-        error = " ".join(last.error.split()).rstrip(".")
-        detail = f"the last SQL was `{sql}` and failed: {error}"
-    elif deps.attempts:
-        detail = f"the last SQL was `{shorten(' '.join(deps.attempts[-1].sql.split()), 300)}`"
-    else:
-        detail = "the model ran no SQL"
-    return NoAnswerError(
-        f"No answer for {deps.db_id} after {len(deps.attempts)} SQL attempt(s): {why}; "
-        f"{detail}. Rephrase the question or try another model.",
-        attempts=deps.attempts, db_id=deps.db_id, sql=deps.attempts[-1].sql
-        if deps.attempts else None)
+def _remove_other_results(runs: list[CandidateRun], winner: CandidateRun,
+                          workspace: Path) -> None:
+    """The result files of the candidates not chosen (each wrote new files of its own)."""
+    for run in runs:
+        if run is not winner and run.deps.output_file:
+            remove_result(workspace / run.deps.output_file)
 
 
 def _stored_answer(ops: OpsContext, data: dict[str, Any], rows: int) -> Answer:

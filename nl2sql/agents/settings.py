@@ -2,13 +2,20 @@
 
 ```yaml
 agent:
-  max_requests: 12        # model requests per answer (pydantic-ai UsageLimits)
-  max_tokens: 200000      # input + output tokens per answer
+  max_requests: 12        # model requests per answer (pydantic-ai UsageLimits); unset: 12
+                          # per candidate
+  max_tokens: 200000      # input + output tokens per answer; unset: 200000 per candidate
   retries: 4              # times the model may fix its SQL (tool and final-answer retries)
   max_rows: 1000          # rows of the result read into Answer.df
   history_tokens: 6000    # conversation history sent with a follow-up question
   catalog_candidates: 5   # databases the catalog agent chooses among
+  candidates: 1           # SQL candidates per answer, grouped by result (see candidates.py)
+  models: []              # models the candidates take turns with (default: the one model)
 ```
+
+The request and token limits bound the whole answer (catalog, every candidate, the selection
+step). Left unset they grow with the candidates, so ``candidates: 5`` works without also
+raising them; set, they are the bound as written.
 """
 
 from __future__ import annotations
@@ -16,8 +23,11 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic_ai.usage import UsageLimits
 
 from nl2sql.errors import ConfigError
+
+MAX_CANDIDATES = 20
 
 
 class AgentSettings(BaseModel):
@@ -29,6 +39,16 @@ class AgentSettings(BaseModel):
     max_rows: int = Field(1000, ge=1)
     history_tokens: int = Field(6000, ge=0)
     catalog_candidates: int = Field(5, ge=2)
+    candidates: int = Field(1, ge=1, le=MAX_CANDIDATES)
+    models: list[str] = Field(default_factory=list)
+
+    def usage_limits(self, candidates: int) -> UsageLimits:
+        """The bounds of one answer with ``candidates`` candidates: the limits as set, or the
+        defaults once per candidate."""
+        scale = 1 if "max_requests" in self.model_fields_set else candidates
+        requests = self.max_requests * scale
+        scale = 1 if "max_tokens" in self.model_fields_set else candidates
+        return UsageLimits(request_limit=requests, total_tokens_limit=self.max_tokens * scale)
 
     @classmethod
     def from_mapping(cls, values: dict[str, Any] | None) -> AgentSettings:

@@ -14,7 +14,7 @@ import functools
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio.to_thread
 from pydantic import BaseModel, Field, ValidationError
@@ -50,22 +50,28 @@ class Nl2SqlDeps(PinnedDeps):
                                          error=str(error) if error else None))
 
 
+_Output = TypeVar("_Output", bound=BaseModel)
 _FENCE = re.compile(r"```(?:json)?\s*(\{.*\})\s*```", re.DOTALL)
 _OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 
 
-def parse_text_answer(text: str) -> SqlAnswer:
-    """A model that answers in text: a JSON object ``{"sql": ..., "explanation": ...}``,
-    bare or in a fenced block."""
+def parse_json_text(text: str, output: type[_Output], example: str) -> _Output:
+    """A model that answers in text: a JSON object for ``output``, bare or in a fenced block;
+    anything else is sent back asking for the output tool or a JSON object like ``example``."""
     match = _FENCE.search(text) or _OBJECT.search(text)
     if match:
         try:
-            return SqlAnswer.model_validate(json.loads(match.group(1) if match.re is _FENCE
-                                                       else match.group(0)))
+            return output.model_validate(json.loads(match.group(1) if match.re is _FENCE
+                                                    else match.group(0)))
         except (ValueError, ValidationError):
             pass
-    raise ModelRetry('Answer with the final_result tool, or with only a JSON object '
-                     '{"sql": "<the query>", "explanation": "<one sentence>"}.')
+    raise ModelRetry(f"Answer with the final_result tool, or with only a JSON object {example}.")
+
+
+def parse_text_answer(text: str) -> SqlAnswer:
+    """A model that answers in text: ``{"sql": ..., "explanation": ...}``."""
+    return parse_json_text(text, SqlAnswer,
+                           '{"sql": "<the query>", "explanation": "<one sentence>"}')
 
 
 def build_sql_agent(retries: int) -> Agent[Nl2SqlDeps, SqlAnswer]:

@@ -20,6 +20,7 @@ from nl2sql.cli.errors import EXIT_USAGE, add_version_flag, configure_logging, r
 from nl2sql.cli.options import add_common_options, positive_int
 from nl2sql.config import ENV_CONFIG, ENV_MODEL
 from nl2sql.errors import Nl2SqlError, NoAnswerError
+from nl2sql.llm.usage import format_cost
 
 if TYPE_CHECKING:
     from nl2sql.agents.answer import Answer
@@ -39,6 +40,7 @@ EPILOG = f"""\
 Example:
   nl2sql-ask "How many books did each author write?"          # the bundled bookstore sample
   nl2sql-ask "How many tracks are in the Rock genre?" --db chinook --model openai:gpt-4o-mini
+  nl2sql-ask "Revenue per country in 2024" --candidates 5     # 5 candidates, the majority wins
   {ENV_MODEL}=ollama:qwen2.5-coder nl2sql-ask "Top 5 customers by revenue" --json
   nl2sql-ask "Orders per month" --conversation sales --chart orders.png
   nl2sql-ask "and only for 2024?" --conversation sales      # a follow-up, even after a restart
@@ -64,6 +66,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-rows", type=positive_int, metavar="N",
                         help=f"rows read into the answer (default: 'agent: max_rows', 1000); "
                              f"{PREVIEW_ROWS} are printed")
+    parser.add_argument("--candidates", type=int, metavar="N",
+                        help="write N SQL candidates at once and answer with the result most "
+                             "of them agree on; prints how many agree (default: 'agent: "
+                             "candidates', 1)")
     parser.add_argument("--json", action="store_true", help="print the answer as one JSON object")
     parser.add_argument("--chart", metavar="FILE", help="also draw the result as a chart, "
                         "chosen from its shape: FILE.png or FILE.svg (needs nl2sql[charts])")
@@ -115,7 +121,7 @@ def _run(argv: list[str] | None) -> int:
         with _spinner():
             answer = ask(args.question, db_id=args.db, model=args.model,
                          conversation_id=args.conversation, config=ops, max_rows=args.max_rows,
-                         reuse=not args.no_reuse)
+                         reuse=not args.no_reuse, candidates=args.candidates)
     finally:
         ops.close()
     if args.json:
@@ -214,13 +220,28 @@ def _print_answer(answer: Answer) -> None:
             sql = " ".join(attempt.sql.split())
             print(f"  {number}. {sql[:120]}{'…' if len(sql) > 120 else ''}\n"
                   f"     error: {attempt.error}")
+    if answer.confidence is not None:
+        print(agreement_line(answer))
+        if answer.selection_reason:
+            print(f"  tie settled by the selection step: {answer.selection_reason}")
     usage = answer.usage
     print(f"usage: {usage.requests} request(s), {usage.input_tokens:,} input tokens, "
-          f"{usage.output_tokens:,} output tokens")
+          f"{usage.output_tokens:,} output tokens, cost {format_cost(answer.cost_usd)}")
     print(f"receipt: {answer.receipt_line()}")
     if answer.conversation_id:
         print(f"conversation: {answer.conversation_id} (follow up with --conversation "
               f"{answer.conversation_id})")
+
+
+def agreement_line(answer: Answer) -> str:
+    """``3 of 5 candidates agree (60%); 1 failed``."""
+    total = len(answer.candidates)
+    agree = sum(1 for c in answer.candidates if c.group == 1)
+    failed = sum(1 for c in answer.candidates if c.error)
+    groups = len({c.group for c in answer.candidates if c.group is not None})
+    others = f", {groups - 1} other result(s)" if groups > 1 else ""
+    return (f"{agree} of {total} candidates agree ({answer.confidence:.0%}){others}"
+            f"{f', {failed} failed' if failed else ''}")
 
 
 def _run_with_exit_codes(argv: list[str] | None) -> int:

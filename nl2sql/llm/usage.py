@@ -15,7 +15,8 @@ from nl2sql.models import AnnotationRun, StepUsage
 if TYPE_CHECKING:
     from pydantic_ai.usage import RunUsage
 
-__all__ = ["UsageTracker", "cost_usd", "step_usage", "summary_lines", "total_usage"]
+__all__ = ["UsageTracker", "cost_usd", "format_cost", "step_usage", "summary_lines",
+           "total_usage"]
 
 
 class UsageTracker:
@@ -68,7 +69,7 @@ def cost_usd(model: str | None, usage: StepUsage) -> Decimal | None:
     return price.total_price
 
 
-def _money(cost: Decimal | None) -> str:
+def format_cost(cost: Decimal | float | None) -> str:
     return "unknown (no price for this model)" if cost is None else f"${cost:.4f}"
 
 
@@ -84,7 +85,7 @@ def summary_lines(run: AnnotationRun) -> list[str]:
                          f"  {usage.output_tokens:>13}")
         total = total_usage(run.steps)
         if total.requests:
-            lines.append(f"cost: {_money(cost_usd(run.model, total))}")
+            lines.append(f"cost: {format_cost(cost_usd(run.model, total))}")
     if run.skipped_steps:
         lines.append("skipped LLM steps: " + ", ".join(run.skipped_steps))
     return lines

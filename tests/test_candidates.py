@@ -1,0 +1,210 @@
+"""SQL candidates in process, with a scripted model answering several runs at once: the
+majority's result wins (different SQL texts, same rows), a tie goes to the selection step with
+its reason, failed candidates count against the confidence, all failing is ``NoAnswerError``
+with every candidate's last error, one candidate makes exactly the single run's requests, the
+``agent:`` limits bound the whole answer, and the candidates differ by design."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from agent_scripts import CandidateScripts, Script, final, tool
+
+import nl2sql
+from conftest import SampleDb, build_cache
+from nl2sql.agents.candidates import GENERATORS, TEMPERATURE, candidate_instructions, \
+    plan_candidates
+from nl2sql.context.models import ContextExample, PromptContext
+from nl2sql.errors import Nl2SqlError, NoAnswerError
+from nl2sql.operations.context import OpsContext
+
+QUESTION = "How many tracks are in the Rock genre?"
+NAMES = {"sqlite": dict(Track="Track", Genre="Genre", GenreId="GenreId", Name="Name",
+                        TrackId="TrackId"),
+         "postgres": dict(Track="track", Genre="genre", GenreId="genre_id", Name="name",
+                          TrackId="track_id")}
+# Three different SQL texts, one result (1297 Rock tracks), and three other results.
+ROCK_JOIN = ("SELECT count(*) AS tracks FROM {Track} t JOIN {Genre} g ON g.{GenreId} = "
+             "t.{GenreId} WHERE g.{Name} = 'Rock'")
+ROCK_SUBQUERY = ("SELECT COUNT(t.{TrackId}) AS n FROM {Track} t WHERE t.{GenreId} = "
+                 "(SELECT {GenreId} FROM {Genre} WHERE {Name} = 'Rock')")
+ROCK_CTE = ("WITH rock AS (SELECT {GenreId} FROM {Genre} WHERE {Name} = 'Rock') "
+            "SELECT count(*) FROM {Track} t JOIN rock r ON r.{GenreId} = t.{GenreId}")
+METAL = ROCK_JOIN.replace("'Rock'", "'Metal'")  # 374
+METAL_2 = ROCK_SUBQUERY.replace("'Rock'", "'Metal'")
+ALL_TRACKS = "SELECT count(*) AS tracks FROM {Track}"  # 3503
+BAD = "SELECT count(*) FROM {Track} WHERE nope = 1"
+
+
+def sql(template: str, backend: str) -> str:
+    return template.format(**NAMES[backend])
+
+
+@pytest.fixture
+def chinook_ops(chinook: SampleDb, make_registry) -> OpsContext:  # noqa: ANN001
+    registry = make_registry(chinook.config)
+    build_cache(chinook.config, registry.data_dir)
+    ops = OpsContext(registry)
+    yield ops
+    ops.close()
+
+
+def _ask(ops: OpsContext, model: object, candidates: int | None = 5, **kwargs: object):  # noqa: ANN202
+    return nl2sql.ask(QUESTION, db_id="chinook", model=model, config=ops, candidates=candidates,
+                      **kwargs)
+
+
+def test_three_texts_with_the_same_rows_outvote_two_others(chinook_ops: OpsContext,
+                                                           chinook: SampleDb) -> None:
+    b = chinook.backend
+    scripts = CandidateScripts([[final(sql(ROCK_JOIN, b))], [final(sql(METAL, b))],
+                                [final(sql(ROCK_SUBQUERY, b))], [final(sql(ALL_TRACKS, b))],
+                                [final(sql(ROCK_CTE, b))]])
+    answer = _ask(chinook_ops, scripts.model)
+    majority = {sql(ROCK_JOIN, b), sql(ROCK_SUBQUERY, b), sql(ROCK_CTE, b)}
+    assert answer.sql in majority and answer.confidence == 0.6
+    assert answer.df.iloc[0, 0] == 1297 and answer.row_count == 1
+    assert answer.selection_reason is None and not scripts.of(None)  # no tie: no selection step
+    by_sql = {c.sql: c for c in answer.candidates}
+    assert len(answer.candidates) == 5 and {by_sql[s].group for s in majority} == {1}
+    assert sorted(c.group for c in answer.candidates if c.sql not in majority) == [2, 3]
+    assert [c.sql for c in answer.candidates if c.chosen] == [answer.sql]
+    assert all(c.error is None and c.row_count == 1 for c in answer.candidates)
+    assert answer.usage.requests == 5
+    # Each candidate wrote a new file; only the answer's is left.
+    csv = Path(answer.csv_path)
+    assert csv.read_text().splitlines()[1] == "1297"
+    assert sorted(p.name for p in csv.parent.glob("*.csv")) == [csv.name]
+    assert len(list(csv.parent.glob("*.metadata.json"))) == 1
+
+
+def test_a_two_two_one_split_is_settled_by_the_selection_step(chinook_ops: OpsContext,
+                                                              chinook: SampleDb) -> None:
+    b = chinook.backend
+    reason = "The question asks for Metal's count? No: Rock; yet group 2 is what was chosen."
+    scripts = CandidateScripts(
+        [[final(sql(ROCK_JOIN, b))], [final(sql(ROCK_SUBQUERY, b))], [final(sql(METAL, b))],
+         [final(sql(METAL_2, b))], [final(sql(ALL_TRACKS, b))]],
+        selection=[tool("final_result", group=3, reason="a group that does not exist"),
+                   tool("final_result", group=2, reason=reason)])
+    answer = _ask(chinook_ops, scripts.model)
+    prompt = scripts.selection_prompt()
+    # The tied groups' SQL and first rows were shown; the single 3503 was not in the tie.
+    assert "Group 1: 2 queries" in prompt and "Group 2: 2 queries" in prompt
+    assert sql(ROCK_JOIN, b) in prompt and sql(METAL_2, b) in prompt and "1297" in prompt
+    assert "374" in prompt and "3503" not in prompt and "Group 3" not in prompt
+    # Group 2 (Metal: its lowest candidate came later) was picked after one retry.
+    assert answer.sql in {sql(METAL, b), sql(METAL_2, b)} and answer.df.iloc[0, 0] == 374
+    assert answer.confidence == 0.4 and answer.selection_reason == reason
+    assert len(scripts.of(None)) == 2 and answer.usage.requests == 7
+    groups = sorted((c.group, c.row_count) for c in answer.candidates)
+    assert [g for g, _ in groups] == [1, 1, 2, 2, 3]
+
+
+def test_failed_candidates_count_against_confidence_but_do_not_vote(
+        chinook_ops: OpsContext, chinook: SampleDb) -> None:
+    chinook_ops.configs.agent = {"retries": 1}
+    b = chinook.backend
+    bad = sql(BAD, b)
+    scripts = CandidateScripts([[final(sql(ROCK_JOIN, b))], [final(bad), final(bad)],
+                                [final(sql(ROCK_CTE, b))], [final(bad), final(bad)],
+                                [final(sql(METAL, b))]])
+    answer = _ask(chinook_ops, scripts.model)
+    assert answer.confidence == 0.4 and answer.df.iloc[0, 0] == 1297  # 2 of 5, not 2 of 3
+    failed = [c for c in answer.candidates if c.error]
+    assert len(failed) == 2 and all(c.group is None and c.row_count is None for c in failed)
+    assert all("ran out of retries" in c.error and "nope" in c.error.lower() for c in failed)
+    assert all(c.sql == bad for c in failed)
+    assert answer.attempts[-1].sql == answer.sql and not any(a.error for a in answer.attempts)
+
+
+def test_all_candidates_failing_is_no_answer_with_each_last_error(
+        chinook_ops: OpsContext, chinook: SampleDb) -> None:
+    chinook_ops.configs.agent = {"retries": 0}
+    bad = sql(BAD, chinook.backend)
+    scripts = CandidateScripts([[final(bad)], [final(bad)], [final(bad)]])
+    with pytest.raises(NoAnswerError) as raised:
+        _ask(chinook_ops, scripts.model, candidates=3)
+    message = str(raised.value)
+    assert "all 3 candidates failed" in message and message.count("and failed:") == 3
+    assert "candidate 1 (direct)" in message and "candidate 3 (divide_and_conquer)" in message
+    assert len(raised.value.attempts) == 3
+
+
+def test_one_candidate_makes_exactly_the_single_runs_requests(
+        chinook_ops: OpsContext, chinook: SampleDb) -> None:
+    """candidates=1 and the default: two requests each, the same instructions and messages,
+    no generator guidance, no temperature."""
+    b = chinook.backend
+    typo = sql(ROCK_JOIN, b).replace("'Rock'", "'Rock' AND g.nope = 1")
+    steps = [tool("db_execute_sql", db_id="chinook", query=typo), final(sql(ROCK_JOIN, b))]
+    explicit, default = Script(list(steps)), Script(list(steps))
+    one = _ask(chinook_ops, explicit.model, candidates=1)
+    for saved in chinook_ops.workspace.iterdir():  # saved results become examples: none here
+        if saved.is_file():
+            saved.unlink()
+    plain = nl2sql.ask(QUESTION, db_id="chinook", model=default.model, config=chinook_ops)
+    assert len(explicit.requests) == len(default.requests) == 2
+    assert one.usage.requests == plain.usage.requests == 2
+    assert explicit.instructions == default.instructions
+    assert "How to write this query" not in explicit.instructions[0]
+    assert [len(r) for r in explicit.requests] == [len(r) for r in default.requests]
+    assert one.confidence is None and plain.confidence is None
+    assert [(c.sql, c.group, c.chosen) for c in one.candidates] == [(one.sql, 1, True)]
+    assert Path(one.csv_path).name == Path(plain.csv_path).name  # the question's own file
+
+
+def test_the_limits_bound_the_whole_answer(chinook_ops: OpsContext, chinook: SampleDb) -> None:
+    chinook_ops.configs.agent = {"max_requests": 3}
+    rock = sql(ROCK_JOIN, chinook.backend)
+    scripts = CandidateScripts([[final(rock)] for _ in range(5)])
+    answer = _ask(chinook_ops, scripts.model)
+    assert len(scripts.requests) == 3 and answer.usage.requests == 3
+    assert answer.confidence == 0.6
+    assert sum(1 for c in answer.candidates if c.error and "budget" in c.error) == 2
+
+
+def test_candidates_differ_by_prompt_temperature_and_model(chinook_ops: OpsContext,
+                                                           chinook: SampleDb) -> None:
+    rock = sql(ROCK_JOIN, chinook.backend)
+    scripts = CandidateScripts([[final(rock)] for _ in range(4)])
+    answer = _ask(chinook_ops, scripts.model, candidates=4)
+    infos = [info for _, _, info in scripts.requests]
+    headings = {"direct": "directly", "query_plan": "plan it first",
+                "divide_and_conquer": "divide and conquer"}
+    seen = [next(g for g, h in headings.items() if f"How to write this query: {h}" in
+                 info.instructions) for info in infos]
+    assert sorted(seen) == sorted([*GENERATORS, GENERATORS[0]])
+    temperatures = sorted((info.model_settings or {}).get("temperature", -1) for info in infos)
+    assert temperatures == [-1, TEMPERATURE, TEMPERATURE, TEMPERATURE]
+    assert answer.confidence == 1.0 and [c.generator for c in answer.candidates] == \
+        [*GENERATORS, GENERATORS[0]]
+
+
+def test_models_take_turns_and_examples_are_shuffled() -> None:
+    from pydantic_ai.models.test import TestModel
+
+    a, b = TestModel(custom_output_text="a"), TestModel(custom_output_text="b")
+    plans = plan_candidates(5, a, [a, b])
+    assert [p.model for p in plans] == [a, b, a, b, a]
+    assert plan_candidates(1, a) == [plan_candidates(1, a)[0]] and plan_candidates(1, a)[0] \
+        .generator is None
+    examples = [ContextExample(question=f"q{i}", sql=f"SELECT {i}") for i in range(6)]
+    context = PromptContext(question="q", db_id="x", examples=examples)
+
+    def render(ctx: PromptContext) -> str:
+        return " ".join(e.sql for e in ctx.examples)
+
+    first, second, third = (candidate_instructions(p, context, render) for p in plans[:3])
+    assert first.startswith("SELECT 0 SELECT 1 SELECT 2")  # the first candidate: as given
+    orders = {text.split("\n")[0] for text in (first, second, third)}
+    assert len(orders) == 3 and candidate_instructions(plans[1], context, render) == second
+
+
+def test_a_candidate_count_out_of_range_is_one_sentence(chinook_ops: OpsContext) -> None:
+    with pytest.raises(Nl2SqlError, match="candidates must be between 1 and 20"):
+        _ask(chinook_ops, Script([]).model, candidates=0)
+    chinook_ops.configs.agent = {"candidates": 50}
+    with pytest.raises(Nl2SqlError, match="'candidates'"):
+        _ask(chinook_ops, Script([]).model, candidates=None)
