@@ -100,6 +100,31 @@ async def test_csv_chart_answers_a_png_and_one_line(config: Path, tmp_path: Path
     assert not (workspace / "names.chart.png").exists()
 
 
+MONTHLY_REVENUE = {
+    "sqlite": "SELECT date(InvoiceDate, 'start of month') AS month, sum(Total) AS revenue "
+              "FROM Invoice GROUP BY 1 ORDER BY 1",
+    "postgres": "SELECT date_trunc('month', invoice_date) AS month, sum(total) AS revenue "
+                "FROM invoice GROUP BY 1 ORDER BY 1",  # timestamps as COPY writes them
+}
+
+
+async def test_csv_chart_on_each_backend(chinook, make_registry) -> None:  # noqa: ANN001
+    """The chinook fixture runs on SQLite and PostgreSQL (conftest's default backends)."""
+    registry = make_registry(chinook.config)
+    build_cache(chinook.config, registry.data_dir)
+    server = build_server(registry.config_path, workspace=registry.workspace)
+    async with Client(server) as client:
+        saved = await client.call_tool("db_execute_sql", {
+            "db_id": chinook.config.db_id, "query": MONTHLY_REVENUE[chinook.backend],
+            "output_file": "revenue.csv"})
+        assert not saved.is_error, saved.content[0].text
+        result = await client.call_tool("csv_chart", {"csv_file": "revenue.csv"})
+    assert not result.is_error, result.content[0].text
+    image, text = result.content
+    assert Image.open(io.BytesIO(base64.b64decode(image.data))).size == (800, 450)
+    assert text.text == "Line chart: revenue over month. Saved as revenue.chart.png."
+
+
 async def test_csv_chart_is_short_in_tools_list(tmp_path: Path) -> None:
     server = build_server(None, data_dir=tmp_path / "data", workspace=tmp_path / "ws")
     async with Client(server) as client:
