@@ -54,13 +54,17 @@ class Backend:
     folds_unquoted_case: bool = False
     #: Other URL schemes of ``url:`` in dbs.yaml that mean this backend (``mariadb://``).
     url_schemes: tuple[str, ...] = ()
+    #: ``"module:Class"`` of what the parser guard knows about the backend's SQL (deny lists,
+    #: how its engine reads comments and strings, extra checks). The default is the strictest.
+    guard_profile: str = "nl2sql.sql_guard.profiles:GuardProfile"
 
     @property
     def takes_password(self) -> bool:
         return not self.file_based
 
     def load(self, which: str) -> Any:
-        """The class named by ``connection_class``/``operations_class``/``inspector_class``."""
+        """The class named by ``connection_class``/``operations_class``/``inspector_class``/
+        ``guard_profile``."""
         module_name, _, attribute = getattr(self, which).partition(":")
         return getattr(importlib.import_module(module_name), attribute)
 
@@ -85,7 +89,8 @@ BACKENDS: dict[str, Backend] = {
         connection_class="nl2sql.db.sqlite:SqliteConnection",
         operations_class="nl2sql.db.sqlite:SqliteOperations",
         inspector_class="nl2sql.inspection.sqlite:SqliteSchemaInspector",
-        file_based=True, path_fields=("path",), required_fields=("path",)),
+        file_based=True, path_fields=("path",), required_fields=("path",),
+        guard_profile="nl2sql.sql_guard.profiles:SqliteProfile"),
     "postgres": Backend(
         name="postgres", label="PostgreSQL", sqlglot_dialect="postgres",
         sqlalchemy_dialect="postgresql",
@@ -93,20 +98,22 @@ BACKENDS: dict[str, Backend] = {
         operations_class="nl2sql.db.postgres:PostgresOperations",
         inspector_class="nl2sql.inspection.postgres:PostgresSchemaInspector",
         required_fields=("dbname",), default_schema="public", default_port=5432,
-        folds_unquoted_case=True),
+        folds_unquoted_case=True, guard_profile="nl2sql.sql_guard.profiles:PostgresProfile"),
     "spark": Backend(
         name="spark", label="Spark SQL", sqlglot_dialect="spark",
         sqlalchemy_dialect="nl2sql.db.spark_sql:SparkDialect",
         connection_class="nl2sql.db.spark:SparkConnection",
         operations_class="nl2sql.db.spark:SparkOperations",
         inspector_class="nl2sql.inspection.spark:SparkSchemaInspector",
-        required_fields=("remote",), default_port=15002),  # the port lives in `remote`
+        required_fields=("remote",), default_port=15002,  # the port lives in `remote`
+        guard_profile="nl2sql.sql_guard.profiles:SparkProfile"),
     "mysql": Backend(  # MySQL 8 and MariaDB 10.11+; the flavour is detected on connect
         name="mysql", label="MySQL", sqlglot_dialect="mysql", sqlalchemy_dialect="mysql",
         connection_class="nl2sql.db.mysql:MysqlConnection",
         operations_class="nl2sql.db.mysql:MysqlOperations",
         inspector_class="nl2sql.inspection.mysql:MysqlSchemaInspector",
-        required_fields=("dbname",), default_port=3306, url_schemes=("mariadb",)),
+        required_fields=("dbname",), default_port=3306, url_schemes=("mariadb",),
+        guard_profile="nl2sql.sql_guard.profiles:MysqlProfile"),
     "duckdb": Backend(  # a .duckdb file and/or CSV/Parquet/JSON files as views
         name="duckdb", label="DuckDB", sqlglot_dialect="duckdb",
         # duckdb_engine's dialect derives from Postgres' and quotes the same way; naming
@@ -115,7 +122,8 @@ BACKENDS: dict[str, Backend] = {
         connection_class="nl2sql.db.duckdb:DuckdbConnection",
         operations_class="nl2sql.db.duckdb:DuckdbOperations",
         inspector_class="nl2sql.inspection.duckdb:DuckdbSchemaInspector",
-        file_based=True, path_fields=("path", "files"), required_fields=(("path", "files"),)),
+        file_based=True, path_fields=("path", "files"), required_fields=(("path", "files"),),
+        guard_profile="nl2sql.sql_guard.profiles:DuckdbProfile"),
 }
 
 #: The dbs.yaml ``type`` values, one member per registry entry (``DatabaseType.SQLITE``...).

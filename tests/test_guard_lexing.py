@@ -83,7 +83,7 @@ def _cases() -> list[LexCase]:
         c("SELECT 1 AS a # '\n, {P} -- '"),
         c("SELECT 1 AS a #\n, {P}"),
         c("SELECT 1 AS a --\t\n, {P}"),
-        c("SELECT 1 AS a --\x0b'\n, {P} -- '", frozenset({"mysql"})),
+        c("SELECT 1 AS a --\x0b'\n, {P} -- '"),
         # -- block comments ------------------------------------------------------------------
         c("SELECT 1 AS a /* /* */ , {P} -- */", frozenset({"duckdb"})),
         c("SELECT 1 AS a /* /* */ */ , {P}", frozenset({"duckdb"})),
@@ -132,7 +132,8 @@ def _cases() -> list[LexCase]:
         c("SELECT 1\u00a0AS a, {P}", ALL),
         c("SELECT 1 AS a\u2028, {P}", ALL),
         c("SELECT a, {P} FROM t ORDER\u00a0BY a", ALL),
-        c("SELECT 1 AS a\x0b, {P}", ALL),
+        c("SELECT 1 AS a\x0b, {P}"),
+        c("SELECT 1 AS a\x1c, {P}", ALL),
         # plain queries that must keep working
         c("SELECT a, {P} FROM t -- c\n"),
         c("SELECT a, {P} /* c */ FROM t"),

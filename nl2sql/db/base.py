@@ -291,7 +291,8 @@ class DbOperations(ABC):
             if isinstance(query, str):
                 from nl2sql.sql_guard import validate_read_only
 
-                query = validate_read_only(query, self.connection.sqlglot_dialect)
+                query = validate_read_only(query, self.connection.sqlglot_dialect,
+                                           allowed_functions=config.allowed_functions)
             self.connection.check_login()
             self.connection.check_user_functions(query)
             sql, is_explain = query.sql, query.is_explain

@@ -76,7 +76,8 @@ def db_execute_sql_op(ctx: OpsContext, db_id: DbId, query: SqlQuery, output_file
 
     connection = ctx.connection(db_id)
     config = ctx.config(db_id)
-    validated = validate_read_only(query, connection.sqlglot_dialect)
+    validated = validate_read_only(query, connection.sqlglot_dialect,
+                                   allowed_functions=config.allowed_functions)
     stem = output_file.removesuffix(CSV_SUFFIX).removesuffix(METADATA_SUFFIX) \
         if output_file else safe_name_from_query(name_from or query)
     csv_path = resolve_workspace_path(ctx.workspace_root, stem + CSV_SUFFIX, resolved=True)

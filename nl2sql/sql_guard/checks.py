@@ -11,7 +11,7 @@ from sqlglot import exp
 from sqlglot.tokens import Token, TokenType
 
 from nl2sql.sql_guard import messages
-from nl2sql.sql_guard.denylist import is_denied_function
+from nl2sql.sql_guard.profiles import GuardProfile
 
 QUERY_TYPES = (exp.Select, exp.SetOperation, exp.Values, exp.Subquery)
 
@@ -70,8 +70,10 @@ def function_names(node: exp.Func) -> list[str]:
     return [node.sql_name(), *type(node).sql_names()]
 
 
-def check_tree(root: exp.Expr, dialect: str, postgres_syntax: bool) -> None:
+def check_tree(root: exp.Expr, profile: type[GuardProfile]) -> None:
     """Raise QueryRejectedError for the first forbidden node anywhere in the tree."""
+    is_denied_function = profile.is_denied_function
+
     for node in root.walk():
         if isinstance(node, _WRITES):
             raise messages.reject(messages.write_inside(statement_name(node) or node.key))
@@ -83,15 +85,15 @@ def check_tree(root: exp.Expr, dialect: str, postgres_syntax: bool) -> None:
             raise messages.reject(messages.LOCKING)
         if isinstance(node, exp.Func):
             for name in function_names(node):
-                if is_denied_function(name, dialect):
+                if is_denied_function(name):
                     raise messages.reject(messages.denied_function(name.lower()))
-        if not postgres_syntax:
+        if not profile.attribute_calls:
             continue
         # Postgres attribute notation: (x).f and t.f call f(x) / f(t).
         if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Identifier):
-            if is_denied_function(node.expression.name, dialect):
+            if is_denied_function(node.expression.name):
                 raise messages.reject(messages.denied_function(node.expression.name.lower()))
-        if isinstance(node, exp.Column) and node.table and is_denied_function(node.name, dialect):
+        if isinstance(node, exp.Column) and node.table and is_denied_function(node.name):
             raise messages.reject(messages.denied_function(node.name.lower()))
 
 
@@ -115,7 +117,7 @@ def _words_at(tokens: list[Token], start: int, words: tuple[str, ...]) -> bool:
         for t, w in zip(chunk, words))
 
 
-def check_tokens(tokens: list[Token], dialect: str, postgres_syntax: bool) -> None:
+def check_tokens(tokens: list[Token], profile: type[GuardProfile]) -> None:
     """The same rules on the raw tokens, so nothing the parser dropped can slip through.
 
     Words are judged in context, not matched: a write keyword counts where a statement can
@@ -142,35 +144,13 @@ def check_tokens(tokens: list[Token], dialect: str, postgres_syntax: bool) -> No
             raise messages.reject(messages.LOCKING)
         if kind in _COMMAND_TOKENS and previous and previous.token_type == TokenType.BEGIN:
             raise messages.reject(messages.not_a_query(token.text))
-        if not is_denied_function(token.text, dialect):
+        if not profile.is_denied_function(token.text):
             continue
         is_call = following is not None and following.token_type == TokenType.L_PAREN
-        is_attribute = (postgres_syntax and previous is not None
+        is_attribute = (profile.attribute_calls and previous is not None
                         and previous.token_type == TokenType.DOT)
         if is_call or is_attribute:
             raise messages.reject(messages.denied_function(token.text.lower()))
-
-
-def check_postgres_lexing(tokens: list[Token], text: str, *, backslash_safe: bool = False) -> None:
-    """Refuse spellings Postgres may read differently from sqlglot.
-
-    ``U&"pg_\\0073leep"`` is a Unicode-escaped name sqlglot does not decode, and a backslash
-    before a quote in a plain string ends the string early or late depending on the server's
-    ``standard_conforming_strings`` (``backslash_safe``: the engine pins it on, as sqlglot
-    reads it, so ``'C:\\'`` means the same to both).
-    """
-    for i, token in enumerate(tokens[:-2]):
-        amp, name = tokens[i + 1], tokens[i + 2]
-        if (token.text.upper() == "U" and amp.token_type == TokenType.AMP
-                and name.token_type == TokenType.IDENTIFIER
-                and token.end + 1 == amp.start and amp.end + 1 == name.start):
-            raise messages.reject(messages.UNICODE_NAME)
-    if backslash_safe:
-        return
-    for token in tokens:
-        if (token.token_type in (TokenType.STRING, TokenType.NATIONAL_STRING)
-                and "\\'" in text[token.start: token.end + 1]):
-            raise messages.reject(messages.BACKSLASH_QUOTE)
 
 
 def statement_type(root: exp.Expr) -> str:

@@ -6,6 +6,7 @@ import difflib
 import functools
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from sqlglot import exp
@@ -15,40 +16,13 @@ from sqlglot.tokens import Token, TokenType
 
 from nl2sql.errors import QueryRejectedError
 from nl2sql.sql_guard import checks, lexing, messages
-from nl2sql.sql_guard import spark as spark_checks
-from nl2sql.sql_guard.dialect_checks import check_dialect
-from nl2sql.sql_guard.denylist import SQLITE_READ_PRAGMAS
+from nl2sql.sql_guard.dialect_checks import CheckedQuery
+from nl2sql.sql_guard.profiles import GuardProfile, profile_for
 
 # First words a query may start with; anything else is refused before parsing.
 _QUERY_STARTS = {"SELECT", "WITH", "VALUES", "TABLE", "("}
 _ANALYZE_WORDS = {"ANALYZE", "ANALYSE"}
 _TRAILING = re.compile(r"[ \t\n\r\f\v;]+\Z")
-# Dialects whose lexing and attribute notation (``t.f`` calling ``f(t)``) differ from Postgres'.
-_NOT_POSTGRES_SYNTAX = {"sqlite", "spark", "databricks", "mysql"}
-# Extra rules of one dialect, run after the shared ones (Spark: no path-based relations...).
-_DIALECT_CHECKS = {"spark": spark_checks.check, "databricks": spark_checks.check}
-# Dialects whose read-only PRAGMA statements (``PRAGMA table_info(t)``) are queries.
-_PRAGMA_DIALECTS = {"sqlite"}
-# Engines that pin standard_conforming_strings=on, so a backslash in '...' is a plain character
-# for the server exactly as for sqlglot's tokenizer: 'C:\' is safe there.
-_PINNED_STRING_LEXING = {"postgres"}
-# How each engine reads comments and strings (see lexing.LexingRules); any other dialect gets
-# the strictest rules, every reading at once.
-_LEXING = {
-    "sqlite": lexing.LexingRules(line_comment_ends=("\n",), nested_comments=(False,),
-                                 line_comment_needs_space=(False,), string_escapes_pinned=True),
-    "postgres": lexing.LexingRules(line_comment_ends=("\r\n",), nested_comments=(True,),
-                                   line_comment_needs_space=(False,), string_escapes_pinned=True,
-                                   colon_parameters=False),
-    "mysql": lexing.LexingRules(line_comment_ends=("\n",), nested_comments=(False,),
-                                line_comment_needs_space=(True,), hash_comments=True,
-                                string_escapes_pinned=True, colon_parameters=False),
-    "duckdb": lexing.LexingRules(line_comment_ends=("\r\n",),
-                                 line_comment_needs_space=(False,), colon_parameters=False),
-    "spark": lexing.LexingRules(line_comment_ends=("\r\n",), nested_comments=(True,),
-                                line_comment_needs_space=(False,), string_escapes_pinned=True,
-                                hints=True),
-}
 # Postgres syntax sqlglot does not parse and that calls nothing: dropped from the tokens the
 # parser sees (the server still runs the caller's text). FOR READ ONLY is a no-op clause;
 # DOCUMENT/CONTENT and STRIP/PRESERVE WHITESPACE are options of xmlparse/xmlserialize.
@@ -76,10 +50,28 @@ class ValidatedQuery:
 VERDICT_CACHE_SIZE = 1024
 #: Longer texts are checked every time: a cache of small queries must not hold big ones.
 VERDICT_CACHE_MAX_CHARS = 4096
+_NONE: frozenset[str] = frozenset()
 
 
-def validate_read_only(sql: str, dialect: str) -> ValidatedQuery:
+@dataclass(frozen=True)
+class _Rules:
+    """Everything one check reads besides the text: the sqlglot dialect, the backend's profile,
+    and the functions dbs.yaml allows."""
+
+    engine: Dialect
+    profile: type[GuardProfile]
+    allowed: frozenset[str]
+
+
+def validate_read_only(sql: str, dialect: str, *,
+                       allowed_functions: Iterable[str] = ()) -> ValidatedQuery:
     """Check ``sql`` in a sqlglot dialect ("postgres", "sqlite", ...); raise QueryRejectedError.
+
+    The dialect's rules come from the profile of the backend that reads it (``profiles.py``).
+    ``allowed_functions``: the database's ``allowed_functions`` from dbs.yaml (``name`` or
+    ``schema.name``), exempt from the guard's refusal of functions that are not built-ins
+    (MySQL), never from the deny lists; the catalogue check of user-defined functions
+    (``user_functions.py``) runs after the guard.
 
     Verdicts of short texts are cached (bounded LRU), keyed by the exact text and dialect
     name: the guard is a pure function of the two (its deny lists are constants), and the
@@ -88,9 +80,10 @@ def validate_read_only(sql: str, dialect: str) -> ValidatedQuery:
     (about a quarter of a point query's time). The cached ``expression`` is shared: copy it
     before changing it. A refusal is raised as a new error with the same message each time.
     """
+    allowed = _names(allowed_functions)
     if len(sql) > VERDICT_CACHE_MAX_CHARS:
-        return _validate(sql, dialect)
-    verdict = _cached_verdict(sql, dialect)
+        return _validate(sql, dialect, allowed)
+    verdict = _cached_verdict(sql, dialect, allowed)
     if isinstance(verdict, QueryRejectedError):
         raise type(verdict)(verdict.message, db_id=verdict.db_id, table=verdict.table,
                             sql=verdict.sql)
@@ -98,9 +91,10 @@ def validate_read_only(sql: str, dialect: str) -> ValidatedQuery:
 
 
 @functools.lru_cache(maxsize=VERDICT_CACHE_SIZE)
-def _cached_verdict(sql: str, dialect: str) -> ValidatedQuery | QueryRejectedError:
+def _cached_verdict(sql: str, dialect: str,
+                    allowed: frozenset[str] = _NONE) -> ValidatedQuery | QueryRejectedError:
     try:
-        return _validate(sql, dialect)
+        return _validate(sql, dialect, allowed)
     except QueryRejectedError as error:
         error.__traceback__ = None  # kept in the cache: hold no frames
         return error
@@ -111,28 +105,29 @@ def clear_verdict_cache() -> None:
     _cached_verdict.cache_clear()
 
 
-def _validate(sql: str, dialect: str) -> ValidatedQuery:
+def _names(functions: Iterable[str]) -> frozenset[str]:
+    """Lower-case names, each ``schema.name`` also as its bare ``name``."""
+    names = {name.lower() for name in functions}
+    return frozenset(names | {name.rsplit(".", 1)[-1] for name in names})
+
+
+def _validate(sql: str, dialect: str, allowed: frozenset[str] = _NONE) -> ValidatedQuery:
     engine = Dialect.get_or_raise(dialect)  # ValueError for an unknown name: a developer error
-    name = dialect.lower()
+    rules = _Rules(engine, profile_for(dialect), allowed)
     if "\x00" in sql:
         raise messages.reject(messages.NUL_CHARACTER)
     text = _TRAILING.sub("", sql)
     try:
         tokens = _tokenize(text, engine)
         if tokens and tokens[0].text.upper() == "EXPLAIN":
-            inner, end = _explain_target(text, tokens[0], engine, name)
-            # sqlglot reads what follows EXPLAIN as one opaque token: lex it on its own
-            tokens = [tokens[0], *_tokenize(_blank_before(text, tokens[0].end + 1), engine)]
+            inner, end = _explain_target(text, tokens[0], rules)
             validated = ValidatedQuery(text[:end], inner, True, "explain")
         else:
-            expression, end = _validate_query(text, tokens, engine, name)
+            expression, end = _validate_query(text, tokens, rules)
             validated = ValidatedQuery(text[:end], expression, False,
                                        checks.statement_type(expression))
     except RecursionError:
         raise messages.reject(messages.TOO_DEEP) from None
-    # Last, so the other checks keep their more precise messages: the engine must read the
-    # accepted text as the tokens checked above.
-    lexing.check(text, tokens, end, _LEXING.get(name, lexing.LexingRules()))
     return validated
 
 
@@ -151,14 +146,10 @@ def _blank_before(text: str, offset: int) -> str:
     return re.sub(r"[^\n]", " ", text[:offset]) + text[offset:]
 
 
-def _explain_target(text: str, explain: Token, engine: Dialect,
-                    dialect: str) -> tuple[exp.Expr, int]:
+def _explain_target(text: str, explain: Token, rules: _Rules) -> tuple[exp.Expr, int]:
     """Skip EXPLAIN's options (refusing ANALYZE) and validate the statement it explains."""
     rest = _blank_before(text, explain.end + 1)
-    tokens = _tokenize(rest, engine)
-    if dialect not in _NOT_POSTGRES_SYNTAX:
-        checks.check_postgres_lexing(tokens, rest,
-                                     backslash_safe=dialect in _PINNED_STRING_LEXING)
+    tokens = _tokenize(rest, rules.engine)
     i = 0
     while i < len(tokens):
         word = tokens[i].text.upper()
@@ -175,11 +166,13 @@ def _explain_target(text: str, explain: Token, engine: Dialect,
             break
     if i == len(tokens):
         raise messages.reject(messages.EXPLAIN_EMPTY)
+    # sqlglot reads all after EXPLAIN as one opaque token: the options are lexed on their own
+    lexing.check(text, [explain, *tokens[:i]], tokens[i].start, rules.profile.lexing)
     target = _blank_before(text, tokens[i].start)
-    target_tokens = _tokenize(target, engine)
+    target_tokens = _tokenize(target, rules.engine)
     if target_tokens[0].text.upper() == "EXPLAIN":
         raise messages.reject(messages.EXPLAIN_TWICE)
-    return _validate_query(target, target_tokens, engine, dialect)
+    return _validate_query(target, target_tokens, rules)
 
 
 def _skip_options(tokens: list[Token], open_index: int) -> int:
@@ -195,15 +188,15 @@ def _skip_options(tokens: list[Token], open_index: int) -> int:
     return len(tokens)
 
 
-def _validate_query(text: str, tokens: list[Token], engine: Dialect,
-                    dialect: str) -> tuple[exp.Expr, int]:
+def _validate_query(text: str, tokens: list[Token], rules: _Rules) -> tuple[exp.Expr, int]:
     """Validate one query; return its tree and where its text ends (before a trailing ``;``)."""
     if not tokens:
         raise messages.reject(messages.EMPTY)
     first = tokens[0]
     if first.token_type == TokenType.SEMICOLON:
         raise messages.reject(messages.LEADING_SEMICOLON)
-    is_pragma = first.token_type == TokenType.PRAGMA and dialect in _PRAGMA_DIALECTS
+    profile, engine = rules.profile, rules.engine
+    is_pragma = first.token_type == TokenType.PRAGMA and bool(profile.read_pragmas)
     if first.text.upper() not in _QUERY_STARTS and not is_pragma:
         raise messages.reject(_first_word_message(first))
     end = len(text)
@@ -215,15 +208,15 @@ def _validate_query(text: str, tokens: list[Token], engine: Dialect,
         end = len(text[: tokens[semicolons[0]].start].rstrip(" \t\n\r\f\v"))
         tokens = tokens[: semicolons[0]]
     if is_pragma:
-        _check_read_pragma(tokens)
-    postgres_syntax = dialect not in _NOT_POSTGRES_SYNTAX
-    if postgres_syntax:
-        checks.check_postgres_lexing(tokens, text,
-                                     backslash_safe=dialect in _PINNED_STRING_LEXING)
+        _check_read_pragma(tokens, profile.read_pragmas)
+    # The engine must read the text as these tokens (before parsing: a misread text's parse
+    # errors would only confuse).
+    lexing.check(text, tokens, end, profile.lexing)
+    parser_tokens = _for_parser(tokens) if profile.postgres_noop_clauses else tokens
     try:
-        parsed = engine.parser().parse(_for_parser(tokens, dialect), text)
+        parsed = engine.parser().parse(parser_tokens, text)
     except ParseError as error:
-        incomplete = _incomplete_clause(engine, _for_parser(tokens, dialect), text)
+        incomplete = _incomplete_clause(engine, parser_tokens, text)
         raise messages.reject(messages.parse_error(error, incomplete)) from None
     statements = [s for s in parsed if s is not None and not isinstance(s, exp.Semicolon)]
     if len(statements) != 1:
@@ -233,12 +226,23 @@ def _validate_query(text: str, tokens: list[Token], engine: Dialect,
         return root, end
     if not isinstance(root, checks.QUERY_TYPES):
         raise messages.reject(messages.not_a_query(checks.statement_name(root) or first.text))
-    checks.check_tree(root, dialect, postgres_syntax)
-    checks.check_tokens(tokens, dialect, postgres_syntax)
-    if dialect in _DIALECT_CHECKS:
-        _DIALECT_CHECKS[dialect](root, tokens)
-    check_dialect(root, tokens, text, dialect)
+    checks.check_tree(root, profile)
+    checks.check_tokens(tokens, profile)
+    _check_credential_tables(root, profile)
+    query = CheckedQuery(root, tokens, text, rules.allowed)
+    for check in profile.extra_checks:
+        check(query)
     return root, end
+
+
+def _check_credential_tables(root: exp.Expr, profile: type[GuardProfile]) -> None:
+    for node in root.walk():
+        if isinstance(node, exp.Table) and profile.is_denied_table(node.name, node.db or None):
+            raise messages.reject(
+                f"The table {node.name} holds credentials and may not be read; query the "
+                f"application's own tables instead.")
+        if isinstance(node, exp.Func) and profile.is_denied_table(node.name, None):
+            raise messages.reject(messages.denied_function(node.name.lower()))
 
 
 def _first_word_message(first: Token) -> str:
@@ -252,7 +256,7 @@ def _first_word_message(first: Token) -> str:
     return messages.unknown_statement(word, first.line, first.col - len(word) + 1, suggestions)
 
 
-def _check_read_pragma(tokens: list[Token]) -> None:
+def _check_read_pragma(tokens: list[Token], read_pragmas: frozenset[str]) -> None:
     """Allow ``PRAGMA [schema.]name`` or ``PRAGMA [schema.]name(arg)`` for a reading pragma."""
     rest = tokens[1:]
     if len(rest) >= 2 and rest[1].token_type == TokenType.DOT:
@@ -263,14 +267,12 @@ def _check_read_pragma(tokens: list[Token]) -> None:
             and argument[2].token_type == TokenType.R_PAREN
             and argument[1].token_type in (TokenType.STRING, TokenType.IDENTIFIER,
                                            TokenType.VAR, TokenType.NUMBER))
-    if name not in SQLITE_READ_PRAGMAS or (argument and not call):
+    if name not in read_pragmas or (argument and not call):
         raise messages.reject(messages.not_a_query("PRAGMA"))
 
 
-def _for_parser(tokens: list[Token], dialect: str) -> list[Token]:
+def _for_parser(tokens: list[Token]) -> list[Token]:
     """The tokens without the Postgres options sqlglot cannot parse (see _XML_OPTION_FUNCTIONS)."""
-    if dialect in _NOT_POSTGRES_SYNTAX:
-        return tokens
 
     def word(i: int) -> str:
         ok = 0 <= i < len(tokens) and tokens[i].token_type != TokenType.IDENTIFIER

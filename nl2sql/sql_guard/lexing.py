@@ -23,8 +23,9 @@ from sqlglot.tokens import Token, TokenType
 
 from nl2sql.sql_guard import messages
 
-#: Whitespace every engine reads as whitespace; anything else between tokens is refused.
-_BLANKS = frozenset(" \t\n\r\f")
+#: ASCII whitespace (an engine that does not take \f or \v for a blank fails on it); anything
+#: else between tokens is refused.
+_BLANKS = frozenset(" \t\n\r\f\v")
 _STRINGS = frozenset({
     TokenType.STRING, TokenType.NATIONAL_STRING, TokenType.BYTE_STRING, TokenType.RAW_STRING,
     TokenType.HEX_STRING, TokenType.BIT_STRING, TokenType.HEREDOC_STRING,
@@ -122,7 +123,7 @@ def _read_gap(gap: str, ends: str, nested: bool, needs_space: bool, hash_comment
                 return messages.AMBIGUOUS_COMMENT
             i = stop
         else:
-            return messages.AMBIGUOUS_COMMENT
+            return messages.AMBIGUOUS_WHITESPACE if char.isspace() else messages.AMBIGUOUS_COMMENT
     return None
 
 
