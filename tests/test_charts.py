@@ -108,6 +108,7 @@ def test_unit_price_against_length_is_a_scatter_with_units(ops: OpsContext) -> N
     chart = chart_of(ops, "chinook", PRICE_VS_LENGTH, "price_length.csv")
     assert (chart.kind, chart.spec.x, chart.spec.y) == ("scatter", "UnitPrice", ("Milliseconds",))
     assert len(chart.plot.series[0].x) == 3503
+    assert chart.describe() == "Scatter chart: Milliseconds against UnitPrice."
     assert chart.titles["UnitPrice"].text() == "UnitPrice — Price of one track (USD)"
     assert chart.titles["Milliseconds"].unit == "ms"  # named by the description
     svg = ET.fromstring(chart.svg())
@@ -120,6 +121,7 @@ def test_unit_price_against_length_is_a_scatter_with_units(ops: OpsContext) -> N
 def test_one_number_is_a_card(ops: OpsContext, tmp_path: Path) -> None:
     chart = chart_of(ops, "chinook", ONE_NUMBER, "count.csv")
     assert chart.kind == "card" and chart.plot.series[0].y == [3503.0]
+    assert chart.describe() == "Card chart: tracks."
     assert_drawn(chart.save(tmp_path / "card.png").read_bytes())
 
 
@@ -140,6 +142,7 @@ def test_northwind_units_per_category_and_orders_per_country(ops: OpsContext) ->
     assert len(bar.plot.series[0].x) == 8
     line = chart_of(ops, "northwind", ORDERS_PER_MONTH, "orders.csv")
     assert (line.kind, line.spec.colour) == ("line", "country")
+    assert line.reason == line.title == "orders over month by country"
     assert len(line.plot.series) == 8 and "the 8 largest of 21 country values" in line.notes[0]
     assert_drawn(line.png())
 

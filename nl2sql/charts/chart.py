@@ -103,13 +103,5 @@ def chart_csv(path: str | Path, *, kind: str | None = None, x: str | None = None
     if spec.kind is None:
         return Chart(spec, None, titles, title or table.name, width=width, height=height)
     plot = plot_data(spec, table)
-    return Chart(spec, plot, titles, title or _title(spec), width=width, height=height)
+    return Chart(spec, plot, titles, title or spec.reason, width=width, height=height)
 
-
-def _title(spec: ChartSpec) -> str:
-    ys = ", ".join(spec.y)
-    if spec.kind == "card":
-        return ys
-    joiner = " over " if spec.kind == "line" else " against " if spec.kind == "scatter" \
-        else " per "
-    return f"{ys}{joiner}{spec.x}" + (f" by {spec.colour}" if spec.colour else "")

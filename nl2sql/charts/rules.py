@@ -36,7 +36,8 @@ SCATTER_COLOURS_MAX = 8
 
 @dataclass(frozen=True)
 class ChartSpec:
-    """What to draw: ``kind`` None means no chart, and ``reason`` says why."""
+    """What to draw; ``reason``: what it shows ("tracks per genre"), or with ``kind`` None
+    why there is no chart."""
 
     kind: ChartKind | None
     reason: str
@@ -70,7 +71,17 @@ def choose(table: Table, *, kind: str | None = None, x: str | None = None,
     if spec.kind is None:
         return spec
     series = colour_col.name if colour_col is not None else spec.colour
-    return ChartSpec(spec.kind, spec.reason, spec.x, spec.y, series, mark_colour)
+    return ChartSpec(spec.kind, phrase(spec.kind, spec.x, spec.y, series), spec.x, spec.y,
+                     series, mark_colour)
+
+
+def phrase(kind: str, x: str | None, ys: tuple[str, ...], colour: str | None) -> str:
+    """What a chart shows, in words: "tracks per genre", "revenue over month by country"."""
+    shown = ", ".join(ys)
+    if kind == "card" or x is None:
+        return shown
+    joiner = {"line": "over", "scatter": "against"}.get(kind, "per")
+    return f"{shown} {joiner} {x}" + (f" by {colour}" if colour else "")
 
 
 def _by_shape(table: Table) -> ChartSpec:
@@ -85,12 +96,10 @@ def _by_shape(table: Table) -> ChartSpec:
         return _line(table, times[0], measures, categories)
     if len(measures) == 2:
         few = [c for c in categories if len(set(c.present())) <= SCATTER_COLOURS_MAX]
-        return ChartSpec("scatter", f"two numbers: {measures[1].name} against "
-                         f"{measures[0].name}", measures[0].name, (measures[1].name,),
+        return ChartSpec("scatter", "", measures[0].name, (measures[1].name,),
                          few[0].name if few else None)
     if categories:
-        return ChartSpec("bar", f"{measures[0].name} per {categories[0].name}",
-                         categories[0].name, (measures[0].name,))
+        return ChartSpec("bar", "", categories[0].name, (measures[0].name,))
     if len(measures) == 1:
         return ChartSpec(None, f"one numeric column ({measures[0].name}) and no date or "
                                f"category column to plot it against: {_kinds(table)}.")
@@ -121,8 +130,7 @@ def _with_choices(table: Table, kind: str | None, x: Column | None,
             ys = measures[1:2]
     if x is None:
         x = _default_x(table, kind, ys)
-    return ChartSpec(kind, f"{kind} chosen: {', '.join(c.name for c in ys)} by {x.name}",  # type: ignore[arg-type]
-                     x.name, tuple(c.name for c in ys))
+    return ChartSpec(kind, "", x.name, tuple(c.name for c in ys))  # type: ignore[arg-type]
 
 
 def _default_x(table: Table, kind: str, ys: list[Column]) -> Column:
@@ -144,19 +152,16 @@ def _card(table: Table, measures: list[Column]) -> ChartSpec:
     if not measures:
         raise ChartError(f"A card shows numbers and {table.name} has none: {_kinds(table)}.")
     label = next(iter(table.of_kind("category")), None)
-    return ChartSpec("card", f"one row: {', '.join(c.name for c in measures)}",
-                     label.name if label else None, tuple(c.name for c in measures))
+    return ChartSpec("card", "", label.name if label else None,
+                     tuple(c.name for c in measures))
 
 
 def _line(table: Table, time: Column, measures: list[Column],
           categories: list[Column]) -> ChartSpec:
     if len(measures) == 1 and categories:
-        return ChartSpec("line", f"{measures[0].name} over {time.name} per "
-                         f"{categories[0].name}", time.name, (measures[0].name,),
-                         categories[0].name)
+        return ChartSpec("line", "", time.name, (measures[0].name,), categories[0].name)
     shown = measures[:LINES_MAX]
-    return ChartSpec("line", f"{', '.join(c.name for c in shown)} over {time.name}", time.name,
-                     tuple(c.name for c in shown))
+    return ChartSpec("line", "", time.name, tuple(c.name for c in shown))
 
 
 def _colour(table: Table, colour: str | None) -> tuple[Column | None, str | None]:
