@@ -5,7 +5,10 @@ cap."""
 from __future__ import annotations
 
 import io
+import os
 import shutil
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -23,6 +26,7 @@ from nl2sql.errors import ChartError, ConfigError
 from nl2sql.operations.context import OpsContext
 from nl2sql.operations.queries import db_execute_sql_op
 
+ROOT = Path(__file__).resolve().parent.parent
 MONTHS = ("SELECT strftime('%Y-%m', InvoiceDate) AS month, count(*) AS invoices FROM Invoice "
           "GROUP BY month ORDER BY month")
 GENRES = ("SELECT g.Name AS genre, count(*) AS tracks FROM Track t JOIN Genre g "
@@ -232,3 +236,19 @@ def test_the_row_cap_reads_only_the_first_rows_and_says_so(tmp_path: Path, monke
     monkeypatch.setenv(ENV_CHART_MAX_ROWS, "lots")
     with pytest.raises(ConfigError, match=f"{ENV_CHART_MAX_ROWS} must be a positive number"):
         chart_csv(path)
+
+
+def test_without_matplotlib_one_line_says_what_to_install(tmp_path: Path) -> None:
+    path = tmp_path / "n.csv"
+    path.write_text("genre,n\na,1\nb,2\n")
+    code = ("import sys; sys.modules['matplotlib'] = None  # as if the extra were missing\n"
+            "from nl2sql.charts import chart_csv\n"
+            "chart = chart_csv(sys.argv[1]); print(chart.describe())\n"
+            "try:\n    chart.png()\nexcept Exception as exc:\n"
+            "    print(type(exc).__name__, exc)")
+    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
+                          text=True, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    chosen, error = done.stdout.splitlines()
+    assert chosen == "Bar chart: n per genre."  # choosing needs no matplotlib
+    assert error.startswith("ConfigError Charts need matplotlib")
+    assert error.endswith("install it with pip install 'nl2sql[charts]'.")
