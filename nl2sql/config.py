@@ -73,6 +73,10 @@ class DbConnectionConfig(BaseModel):
     # byte budget of one result file (reached: the result is cut and marked truncated).
     max_value_bytes: int = Field(default=16 << 20, ge=1024)
     max_result_bytes: int = Field(default=1 << 30, ge=1024)
+    # DuckDB runs inside nl2sql's process: its memory limit (DuckDB's syntax, e.g. "1GB") and
+    # worker threads per database, instead of DuckDB's 80% of RAM and every core.
+    memory_limit: str = "1GB"
+    threads: int = Field(default_factory=lambda: min(4, os.cpu_count() or 1), ge=1)
     # User-defined functions a query may call (they are refused otherwise): names or
     # schema.name, as the database's catalogue lists them.
     allowed_functions: tuple[str, ...] = ()

@@ -64,7 +64,10 @@ def build_parser() -> argparse.ArgumentParser:
 def _run(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
     configure_logging(args.verbose)  # before the SDK's own logging set-up, which then defers
+    from nl2sql.mcp.memory import limit_server_memory
     from nl2sql.mcp.server import build_server  # after parsing: --help stays instant
+
+    limit_server_memory()  # NL2SQL_MAX_MEMORY: one query cannot take the server's host down
 
     server = build_server(args.config, data_dir=args.data_dir, workspace=args.workspace,
                           log_level="INFO" if args.verbose else "WARNING")

@@ -119,6 +119,10 @@ def arrow_formats(types: list[Any]) -> bool:
     return True
 
 
+#: The error text of a value over max_value_bytes (DuckDB's ``error()``), told apart from others.
+_VALUE_TOO_BIG = "nl2sql: a value over max_value_bytes"
+
+
 def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
@@ -147,10 +151,13 @@ class DuckdbConnection(DbConnection):
                 f"'path' in dbs.yaml.", db_id=self.db_id)
         views = self.views
         try:
+            # The process's memory and cores are the MCP server's: bounded per database.
             database = duckdb.connect(str(path) if path else ":memory:",
                                       read_only=path is not None,
                                       config={"autoinstall_known_extensions": False,
-                                              "autoload_known_extensions": False})
+                                              "autoload_known_extensions": False,
+                                              "memory_limit": self.config.memory_limit,
+                                              "threads": self.config.threads})
             # DuckDB shares one instance per file and configuration in a process: a second
             # connection to the same file finds it already locked down by the first.
             locked = database.execute("SELECT current_setting('lock_configuration')").fetchone()
@@ -242,9 +249,7 @@ class DuckdbOperations(DbOperations):
                     sink: CsvResultSink, max_rows: int) -> QueryStats:
         """DuckDB writes each CSV record itself (``csv_record_sql``); Python only moves bytes.
         Several times faster than formatting Python values (bench/export_mysql_duckdb.py)."""
-        names = ", ".join(f"c{i}" for i in range(len(columns)))
-        body = query.rstrip().rstrip(";")
-        raw.execute(f"SELECT {record} FROM (\n{body}\n) AS nl2sql_result({names}) "
+        raw.execute(f"SELECT {record} FROM ({self._bounded(raw, query)}) AS nl2sql_bounded "
                     f"LIMIT {max_rows + 1}")
         sink.begin(columns)
         count, truncated = 0, False
@@ -265,10 +270,7 @@ class DuckdbOperations(DbOperations):
         string to move either (bench/export_mysql_duckdb.py)."""
         from nl2sql.csv_arrow import format_batch, record_bytes
 
-        names = ", ".join(f"c{i}" for i in range(len(columns)))
-        body = query.rstrip().rstrip(";")
-        relation = raw.sql(f"SELECT * FROM (\n{body}\n) AS nl2sql_result({names}) "
-                           f"LIMIT {max_rows + 1}")
+        relation = raw.sql(f"{self._bounded(raw, query)} LIMIT {max_rows + 1}")
         # The relation's reader (a DB-API result's makes an extra copy of the rows); DuckDB 2
         # calls it to_arrow_reader, 1.x fetch_arrow_reader.
         reader = getattr(relation, "to_arrow_reader", None) or relation.fetch_arrow_reader
@@ -284,6 +286,22 @@ class DuckdbOperations(DbOperations):
             if truncated:
                 break
         return QueryStats(columns, count, truncated)
+
+    def _bounded(self, raw: Any, query: str) -> str:
+        """``query`` with its columns named ``c0, c1...`` and each text or binary value over
+        ``max_value_bytes`` turned into an error by DuckDB itself, before it is handed out."""
+        relation = raw.sql(query)  # binds (types), runs nothing
+        limit = self.connection.config.max_value_bytes
+        names = [f"c{i}" for i in range(len(relation.columns))]
+        checked = []
+        for name, kind in zip(names, relation.types):
+            size = {"VARCHAR": f"strlen({name})", "BLOB": f"octet_length({name})"}.get(
+                str(kind))
+            checked.append(f"CASE WHEN {size} > {limit} THEN error('{_VALUE_TOO_BIG}') "
+                           f"ELSE {name} END AS {name}" if size else name)
+        body = query.rstrip().rstrip(";")
+        return (f"SELECT {', '.join(checked)} FROM (\n{body}\n) AS "
+                f"nl2sql_result({', '.join(names)})")
 
     def _one_select(self, raw: Any, sql: str, is_explain: bool) -> Any:
         """DuckDB's own parse of ``sql``: exactly one statement, a SELECT (or an EXPLAIN the
@@ -307,6 +325,14 @@ class DuckdbOperations(DbOperations):
                 f"LIMIT/filter or raise query_timeout_seconds for db {self.db_id} in dbs.yaml.",
                 db_id=self.db_id)
         message = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        if _VALUE_TOO_BIG in message:
+            return self._value_too_big_error()
+        if duckdb is not None and isinstance(exc, duckdb.OutOfMemoryException):
+            return QueryExecutionError(
+                f"The query on database '{self.db_id}' needs more memory than its limit "
+                f"({self.connection.config.memory_limit}, memory_limit): select fewer rows or "
+                f"columns, or raise memory_limit for db {self.db_id} in dbs.yaml.",
+                db_id=self.db_id)
         return QueryExecutionError(f"DuckDB rejected the query on database '{self.db_id}': "
                                    f"{message.rstrip('.')}; fix the SQL and try again.",
                                    db_id=self.db_id)

@@ -19,7 +19,7 @@ are then refused by the server too.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -103,6 +103,40 @@ _READ_PRIVILEGES = frozenset({"SELECT", "SHOW VIEW", "USAGE", "SHOW DATABASES", 
 _SHOWN_FIRST = ("SUPER", "FILE", "INSERT", "UPDATE", "DELETE", "DROP", "CREATE", "ALTER")
 _ADMIN_PRIVILEGES = frozenset({"SUPER", "FILE", "PROCESS", "SHUTDOWN", "RELOAD", "CREATE USER",
                                "GRANT OPTION", "CREATE TABLESPACE"})
+
+
+#: Warning: "Result of repeat() was larger than max_allowed_packet (N) - truncated" (NULL).
+_VALUE_OVER_PACKET = 1301
+
+
+class _ValueBoundCursor:
+    """A DB-API cursor's rows, each text or binary value of the ``columns`` checked against
+    ``limit`` bytes (``max_value_bytes``) before it goes further."""
+
+    def __init__(self, cursor: Any, columns: list[int], limit: int,
+                 error: Callable[[], Exception]) -> None:
+        self._cursor, self._columns, self._limit, self._error = cursor, columns, limit, error
+
+    def fetchmany(self, size: int) -> Any:
+        rows = self._cursor.fetchmany(size)
+        for row in rows:
+            self._check(row)
+        return rows
+
+    def fetchone(self) -> Any:
+        row = self._cursor.fetchone()
+        if row is not None:
+            self._check(row)
+        return row
+
+    def _check(self, row: Any) -> None:
+        for i in self._columns:
+            value = row[i]
+            if value is None or len(value) <= self._limit // 4:
+                continue  # at most 4 bytes a character: cannot be over
+            size = len(value.encode("utf-8")) if isinstance(value, str) else len(value)
+            if size > self._limit:
+                raise self._error()
 
 
 class MysqlConnection(DbConnection):
@@ -322,16 +356,35 @@ class MysqlOperations(DbOperations):
                     f"MySQL ran no query on database '{self.db_id}': the statement returns "
                     f"no rows; send one SELECT, WITH or VALUES query.", db_id=self.db_id)
             columns = [d[0] for d in cursor.description]
-            stats = self._drain(cursor, sink, columns, max_rows)
+            stats = self._drain(self._value_bound(cursor), sink, columns, max_rows)
         except BaseException:
             self._abandon(raw, cursor, conn)
             raise
         if stats.truncated:  # stop the rest of the result instead of reading it
             self._abandon(raw, cursor, conn)
             return stats
+        warnings = raw.warning_count()  # of the result just read (the next statement resets it)
         cursor.close()
+        if warnings:
+            self._check_value_warnings(raw)
         self._check_locks(raw)
         return stats
+
+    def _value_bound(self, cursor: Any) -> Any:
+        """``cursor``, or one that refuses a value over ``max_value_bytes`` as rows arrive,
+        checking only the columns whose declared length could hold one."""
+        limit = self.connection.config.max_value_bytes
+        big = [i for i, d in enumerate(cursor.description) if (d[3] or 0) > limit]
+        return _ValueBoundCursor(cursor, big, limit, self._value_too_big_error) if big \
+            else cursor
+
+    def _check_value_warnings(self, raw: Any) -> None:
+        """MySQL answers NULL, with warning 1301, for a value over ``max_allowed_packet``
+        (``repeat('x', 2e8)``): that is a value too big, not a NULL."""
+        with raw.cursor() as cursor:
+            cursor.execute("SHOW WARNINGS")
+            if any(row[1] == _VALUE_OVER_PACKET for row in cursor.fetchall()):
+                raise self._value_too_big_error()
 
     def _abandon(self, raw: Any, cursor: Any, conn: Connection) -> None:
         """Leave a result unread: kill the query, then let the driver drop what the server had

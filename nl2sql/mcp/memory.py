@@ -1,0 +1,49 @@
+"""The MCP server's own memory bound: a cap on the process's data segment (``RLIMIT_DATA``).
+
+DuckDB runs inside this process. Its ``memory_limit`` bounds what its buffer manager holds
+(joins, sorts, aggregates), but not a value a function builds whole: with a 5 s time limit,
+``SELECT count(*) FROM (SELECT unnest(generate_series(1, 300000000)))`` ran 42 s and reached
+14.8 GB, and neither the limit nor an interrupt stopped it. Under the cap such an allocation
+fails, DuckDB reports it as out of memory, and the server and its next call go on.
+``NL2SQL_MAX_MEMORY`` sets the cap (``4GB`` by default; ``0`` for none).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import resource
+
+from nl2sql.errors import ConfigError
+
+logger = logging.getLogger(__name__)
+
+ENV_MAX_MEMORY = "NL2SQL_MAX_MEMORY"
+DEFAULT_MAX_MEMORY = 4 << 30
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(I?B)?\s*$", re.IGNORECASE)
+
+
+def parse_size(text: str) -> int:
+    """``"4GB"``, ``"512MiB"``, ``"1073741824"`` -> bytes (units of 1024)."""
+    match = _SIZE.match(text)
+    if match is None:
+        raise ConfigError(f"{ENV_MAX_MEMORY}={text!r} is not a size; write e.g. 4GB, 512MB or "
+                          f"0 for no limit.")
+    number, unit = float(match.group(1)), match.group(2).upper()
+    return int(number * 1024 ** " KMGT".index(unit or " "))
+
+
+def limit_server_memory() -> int | None:
+    """Cap this process's data segment at ``NL2SQL_MAX_MEMORY`` (default 4 GB); returns the
+    cap in bytes, or None when there is none."""
+    text = os.environ.get(ENV_MAX_MEMORY, "").strip()
+    limit = parse_size(text) if text else DEFAULT_MAX_MEMORY
+    if limit <= 0:
+        return None
+    _soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
+    logger.debug("memory of this process capped at %d bytes (%s)", limit, ENV_MAX_MEMORY)
+    return limit

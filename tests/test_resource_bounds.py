@@ -1,0 +1,99 @@
+"""One query must not take the server (or its host) down: DuckDB gets a memory limit and a
+thread count per database and the MCP server a cap on its own memory; ``max_value_bytes``
+holds on DuckDB and MySQL/MariaDB too (MariaDB used to answer NULL for a value over
+``max_allowed_packet``). Small limits keep these fast; the big cases are in
+``bench/resource_limits.py``."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+from conftest import duckdb_config, mysql_config, write_dbs_yaml
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from nl2sql.db.factory import create_connection, create_operations
+from nl2sql.errors import ConfigError, QueryExecutionError
+from nl2sql.mcp.memory import parse_size
+from nl2sql.models import DbInfo
+from nl2sql.results import CsvResultWriter
+
+NL2SQL_MCP = Path(sys.executable).parent / "nl2sql-mcp"
+VALUE_TOO_BIG = r"larger than the limit of 1,048,576 bytes \(max_value_bytes\)"
+
+
+def _run(config: Any, sql: str, tmp_path: Path) -> list[list[str]]:
+    connection = create_connection(config)
+    ops = create_operations(connection, DbInfo(db_id=config.db_id, db_type=config.type.value))
+    writer = CsvResultWriter(tmp_path / "r.csv")
+    try:
+        ops.execute_select_query(sql, writer)
+        return writer.preview
+    finally:
+        writer.discard()
+        connection.dispose()
+
+
+@pytest.fixture
+def lake(tmp_path: Path) -> Path:
+    path = tmp_path / "lake.duckdb"
+    with duckdb.connect(str(path)) as setup:
+        setup.execute("CREATE TABLE t AS SELECT 1 AS id")
+    return path
+
+
+def test_duckdb_memory_limit_threads_and_value_bound(lake: Path, tmp_path: Path) -> None:
+    config = duckdb_config("lake", lake, memory_limit="256MB", threads=1,
+                           max_value_bytes=1 << 20)
+    assert _run(config, "SELECT current_setting('memory_limit') AS m, "
+                        "current_setting('threads') AS t", tmp_path) == [["244.1 MiB", "1"]]
+    for sql in ("SELECT repeat('x', 2000000) AS s", "SELECT 1 AS a, repeat('x', 2000000)::BLOB"):
+        with pytest.raises(QueryExecutionError, match=VALUE_TOO_BIG):
+            _run(config, sql, tmp_path)
+    assert _run(config, "SELECT repeat('x', 1000) AS s, id FROM t", tmp_path)[0][1] == "1"
+    default = duckdb_config("lake", lake)
+    assert _run(default, "SELECT current_setting('memory_limit')", tmp_path) == [["953.6 MiB"]]
+
+
+async def test_a_huge_list_fails_fast_and_the_server_goes_on(lake: Path, tmp_path: Path) -> None:
+    """The audit's probe: DuckDB's memory_limit does not cover a list built whole (it reached
+    14.8 GB in 42 s); under the server's memory cap it is out of memory at once."""
+    config = duckdb_config("lake", lake, query_timeout_seconds=2)
+    path = write_dbs_yaml(tmp_path, [config], include_sample=False)
+    env = {"NL2SQL_CONFIG": str(path), "NL2SQL_WORKSPACE": str(tmp_path / "ws"),
+           "NL2SQL_DATA_DIR": str(tmp_path / "data"), "NL2SQL_MAX_MEMORY": "1GB",
+           **{key: os.environ[key] for key in ("PYTHONPATH",) if key in os.environ}}
+    async with Client(StdioServerParameters(command=str(NL2SQL_MCP), env=env)) as client:
+        started = time.monotonic()
+        result = await client.call_tool("db_execute_sql", {"db_id": "lake", "query": (
+            "SELECT count(*) FROM (SELECT unnest(generate_series(1, 300000000)))")})
+        elapsed = time.monotonic() - started
+        assert result.is_error and "memory" in result.content[0].text.lower()
+        assert elapsed <= 3.0, elapsed  # the time limit (2 s) + 1 s
+        after = await client.call_tool("db_execute_sql", {"db_id": "lake",
+                                                          "query": "SELECT 42 AS answer"})
+        assert not after.is_error and "42" in after.content[0].text
+
+
+def test_mariadb_value_over_the_limit_is_an_error_not_null(mysql_server: str,
+                                                            tmp_path: Path) -> None:
+    config = mysql_config("my", "mysql", max_value_bytes=1 << 20)
+    # over max_allowed_packet: the server answers NULL with warning 1301
+    for sql in ("SELECT repeat('x', 200000000) AS b", "SELECT repeat('x', 2000000) AS b",
+                "SELECT 1 AS a, CAST(repeat('y', 1100000) AS BINARY) AS b"):
+        with pytest.raises(QueryExecutionError, match=VALUE_TOO_BIG):
+            _run(config, sql, tmp_path)
+    assert _run(config, "SELECT repeat('x', 300000) AS b, NULL AS n", tmp_path)[0][1] == ""
+
+
+def test_memory_sizes() -> None:
+    assert parse_size("4GB") == 4 << 30 and parse_size("512 MiB") == 512 << 20
+    assert parse_size("0") == 0 and parse_size("1048576") == 1 << 20
+    with pytest.raises(ConfigError, match="NL2SQL_MAX_MEMORY='lots' is not a size"):
+        parse_size("lots")
