@@ -252,3 +252,10 @@ def test_without_matplotlib_one_line_says_what_to_install(tmp_path: Path) -> Non
     assert chosen == "Bar chart: n per genre."  # choosing needs no matplotlib
     assert error.startswith("ConfigError Charts need matplotlib")
     assert error.endswith("install it with pip install 'nl2sql[charts]'.")
+
+
+def test_a_card_shows_the_number_as_it_is(tmp_path: Path) -> None:
+    path = tmp_path / "one.csv"
+    path.write_text("customer,revenue,orders\nACME Corp,1200.5,12\n")
+    svg = chart_csv(path).svg()
+    assert all(f">{text}<" in svg for text in ("1,200.5", "12", "ACME Corp", "revenue"))

@@ -41,6 +41,7 @@ _STYLE = {"svg.fonttype": "none", "svg.hashsalt": "nl2sql", "font.size": 10,
           "grid.alpha": 0.3, "axes.titlesize": 12, "axes.titleweight": "bold"}
 _NOTE_COLOUR = "#666666"
 _DRAWING = threading.Lock()
+BAR_LABELS_MAX = 30  # bars with their category and value written; past that, every n-th name
 
 
 def render(plot: Plot, titles: dict[str, AxisTitle], title: str, *, fmt: Format,
@@ -66,8 +67,12 @@ def render(plot: Plot, titles: dict[str, AxisTitle], title: str, *, fmt: Format,
 
 
 def _number(value: float, _position: object = None) -> str:
-    if abs(value) >= 1000:
-        return f"{value:,.0f}"
+    """A tick or bar label: whole from 1,000 up, else to two decimals."""
+    return f"{value:,.0f}" if abs(value) >= 1000 else _exact(value)
+
+
+def _exact(value: float) -> str:
+    """A card's number as it is, to two decimals: 1,200.5 (not the axis' 1,200)."""
     return f"{value:,.2f}".rstrip("0").rstrip(".") if value % 1 else f"{value:,.0f}"
 
 
@@ -123,9 +128,11 @@ def _bar(figure: Figure, plot: Plot, titles: dict[str, AxisTitle], title: str,
         shifted = [p + 0.4 - height * (i + 0.5) for p in positions]
         bars = ax.barh(shifted, series.y, height=height * 0.9, label=series.label,
                        color=colour)
-        if len(labels) <= 30:
+        if len(labels) <= BAR_LABELS_MAX:
             ax.bar_label(bars, labels=[_number(v) for v in series.y], padding=2, fontsize=7)
-    ax.set_yticks(positions, [shorten(label, 28) for label in labels], fontsize=8)
+    step = -(-len(labels) // BAR_LABELS_MAX)  # every label up to 30 bars, then every step-th
+    ax.set_yticks(positions, [shorten(label, 28) if i % step == 0 else ""
+                              for i, label in enumerate(labels)], fontsize=8)
     ax.set_ylabel(titles.get(x, AxisTitle(x)).text())
     if len(ys) == 1:
         ax.set_xlabel(titles.get(ys[0], AxisTitle(ys[0])).text())
@@ -155,7 +162,7 @@ def _card(figure: Figure, plot: Plot, titles: dict[str, AxisTitle], title: str,
     for i, series in enumerate(plot.series):
         centre = (i + 0.5) / count
         value = series.y[0] if series.y else None
-        text = "–" if value is None else _number(value) if isinstance(value, float) else \
+        text = "–" if value is None else _exact(value) if isinstance(value, float) else \
             str(value)
         figure.text(centre, 0.55, text, ha="center", va="center", fontweight="bold",
                     fontsize=min(48, 160 / count), color=colour or "#1f4e79")
