@@ -175,7 +175,7 @@ def test_verified_sql_is_the_first_example_and_merely_run_queries_are_not(
         similar = "How many tracks are in the Jazz genre?"
         before = nl2sql.context(similar, db_id="chinook", config=registry)
         assert ROCK not in [e.sql for e in before.examples]  # it only ran: not an example
-        verified = answer.accept(config=ops)
+        verified = answer.accept()  # the registry ask() used
         assert verified.id == answer.id and verified.tables == ["Genre", "Track"]
         assert verified.schema_fingerprint == ops.db_info("chinook").fingerprint()
         assert verified.accepted_by

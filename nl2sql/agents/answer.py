@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from nl2sql.context.models import UsedContext
 from nl2sql.models import StepUsage
@@ -70,14 +70,16 @@ class Answer(BaseModel):
     models: list[str] = Field(default_factory=list)  # provider:name of the models that answered
     schema_fingerprint: str | None = None  # of the schema cache the answer was made with
     source: str = "model"  # "model", or "verified:<id>" for a verified answer run again
+    #: The registry ``ask()`` used (its data dir and workspace): what ``accept()`` uses.
+    _registry: Any = PrivateAttr(default=None)
 
     def accept(self, *, config: Any = None) -> Any:
         """Mark this answer right: its SQL is run again (it must still run) and kept as a
         verified answer, reused for the same question and shown first for similar ones.
-        ``config``: the same registry ``ask()`` used (default: dbs.yaml as usual)."""
+        ``config``: default the registry ``ask()`` used."""
         from nl2sql.verified.api import accept
 
-        return accept(self.id, config=config)
+        return accept(self.id, config=config if config is not None else self._registry)
 
     def receipt_line(self) -> str:
         """One line for people: where the answer came from and what it took."""

@@ -91,10 +91,12 @@ async def ask_async(question: str, *, db_id: str | None = None,
         raise Nl2SqlError("The question is empty; ask something about the data.")
     ops, owned = ops_context_for(config)
     try:
-        return await _ask(ops, question, db_id=db_id, model=model,
-                          conversation_id=conversation_id, max_rows=max_rows,
-                          candidates=candidates, request_id=request_id, started=started,
-                          reuse=reuse)
+        answer = await _ask(ops, question, db_id=db_id, model=model,
+                            conversation_id=conversation_id, max_rows=max_rows,
+                            candidates=candidates, request_id=request_id, started=started,
+                            reuse=reuse)
+        answer._registry = ops.configs  # answer.accept() keeps to the same data dir
+        return answer
     finally:
         if owned:
             ops.close()
