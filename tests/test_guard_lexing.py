@@ -93,6 +93,8 @@ def _cases() -> list[LexCase]:
         c("SELECT 1 AS a /*M!, {P} */", ALL),
         c("SELECT /*+ SET_VAR(max_execution_time=1) */ 1 AS a", ALL - {"spark"}),
         c("SELECT /*+ BROADCAST(t) -- \\\n*/ 1 AS a, '\n, {P} -- '", ALL),
+        c("SELECT /*+ REPARTITION(1, '*/ 'x' AS s, ') */ {P} -- '", ALL),
+        c("SELECT /*+ REPARTITION(1, `*/ 'x' AS s, `) */ {P} -- '", ALL),
         c("SELECT 1 AS a /* \\ */ , {P}", ALL),
         c("SELECT 1 AS a /**/, {P}"),
         c("SELECT 1 AS a/* c */-/* c */-1 AS b"),

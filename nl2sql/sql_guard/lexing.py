@@ -153,7 +153,8 @@ def _check_token(text: str, token: Token, rules: LexingRules) -> None:
         return
     if kind == TokenType.HINT:
         body = span[3:-2]
-        if not rules.hints or any(mark in body for mark in ("--", "/*", "#", "\\")):
+        # Spark lexes a hint's body as SQL (a quoted '*/' does not end it), sqlglot as a comment
+        if not rules.hints or any(mark in body for mark in ("--", "/*", "#", "\\", "'", '"', "`")):
             raise messages.reject(messages.HINT)
         return
     if kind == TokenType.BACKSLASH:
