@@ -39,6 +39,10 @@ class DbConnection(ABC):
     #: Sample rows are read in primary-key order only from tables up to this many rows (None:
     #: always; an index makes it cheap). Without indexes the order costs a sort of the table.
     sample_order_max_rows: ClassVar[int | None] = None
+    #: Modules the query path imports lazily (the driver's first connect, pyarrow's pandas
+    #: shim), loaded ahead by ``nl2sql.operations.first_use``: two threads must not import
+    #: them at once.
+    first_use_imports: ClassVar[tuple[str, ...]] = ()
 
     #: Seconds a read of the catalogue's user-defined functions is used before it is read again.
     user_functions_seconds: ClassVar[float] = 60.0

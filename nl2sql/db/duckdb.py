@@ -132,6 +132,9 @@ def _identifier(text: str) -> str:
 
 
 class DuckdbConnection(DbConnection):
+    #: csv_arrow writes the batches; pyarrow loads its pandas shim when it writes the first.
+    first_use_imports = ("nl2sql.csv_arrow", "pyarrow.pandas_compat", "pyarrow.vendored.version",
+                         "pandas")
     _database: Any = None
 
     @property

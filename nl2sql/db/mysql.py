@@ -140,6 +140,8 @@ class _ValueBoundCursor:
 
 
 class MysqlConnection(DbConnection):
+    first_use_imports = ("MySQLdb.connections",)
+
     def url(self) -> URL:
         config = self.config
         return URL.create("mysql+mysqldb", username=config.user or "root",

@@ -8,12 +8,15 @@ then the question and how to answer it with the server's tools.
 
 from __future__ import annotations
 
+import functools
+
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import MCPServerError
 
 from nl2sql.errors import as_one_sentence
 from nl2sql.mcp.worker import run_in_worker
 from nl2sql.operations.context import OpsContext
+from nl2sql.operations.first_use import call_prepared, prepare_context_engine
 
 DESCRIPTION = (
     "Answer a question from a database the way nl2sql's own agent does: its instructions, the "
@@ -24,6 +27,7 @@ DESCRIPTION = (
 
 def ask_database_text(ops: OpsContext, question: str, db_id: str | None = None) -> str:
     """The prompt text for ``question`` on ``db_id`` (or the best database for it)."""
+    prepare_context_engine()  # before its first import: concurrent first calls
     from nl2sql.agents.instructions import nl2sql_instructions
     from nl2sql.context.engine import engine_for
     from nl2sql.errors import Nl2SqlError
@@ -50,6 +54,7 @@ def register_prompts(server: MCPServer, ops_context: OpsContext) -> None:
                    description=DESCRIPTION)
     async def ask_database(question: str, db_id: str | None = None) -> str:
         try:
-            return await run_in_worker(ask_database_text, ops_context, question, db_id)
+            return await run_in_worker(functools.partial(
+                call_prepared, ask_database_text, ops_context, question=question, db_id=db_id))
         except Exception as exc:  # noqa: BLE001 - the face's edge: one sentence for everything
             raise MCPServerError(str(as_one_sentence(exc, "building the prompt"))) from None

@@ -13,6 +13,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from nl2sql.errors import UnknownDatabaseError, as_one_sentence
 from nl2sql.mcp.worker import run_in_worker
 from nl2sql.operations.context import OpsContext
+from nl2sql.operations.first_use import call_prepared
 
 
 def register_resources(server: MCPServer, ops_context: OpsContext) -> None:
@@ -32,12 +33,12 @@ def register_resources(server: MCPServer, ops_context: OpsContext) -> None:
     async def schema(db_id: str) -> str:
         from nl2sql.operations import db_show_schema_op
 
-        return await _render(db_show_schema_op, ops_context, db_id)
+        return await _render(db_show_schema_op, ops_context, db_id=db_id)
 
 
-async def _render(op, *args: object) -> str:  # noqa: ANN001 (any *_op)
+async def _render(op, ops_context: OpsContext, **arguments: object) -> str:  # noqa: ANN001
     try:
-        return await run_in_worker(lambda: op(*args).render())
+        return await run_in_worker(lambda: call_prepared(op, ops_context, **arguments).render())
     except UnknownDatabaseError as error:
         raise ResourceNotFoundError(str(error)) from None
     except Exception as exc:  # noqa: BLE001 - the face's edge: one sentence for everything

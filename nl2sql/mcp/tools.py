@@ -38,6 +38,7 @@ from mcp_types import ToolAnnotations
 
 from nl2sql.errors import as_one_sentence
 from nl2sql.mcp.worker import run_in_worker
+from nl2sql.operations.first_use import call_prepared
 from nl2sql.operations.registry import OPERATIONS, Operation, face_function
 
 
@@ -56,7 +57,7 @@ def mcp_tool(op: Operation) -> Any:
 
 def _run(op: Operation, ops_context: Any, arguments: dict[str, Any]) -> str | list[Any]:
     # render() in the worker too: a long preview must not be built on the event loop.
-    result = op.function(ops_context, **arguments)
+    result = call_prepared(op.function, ops_context, **arguments)
     if op.image:  # the picture first, then the line saying what it shows
         return [Image(data=result.png, format="png"), result.render()]
     return result.render()

@@ -4,13 +4,13 @@ The server starts without SQLAlchemy, sqlglot's dialects or the query modules (t
 needed for ``tools/list``, and importing them would slow the cold start); the first
 ``db_execute_sql`` used to pay for them (about 250 ms). Once the client has sent
 ``notifications/initialized`` (on stdio; over HTTP once the port is open), a daemon thread
-imports them, builds the query path's result models (deferred at start-up), opens one pooled
-connection per configured database (up to ``WARM_DATABASES``) and runs the guard once in each
-dialect. It only
-fills caches that every call fills anyway (modules, engine pools, sqlglot's dialect tables), so
-a call that arrives while it still runs waits at most for the same work (Python's import lock),
-and any failure (a database that is down) is logged at debug level and left to the first call
-to report.
+prepares the query path (``nl2sql.operations.first_use.prepare``: the modules, the result
+models, and each backend's classes and dialects) and opens one pooled connection per
+configured database (up to ``WARM_DATABASES``). Preparing runs under the lock every call
+takes first, so a call that arrives meanwhile waits for that work instead of importing the same
+modules alongside it (which broke the process for good); connecting to a server runs outside
+the lock, so a database that is slow to answer delays no call but its own. Any failure (a
+database that is down) is logged at debug level and left to the first call to report.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import logging
 import threading
 
 from nl2sql.operations.context import OpsContext
+from nl2sql.operations.first_use import prepare
 from nl2sql.operations.logins import report_logins
 
 logger = logging.getLogger(__name__)
@@ -35,26 +36,11 @@ def start_warm_up(ctx: OpsContext) -> threading.Thread:
 
 
 def warm_up(ctx: OpsContext) -> None:
-    try:
-        # The modules of a query call (each import also pulls SQLAlchemy and sqlglot).
-        import nl2sql.db.factory  # noqa: F401
-        from nl2sql.models import DbInfo
-        from nl2sql.operations.queries import QueryResult
-        from nl2sql.results import ResultMetadata
-        from nl2sql.sql_guard import validate_read_only
-
-        # The result models are built on first use (pydantic defer_build, kept out of the
-        # start-up): build the query path's now (~10 ms), not in the first call.
-        for model in (ResultMetadata, QueryResult, DbInfo):
-            model.model_rebuild()
-    except Exception as exc:  # noqa: BLE001 (never fatal: the first call imports them again)
-        logger.debug("warm-up: imports failed: %s", exc)
-        return
+    prepare(ctx)
     for db_id in ctx.configs.ids()[:WARM_DATABASES]:
+        prepare(ctx, db_id)
         try:
-            connection = ctx.query_operations(db_id).connection  # and the operations object
-            validate_read_only("SELECT 1", connection.sqlglot_dialect)
-            with connection.connect():  # the pool keeps it for the first call
+            with ctx.query_operations(db_id).connection.connect():  # kept for the first call
                 pass
         except Exception as exc:  # noqa: BLE001 (the first call reports it in one sentence)
             logger.debug("warm-up of %s failed: %s", db_id, exc)

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict
 from nl2sql.context.models import PromptContext
 from nl2sql.errors import ConfigError
 from nl2sql.operations.context import OpsContext
+from nl2sql.operations.first_use import prepare_context_engine
 from nl2sql.operations.params import OptionalDbId, Question
 
 #: Environment variable: the most tokens (chars/4) one db_show_schema answer may have.
@@ -52,6 +53,7 @@ def db_search_schema_op(ctx: OpsContext, question: Question,
                         db_id: OptionalDbId = None) -> SchemaSearch:
     """The tables of ``db_id`` that matter for ``question`` (with reasons, join tables and the
     stored values it names) within the token budget; without ``db_id``, the ranked databases."""
+    prepare_context_engine()  # before its first import: concurrent first calls
     from nl2sql.context.engine import engine_for
 
     engine = engine_for(ctx.configs)
