@@ -26,6 +26,7 @@ from nl2sql.sql_guard import messages
 #: ASCII whitespace (an engine that does not take \f or \v for a blank fails on it); anything
 #: else between tokens is refused.
 _BLANKS = frozenset(" \t\n\r\f\v")
+_ODD_BLANK = re.compile(r"[^\S \t\n\r\f\v]")  # whitespace that is not one of those
 _STRINGS = frozenset({
     TokenType.STRING, TokenType.NATIONAL_STRING, TokenType.BYTE_STRING, TokenType.RAW_STRING,
     TokenType.HEX_STRING, TokenType.BIT_STRING, TokenType.HEREDOC_STRING,
@@ -73,16 +74,33 @@ def check(text: str, tokens: list[Token], end: int, rules: LexingRules) -> None:
     """Raise QueryRejectedError unless ``text[:end]`` reads as ``tokens`` to the engine."""
     position = 0
     previous: Token | None = None
+    odd_blanks = _ODD_BLANK.search(text) is not None
     for index, token in enumerate(tokens):
         if token.start >= end:
             break
         gap = text[position:token.start]
         _check_gap(gap, rules)
-        _check_token(text, token, rules)
+        _check_token(text, token, rules, odd_blanks)
+        if not _span_is_token(text, tokens, index):  # positions off: nothing above would hold
+            raise messages.reject(messages.UNCHECKABLE)
         if not gap and previous is not None:
             _check_adjacent(text, tokens, index, rules)
         position, previous = token.end + 1, token
     _check_gap(text[position:end], rules, last=True)
+
+
+def _span_is_token(text: str, tokens: list[Token], index: int) -> bool:
+    """The text at the token's position spells the token (words compared without case and
+    spacing; quoted tokens hold what their quotes do). Several tokens may share one span
+    (Spark's ``1500L`` is read as ``1500::BIGINT``)."""
+    token = tokens[index]
+    if token.token_type in _QUOTED or token.token_type == TokenType.HINT:
+        return True
+    span = text[token.start:token.end + 1]
+    if span == token.text or " ".join(span.split()).upper() == " ".join(token.text.split()).upper():
+        return True
+    return any((other.start, other.end) == (token.start, token.end)
+               for other in tokens[max(index - 2, 0):index + 3] if other is not token)
 
 
 def _check_gap(gap: str, rules: LexingRules, *, last: bool = False) -> None:
@@ -143,7 +161,7 @@ def _block_comment_end(gap: str, start: int, nested: bool) -> int:
     return -1
 
 
-def _check_token(text: str, token: Token, rules: LexingRules) -> None:
+def _check_token(text: str, token: Token, rules: LexingRules, odd_blanks: bool) -> None:
     kind = token.token_type
     span = text[token.start:token.end + 1]
     if kind in _QUOTED:
@@ -161,7 +179,7 @@ def _check_token(text: str, token: Token, rules: LexingRules) -> None:
         raise messages.reject(messages.BACKSLASH_OUTSIDE_STRING)
     if kind == TokenType.VAR and span.startswith(_VARIABLE_MARKS):
         raise messages.reject(messages.PARAMETER)
-    if any(c.isspace() and c not in _BLANKS for c in span):
+    if odd_blanks and _ODD_BLANK.search(span):
         raise messages.reject(messages.AMBIGUOUS_WHITESPACE)
 
 

@@ -128,3 +128,5 @@ AMBIGUOUS_WHITESPACE = ("Only plain spaces, tabs and line breaks may separate SQ
                         "replace the other whitespace characters.")
 STRING_PREFIX = ("A quote right after a word (E'...', U&'...', b'...', a$tag$...) may be a "
                  "string prefix the database reads differently; put a space before the quote.")
+UNCHECKABLE = ("The query's text could not be matched to its words exactly, so it cannot be "
+               "checked; write it more plainly (no unusual characters) and retry.")
