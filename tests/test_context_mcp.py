@@ -7,6 +7,8 @@ from __future__ import annotations
 import pytest
 from mcp import Client
 
+from nl2sql.config import DbConnectionConfigs
+from nl2sql.context.models import WHOLE_SCHEMA_FITS
 from nl2sql.mcp import build_server
 from nl2sql.operations.search import ENV_SCHEMA_TOKEN_CAP
 from nl2sql.pipeline import annotate_database
@@ -107,3 +109,30 @@ def test_show_context_prints_the_context_without_a_model(chinook, make_registry,
     assert set(document) == {"question", "db_id", "candidates", "tables", "value_hints",
                              "examples", "glossary", "schema_sql", "schema_tokens",
                              "full_schema_tokens"}
+
+
+async def test_db_search_schema_on_a_schema_that_fits_is_db_show_schema(tmp_path) -> None:  # noqa: ANN001
+    """No reason per table when the whole schema fits: said once, then the same schema."""
+    server = build_server(None, data_dir=tmp_path / "data", workspace=tmp_path / "ws")
+    annotate_database(DbConnectionConfigs.load(None, data_dir=tmp_path / "data").get("bookstore"),
+                      tmp_path / "data")
+    async with Client(server) as client:
+        _, shown = await call(client, "db_show_schema", db_id="bookstore")
+        is_error, found = await call(client, "db_search_schema", db_id="bookstore",
+                                     question="How many customers are there?")
+    assert not is_error
+    assert found.startswith("The whole schema of bookstore fits (") and found.endswith(shown.rstrip())
+    assert WHOLE_SCHEMA_FITS not in found
+    assert len(found) - len(shown) < 300, found[:len(found) - len(shown)]
+
+
+async def test_tools_list_stays_small(tmp_path) -> None:  # noqa: ANN001
+    """What every MCP client pays on every request: no generated titles or null unions, and
+    descriptions kept to what a model needs to choose and call a tool."""
+    server = build_server(None, data_dir=tmp_path / "data", workspace=tmp_path / "ws")
+    async with Client(server) as client:
+        listing = await client.list_tools()
+    wire = listing.model_dump_json(by_alias=True, exclude_none=True)
+    assert '"title":"Db Id"' not in wire and '{"type":"null"}' not in wire
+    assert len(wire) <= 8192, (f"tools/list is {len(wire):,} bytes; shorten the descriptions "
+                               f"in nl2sql/operations/registry.py and params.py")

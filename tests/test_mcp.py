@@ -265,3 +265,20 @@ async def test_csv_tools_errors(served: Served, tool: str) -> None:
         assert is_error and "does not exist in the workspace" in text
         is_error, text = await served.call(tool, csv_file="x.csv", n=0)
         assert is_error and "greater than or equal to 1" in text
+
+
+async def test_an_unknown_argument_names_the_accepted_parameters(bookstore: Served) -> None:
+    """Not dropped: a client that says natural_language_query would lose the question."""
+    async with bookstore.session():
+        is_error, text = await bookstore.call(
+            "db_execute_sql", db_id="bookstore", query="SELECT 1 AS one",
+            natural_language_query="One?")
+        assert is_error
+        assert text.endswith("Unknown argument 'natural_language_query' for db_execute_sql; "
+                             "db_execute_sql takes: db_id, query, output_file, nl_query, "
+                             "overwrite."), text
+        is_error, text = await bookstore.call("csv_head", csv_file="x.csv", rows=5)
+        assert is_error and "did you mean" not in text and "takes: csv_file, n." in text
+        is_error, text = await bookstore.call("db_list", verbose=True)
+        assert is_error and text.endswith("db_list takes: no arguments.")
+        assert list((bookstore.workspace).glob("*.csv")) == []

@@ -18,7 +18,8 @@ from nl2sql.cache import cache_path, load_db_info
 from nl2sql.config import DbConnectionConfigs
 from nl2sql.context.examples import cache_examples, rank_examples, verified_examples
 from nl2sql.context.glossary import glossary_for
-from nl2sql.context.models import Candidate, KeptTable, PromptContext, ValueHint
+from nl2sql.context.models import (WHOLE_SCHEMA_FITS, Candidate, KeptTable, PromptContext,
+                                   ValueHint)
 from nl2sql.context.pruning import estimate_tokens, prune
 from nl2sql.errors import Nl2SqlError, SchemaCacheError, SchemaCacheMissingError
 from nl2sql.gc_pause import gc_paused
@@ -195,7 +196,7 @@ class ContextEngine:
         if budget >= loaded.full_tokens:
             relevant = {s.name: s for s in scores if s.score > 0.15}
             tables = [KeptTable(name=t.name, reason=relevant[t.name].reason()
-                                if t.name in relevant else "whole schema fits the budget")
+                                if t.name in relevant else WHOLE_SCHEMA_FITS)
                       for t in loaded.info.tables]
             schema_sql, tokens = loaded.full_sql, loaded.full_tokens
         else:

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+#: The reason of a table kept only because the whole schema fits the budget.
+WHOLE_SCHEMA_FITS = "whole schema fits the budget"
+
 
 class Candidate(BaseModel):
     """One configured database scored for the question (best first in ``candidates``)."""
@@ -114,7 +117,10 @@ class PromptContext(BaseModel):
         size = (f"pruned to {self.schema_tokens:,} of {self.full_schema_tokens:,} tokens"
                 if self.pruned else f"whole schema, {self.schema_tokens:,} tokens")
         lines.append(f"Database {self.db_id}: {len(self.tables)} tables ({size})")
-        lines += [f"- {t.name}: {t.reason}" for t in self.tables]
+        lines += [f"- {t.name}: {t.reason}" for t in self.tables if t.reason != WHOLE_SCHEMA_FITS]
+        rest = [t.name for t in self.tables if t.reason == WHOLE_SCHEMA_FITS]
+        if rest:  # said once, not once per table
+            lines.append(f"- {', '.join(rest)}: {WHOLE_SCHEMA_FITS}")
         if self.value_hints:
             lines += ["", "Values the question names:"]
             lines += [f"- {h.render()}" for h in self.value_hints]

@@ -26,9 +26,21 @@ from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-from nl2sql.errors import as_one_sentence
+from nl2sql.errors import as_one_sentence, did_you_mean
 
 logger = logging.getLogger(__name__)
+
+
+def unknown_arguments(tool: str, arguments: dict[str, Any], accepted: list[str]) -> None:
+    """Refuse arguments ``tool`` does not take, naming the accepted parameters (pydantic would
+    drop them silently: ``natural_language_query`` for ``nl_query`` would be lost)."""
+    unknown = [key for key in arguments if key not in accepted]
+    if not unknown:
+        return
+    hint = did_you_mean(unknown[0], accepted, capitalize=False)
+    takes = ", ".join(accepted) if accepted else "no arguments"
+    raise ToolError(f"Unknown argument '{unknown[0]}' for {tool}{f'; {hint}' if hint else ''}"
+                    f"{'' if hint else '; '}{tool} takes: {takes}.")
 
 
 def validation_sentence(tool: str, error: ValidationError) -> str:
@@ -52,6 +64,9 @@ class Nl2SqlServer(MCPServer[Any]):
 
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         context: Any = None) -> Any:
+        schema = self._tool_input_schema(name)
+        if schema is not None:  # an argument the tool does not take is an error, not dropped
+            unknown_arguments(name, arguments, list(schema.get("properties", {})))
         try:
             return await super().call_tool(name, arguments, context)
         except UnexpectedToolError as exc:  # raised outside our tool body (e.g. a validator)

@@ -65,8 +65,36 @@ def _run(op: Operation, ops_context: Any, arguments: dict[str, Any]) -> str | li
 
 def register_tools(server: MCPServer) -> None:
     for op in OPERATIONS:
-        annotations = ToolAnnotations(
-            title=op.title, readOnlyHint=op.read_only, destructiveHint=op.destructive,
-            idempotentHint=op.idempotent, openWorldHint=False)
         server.add_tool(mcp_tool(op), name=op.name, title=op.title, description=op.description,
-                        annotations=annotations, structured_output=False)
+                        annotations=tool_annotations(op), structured_output=False)
+        tool = server._tool_manager.get_tool(op.name)  # the SDK keeps no public handle on it
+        tool.parameters = compact_schema(tool.parameters)
+
+
+def tool_annotations(op: Operation) -> ToolAnnotations:
+    """The hints a client needs: destructive and idempotent only mean something for a tool
+    that writes (MCP spec), and the tool's title is already on the tool."""
+    if op.read_only:
+        return ToolAnnotations(readOnlyHint=True, openWorldHint=False)
+    return ToolAnnotations(readOnlyHint=False, destructiveHint=op.destructive,
+                           idempotentHint=op.idempotent, openWorldHint=False)
+
+
+def compact_schema(schema: Any) -> Any:
+    """An input schema without what every client pays for on every request and no model needs:
+    pydantic's generated titles, ``default: null``, and the ``anyOf [X, null]`` of an optional
+    parameter (it is optional by not being required; the tool still accepts null)."""
+    if isinstance(schema, list):
+        return [compact_schema(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    compact = {key: (({name: compact_schema(value) for name, value in item.items()}
+                      if key == "properties" else compact_schema(item)))
+               for key, item in schema.items() if key != "title"}
+    options = compact.get("anyOf")
+    if isinstance(options, list) and {"type": "null"} in options and len(options) == 2:
+        compact.pop("anyOf")
+        compact = {**next(o for o in options if o != {"type": "null"}), **compact}
+    if "default" in compact and compact["default"] is None:
+        compact.pop("default")
+    return compact

@@ -64,43 +64,35 @@ _WRITES_RESULT = {"read_only": False, "destructive": False, "idempotent": False}
 OPERATIONS: list[Operation] = [
     Operation(
         db_list_op, "db_list", "List databases",
-        "List the databases you can query: db_id, type, description, number of tables and "
-        "whether an annotated schema is cached. Call this first when you do not know which db_id "
-        "to use.", agents=("catalog",)),
+        "List the databases you can query: id, type, description, table count and whether "
+        "its schema is cached. Call it first when you do not know the db_id.", agents=("catalog",)),
     Operation(
         db_show_schema_op, "db_show_schema", "Show a database's annotated schema",
-        "Show the annotated schema of one database as SQL DDL with comments: tables, columns "
-        "and types, primary and foreign keys, enum values, descriptions, sample rows and example "
-        "queries. Read it before writing SQL for that database; write SQL in the dialect it "
-        "names. Pass tables=[...] for only some tables. A schema too big for one answer is not "
-        "sent: use db_search_schema for large databases.", agents=("catalog",)),
+        "The annotated schema of one database as SQL DDL with comments: keys, enum values, "
+        "descriptions, sample rows, example queries. Read it before writing SQL, in the dialect "
+        "it names. tables=[...] for some tables; too big for one answer: db_search_schema.", agents=("catalog",)),
     Operation(
         db_search_schema_op, "db_search_schema", "Find the tables and values a question needs",
-        "For a question, get the part of a database's schema that matters: the relevant tables "
-        "(each with the reason it was kept, plus the tables needed to join them), the stored "
-        "values the question names (e.g. Artist.Name = 'AC/DC'), similar example queries, as "
-        "SQL DDL within a token budget. Use it instead of db_show_schema for large databases "
-        "(dozens of tables or more) or when db_show_schema says the schema is too big. Without "
-        "db_id, it ranks the databases for the question.", agents=("catalog", "nl2sql")),
+        "For a question: the tables it needs (each with its reason, plus join paths), the "
+        "stored values it names (Artist.Name = 'AC/DC'), similar example queries, as SQL DDL "
+        "within a token budget. Prefer it to db_show_schema for large databases. Without db_id: "
+        "the databases ranked for the question.", agents=("catalog", "nl2sql")),
     Operation(
         db_execute_sql_op, "db_execute_sql", "Run a read-only SQL query and save the result",
-        "Run one read-only SQL query. The full result is saved in the workspace as a CSV file "
-        "plus a metadata JSON; you get the file name, the row and column counts and the first "
-        "rows. Use csv_head / csv_tail to read more of it. It never replaces an earlier result "
-        "unless overwrite is true. Statements that write (INSERT, UPDATE, DDL...) are refused; on an SQL error you get the database's message: fix the "
-        "query and call again.", **_WRITES_RESULT),
+        "Run one read-only SQL query. The full result is saved as a CSV in the workspace; you "
+        "get its file name, counts and first rows (csv_head / csv_tail read more). Writes are "
+        "refused; on an SQL error, fix the query from the database's message and call again.", **_WRITES_RESULT),
     Operation(
         db_get_row_by_id_op, "db_get_row_by_id", "Fetch a row by primary key",
-        "Fetch one row of a table by its primary key and, by default, the rows its foreign keys "
-        "point to: look up a record and its related records without writing joins."),
+        "One row by primary key and, by default, the rows its foreign keys point to: a record "
+        "and its related records without writing joins."),
     Operation(
         saved_queries_list_op, "saved_queries_list", "List or search saved query results",
-        "List the query results saved in the workspace, newest first: file name, database, row "
-        "count, time, the question and the SQL. Reuse a saved result instead of running the "
-        "same query again."),
+        "The results saved in the workspace, newest first: file, database, rows, time, "
+        "question and SQL. Reuse one instead of running the same query again."),
     Operation(
         saved_query_get_details_op, "saved_query_get_details", "Show a saved query result",
-        "Show one saved result: its SQL, question, database, time, row and column counts, and "
+        "One saved result: its SQL, question, database, time, row and column counts, and "
         "its first rows."),
     Operation(
         saved_query_accept_op, "saved_query_accept", "Mark a saved result as right",
@@ -112,8 +104,8 @@ OPERATIONS: list[Operation] = [
         "Show the header and the first n rows of a result CSV in the workspace."),
     Operation(
         csv_tail_op, "csv_tail", "Last rows of a result file",
-        "Show the header and the last n rows of a result CSV in the workspace (read from the "
-        "end of the file, so it is fast on large results)."),
+        "Show the header and the last n rows of a result CSV in the workspace (fast on large "
+        "results)."),
     Operation(
         csv_chart_op, "csv_chart", "Chart a result file",
         "Draw a result CSV in the workspace as a chart (PNG image), chosen from its columns "

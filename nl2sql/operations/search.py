@@ -7,7 +7,7 @@ import os
 
 from pydantic import BaseModel, ConfigDict
 
-from nl2sql.context.models import PromptContext
+from nl2sql.context.models import WHOLE_SCHEMA_FITS, PromptContext
 from nl2sql.errors import ConfigError
 from nl2sql.operations.context import OpsContext
 from nl2sql.operations.first_use import prepare_context_engine
@@ -46,6 +46,17 @@ class SchemaSearch(BaseModel):
                      "again with the db_id to get its tables):"]
             lines += [f"- {c.db_id} (score {c.score:.2f}): {c.reason}" for c in ctx.candidates]
             return "\n".join(lines)
+        if not ctx.pruned:  # db_show_schema's schema, with only what the question adds to it
+            lines = [f"The whole schema of {ctx.db_id} fits ({ctx.schema_tokens:,} tokens); "
+                     f"it is the same as db_show_schema's."]
+            relevant = [t for t in ctx.tables if t.reason != WHOLE_SCHEMA_FITS]
+            if relevant:
+                lines += ["", "Tables the question points to:"]
+                lines += [f"- {t.name}: {t.reason}" for t in relevant]
+            if ctx.value_hints:
+                lines += ["", "Values the question names:"]
+                lines += [f"- {hint.render()}" for hint in ctx.value_hints]
+            return "\n".join([*lines, "", ctx.schema_sql.rstrip()])
         return ctx.model_copy(update={"candidates": []}).render()
 
 
