@@ -72,6 +72,8 @@ def test_three_texts_with_the_same_rows_outvote_two_others(chinook_ops: OpsConte
     assert [c.sql for c in answer.candidates if c.chosen] == [answer.sql]
     assert all(c.error is None and c.row_count == 1 for c in answer.candidates)
     assert answer.usage.requests == 5
+    assert "Confidence: 3 of 5 candidates agree (60%), 2 other result(s)" in \
+        answer._repr_markdown_()  # the notebook rendering
     # Each candidate wrote a new file; only the answer's is left.
     csv = Path(answer.csv_path)
     assert csv.read_text().splitlines()[1] == "1297"

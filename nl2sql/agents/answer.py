@@ -127,9 +127,23 @@ class Answer(BaseModel):
         more = "" if self.row_count <= NOTEBOOK_ROWS else \
             f"first {NOTEBOOK_ROWS} of {self.row_count:,} rows; "
         lines += ["", f"*{more}{self.row_count:,} rows in {self.csv_path}; "
-                      f"{len(self.attempts)} attempt(s), {self.usage.requests} model request(s)*",
-                  "", f"<sub>{self.receipt_line()}</sub>"]
+                      f"{len(self.attempts)} attempt(s), {self.usage.requests} model request(s)*"]
+        if self.confidence is not None:
+            lines += ["", f"**Confidence: {self.agreement_line()}**"]
+        lines += ["", f"<sub>{self.receipt_line()}</sub>"]
         return "\n".join(lines)
+
+    def agreement_line(self) -> str:
+        """How many candidates agree: ``3 of 5 candidates agree (60%), 1 other result(s), 1
+        failed`` (with one candidate: ``one candidate``)."""
+        if self.confidence is None:
+            return "one candidate"
+        agree = sum(1 for c in self.candidates if c.group == 1)
+        failed = sum(1 for c in self.candidates if c.error)
+        others = len({c.group for c in self.candidates if c.group not in (None, 1)})
+        return (f"{agree} of {len(self.candidates)} candidates agree ({self.confidence:.0%})"
+                + (f", {others} other result(s)" if others else "")
+                + (f", {failed} failed" if failed else ""))
 
     def __str__(self) -> str:
         return self._repr_markdown_()

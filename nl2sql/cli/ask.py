@@ -221,7 +221,7 @@ def _print_answer(answer: Answer) -> None:
             print(f"  {number}. {sql[:120]}{'…' if len(sql) > 120 else ''}\n"
                   f"     error: {attempt.error}")
     if answer.confidence is not None:
-        print(agreement_line(answer))
+        print(answer.agreement_line())
         if answer.selection_reason:
             print(f"  tie settled by the selection step: {answer.selection_reason}")
     usage = answer.usage
@@ -231,17 +231,6 @@ def _print_answer(answer: Answer) -> None:
     if answer.conversation_id:
         print(f"conversation: {answer.conversation_id} (follow up with --conversation "
               f"{answer.conversation_id})")
-
-
-def agreement_line(answer: Answer) -> str:
-    """``3 of 5 candidates agree (60%); 1 failed``."""
-    total = len(answer.candidates)
-    agree = sum(1 for c in answer.candidates if c.group == 1)
-    failed = sum(1 for c in answer.candidates if c.error)
-    groups = len({c.group for c in answer.candidates if c.group is not None})
-    others = f", {groups - 1} other result(s)" if groups > 1 else ""
-    return (f"{agree} of {total} candidates agree ({answer.confidence:.0%}){others}"
-            f"{f', {failed} failed' if failed else ''}")
 
 
 def _run_with_exit_codes(argv: list[str] | None) -> int:
