@@ -134,6 +134,7 @@ class NoAnswerError(Nl2SqlError):
                  db_id: str | None = None, sql: str | None = None) -> None:
         super().__init__(message, db_id=db_id, sql=sql)
         self.attempts = attempts or []
+        self.cost_usd: float | None = None  # what the model requests cost (None: unpriced)
 
 
 class VerifiedAnswerError(Nl2SqlError):

@@ -153,7 +153,9 @@ async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Mode
         retries=settings.retries, message_history=history or None, usage=usage,
         usage_limits=limits, capabilities=[meter])
     if not any(run.ran for run in runs):
-        raise no_answer(runs, db_id)
+        error = no_answer(runs, db_id)
+        error.cost_usd = meter.cost_usd()
+        raise error
     workspace = ops.workspace.resolve()
     groups = await anyio.to_thread.run_sync(group_runs, runs, workspace,
                                             ops.connection(db_id).sqlglot_dialect)

@@ -32,6 +32,7 @@ Example:
   nl2sql-eval --set bookstore --predictions preds.jsonl
   nl2sql-eval questions.csv --predictions preds.csv --out eval/run1 --min-accuracy 0.8
   nl2sql-eval --set chinook --model openai:gpt-4o-mini --concurrency 8 --out eval/gpt4o-mini
+  nl2sql-eval --set chinook --model openai:gpt-4o-mini --candidates 5   # + calibration, cost
   nl2sql-eval questions.jsonl --predictions preds.jsonl --extra-columns allow --timeout 10
 
 Exit codes: 0 done, 1 --min-accuracy missed, 2 invalid input."""
@@ -67,6 +68,10 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--predictions", metavar="FILE", help="predicted SQL to score")
     source.add_argument("--model", metavar="M", help="generate predictions with this model "
                                                      "(pydantic-ai model string)")
+    parser.add_argument("--candidates", type=_positive(int), default=1, metavar="N",
+                        help="with --model: N SQL candidates per question, the majority result "
+                             "answering; adds the calibration table (accuracy per confidence) "
+                             "to the report (default 1)")
     parser.add_argument("--out", metavar="DIR",
                         help="folder for report.json, report.html and the model's predictions "
                              "(default: ./eval/<set or file name>)")
@@ -99,6 +104,8 @@ def _run(argv: list[str] | None) -> int:
         parser.error("give a question set file or --set NAME, not both")
     if not args.predictions and not args.model:
         parser.error("give --predictions FILE to score, or --model M to generate predictions")
+    if args.candidates > 1 and not args.model:
+        parser.error("--candidates needs --model (predictions from a file have no candidates)")
     try:
         return _evaluate(args)
     except Nl2SqlError as exc:  # invalid input or set-up: exit 2, not 1 (kept for --min-accuracy)
@@ -113,7 +120,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     from nl2sql.evaluation import (EvalSettings, bundled_set_path, evaluate, load_predictions,
                                    load_questions)
     from nl2sql.evaluation.html import render_html
-    from nl2sql.evaluation.report import context_line, render_table
+    from nl2sql.evaluation.report import (context_line, cost_line, render_calibration,
+                                          render_table)
     from nl2sql.evaluation.runner import check_databases
     from nl2sql.operations.context import OpsContext
 
@@ -138,22 +146,29 @@ def _evaluate(args: argparse.Namespace) -> int:
         with progress_reporter("nl2sql-eval") as progress:
             predictions = generate_predictions(questions, ctx, model=args.model,
                                                cache_dir=out, concurrency=args.concurrency,
-                                               progress=progress)
+                                               candidates=args.candidates, progress=progress)
     else:
         predictions = load_predictions(args.predictions, questions)
     with progress_reporter("nl2sql-eval") as progress:
         report = evaluate(questions, predictions, ctx, settings, progress=progress,
                           report_settings={"questions": str(path),
                                            "predictions": args.predictions,
-                                           "model": args.model})
+                                           "model": args.model,
+                                           "candidates": args.candidates if args.model
+                                           else None})
     report.write_json(out / "report.json")
     from nl2sql.cache import atomic_write_text
 
     atomic_write_text(out / "report.html", render_html(report, f"nl2sql-eval: {name}"))
     ctx.close()
-    Console().print(render_table(report))
+    console = Console()
+    console.print(render_table(report))
+    if report.calibration:
+        console.print(render_calibration(report))
     print(f"{len(report.wrong)} wrong, {report.broken_gold} broken gold")
     print(context_line(report))
+    if (cost := cost_line(report)) is not None:
+        print(cost)
     print(f"report: {out / 'report.json'}\n        {out / 'report.html'}")
     if args.min_accuracy is not None and (report.accuracy or 0.0) < args.min_accuracy:
         print(f"accuracy {report.accuracy or 0:.1%} is below --min-accuracy "

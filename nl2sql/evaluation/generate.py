@@ -23,32 +23,41 @@ log = logging.getLogger("nl2sql.eval")
 CACHE_NAME = "predictions.jsonl"
 
 
-def _cache_key(model: str, question: Question) -> tuple[str, str, str, str]:
-    return (model, question.id, question.db_id, question.question)
+_Key = tuple[str, str, str, str, int]
 
 
-def load_cache(path: Path) -> dict[tuple[str, str, str, str], Generation]:
-    """Cached answers by (model, id, db_id, question); unreadable lines are skipped."""
-    cached: dict[tuple[str, str, str, str], Generation] = {}
+def _cache_key(model: str, question: Question, candidates: int) -> _Key:
+    return (model, question.id, question.db_id, question.question, candidates)
+
+
+def load_cache(path: Path) -> dict[_Key, Generation]:
+    """Cached answers by (model, id, db_id, question, candidates); unreadable lines are
+    skipped."""
+    cached: dict[_Key, Generation] = {}
     if not path.is_file():
         return cached
     for line in path.read_text(encoding="utf-8").splitlines():
         try:
             record = json.loads(line)
-            key = (record["model"], record["id"], record["db_id"], record["question"])
+            key = (record["model"], record["id"], record["db_id"], record["question"],
+                   int(record.get("candidates") or 1))
             cached[key] = Generation(sql=record.get("sql"), attempts=record.get("attempts"),
                                      input_tokens=record.get("input_tokens"),
                                      output_tokens=record.get("output_tokens"),
                                      latency_seconds=record.get("latency_seconds"),
-                                     error=record.get("error"))
+                                     error=record.get("error"),
+                                     confidence=record.get("confidence"),
+                                     cost_usd=record.get("cost_usd"))
         except (json.JSONDecodeError, KeyError, TypeError):
             continue  # a line cut by an interruption: that question is asked again
     return cached
 
 
-def _record(model: str, question: Question, generation: Generation) -> str:
+def _record(model: str, question: Question, generation: Generation, candidates: int) -> str:
     return json.dumps({"id": question.id, "db_id": question.db_id,
-                       "question": question.question, "model": model, "sql": generation.sql,
+                       "question": question.question, "model": model,
+                       "candidates": candidates, "confidence": generation.confidence,
+                       "cost_usd": generation.cost_usd, "sql": generation.sql,
                        "attempts": generation.attempts, "input_tokens": generation.input_tokens,
                        "output_tokens": generation.output_tokens,
                        "latency_seconds": generation.latency_seconds,
@@ -66,7 +75,9 @@ def _from_answer(answer: Any, seconds: float) -> Generation:
     return Generation(sql=getattr(answer, "sql", None) or None,
                       attempts=len(attempts) if attempts is not None else None,
                       input_tokens=field("input_tokens"), output_tokens=field("output_tokens"),
-                      latency_seconds=round(seconds, 3))
+                      latency_seconds=round(seconds, 3),
+                      confidence=getattr(answer, "confidence", None),
+                      cost_usd=getattr(answer, "cost_usd", None))
 
 
 def model_name(model: Any) -> str:
@@ -79,17 +90,20 @@ def model_name(model: Any) -> str:
 
 
 def generate_predictions(questions: list[Question], ctx: OpsContext, *, model: Any,
-                         cache_dir: Path, concurrency: int = 4,
+                         cache_dir: Path, concurrency: int = 4, candidates: int = 1,
                          progress: ProgressReporter | None = None) -> dict[str, Generation]:
     """A ``Generation`` per question id: cached ones first, the rest asked of the agent.
 
-    ``model``: a pydantic-ai model string (``openai:gpt-4o-mini``) or model object."""
+    ``model``: a pydantic-ai model string (``openai:gpt-4o-mini``) or model object;
+    ``candidates``: SQL candidates per answer (the answer's confidence is kept)."""
     return asyncio.run(_generate(questions, ctx, model=model, cache_dir=cache_dir,
-                                 concurrency=concurrency, progress=progress or NullProgress()))
+                                 concurrency=concurrency, candidates=candidates,
+                                 progress=progress or NullProgress()))
 
 
 async def _generate(questions: list[Question], ctx: OpsContext, *, model: Any, cache_dir: Path,
-                    concurrency: int, progress: ProgressReporter) -> dict[str, Generation]:
+                    concurrency: int, candidates: int,
+                    progress: ProgressReporter) -> dict[str, Generation]:
     import nl2sql
 
     ask_async = getattr(nl2sql, "ask_async", None)
@@ -99,8 +113,8 @@ async def _generate(questions: list[Question], ctx: OpsContext, *, model: Any, c
     name = model_name(model)
     cache_path = cache_dir / CACHE_NAME
     cached = load_cache(cache_path)
-    results = {q.id: cached[_cache_key(name, q)] for q in questions
-               if _cache_key(name, q) in cached}
+    results = {q.id: cached[_cache_key(name, q, candidates)] for q in questions
+               if _cache_key(name, q, candidates) in cached}
     todo = [q for q in questions if q.id not in results]
     if results:
         log.info("reusing %d cached predictions from %s", len(results), cache_path)
@@ -113,7 +127,7 @@ async def _generate(questions: list[Question], ctx: OpsContext, *, model: Any, c
             started = time.monotonic()
             try:
                 answer = await ask_async(question.question, db_id=question.db_id, model=model,
-                                         config=ctx)
+                                         config=ctx, candidates=candidates)
                 generation = _from_answer(answer, time.monotonic() - started)
             except ModelSetupError:
                 raise  # no key, unreachable provider: stop the run, cache nothing
@@ -121,8 +135,10 @@ async def _generate(questions: list[Question], ctx: OpsContext, *, model: Any, c
                 attempts = getattr(exc, "attempts", None)
                 generation = Generation(sql=None, error=str(exc),
                                         attempts=len(attempts) if attempts else None,
-                                        latency_seconds=round(time.monotonic() - started, 3))
-            sink.write(_record(name, question, generation))
+                                        latency_seconds=round(time.monotonic() - started, 3),
+                                        confidence=0.0 if candidates > 1 else None,
+                                        cost_usd=getattr(exc, "cost_usd", None))
+            sink.write(_record(name, question, generation, candidates))
             sink.flush()
             results[question.id] = generation
             progress.advance(question.id)

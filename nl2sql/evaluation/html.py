@@ -8,7 +8,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from nl2sql.evaluation.report import Report, Summary, format_accuracy
+from nl2sql.evaluation.report import Report, Summary, cost_line, format_accuracy
 from nl2sql.evaluation.scoring import QuestionResult
 
 _CSS = """
@@ -121,6 +121,19 @@ def _question_block(q: QuestionResult) -> str:
             f"</div></div></div>")
 
 
+def _calibration_section(report: Report) -> list[str]:
+    """Accuracy per confidence bucket (``--candidates N``): is 5/5 agreement right more often
+    than 3/5?"""
+    if not report.calibration:
+        return []
+    groups = {f"confidence {b.label}": b.as_summary() for b in report.calibration}
+    return [f"<h2>Calibration ({report.settings.get('candidates') or '?'} candidates per "
+            f"question)</h2>",
+            '<p class="meta">Accuracy of the questions whose answer had this share of '
+            "candidates agreeing.</p>",
+            bar_chart("Accuracy per confidence", groups)]
+
+
 def render_html(report: Report, title: str = "nl2sql evaluation") -> str:
     recall = []
     if report.table_recall is not None:
@@ -134,6 +147,8 @@ def render_html(report: Report, title: str = "nl2sql evaluation") -> str:
     if tokens:
         recall.append(f"{sum(q.input_tokens or 0 for q in tokens):,} input / "
                       f"{sum(q.output_tokens or 0 for q in tokens):,} output tokens")
+    if (cost := cost_line(report)) is not None:
+        recall.append(cost)
     wrong = report.wrong
     broken = report.broken
     sections = [
@@ -148,6 +163,7 @@ def render_html(report: Report, title: str = "nl2sql evaluation") -> str:
         f'<div class="chart"><h2>Per category</h2>'
         f'{bar_chart("Accuracy per category", report.per_category)}</div>',
         "</div>",
+        *_calibration_section(report),
         f"<h2>Wrong answers ({len(wrong)})</h2>",
         *(_question_block(q) for q in wrong),
     ]

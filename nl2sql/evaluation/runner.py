@@ -28,6 +28,8 @@ class Generation:
     output_tokens: int | None = None
     latency_seconds: float | None = None
     error: str | None = None
+    confidence: float | None = None  # --candidates N > 1: share that agreed (0: none ran)
+    cost_usd: float | None = None  # None: the model has no known price
 
 
 @dataclass
@@ -101,5 +103,8 @@ def _add_generation(result: QuestionResult, generation: Generation) -> None:
     result.output_tokens = generation.output_tokens
     result.latency_seconds = generation.latency_seconds
     result.generation_error = generation.error
+    result.generated = True
+    result.confidence = generation.confidence
+    result.cost_usd = generation.cost_usd
     if generation.error and not generation.sql and not result.broken_gold:
         result.reason = f"no prediction: {generation.error}"

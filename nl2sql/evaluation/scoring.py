@@ -63,6 +63,9 @@ class QuestionResult(BaseModel):
     output_tokens: int | None = None
     latency_seconds: float | None = None
     generation_error: str | None = None
+    generated: bool = False  # the prediction came from the model (--model)
+    confidence: float | None = None  # share of the candidates that agreed (--candidates N > 1)
+    cost_usd: float | None = None  # what generating the prediction cost (None: unpriced)
 
 
 @dataclass
