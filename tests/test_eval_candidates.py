@@ -71,7 +71,7 @@ def test_cost_is_summed_only_when_every_question_is_priced() -> None:
     assert generation_cost(results) == 0.004
     report = Report.build(results)
     assert report.cost_usd == 0.004 and report.cost_per_question == 0.001
-    assert cost_line(report) == "cost: $0.0040 for 4 questions, $0.0010 per question"
+    assert cost_line(report) == "cost: $0.004000 for 4 questions, $0.001000 per question"
     results[2].cost_usd = None  # one answer from a model without a price
     unpriced = Report.build(results)
     assert unpriced.cost_usd is None and unpriced.cost_per_question is None
@@ -190,7 +190,7 @@ def test_cli_prints_the_calibration_table_and_the_cost(ops: OpsContext, tmp_path
         capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stderr
     assert "Calibration" in done.stdout and "0.6–0.8" in done.stdout
-    assert "per question" in done.stdout and "$" in done.stdout
+    assert "cost: $0.000081 for 2 questions, $0.000041 per question" in done.stdout  # 6 x 50+10
     report = json.loads((out / "report.json").read_text())
     assert report["settings"]["candidates"] == 3 and report["cost_usd"] > 0
     buckets = {b["confidence_max"]: (b["questions"], b["accuracy"]) for b in

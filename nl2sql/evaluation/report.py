@@ -210,8 +210,7 @@ def render_calibration(report: Report) -> Any:
     """The calibration table (accuracy per confidence bucket) as a rich renderable."""
     from rich.table import Table
 
-    table = Table(title="Calibration: accuracy per confidence (share of candidates agreeing)",
-                  title_justify="left")
+    table = Table(title="Calibration: accuracy per confidence", title_justify="left")
     for name in ("confidence", "questions", "correct", "accuracy"):
         table.add_column(name, justify="left" if name == "confidence" else "right")
     for bucket in report.calibration or []:

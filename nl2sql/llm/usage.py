@@ -70,7 +70,11 @@ def cost_usd(model: str | None, usage: StepUsage) -> Decimal | None:
 
 
 def format_cost(cost: Decimal | float | None) -> str:
-    return "unknown (no price for this model)" if cost is None else f"${cost:.4f}"
+    """``$0.0123``; below a cent with six decimals (``$0.000098``), so a cheap question does
+    not read as free."""
+    if cost is None:
+        return "unknown (no price for this model)"
+    return f"${cost:.4f}" if cost == 0 or cost >= 0.01 else f"${cost:.6f}"
 
 
 def summary_lines(run: AnnotationRun) -> list[str]:
