@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+import nl2sql
+from agent_scripts import Script, final
 from conftest import build_cache, sqlite_config, write_dbs_yaml
 from nl2sql.cache import load_db_info, save_db_info
 from nl2sql.charts import Chart, chart_csv
@@ -186,6 +188,15 @@ def test_charts_drawn_at_once_keep_their_style(ops: OpsContext) -> None:
         svgs = list(pool.map(lambda kind: chart_csv(path, kind=kind).svg(), ["bar", "line"] * 4))
     assert all("<text" in svg and "tracks" in svg for svg in svgs)
     assert_drawn(chart_csv(path, kind="scatter", x="genre").png())  # labels on x, not numbers
+
+
+def test_answer_chart_titles_from_the_registry_ask_used(ops: OpsContext) -> None:
+    script = Script([final(PRICE_VS_LENGTH, "Price and length of every track.")])
+    answer = nl2sql.ask("Price against length?", db_id="chinook", model=script.model,
+                        config=ops)
+    chart = answer.chart()  # no config: the registry ask() used, with its descriptions
+    assert (chart.kind, chart.title) == ("scatter", "Price against length?")
+    assert chart.titles["UnitPrice"].text() == "UnitPrice — Price of one track (USD)"
 
 
 # -- the rules, one shape per line ------------------------------------------------------------

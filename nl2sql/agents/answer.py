@@ -108,8 +108,9 @@ class Answer(BaseModel):
               title: str | None = None, config: Any = None, **size: int) -> Chart:
         """The result as a chart (``nl2sql.charts``): its kind chosen from the result's shape
         unless ``kind`` / ``x`` / ``y`` / ``colour`` say otherwise; shows in a notebook,
-        ``.save("out.png" | "out.svg")``. ``config``: the one given to ``ask()``, for axis
-        titles from the annotated schema. ``width`` / ``height`` in pixels (800 x 450).
+        ``.save("out.png" | "out.svg")``. ``config`` (default: the registry ``ask()`` used)
+        finds the annotated schema for axis titles. ``width`` / ``height`` in pixels
+        (800 x 450).
 
         Example:
             >>> nl2sql.ask("Tracks per genre").chart().save("genres.png")
@@ -117,7 +118,8 @@ class Answer(BaseModel):
         from nl2sql.charts.answer import chart_answer
 
         return chart_answer(self.csv_path, question=self.question, db_id=self.db_id,
-                            sql=self.sql, row_count=self.row_count, config=config, title=title,
+                            sql=self.sql, row_count=self.row_count, title=title,
+                            config=config if config is not None else self._registry,
                             kind=kind, x=x, y=y, colour=colour, **size)
 
     def _repr_markdown_(self) -> str:
