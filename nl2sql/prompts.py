@@ -34,6 +34,7 @@ PROMPT_FIELDS: dict[str, frozenset[str]] = {
     "nl2sql/nl2sql_instructions": frozenset(
         {"schema", "example_queries_md", "value_hints", "glossary", "dialect"}),
     "nl2sql/selection_prompt": frozenset({"db_id", "question", "groups"}),
+    "nl2sql/candidates_by_hand": frozenset({"db_id"}),
     "catalog/catalog_system_prompt": frozenset({"candidates"}),
 }
 

@@ -88,6 +88,9 @@ async def test_ask_database_prompt_hands_over_the_agent_instructions(server) -> 
     assert "'chinook'" in text and "db_execute_sql" in text
     assert "= 'AC/DC'" in text  # the value hint
     assert "CREATE TABLE" in text and "List the songs by AC/DC" in text
+    # how to check an answer by hand the way --candidates does
+    assert "several candidates, compared by their results" in text
+    assert "(db_id='chinook'" in text and "3 of 4 queries" in text
 
 
 @pytest.mark.parametrize("chinook", ["sqlite"], indirect=True)  # backend-neutral

@@ -3,7 +3,9 @@ context for one question, so an MCP client (Claude Code) can act as the agent wi
 
 The text is what ``nl2sql.ask()`` gives its model: the system prompt and instructions of
 ``prompts/nl2sql/`` filled with ``nl2sql.context()`` (pruned schema, value hints, examples),
-then the question and how to answer it with the server's tools.
+then the question and how to answer it with the server's tools, including how to check an
+answer that matters the way ``nl2sql-ask --candidates N`` does (several different queries run
+with ``db_execute_sql``, compared by their results; no model runs inside the server).
 """
 
 from __future__ import annotations
@@ -17,12 +19,14 @@ from nl2sql.errors import as_one_sentence
 from nl2sql.mcp.worker import run_in_worker
 from nl2sql.operations.context import OpsContext
 from nl2sql.operations.first_use import call_prepared, prepare_context_engine
+from nl2sql.prompts import render_prompt
 
 DESCRIPTION = (
     "Answer a question from a database the way nl2sql's own agent does: its instructions, the "
     "schema part that matters for the question (tables with reasons, join tables), the stored "
-    "values the question names and similar example queries. Without db_id the best-matching "
-    "database is chosen.")
+    "values the question names and similar example queries, and how to check an answer that "
+    "matters with several different queries compared by their results. Without db_id the "
+    "best-matching database is chosen.")
 
 
 def ask_database_text(ops: OpsContext, question: str, db_id: str | None = None) -> str:
@@ -46,7 +50,8 @@ def ask_database_text(ops: OpsContext, question: str, db_id: str | None = None) 
             f"Write one read-only SQL query for the database '{chosen}'{picked} and run it "
             f"with the db_execute_sql tool (db_id='{chosen}', nl_query set to the question). "
             f"If the database reports an error, fix the query and run it again. Then answer "
-            f"the question from the result in a few sentences, showing the SQL you ran.\n")
+            f"the question from the result in a few sentences, showing the SQL you ran.\n\n"
+            f"{render_prompt('nl2sql/candidates_by_hand', db_id=chosen).strip()}\n")
 
 
 def register_prompts(server: MCPServer, ops_context: OpsContext) -> None:
