@@ -84,6 +84,10 @@ def _cases() -> list[LexCase]:
         c("SELECT 1 AS a #\n, {P}"),
         c("SELECT 1 AS a --\t\n, {P}"),
         c("SELECT 1 AS a --\x0b'\n, {P} -- '"),
+        c("SELECT 1 AS a --\x01'\n, {P} -- '"),
+        c("SELECT 1 AS a -- c\x1a\n, {P}"),
+        c("EXPLAIN -- \\\nSELECT 'x' AS s, '\n{P} -- '", ALL),
+        c("SELECT 1 AS a; -- \\\n, {P}"),
         # -- block comments ------------------------------------------------------------------
         c("SELECT 1 AS a /* /* */ , {P} -- */", frozenset({"duckdb"})),
         c("SELECT 1 AS a /* /* */ */ , {P}", frozenset({"duckdb"})),
@@ -136,6 +140,10 @@ def _cases() -> list[LexCase]:
         c("SELECT a, {P} FROM t ORDER\u00a0BY a", ALL),
         c("SELECT 1 AS a\x0b, {P}"),
         c("SELECT 1 AS a\x1c, {P}", ALL),
+        c("SELECT 'a\\\nb' AS s, {P}"),
+        c("SELECT 1 AS a, 'x' AS s\n-- c '\n, {P}"),
+        c("SELECT 1 AS a /* '*/, {P} -- '"),
+        c("SELECT 1 AS a, '/*' AS s, {P} -- */"),
         # plain queries that must keep working
         c("SELECT a, {P} FROM t -- c\n"),
         c("SELECT a, {P} /* c */ FROM t"),
