@@ -247,13 +247,15 @@ def main(argv: list[str] | None = None) -> int:
             routed = [c.db_id for c in engine.rank(question)]
             top1 += routed[:1] == [db_id]
             top3 += db_id in routed[:3]
-            if routed[:1] != [db_id]:
-                misses.append(f"route {row['id']}: {routed[:3]} for {question!r}")
             dialect = "postgres" if configs.get(db_id).type.value == "postgres" else "sqlite"
             gold_tables, literals = gold_parts(row["query"], dialect)
-            if _answerable_elsewhere(engine, db_id, gold_tables, literals):
+            elsewhere = _answerable_elsewhere(engine, db_id, gold_tables, literals)
+            if elsewhere:
                 ambiguous += 1
                 ambiguous_top1 += routed[:1] == [db_id]
+            if routed[:1] != [db_id]:
+                misses.append(f"route{' (ambiguous)' if elsewhere else ''} {row['id']}: "
+                              f"{routed[:3]} for {question!r}")
             full = engine.loaded(db_id).full_tokens
             budget = args.budget_tokens or int(full * args.budget_share)
             t0 = time.perf_counter()

@@ -176,6 +176,8 @@ def _column_comment(column: ColumnInfo) -> str:
         parts.append(" ".join(column.description.split()))
     if column.is_enum and column.enum_values:
         parts.append("[" + ", ".join(_enum_value(v) for v in column.enum_values) + "]")
+    elif column.domain_values:
+        parts.append("[" + ", ".join(_enum_value(v) for v in column.domain_values) + "]")
     return " ".join(parts)
 
 

@@ -64,6 +64,10 @@ class ColumnInfo(_Model):
     enum_decision: Literal["statistics", "llm", "user", "schema"] | None = None
     enum_reasoning: str | None = None
     enum_model: str | None = None
+    #: Every distinct value of a text column with a small domain (enum screening read the whole
+    #: table and found at most ``domain_max_values``), shown in the schema whether or not the
+    #: column is an enum: "the 2 days before Saturday" needs the 7 weekdays in view.
+    domain_values: list[str] | None = None
     default: str | None = None
 
     _table: TableInfo | None = PrivateAttr(default=None)

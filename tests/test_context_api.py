@@ -16,7 +16,8 @@ def test_prompt_context_fields_are_the_contract() -> None:
 
     assert list(PromptContext.model_fields) == [
         "question", "db_id", "candidates", "tables", "value_hints", "examples", "glossary",
-        "schema_sql", "schema_tokens", "full_schema_tokens"]
+        "schema_sql", "schema_tokens", "full_schema_tokens", "budget_tokens",
+        "ambiguous_between"]
     from nl2sql.context import Candidate, ContextExample, KeptTable, ValueHint
 
     assert list(Candidate.model_fields) == ["db_id", "score", "reason"]

@@ -111,7 +111,7 @@ def test_show_context_prints_the_context_without_a_model(chinook, make_registry,
     assert document["db_id"] == "chinook"
     assert set(document) == {"question", "db_id", "candidates", "tables", "value_hints",
                              "examples", "glossary", "schema_sql", "schema_tokens",
-                             "full_schema_tokens"}
+                             "full_schema_tokens", "budget_tokens", "ambiguous_between"}
 
 
 async def test_db_search_schema_on_a_schema_that_fits_is_db_show_schema(tmp_path) -> None:  # noqa: ANN001

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from nl2sql.context.models import ambiguous
 from nl2sql.prompts import find_prompt, render_prompt
 
 if TYPE_CHECKING:
@@ -47,4 +48,8 @@ def catalog_instructions(candidates: list[Candidate], descriptions: dict[str, st
         about = descriptions.get(candidate.db_id)
         lines.append(f"- {candidate.db_id} (score {candidate.score:.2f}): {candidate.reason}"
                      + (f"\n  holds: {about}" if about else ""))
+    close = ambiguous(candidates)
+    if close:
+        lines.append(f"\n{' and '.join(close)} scored about the same: look at what each holds "
+                     f"(db_show_schema) before you choose.")
     return render_prompt("catalog/catalog_system_prompt", candidates="\n".join(lines))

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from nl2sql.context.embeddings import similarities
 from nl2sql.context.models import Candidate
 from nl2sql.context.values import ValueLookup
-from nl2sql.context.words import terms
+from nl2sql.context.words import synonyms, terms
 
 if TYPE_CHECKING:
     import numpy as np
@@ -24,6 +24,10 @@ COVERAGE_WEIGHT = 0.35
 LEXICAL_WEIGHT = 0.3
 SEMANTIC_WEIGHT = 0.2
 VALUE_WEIGHT = 0.5
+#: Weight of the words a question word stands for (synonyms), against the word itself.
+SYNONYM_WEIGHT = 0.6
+#: Share of a value's weight when it is spelled like a schema word.
+SCHEMA_WORD_VALUE = 0.3
 #: How much a word counts where it occurs: in a table name, a column name, a description, a
 #: stored enum value.
 _PLACE_WEIGHTS = {"table": 1.0, "column": 0.7, "description": 0.5, "value": 0.3}
@@ -56,7 +60,8 @@ class CatalogIndex:
             doc = terms(index.data.description)
             for entry in index.entries:
                 put(entry.name_terms, "table")
-                doc += entry.name_terms
+                put(entry.role_terms, "column")
+                doc += entry.name_terms + entry.role_terms
                 for words in entry.column_terms:
                     put(words, "column")
                     doc += sorted(set(words))
@@ -89,19 +94,60 @@ class CatalogIndex:
         n, df = len(self.indexes), self.document_frequency.get(word, 0)
         return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
+    def _coverage(self, said: list[str], query: list[str], related: dict[str, str],
+                  matched: dict[str, list[tuple[str, str, str]]]) -> np.ndarray:
+        """Per database, the idf-weighted share of the question's words it covers: by a
+        table, column, description or enum word, by a synonym (at ``SYNONYM_WEIGHT``), or by a
+        stored value it holds (words no schema has, as names, weigh by how few hold them)."""
+        import numpy as np
+
+        value_words: dict[str, set[str]] = {}  # word -> databases holding a value with it
+        for db_id, found in matched.items():
+            for phrase, _where, _value in found:
+                for word in terms(phrase):
+                    value_words.setdefault(word, set()).add(db_id)
+        words = list(dict.fromkeys([*query, *[w for w in said if w in value_words]]))
+        n = len(self.indexes)
+        weights = {w: (self.idf(w) if w in self.vocabulary else
+                       math.log(1 + (n - len(value_words[w]) + 0.5)
+                                / (len(value_words[w]) + 0.5))) for w in words}
+        total = sum(weights.values()) or 1.0
+        by_word: dict[str, list[str]] = {}
+        for other, word in related.items():
+            by_word.setdefault(word, []).append(other)
+        for word in said:  # a word only its synonyms match still counts
+            if word not in weights and word in by_word:
+                weights[word] = max(self.idf(o) for o in by_word[word])
+                total += weights[word]
+        result = np.zeros(n, dtype=np.float32)
+        for i, (index, places) in enumerate(zip(self.indexes, self.places)):
+            covered = 0.0
+            for word, weight in weights.items():
+                best = places.get(word, 0.0)
+                if index.db_id in value_words.get(word, ()):
+                    best = 1.0
+                for other in by_word.get(word, ()):
+                    best = max(best, SYNONYM_WEIGHT * places.get(other, 0.0))
+                covered += weight * best
+            result[i] = covered / total
+        return result
+
     def rank(self, question: str, question_vector: np.ndarray | None) -> list[Candidate]:
         import numpy as np
 
         n = len(self.indexes)
         if not n:
             return []
-        query = [t for t in dict.fromkeys(terms(question)) if t in self.vocabulary]
-        weights = {t: self.idf(t) for t in query}
-        total_weight = sum(weights.values()) or 1.0
-        coverage = np.array([sum(w * places.get(t, 0.0) for t, w in weights.items())
-                             / total_weight for places in self.places], dtype=np.float32)
+        said = list(dict.fromkeys(terms(question)))
+        query = [t for t in said if t in self.vocabulary]
+        # a word said in other words counts where the schema has those ("shop": stores)
+        related = {other: word for word in said for other in synonyms(word)
+                   if other in self.vocabulary and other not in said}
         lexical = (np.asarray(self.bm25.get_scores(query), dtype=np.float32) if query
                    else np.zeros(n, dtype=np.float32))
+        if related:
+            lexical += SYNONYM_WEIGHT * np.asarray(self.bm25.get_scores(list(related)),
+                                                   dtype=np.float32)
         if lexical.max() > 0:
             lexical = lexical / lexical.max()
         semantic = np.zeros(n, dtype=np.float32)
@@ -120,12 +166,17 @@ class CatalogIndex:
         for found in matched.values():
             for phrase in {m[0] for m in found}:
                 phrase_df[phrase] = phrase_df.get(phrase, 0) + 1
+        coverage = self._coverage(said, query, related, matched)
         scored = []
         for i, index in enumerate(self.indexes):
             found = [m for m in matched.get(index.db_id, [])
                      if not set(terms(m[0])) <= self.table_terms[i]]  # "customers": a table
             phrases = {m[0] for m in found}
-            value_score = min(2.0, sum(min(1.0, len(p) / 6) / phrase_df[p] for p in phrases))
+            # a value spelled like a schema word ('paid', 'Sales') says little about where
+            value_score = min(2.0, sum(
+                min(1.0, len(p) / 6) / phrase_df[p]
+                * (SCHEMA_WORD_VALUE if set(terms(p)) <= self.vocabulary else 1.0)
+                for p in phrases))
             score = (COVERAGE_WEIGHT * float(coverage[i]) + LEXICAL_WEIGHT * float(lexical[i])
                      + SEMANTIC_WEIGHT * float(semantic[i]) + VALUE_WEIGHT * value_score)
             scored.append((round(score, 4), i, found))

@@ -19,7 +19,7 @@ from nl2sql.config import DbConnectionConfigs
 from nl2sql.context.examples import cache_examples, rank_examples, verified_examples
 from nl2sql.context.glossary import glossary_for
 from nl2sql.context.models import (WHOLE_SCHEMA_FITS, Candidate, KeptTable, PromptContext,
-                                   ValueHint)
+                                   ValueHint, ambiguous)
 from nl2sql.context.pruning import estimate_tokens, prune
 from nl2sql.errors import Nl2SqlError, SchemaCacheError, SchemaCacheMissingError
 from nl2sql.gc_pause import gc_paused
@@ -187,7 +187,8 @@ class ContextEngine:
             if not usable:
                 usable = [c for c in candidates if not c.reason.startswith("no schema cache")]
             if not usable:
-                return PromptContext(question=question, db_id=None, candidates=candidates)
+                return PromptContext(question=question, db_id=None, candidates=candidates,
+                                     ambiguous_between=ambiguous(candidates))
             db_id = usable[0].db_id
         loaded = self.loaded(db_id)
         index = loaded.index
@@ -211,7 +212,8 @@ class ContextEngine:
         return PromptContext(
             question=question, db_id=db_id, candidates=candidates, tables=tables,
             value_hints=hints, examples=examples, glossary=glossary, schema_sql=schema_sql,
-            schema_tokens=tokens, full_schema_tokens=loaded.full_tokens)
+            schema_tokens=tokens, full_schema_tokens=loaded.full_tokens,
+            budget_tokens=budget, ambiguous_between=ambiguous(candidates))
 
 def value_hints(matches: list, kept: set[str]) -> list[ValueHint]:  # type: ignore[type-arg]
     """The value matches as hints: in kept tables first, each (table, column, value) once."""

@@ -27,7 +27,7 @@ from nl2sql.models import DbInfo, TableInfo
 
 log = logging.getLogger(__name__)
 
-INDEX_VERSION = 5
+INDEX_VERSION = 6
 MAX_VALUES_PER_COLUMN = 1000
 MAX_VALUES_PER_DATABASE = 200_000
 MAX_VALUE_LENGTH = 80
@@ -69,6 +69,9 @@ class TableEntry:
     texts: dict[str, str] = field(default_factory=dict)
     #: Per column, each value's lookup keys (``values.value_keys``), computed offline.
     value_keys: dict[str, list[list[str]]] = field(default_factory=dict)
+    #: Words of the foreign-key columns of other tables that point here: the roles this
+    #: table plays ("bowler", "striker" for ``player``; "manager" for ``emp``).
+    role_terms: list[str] = field(default_factory=list)
 
     def value_locations(self, prefix: str = "") -> tuple[list[tuple[str, str, str]],
                                                          list[list[str]]]:
@@ -126,6 +129,7 @@ def values_from_cache(table: TableInfo) -> dict[str, list[str]]:
     for column in table.columns:
         seen = list(column.enum_values)
         seen += [v.value for v in column.enum_candidates or [] if v.value is not None]
+        seen += column.domain_values or []
         if seen:
             found[column.name] = seen
     if table.sample_data_csv:
@@ -175,17 +179,19 @@ def _neighbours(info: DbInfo) -> dict[str, set[str]]:
     return found
 
 
-def content_key(table: TableInfo, neighbours: set[str], values: dict[str, list[str]]) -> str:
+def content_key(table: TableInfo, neighbours: set[str], values: dict[str, list[str]],
+                roles: list[str] | None = None) -> str:
     """Everything an entry is made of (the table as cached, its neighbours, its values): an
     entry with the same key is reused as it is by the next build."""
-    blob = json.dumps([table.model_dump_json(), sorted(neighbours), values], sort_keys=True)
+    blob = json.dumps([table.model_dump_json(), sorted(neighbours), values, roles or []],
+                      sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
 def _entry(table: TableInfo, db_type: str, neighbours: set[str],
-           values: dict[str, list[str]]) -> TableEntry:
+           values: dict[str, list[str]], roles: list[str]) -> TableEntry:
     name_terms = terms(table.name)
-    doc = list(name_terms) * 3
+    doc = list(name_terms) * 3 + list(roles)
     if table.description:
         doc += terms(table.description)
     column_terms = []
@@ -205,12 +211,30 @@ def _entry(table: TableInfo, db_type: str, neighbours: set[str],
     full, whole = format_table_both(table, db_type)
     texts = {"full": full, "whole": whole, "keys": narrow_table(table, key_columns(table))}
     tokens = (len(texts["full"]) + 3) // 4
-    key = content_key(table, neighbours, values)
+    key = content_key(table, neighbours, values, roles)
     return TableEntry(name=table.name, key=key, name_terms=name_terms, doc_terms=doc,
+                      role_terms=roles,
                       embed_text=embed_text, columns=[c.name for c in table.columns],
                       column_terms=column_terms, tokens=tokens, neighbours=sorted(neighbours),
                       values=values, texts=texts,
                       value_keys={c: [value_keys(v) for v in items] for c, items in values.items()})
+
+
+def role_terms(info: DbInfo) -> dict[str, list[str]]:
+    """Per table, the words of other tables' foreign-key columns that reference it, less
+    words that name a table or are the table's own ("match.man_of_the_match" -> ``player``:
+    "man"; "ball_by_ball.bowler" -> "bowler")."""
+    table_words = {t for table in info.tables for t in terms(table.name)}
+    roles: dict[str, list[str]] = {}
+    for table in info.tables:
+        for fk in table.foreign_keys:
+            own = set(terms(fk.referenced_table))
+            words = [w for c in fk.columns for w in terms(c)
+                     if w not in own and w not in table_words and not w.isdigit() and w != "id"]
+            if words:
+                found = roles.setdefault(fk.referenced_table, [])
+                found += [w for w in words if w not in found]
+    return roles
 
 
 def build_index(info: DbInfo, data_dir: Path, *, collected: Values | None = None,
@@ -236,6 +260,7 @@ def _build(info: DbInfo, data_dir: Path, *, collected: Values | None = None,
     old_entries = {e.name: e for e in previous.tables} if previous else {}
     old_vectors = read_embeddings(data_dir, info.db_id, previous) if previous else {}
     neighbours = _neighbours(info)
+    roles = role_terms(info)
     entries: list[TableEntry] = []
     rendered: dict[str, str] = {}  # tables rendered for this build (reused entries were not)
     budget = MAX_VALUES_PER_DATABASE
@@ -253,10 +278,12 @@ def _build(info: DbInfo, data_dir: Path, *, collected: Values | None = None,
             values, count = {}, 0  # over the per-database bound: this table's values are left out
         budget -= count
         old = old_entries.get(table.name)
-        if old is not None and old.key == content_key(table, neighbours[table.name], values):
+        role = roles.get(table.name, [])
+        if old is not None and old.key == content_key(table, neighbours[table.name], values,
+                                                      role):
             entries.append(old)  # unchanged: its words, texts and embedding are reused
         else:
-            entries.append(_entry(table, info.db_type, neighbours[table.name], values))
+            entries.append(_entry(table, info.db_type, neighbours[table.name], values, role))
             rendered[table.name] = entries[-1].texts["full"]
     vectors = []
     missing = [e for e in entries if (e.key not in old_vectors)]

@@ -8,6 +8,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 #: The reason of a table kept only because the whole schema fits the budget.
 WHOLE_SCHEMA_FITS = "whole schema fits the budget"
+#: Databases scoring within this share of the best are named as ambiguous for the question.
+AMBIGUOUS_MARGIN = 0.08
 
 
 class Candidate(BaseModel):
@@ -95,6 +97,11 @@ class PromptContext(BaseModel):
     schema_sql: str = ""
     schema_tokens: int = 0
     full_schema_tokens: int = 0
+    #: The token budget the schema was chosen for (``schema_tokens`` of it are used).
+    budget_tokens: int = 0
+    #: Databases that fit the question about as well as the best (the best first); empty when
+    #: one stands out. Shown to the catalog agent's model so it chooses with both in view.
+    ambiguous_between: list[str] = Field(default_factory=list)
 
     def used(self) -> UsedContext:
         """The parts an answer's receipt keeps (not the schema text)."""
@@ -111,10 +118,15 @@ class PromptContext(BaseModel):
         if self.candidates and len(self.candidates) > 1:
             lines.append("Databases for this question (best first):")
             lines += [f"- {c.db_id} ({c.score:.2f}): {c.reason}" for c in self.candidates[:5]]
+            if self.ambiguous_between:
+                lines.append(f"The question fits {' and '.join(self.ambiguous_between)} about "
+                             f"equally well: check which one holds what it asks about.")
             lines.append("")
         if self.db_id is None:
             return "\n".join(lines).rstrip() or "No database is configured."
-        size = (f"pruned to {self.schema_tokens:,} of {self.full_schema_tokens:,} tokens"
+        size = (f"pruned to {self.schema_tokens:,} of {self.full_schema_tokens:,} tokens, "
+                f"{self.schema_tokens / max(self.budget_tokens, 1):.0%} of the "
+                f"{self.budget_tokens:,}-token budget"
                 if self.pruned else f"whole schema, {self.schema_tokens:,} tokens")
         lines.append(f"Database {self.db_id}: {len(self.tables)} tables ({size})")
         lines += [f"- {t.name}: {t.reason}" for t in self.tables if t.reason != WHOLE_SCHEMA_FITS]
@@ -134,3 +146,13 @@ class PromptContext(BaseModel):
                 lines += [f"  {line}" for line in example.sql.strip().splitlines()]
         lines += ["", self.schema_sql.rstrip()]
         return "\n".join(lines)
+
+
+def ambiguous(candidates: list[Candidate]) -> list[str]:
+    """The databases scoring within ``AMBIGUOUS_MARGIN`` of the best, when there are two or
+    more of them (else none: one database stands out)."""
+    if len(candidates) < 2 or candidates[0].score <= 0:
+        return []
+    close = [c.db_id for c in candidates
+             if c.score >= candidates[0].score * (1 - AMBIGUOUS_MARGIN)]
+    return close if len(close) > 1 else []

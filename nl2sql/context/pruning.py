@@ -24,6 +24,10 @@ MIN_SCORE = 0.12
 #: A kept table may use at most this share of the budget; wider ones show their best columns.
 TABLE_SHARE = 0.35
 MAX_JOIN_EDGES = 3
+#: Below the cutoff, tables are still added while the budget lasts, down to this score (or
+#: this share of the best table's): under it a table has nothing to do with the question.
+NEAR_ZERO = 0.03
+NEAR_ZERO_SHARE = 0.05
 #: Stop looking after this many tables in a row did not fit, or when less than
 #: ``MIN_TABLE_TOKENS`` are left.
 MAX_MISSES = 20
@@ -119,16 +123,51 @@ def prune(info: DbInfo, index: DbIndex, scores: list[TableScore], question: str,
     chosen = _Selection(info, index, scores, question, budget)
     top = scores[0].score if scores else 0.0
     cutoff = max(MIN_SCORE, RELATIVE_CUTOFF * top)
-    misses = 0
+    _keep(chosen, index, [s for s in scores if s.score >= cutoff] or scores[:1], cutoff)
+    # Budget left: key-only join tables get their other columns...
+    for name in [n for n in chosen.reasons if n in chosen.keys_only or n in chosen.narrowed]:
+        chosen.narrowed.pop(name, None)
+        chosen.upgrade(name, chosen.text(name, keys_only=False))
+    # ... then the next-best tables, until the budget is used or the rest score near nothing:
+    # a model cannot join through a table it was not shown.
+    floor = max(NEAR_ZERO, NEAR_ZERO_SHARE * top)
+    _keep(chosen, index, [s for s in scores if floor <= s.score < cutoff], cutoff,
+          note="less likely; kept while the budget lasts")
+    for bridge, (a, b) in sorted(index.graph.bridges(set(chosen.reasons)).items()):
+        chosen.add([bridge], {bridge: f"links {a} and {b} (many-to-many)"}, {bridge})
+    if not chosen.reasons and scores:  # nothing fits: the best table, cut to the budget
+        name = scores[0].name
+        table = chosen.tables[name]
+        chosen.rendered[name] = render_table(table, index, question, scores[0],
+                                             max(50, budget - chosen.used), samples=False)
+        chosen.reasons[name] = scores[0].reason()
+    # Budget still left: tables get their sample rows, best table first.
     for item in scores:
-        if item.score < cutoff and chosen.reasons:
-            break
+        if item.name in chosen.reasons and item.name not in chosen.keys_only:
+            table = chosen.tables[item.name]
+            full = index.rendered(table, "full", lambda: format_table(table, table.db.db_type))
+            if estimate_tokens(full) <= chosen.table_cap:
+                chosen.upgrade(item.name, full)
+    order = [t.name for t in info.tables if t.name in chosen.reasons]
+    parts = [header(info, len(order)), *[chosen.rendered[n] for n in order]]
+    return Pruned([KeptTable(name=n, reason=chosen.reasons[n]) for n in order],
+                  "\n\n".join(parts) + "\n")
+
+
+def _keep(chosen: _Selection, index: DbIndex, items: list[TableScore], cutoff: float, *,
+          note: str = "") -> None:
+    """Add ``items`` (best first) that fit, each with its join path to the tables kept;
+    ``note`` is added to their reasons."""
+    misses = 0
+    for item in items:
+        if item.name in chosen.reasons:
+            continue
         if misses >= MAX_MISSES or chosen.budget - chosen.used < MIN_TABLE_TOKENS:
             break
         misses += 1
         kept = set(chosen.reasons)
         path = index.graph.path(item.name, kept, max_length=MAX_JOIN_EDGES) if kept else None
-        why = {item.name: item.reason()}
+        why = {item.name: f"{item.reason()} ({note})" if note else item.reason()}
         middle = path[1:-1] if path and len(path) > 2 else []
         for a, via, b in zip(path or [], (path or [])[1:], (path or [])[2:]):
             why.setdefault(via, f"joins {a} to {b}")
@@ -151,28 +190,6 @@ def prune(info: DbInfo, index: DbIndex, scores: list[TableScore], question: str,
             misses = 0
         else:
             chosen.narrowed.pop(item.name, None)
-    for bridge, (a, b) in sorted(index.graph.bridges(set(chosen.reasons)).items()):
-        chosen.add([bridge], {bridge: f"links {a} and {b} (many-to-many)"}, {bridge})
-    if not chosen.reasons and scores:  # nothing fits: the best table, cut to the budget
-        name = scores[0].name
-        table = chosen.tables[name]
-        chosen.rendered[name] = render_table(table, index, question, scores[0],
-                                             max(50, budget - chosen.used), samples=False)
-        chosen.reasons[name] = scores[0].reason()
-    # Budget left: key-only join tables get their other columns, then tables their samples.
-    for name in [n for n in chosen.reasons if n in chosen.keys_only or n in chosen.narrowed]:
-        chosen.narrowed.pop(name, None)
-        chosen.upgrade(name, chosen.text(name, keys_only=False))
-    for item in scores:
-        if item.name in chosen.reasons and item.name not in chosen.keys_only:
-            table = chosen.tables[item.name]
-            full = index.rendered(table, "full", lambda: format_table(table, table.db.db_type))
-            if estimate_tokens(full) <= chosen.table_cap:
-                chosen.upgrade(item.name, full)
-    order = [t.name for t in info.tables if t.name in chosen.reasons]
-    parts = [header(info, len(order)), *[chosen.rendered[n] for n in order]]
-    return Pruned([KeptTable(name=n, reason=chosen.reasons[n]) for n in order],
-                  "\n\n".join(parts) + "\n")
 
 
 def render_table(table: TableInfo, index: DbIndex, question: str, score: TableScore | None,

@@ -10,7 +10,7 @@ from nl2sql.context.embeddings import similarities
 from nl2sql.context.graph import JoinGraph
 from nl2sql.context.index import IndexData
 from nl2sql.context.values import ValueLookup, ValueMatch
-from nl2sql.context.words import terms
+from nl2sql.context.words import synonyms, terms
 
 if TYPE_CHECKING:
     import numpy as np
@@ -22,6 +22,8 @@ VALUE_WEIGHT = 0.45
 NAME_WEIGHT = 0.35
 #: Share of the best foreign-key neighbour's score a table gets.
 NEIGHBOUR_SHARE = 0.15
+#: Weight of the words a question word stands for (synonyms), against the word itself.
+SYNONYM_WEIGHT = 0.6
 #: Tables scored in full per question (the rest cannot reach the budget anyway).
 MAX_SCORED = 300
 
@@ -35,16 +37,24 @@ class TableScore:
     name_hits: list[str] = field(default_factory=list)
     column_hits: list[tuple[str, str]] = field(default_factory=list)  # (column, term)
     values: list[ValueMatch] = field(default_factory=list)
+    #: The strongest table this one is joined to (by a foreign key), when that raised its score.
+    neighbour: str | None = None
+    #: Name hits the question said in other words: name word (or table) -> the question's word.
+    said_as: dict[str, str] = field(default_factory=dict)
 
     def reason(self) -> str:
         parts = []
         if self.name_hits:
-            parts.append("name matches " + ", ".join(f"'{t}'" for t in self.name_hits[:3]))
+            parts.append("name matches " + ", ".join(
+                f"'{self.said_as[t]}'" + (f" (as {t})" if t in self.said_as else "")
+                if t in self.said_as else f"'{t}'" for t in self.name_hits[:3]))
         if self.column_hits:
             parts.append("column " + ", ".join(f"{c} matches '{t}'"
                                                for c, t in self.column_hits[:2]))
         for match in self.values[:2]:
             parts.append(f"value '{match.value}' in {match.table}.{match.column}")
+        if not parts and self.semantic < 0.1 and self.neighbour:
+            parts.append(f"joined to {self.neighbour}, which the question is about")
         if not parts:
             parts.append(f"similar in meaning to the question ({self.semantic:.2f})")
         return "; ".join(parts)
@@ -123,11 +133,17 @@ class DbIndex:
         import numpy as np
 
         query = list(dict.fromkeys(terms(question)))
+        stands_for = {other: word for word in query for other in synonyms(word)
+                      if other not in query}
         n = len(self.entries)
         lexical = np.zeros(n, dtype=np.float32)
         known = [t for t in query if t in self.vocabulary]
         if known and n:
             lexical = np.asarray(self.bm25.get_scores(known), dtype=np.float32)
+        related = [t for t in stands_for if t in self.vocabulary]
+        if related and n:
+            lexical += SYNONYM_WEIGHT * np.asarray(self.bm25.get_scores(related),
+                                                   dtype=np.float32)
         top = float(lexical.max()) if n else 0.0
         if top > 0:
             lexical = lexical / top
@@ -154,19 +170,30 @@ class DbIndex:
             name_hits = [t for t in dict.fromkeys(entry.name_terms) if t in query_set]
             partial = [t for t in dict.fromkeys(entry.name_terms)
                        if t not in query_set and _prefix_hit(t, query_set, query_prefixes)]
+            # a word the question says in other words ("games" for match) or a role the
+            # table plays ("bowlers" for player): half a name hit, said in the reason
+            said_as = {t: stands_for[t] for t in dict.fromkeys(entry.name_terms)
+                       if t in stands_for and t not in name_hits}
+            role = next((t for t in entry.role_terms if t in query_set), None)
+            if role:
+                said_as[entry.name] = role
+            partial += list(said_as)
             score = float(total[i]) + (VALUE_WEIGHT * max(m.score for m in matches)
                                        if matches else 0.0)
             words = len(set(entry.name_terms)) or 1
             score += NAME_WEIGHT * (len(name_hits) + 0.5 * len(partial)) / words
             scores.append(TableScore(entry.name, score, float(lexical[i]), float(semantic[i]),
-                                     name_hits=name_hits + partial, values=matches))
+                                     name_hits=name_hits + partial, values=matches,
+                                     said_as=said_as))
         # A table next to a strong one (by a foreign key) is likely needed to answer: it gets
         # a share of its best neighbour's score.
         direct = {s.name: s.score for s in scores}
         for item in scores:
-            best = max((direct.get(n, 0.0) for n in self.graph.neighbours.get(item.name, ())),
-                       default=0.0)
+            best, by = max(((direct.get(n, 0.0), n)
+                            for n in self.graph.neighbours.get(item.name, ())),
+                           default=(0.0, None))
             item.score += NEIGHBOUR_SHARE * best
+            item.neighbour = by if best > 0 else None
         scores.sort(key=lambda s: -s.score)
         for item in scores[:60]:  # column hits only where they can matter
             entry = self.entries[self.position[item.name]]

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from dataclasses import dataclass
 
 from nl2sql.context.words import _NOT_ALNUM, STOP_WORDS, compact, normalize_value, stem, terms
 
+#: A stored value that lists things: 'Angus Young, Malcolm Young', 'Rock/Pop', 'A & B'.
+_LIST = re.compile(r"[,;/|&]| and ")
 _TOKEN = re.compile(r"[\w][\w'/&.+-]*[\w]|[\w]", re.UNICODE)
 _QUOTED = re.compile(r"'([^']{1,80})'|\"([^\"]{1,80})\"")
 MAX_NGRAM = 6
@@ -17,6 +20,16 @@ MIN_FUZZY_LENGTH = 4
 #: Short words need a closer match: one typo in four letters is another word.
 SHORT_FUZZY_CUTOFF = 90.0
 SHORT_LENGTH = 8
+#: A phrase contained in a stored value ("Angus Young" in 'Angus Young, Malcolm Young, Brian
+#: Johnson', "restaurants" in 'Eating Places, Restaurants') is a weaker link than the value.
+CONTAINED_SCORE = 0.75
+#: Values of at most this many words are looked into, for phrases of at most ``PART_WORDS``;
+#: a lone word needs ``MIN_PART_LENGTH`` letters.
+MAX_VALUE_WORDS = 12
+PART_WORDS = 3
+MIN_PART_LENGTH = 5
+#: A phrase contained in more stored values than this says nothing about any one of them.
+MAX_PART_VALUES = 20
 
 Location = tuple[str, str, str]  # table, column, stored value
 
@@ -68,6 +81,9 @@ class ValueLookup:
             if compact_key:
                 packed.setdefault(compact_key, []).append(location)
         self._by_length: dict[int, list[str]] | None = None
+        self._stem_keys = stemmed
+        self._parts: dict[str, list[Location]] | None = None
+        self._parts_lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self.exact)
@@ -106,9 +122,27 @@ class ValueLookup:
                     n == 1 and len(chunk[0]) < 2):
                 continue
             if chunk[0].casefold() in STOP_WORDS or chunk[-1].casefold() in STOP_WORDS:
-                if n > 1:
-                    continue  # "the Rock" is found as "Rock"
+                if n > 1:  # "the Rock" is found as "Rock"; 'The Silent Orchard' as it is
+                    hits = self.exact.get(normalize_value(" ".join(chunk)), [])
+                    for location in hits:
+                        found.setdefault(location, ValueMatch(*location, matched=" ".join(
+                            chunk), score=1.0))
+                    if hits:
+                        covered |= positions
+                    continue
             if self._lookup(" ".join(chunk), found, fuzzy=False):
+                covered |= positions
+        for n, i in spans:  # phrases inside stored values, where nothing longer matched
+            positions = set(range(i, i + n))
+            if positions & covered or n > PART_WORDS:
+                continue
+            chunk = words[i:i + n]
+            if chunk[0].casefold() in STOP_WORDS or chunk[-1].casefold() in STOP_WORDS:
+                continue
+            if n == 1 and (len(chunk[0]) < MIN_PART_LENGTH or
+                           set(terms(chunk[0])) <= self.schema_words):
+                continue
+            if self._contained(" ".join(chunk), found):
                 covered |= positions
         if fuzzy:
             for n, i in spans:
@@ -125,6 +159,36 @@ class ValueLookup:
         ranked = sorted(found.values(), key=lambda m: (-m.score, -len(m.matched), m.table,
                                                        m.column))
         return ranked[:limit]
+
+    def parts(self) -> dict[str, list[Location]]:
+        """Stemmed phrases of up to ``PART_WORDS`` words inside multi-word stored values ->
+        where (built on first use; phrases in too many values are left out)."""
+        if self._parts is None:
+            with self._parts_lock:
+                if self._parts is None:
+                    parts: dict[str, list[Location]] = {}
+                    for key, locations in self._stem_keys.items():
+                        words = key.split()
+                        if not 1 < len(words) <= MAX_VALUE_WORDS:
+                            continue
+                        # a lone word only from a list ('Eating Places, Restaurants'): in a
+                        # title it is a common word ("songs" in 'Quiet Songs')
+                        listed = _LIST.search(locations[0][2]) is not None
+                        for size in range(1 if listed else 2, min(PART_WORDS, len(words) - 1) + 1):
+                            for start in range(len(words) - size + 1):
+                                bucket = parts.setdefault(" ".join(words[start:start + size]),
+                                                          [])
+                                if len(bucket) <= MAX_PART_VALUES:
+                                    bucket.extend(locations)
+                    self._parts = {k: v for k, v in parts.items() if len(v) <= MAX_PART_VALUES}
+        return self._parts
+
+    def _contained(self, text: str, found: dict[Location, ValueMatch]) -> bool:
+        hits = self.parts().get(stem_key(text), [])
+        for location in hits:
+            found.setdefault(location, ValueMatch(*location, matched=text,
+                                                  score=CONTAINED_SCORE))
+        return bool(hits)
 
     def _lookup(self, text: str, found: dict[Location, ValueMatch], *, fuzzy: bool) -> bool:
         hits = (self.exact.get(normalize_value(text)) or self.compact.get(compact(text))

@@ -35,6 +35,59 @@ ABBREVIATIONS = {
     "tkt": "ticket", "crs": "course", "instr": "instructor", "prof": "professor",
 }
 
+#: Words that name the same thing in schemas and in questions (business, people, places, time,
+#: sport). A question word also looks for the other words of its groups, at a lower weight:
+#: "customers" finds a ``client`` table, "appraisal" a ``perf_reviews`` table, "games" a
+#: ``match`` table. Kept to words that mean the same in most schemas.
+SYNONYM_GROUPS = [
+    "customer client shopper buyer patron consumer purchaser",
+    "employee staff worker personnel emp people headcount colleague",
+    "product item sku goods article merchandise",
+    "order purchase basket",
+    "supplier vendor provider",
+    "store shop outlet",
+    "merchant shop retailer",
+    "manager boss supervisor mgr",
+    "department dept division",
+    "salary pay wage compensation earnings",
+    "grade band level",
+    "review appraisal evaluation assessment",
+    "revenue sales turnover income spend",
+    "amount total sum",
+    "price cost fee fare rate charge",
+    "quantity qty units",
+    "category kind",
+    "country nation nationality",
+    "city town",
+    "region area territory zone",
+    "member subscriber",
+    "loan credit borrow lend lent borrowed",
+    "transaction payment transfer txn trans",
+    "leave absence vacation holiday",
+    "course training learning class",
+    "candidate applicant",
+    "requisition vacancy opening",
+    "doctor physician",
+    "film movie",
+    "song track tune",
+    "artist musician performer",
+    "author writer",
+    "match game fixture",
+    "venue stadium ground arena",
+    "season edition",
+    "player cricketer athlete",
+    "team side club franchise",
+    "umpire referee official",
+    "wicket dismissal dismiss",
+    "shipment delivery consignment",
+    "invoice bill",
+    "return refund",
+    "hire recruit",
+    "termination leaver attrition",
+    "district county",
+    "account acct",
+]
+
 STOP_WORDS = frozenset("""
 a an the of in on at to for from by with and or not no is are was were be been being do does did
 has have had what which who whom whose when where why how many much all any each every some
@@ -100,3 +153,18 @@ _NOT_ALNUM = re.compile(r"[\W_]+", re.UNICODE)
 def compact(value: str) -> str:
     """Letters and digits only, folded: "AC/DC" and "acdc" meet."""
     return _NOT_ALNUM.sub("", value.casefold())
+
+
+@lru_cache(maxsize=1)
+def _synonyms() -> dict[str, tuple[str, ...]]:
+    found: dict[str, list[str]] = {}
+    for group in SYNONYM_GROUPS:
+        words = [stem(w) for w in group.split()]
+        for word in words:
+            found.setdefault(word, []).extend(w for w in words if w != word)
+    return {word: tuple(dict.fromkeys(others)) for word, others in found.items()}
+
+
+def synonyms(term: str) -> tuple[str, ...]:
+    """The other (stemmed) words of ``term``'s synonym groups."""
+    return _synonyms().get(term, ())

@@ -143,6 +143,11 @@ def apply_stats(column_info: ColumnInfo, stats: ColumnStats,
                     and stats.distinct_count / stats.non_null_rows <= settings.max_ratio
                     and stats.max_length <= settings.max_value_length)
     column_info.enum_candidates = stats.values if is_candidate else None
+    values = [v.value for v in stats.values if v.value is not None]
+    column_info.domain_values = (
+        values if stats.source == "table" and 0 < len(values) == stats.distinct_count
+        <= settings.domain_max_values
+        and sum(len(v) + 2 for v in values) <= settings.domain_max_chars else None)
     if column_info.enum_decision in ("llm", "user"):
         return is_candidate
     clear_cut = (is_candidate

@@ -18,6 +18,9 @@ class EnumScreeningSettings:
     - clear-cut enum without a model: at most ``clear_cut_max_values`` (10) values, at least
       ``clear_cut_min_rows`` (20) non-null rows and at most ``clear_cut_max_ratio`` (0.2)
       distinct values per row, i.e. each value occurs five times or more on average;
+    - value domain: a column read whole with at most ``domain_max_values`` (30) distinct values,
+      ``domain_max_chars`` (120) characters in all, shows them all in the schema, enum or not
+      (weekdays and months, not 29 supplier names);
     - tables above ``sample_threshold_rows`` (100,000) are read through statistics or a sample
       of about ``sample_size`` (50,000) rows.
     """
@@ -28,6 +31,8 @@ class EnumScreeningSettings:
     clear_cut_max_values: int = 10
     clear_cut_min_rows: int = 20
     clear_cut_max_ratio: float = 0.2
+    domain_max_values: int = 30
+    domain_max_chars: int = 120
     sample_threshold_rows: int = 100_000
     sample_size: int = 50_000
     sqlite_sample_windows: int = 10
