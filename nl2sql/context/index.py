@@ -72,6 +72,8 @@ class TableEntry:
     #: Words of the foreign-key columns of other tables that point here: the roles this
     #: table plays ("bowler", "striker" for ``player``; "manager" for ``emp``).
     role_terms: list[str] = field(default_factory=list)
+    #: The tables this one references (its own foreign keys): two or more make a fact table.
+    references: list[str] = field(default_factory=list)
 
     def value_locations(self, prefix: str = "") -> tuple[list[tuple[str, str, str]],
                                                          list[list[str]]]:
@@ -214,6 +216,8 @@ def _entry(table: TableInfo, db_type: str, neighbours: set[str],
     key = content_key(table, neighbours, values, roles)
     return TableEntry(name=table.name, key=key, name_terms=name_terms, doc_terms=doc,
                       role_terms=roles,
+                      references=sorted({fk.referenced_table for fk in table.foreign_keys
+                                         if fk.referenced_table != table.name}),
                       embed_text=embed_text, columns=[c.name for c in table.columns],
                       column_terms=column_terms, tokens=tokens, neighbours=sorted(neighbours),
                       values=values, texts=texts,

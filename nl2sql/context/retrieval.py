@@ -24,6 +24,16 @@ NAME_WEIGHT = 0.35
 NEIGHBOUR_SHARE = 0.15
 #: Weight of the words a question word stands for (synonyms), against the word itself.
 SYNONYM_WEIGHT = 0.6
+#: A question that measures something ("revenue", "how much", "average") needs the fact table
+#: that holds the measure: a table referencing two or more others, with a measure column, gets
+#: this much.
+FACT_WEIGHT = 0.3
+MEASURE_WORDS = frozenset(terms(
+    "revenue sales spend spent turnover income total sum average mean much amount value cost "
+    "costs price paid earned earnings margin profit volume units sold bought worth"))
+MEASURE_COLUMN_WORDS = frozenset(terms(
+    "amount total price cost net gross value revenue sales quantity qty fee fare balance salary "
+    "payment paid units score runs points margin profit tax discount"))
 #: Tables scored in full per question (the rest cannot reach the budget anyway).
 MAX_SCORED = 300
 
@@ -41,6 +51,8 @@ class TableScore:
     neighbour: str | None = None
     #: Name hits the question said in other words: name word (or table) -> the question's word.
     said_as: dict[str, str] = field(default_factory=dict)
+    #: Measure columns of a fact table, when the question measures something.
+    measures: list[str] = field(default_factory=list)
 
     def reason(self) -> str:
         parts = []
@@ -53,6 +65,8 @@ class TableScore:
                                                for c, t in self.column_hits[:2]))
         for match in self.values[:2]:
             parts.append(f"value '{match.value}' in {match.table}.{match.column}")
+        if self.measures and not parts:
+            parts.append(f"holds the measures ({', '.join(self.measures)}) the question sums up")
         if not parts and self.semantic < 0.1 and self.neighbour:
             parts.append(f"joined to {self.neighbour}, which the question is about")
         if not parts:
@@ -187,6 +201,14 @@ class DbIndex:
                                      said_as=said_as))
         # A table next to a strong one (by a foreign key) is likely needed to answer: it gets
         # a share of its best neighbour's score.
+        if query_set & MEASURE_WORDS:
+            for item in scores:
+                entry = self.entries[self.position[item.name]]
+                measures = [c for c, words in zip(entry.columns, entry.column_terms)
+                            if MEASURE_COLUMN_WORDS.intersection(words[:3])]
+                if measures and len(entry.references) >= 2:
+                    item.score += FACT_WEIGHT
+                    item.measures = measures[:2]
         direct = {s.name: s.score for s in scores}
         for item in scores:
             best, by = max(((direct.get(n, 0.0), n)
