@@ -97,3 +97,26 @@ def test_memory_sizes() -> None:
     assert parse_size("0") == 0 and parse_size("1048576") == 1 << 20
     with pytest.raises(ConfigError, match="NL2SQL_MAX_MEMORY='lots' is not a size"):
         parse_size("lots")
+
+
+def test_spark_refuses_huge_values_before_building_or_sending_them(
+        request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    """``repeat('x', 2e8)`` killed the Spark Connect server (executor out of memory): a literal
+    count over max_value_bytes is refused before anything runs; a computed one is stopped by
+    the server's own check of each text or binary value, which is then never sent."""
+    from conftest import spark_db
+
+    from nl2sql.errors import QueryRejectedError
+
+    db = spark_db(request, "sp", script="CREATE TABLE t (id INT, name STRING);\n"
+                                        "INSERT INTO t VALUES (1, 'a')",
+                  max_value_bytes=1 << 20, query_timeout_seconds=20)
+    with pytest.raises(QueryRejectedError, match=r"repeat\(\.\.\., 200000000\) would build a "
+                                                 r"value larger than the limit of 1,048,576"):
+        _run(db.config, "SELECT repeat('x', 200000000) AS b", tmp_path)
+    for sql in ("SELECT repeat('x', id * 2000000) AS s, name FROM t",
+                "SELECT id, unhex(repeat('ab', id * 1100000)) AS b FROM t"):
+        with pytest.raises(QueryExecutionError, match=VALUE_TOO_BIG):
+            _run(db.config, sql, tmp_path)
+    assert _run(db.config, "SELECT id, name, repeat('x', 10) AS `a``b`, id AS id FROM t",
+                tmp_path) == [["1", "a", "xxxxxxxxxx", "1"]]

@@ -22,6 +22,7 @@ from nl2sql.config import DbConnectionConfig
 from nl2sql.errors import DatabaseConnectionError
 from nl2sql.db.logins import LoginPrivileges
 from nl2sql.models import DbInfo, TableInfo
+from nl2sql.sql_guard.value_sizes import check_value_sizes
 from nl2sql.sql_guard.user_functions import (NO_USER_FUNCTIONS, UserFunctions,
                                              check_user_functions, refuse_view)
 
@@ -44,6 +45,9 @@ class DbConnection(ABC):
     #: them at once.
     first_use_imports: ClassVar[tuple[str, ...]] = ()
 
+    #: The engine can die building one huge value (Spark's executor out of memory), instead of
+    #: refusing it: a literal count over max_value_bytes is refused before the query runs.
+    dies_building_big_values: ClassVar[bool] = False
     #: Seconds a read of the catalogue's user-defined functions is used before it is read again.
     user_functions_seconds: ClassVar[float] = 60.0
 
@@ -114,6 +118,14 @@ class DbConnection(ABC):
             login = self.login_privileges()
             if login is not None and not login.read_only:
                 raise login.refusal(self.db_id)
+
+    def check_query(self, query: ValidatedQuery) -> None:
+        """What the guard cannot know alone, checked before the engine runs ``query``: the
+        login (``require_read_only_login``), user-defined functions, literal value sizes."""
+        self.check_login()
+        self.check_user_functions(query)
+        if self.dies_building_big_values:
+            check_value_sizes(query.expression, self.config.max_value_bytes, db_id=self.db_id)
 
     def check_user_functions(self, query: ValidatedQuery) -> None:
         """Refuse ``query`` when it reaches a user-defined function dbs.yaml does not allow."""
@@ -297,8 +309,7 @@ class DbOperations(ABC):
 
                 query = validate_read_only(query, self.connection.sqlglot_dialect,
                                            allowed_functions=config.allowed_functions)
-            self.connection.check_login()
-            self.connection.check_user_functions(query)
+            self.connection.check_query(query)
             sql, is_explain = query.sql, query.is_explain
         started = time.monotonic()
         bounded_type = _BoundedCsvSink if takes_csv_records(sink) else _BoundedSink

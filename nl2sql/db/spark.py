@@ -82,6 +82,12 @@ def _pyspark_session_class() -> Any:
     return SparkSession
 
 
+#: Spark types whose values grow without bound (text and binary), checked against
+#: max_value_bytes on the server; and the error text that marks a value over it.
+_SIZED_TYPES = frozenset({"string", "binary", "varchar", "char"})
+_VALUE_TOO_BIG = "nl2sql: a value over max_value_bytes"
+
+
 class SparkConnection(DbConnection):
     """A lazily created Spark Connect session (``remote``, ``catalog``, ``database``)."""
 
@@ -93,6 +99,7 @@ class SparkConnection(DbConnection):
     #: retries for minutes, which would hang a query when the server is down).
     max_retries: ClassVar[int] = 3
     sample_order_max_rows = 100_000  # no indexes: ORDER BY key LIMIT 3 would sort the table
+    dies_building_big_values = True  # repeat('x', 2e8) killed the server: executor out of memory
 
     def __init__(self, config: DbConnectionConfig) -> None:
         super().__init__(config)
@@ -309,12 +316,11 @@ class SparkOperations(DbOperations):
     def _stream(self, sql: str, sink: ResultSink, *, max_rows: int, timeout: float,
                 is_explain: bool) -> QueryStats:
         body = sql.rstrip().rstrip(";").rstrip()
-        text = body if is_explain else \
-            f"{_WRAP_PREFIX}{body}\n) AS nl2sql_result LIMIT {max_rows + 1}"
         started = threading.Event()  # set once the sink got something: no retry after that
 
         def run(session: Any) -> QueryStats:
             with self._tagged(session, timeout):
+                text = body if is_explain else self._bounded(session, body, max_rows)
                 return self._stream_batches(session, text, sink, max_rows, started)
 
         try:
@@ -323,6 +329,26 @@ class SparkOperations(DbOperations):
             raise
         except Exception as exc:  # noqa: BLE001
             raise self._rejected(exc, 0 if is_explain else 1) from None
+
+    def _bounded(self, session: Any, body: str, max_rows: int) -> str:
+        """``body`` wrapped for the row cap, each text or binary value over ``max_value_bytes``
+        turned into an error on the server (``raise_error``), so no such value is ever sent:
+        the columns' types come from an analysis of the query (nothing runs)."""
+        wrapped = f"{_WRAP_PREFIX}{body}\n) AS nl2sql_result"
+        fields = session.sql(wrapped).schema.fields
+        limit = self.connection.config.max_value_bytes
+        names = [f"c{i}" for i in range(len(fields))]
+        checked = []
+        for name, field in zip(names, fields):
+            alias = "`" + field.name.replace("`", "``") + "`"
+            if field.dataType.typeName() in _SIZED_TYPES:
+                checked.append(f"CASE WHEN octet_length({name}) > {limit} THEN "
+                               f"raise_error('{_VALUE_TOO_BIG}') ELSE {name} END AS {alias}")
+            else:
+                checked.append(f"{name} AS {alias}")
+        return (f"SELECT {', '.join(checked) or '*'} FROM (\n{body}\n) AS "
+                f"nl2sql_result{'(' + ', '.join(names) + ')' if names else ''} "
+                f"LIMIT {max_rows + 1}")
 
     def _stream_batches(self, session: Any, text: str, sink: ResultSink, max_rows: int,
                         started: threading.Event) -> QueryStats:
@@ -408,8 +434,10 @@ class SparkOperations(DbOperations):
             f"Query on database '{self.db_id}' stopped after {timeout:g} s; add a LIMIT/filter "
             f"or raise query_timeout_seconds for db {self.db_id} in dbs.yaml.", db_id=self.db_id)
 
-    def _rejected(self, exc: BaseException, lines_added: int) -> QueryExecutionError:
+    def _rejected(self, exc: BaseException, lines_added: int) -> Exception:
         message = first_line(exc)
+        if _VALUE_TOO_BIG in str(exc):
+            return self._value_too_big_error()
         match = _POSITION.search(str(exc))
         if match:
             line = max(1, int(match[1]) - lines_added)
