@@ -39,6 +39,7 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     prompt_tokens: int = 50
     completion_tokens: int = 10
+    delay: float = 0.0  # seconds the server takes before answering (concurrent requests overlap)
 
 
 def tool_call(name: str, **arguments: Any) -> Reply:
@@ -124,6 +125,8 @@ class StubOpenAI:
                 if not self.path.rstrip("/").endswith("/chat/completions"):
                     return self._send(404, {"error": {"message": f"no route {self.path}"}})
                 reply = stub._next(body)
+                if reply is not None and reply.delay:
+                    time.sleep(reply.delay)  # outside the lock: this request's thread only
                 if reply is None:
                     return self._send(500, {"error": {
                         "message": "the stub's script has no more replies", "type": "stub"}})
