@@ -130,6 +130,9 @@ def annotate_database(config: DbConnectionConfig, data_dir: Path, *,
 
         run = AnnotationRun(model=options.model)
         notice = llm_steps_notice(options.model)
+        if llm_steps is not None and notice:  # asked for, but no model: never skipped silently
+            log.warning("%s: %s The model goes in options=AnnotateOptions(model=...).",
+                        config.db_id, notice)
         written: Counter[str] = Counter()
 
         def checkpoint(info: DbInfo) -> None:

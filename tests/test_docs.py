@@ -157,3 +157,29 @@ def test_user_docs_name_no_issue_numbers() -> None:
 def test_readme_stays_a_front_door() -> None:
     lines = (REPO / "README.md").read_text(encoding="utf-8").count("\n")
     assert lines <= 300, f"README.md has {lines} lines; move detail to a page in docs/ (<= 300)."
+
+
+def _code_block(page: str, heading: str) -> str:
+    section = _page(page).split(f"## {heading}\n", 1)[1]
+    return section.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+def test_annotating_from_python_example_runs_its_model(tmp_path: Path, monkeypatch,  # noqa: ANN001
+                                                       capsys, caplog) -> None:
+    """docs/annotation.md's example, with pydantic-ai's offline model for the real one: the
+    LLM steps run (they were skipped silently when the model went to the registry only)."""
+    monkeypatch.chdir(tmp_path)
+    code = _code_block("annotation.md", "Annotating from Python")
+    assert '"openai:gpt-4o-mini"' in code
+    scope: dict[str, object] = {}
+    exec(code.replace('"openai:gpt-4o-mini"', '"test"'), scope)  # noqa: S102 - our own docs
+    result = scope["result"]
+    assert result.llm_notice is None and result.run.model == "test"  # type: ignore[attr-defined]
+    assert result.run.steps["table_descriptions"].requests == 7  # type: ignore[attr-defined]
+    assert capsys.readouterr().out == "annotated by test\n"
+
+    from nl2sql.pipeline import annotate_database, default_llm_steps
+    configs = scope["configs"]
+    annotate_database(configs.get("bookstore"), configs.data_dir,  # type: ignore[attr-defined]
+                      llm_steps=default_llm_steps())
+    assert "LLM steps skipped" in caplog.text and "AnnotateOptions(model=...)" in caplog.text
