@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
-from nl2sql.annotation.provenance import stamp
+from nl2sql.annotation.provenance import stamp, without_placeholders
 from nl2sql.annotation.seam import AnnotationContext, LlmSteps
 from nl2sql.cache import load_db_info, save_db_info
 from nl2sql.config import DbConnectionConfig
@@ -249,7 +249,7 @@ def _build_context_index(db_info: DbInfo, data_dir: Path,
     from nl2sql.context.index import build_index
 
     try:
-        build_index(db_info, data_dir, collected=values)
+        build_index(without_placeholders(db_info), data_dir, collected=values)
     except Exception as exc:  # noqa: BLE001
         log.warning("context index of %s not built: %s", db_info.db_id, exc)
 

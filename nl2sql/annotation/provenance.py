@@ -19,7 +19,7 @@ No pydantic-ai import: the pipeline and the CLI use this without loading it.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from nl2sql.models import DbInfo
 
@@ -65,21 +65,49 @@ def _last_model(db_info: DbInfo, step: str) -> str | None:
     return None
 
 
+def is_placeholder_model(label: str | None) -> bool:
+    """True for pydantic-ai's ``test`` model (``TestModel``), whose every answer is placeholder
+    text ("a"). Scripted ``FunctionModel`` output is deliberate and is shown like a real one."""
+    return bool(label) and str(label).split(":", 1)[0] == "test"
+
+
+def without_placeholders(db_info: DbInfo) -> DbInfo:
+    """``db_info`` as MCP clients, agents and the context engine are shown it: without what the
+    ``test`` model wrote, so trying the commands with it never puts "-- a" comments in anyone's
+    schema. The cache keeps them (a later ``test`` run reuses them; a real model redoes them)."""
+    legacy = _legacy_model(db_info)
+    labels = [db_info.description_model, *(q.model for q in db_info.example_queries)]
+    for table in db_info.tables:
+        labels.append(table.description_model)
+        labels += [label for c in table.columns for label in (c.description_model, c.enum_model)]
+    if not any(is_placeholder_model(label or legacy) for label in labels):
+        return db_info
+    shown = db_info.model_copy(deep=True)
+    _forget(shown, frozenset(), is_placeholder_model)
+    shown.attach()
+    return shown
+
+
 def forget(previous: DbInfo | None, *, model: str | None,
            steps: frozenset[str] = frozenset()) -> Counter[str]:
     """Remove from ``previous`` (in place) the LLM annotations the next run must redo: those
     of ``steps``, and every test-model annotation when ``model`` is a real model. Returns
     what was forgotten, by kind (for the summary)."""
-    forgotten: Counter[str] = Counter()
     if previous is None:
-        return forgotten
-    legacy = _legacy_model(previous)
+        return Counter()
     drop_test = bool(model) and not is_test_model(model)
+    return _forget(previous, steps, is_test_model if drop_test else lambda _label: False)
+
+
+def _forget(previous: DbInfo, steps: frozenset[str],
+            dropped_model: Callable[[str | None], bool]) -> Counter[str]:
+    forgotten: Counter[str] = Counter()
+    legacy = _legacy_model(previous)
 
     def drop(step: str, source: str | None, writer: str | None) -> bool:
         if source != "llm":
             return False
-        return step in steps or (drop_test and is_test_model(writer or legacy))
+        return step in steps or dropped_model(writer or legacy)
 
     if drop("database_description", previous.description_source, previous.description_model):
         previous.description = previous.description_source = previous.description_model = None
@@ -104,8 +132,7 @@ def forget(previous: DbInfo | None, *, model: str | None,
     previous.example_queries = kept
     # The "examples are done for this schema" marker goes too when a test model set it (it
     # may have kept none) or the step is redone.
-    redo = "example_queries" in steps or (drop_test and is_test_model(
-        _last_model(previous, "example_queries")))
+    redo = "example_queries" in steps or dropped_model(_last_model(previous, "example_queries"))
     if (redo or forgotten["example queries"]) and previous.model_extra:
         previous.model_extra.pop(_EXAMPLES_MARKER, None)
     # What is kept from an older cache without labels keeps its (inferred) writer, so this

@@ -15,7 +15,8 @@ import sys
 from typing import TextIO
 
 from nl2sql.annotation.options import AnnotatorOptions
-from nl2sql.annotation.provenance import REANNOTATE_CHOICES, reannotate_steps
+from nl2sql.annotation.provenance import (REANNOTATE_CHOICES, is_placeholder_model,
+                                         reannotate_steps, without_placeholders)
 from nl2sql.cli.errors import add_version_flag, configure_logging, run_cli
 from nl2sql.cli.options import DATA_DIR_HELP, non_negative_int, positive_int
 from nl2sql.cli.progress import progress_reporter
@@ -142,8 +143,10 @@ def _run(argv: list[str] | None) -> int:
             log.error("%s: %s", config.db_id, exc)
             failures.append((config.db_id, exc))
             continue
-        if args.output_schema:
-            sys.stdout.write(format_schema(result.db_info))
+        if args.output_schema:  # as clients see it: no test-model placeholders of earlier runs
+            shown = result.db_info if is_placeholder_model(configs.model) else \
+                without_placeholders(result.db_info)
+            sys.stdout.write(format_schema(shown))
             sys.stdout.flush()
         print_summary(result, summary_out)
     if failures:

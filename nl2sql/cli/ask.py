@@ -16,10 +16,11 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from nl2sql.annotation.provenance import is_placeholder_model
 from nl2sql.cli.errors import EXIT_USAGE, add_version_flag, configure_logging, run_cli
 from nl2sql.cli.options import add_common_options, positive_int
 from nl2sql.config import ENV_CONFIG, ENV_MODEL
-from nl2sql.errors import Nl2SqlError, NoAnswerError
+from nl2sql.errors import Nl2SqlError, NoAnswerError, UsageError
 from nl2sql.llm.usage import format_cost
 
 if TYPE_CHECKING:
@@ -116,6 +117,12 @@ def _run(argv: list[str] | None) -> int:
             print(prompt_context.model_dump_json(indent=2) if args.json
                   else prompt_context.render())
             return 0
+        if is_placeholder_model(args.model or ops.configs.model):
+            raise UsageError(
+                "The 'test' model is pydantic-ai's offline TestModel, a tool for developers: it "
+                "answers with placeholder text, never SQL; pass a real model (--model "
+                "openai:gpt-4o-mini, or ollama:qwen2.5-coder for a local one), or use "
+                "--show-context to see what a model would be shown.")
         from nl2sql.agents.ask import ask
 
         with _spinner():

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from nl2sql.annotation.provenance import without_placeholders
 from nl2sql.cache import cache_path, load_db_info
 from nl2sql.config import DbConnectionConfigs
 from nl2sql.context.examples import cache_examples, rank_examples, verified_examples
@@ -51,7 +52,7 @@ class Loaded:
     @property
     def info(self) -> DbInfo:
         if self._info is None:
-            self._info = load_db_info(self.data_dir, self.db_id)
+            self._info = without_placeholders(load_db_info(self.data_dir, self.db_id))
         return self._info
 
     @property
@@ -89,7 +90,7 @@ def load_index(data_dir: Path, db_id: str,
             data = None
     if data is None:
         log.info("building the context index of %s", db_id)
-        info = info or load_db_info(data_dir, db_id)
+        info = info or without_placeholders(load_db_info(data_dir, db_id))
         data = build_index(info, data_dir)
         vectors = data._vectors  # type: ignore[attr-defined]
     return DbIndex(data, vectors), info

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from nl2sql.annotation.provenance import without_placeholders
 from nl2sql.cache import cache_path, load_db_info
 from nl2sql.config import DbConnectionConfig, DbConnectionConfigs
 from nl2sql.errors import SchemaCacheMissingError
@@ -97,7 +98,7 @@ class OpsContext:
             cached = self._db_infos.get(db_id)
             if cached and cached[0] == key:
                 return cached[1]
-        info = load_db_info(self.data_dir, db_id)
+        info = without_placeholders(load_db_info(self.data_dir, db_id))
         with self._lock:
             self._db_infos[db_id] = (key, info)
         return info
