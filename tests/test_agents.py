@@ -152,6 +152,10 @@ async def test_ask_works_inside_a_running_event_loop(bookstore_ops: OpsContext) 
         [final("SELECT count(*) AS n FROM books")]).model, config=bookstore_ops)
     assert again.sql == answer.sql
     assert "```sql" in answer._repr_markdown_() and "| n |" in answer._repr_markdown_()
+    html = answer._repr_html_()  # what Jupyter shows: it prefers HTML to Markdown
+    assert "<pre><code class=\"language-sql\">SELECT count(*) AS n FROM books</code></pre>" in html
+    assert "<table" in html and "<th>n</th>" in html and "<td>200</td>" in html
+    assert "1 rows in " in html and "1 model request(s)" in html
 
 
 def test_a_prompt_injected_model_cannot_leave_its_database_or_replace_a_file(

@@ -8,6 +8,7 @@ no model request)."""
 
 from __future__ import annotations
 
+from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -134,6 +135,23 @@ class Answer(BaseModel):
             lines += ["", f"**Confidence: {self.agreement_line()}**"]
         lines += ["", f"<sub>{self.receipt_line()}</sub>"]
         return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        """The notebook rendering (Jupyter prefers HTML): the SQL, the explanation, a table of
+        the first rows and the counts; every value escaped."""
+        more = "" if self.row_count <= NOTEBOOK_ROWS else \
+            f"first {NOTEBOOK_ROWS} of {self.row_count:,} rows; "
+        table = "" if self.df is None or not len(self.df.columns) else \
+            self.df.head(NOTEBOOK_ROWS).to_html(index=False, border=0, na_rep="")
+        parts = [f"<p><b>{escape(self.question)}</b> ({escape(self.db_id)})</p>",
+                 f"<pre><code class=\"language-sql\">{escape(self.sql.strip())}</code></pre>",
+                 f"<p>{escape(self.explanation)}</p>", table,
+                 f"<p><i>{more}{self.row_count:,} rows in {escape(str(self.csv_path))}; "
+                 f"{len(self.attempts)} attempt(s), {self.usage.requests} model request(s)</i></p>"]
+        if self.confidence is not None:
+            parts.append(f"<p><b>Confidence: {escape(self.agreement_line())}</b></p>")
+        parts.append(f"<p><small>{escape(self.receipt_line())}</small></p>")
+        return "\n".join(part for part in parts if part)
 
     def agreement_line(self) -> str:
         """How many candidates agree: ``3 of 5 candidates agree (60%), 1 other result(s), 1
