@@ -26,6 +26,7 @@ from psycopg import sql
 
 from nl2sql.config import DatabaseType, DbConnectionConfig, DbConnectionConfigs
 from nl2sql.csv_dialect import format_value
+from nl2sql.operations.context import OpsContext
 from nl2sql.resources import bookstore_script_path
 from nl2sql.sample import ensure_bookstore
 from spark_server import SparkConnectServer, load_sqlite, spark_unavailable_reason
@@ -658,6 +659,28 @@ def make_registry(tmp_path: Path) -> Callable[..., DbConnectionConfigs]:
         return DbConnectionConfigs.load(path, workspace=tmp_path / "workspace")
 
     return make
+
+
+@pytest.fixture
+def bookstore_ops(tmp_path: Path) -> Iterator[OpsContext]:
+    """An ``OpsContext`` with no dbs.yaml (the bundled bookstore) and its structure-only cache,
+    for agent tests with scripted models."""
+    ops = OpsContext.load(None, data_dir=tmp_path / "data", workspace=tmp_path / "ws")
+    build_cache(ops.config("bookstore"), ops.data_dir)
+    yield ops
+    ops.close()
+
+
+@pytest.fixture
+def chinook_ops(chinook: SampleDb, make_registry: Callable[..., DbConnectionConfigs]
+                ) -> Iterator[OpsContext]:
+    """An ``OpsContext`` over the ``chinook`` sample (each backend) with its structure-only
+    cache."""
+    registry = make_registry(chinook.config)
+    build_cache(chinook.config, registry.data_dir)
+    ops = OpsContext(registry)
+    yield ops
+    ops.close()
 
 
 # -- Spark (Spark Connect server from the installed pyspark) ---------------------------------

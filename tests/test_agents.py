@@ -25,23 +25,6 @@ ROCK_TYPO = {"sqlite": ROCK["sqlite"].replace("g.Name", "g.GenreName"),
              "postgres": ROCK["postgres"].replace("g.name", "g.genre_name")}
 
 
-@pytest.fixture
-def bookstore_ops(tmp_path: Path) -> OpsContext:
-    ops = OpsContext.load(None, data_dir=tmp_path / "data", workspace=tmp_path / "ws")
-    build_cache(ops.config("bookstore"), ops.data_dir)
-    yield ops
-    ops.close()
-
-
-@pytest.fixture
-def chinook_ops(chinook: SampleDb, make_registry) -> OpsContext:  # noqa: ANN001
-    registry = make_registry(chinook.config)
-    build_cache(chinook.config, registry.data_dir)
-    ops = OpsContext(registry)
-    yield ops
-    ops.close()
-
-
 # -- the NL2SQL agent -------------------------------------------------------------------------
 
 def test_a_wrong_column_is_fixed_after_the_databases_message(chinook_ops: OpsContext,

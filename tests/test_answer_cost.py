@@ -69,11 +69,10 @@ def test_an_unpriced_model_has_no_cost(chinook_env: dict[str, str],
     assert answer["cost_usd"] is None and answer["usage"]["requests"] == 1
 
 
-def test_latency_is_the_wall_time_of_the_answer(tmp_path: Path) -> None:
+def test_latency_is_the_wall_time_of_the_answer(bookstore_ops: OpsContext) -> None:
     import time
 
-    ops = OpsContext.load(None, data_dir=tmp_path / "data", workspace=tmp_path / "ws")
-    build_cache(ops.config("bookstore"), ops.data_dir)
+    ops = bookstore_ops
 
     def slow(messages, info):  # noqa: ANN001, ANN202
         time.sleep(0.2)
@@ -86,6 +85,5 @@ def test_latency_is_the_wall_time_of_the_answer(tmp_path: Path) -> None:
     answer = nl2sql.ask("How many books?", db_id="bookstore",
                         model=FunctionModel(slow, model_name="scripted"), config=ops)
     elapsed_ms = (time.monotonic() - started) * 1000
-    ops.close()
     assert 200 <= answer.latency_ms <= elapsed_ms + 1
     assert answer.cost_usd is None  # a scripted model has no price

@@ -12,7 +12,7 @@ import pytest
 from agent_scripts import CandidateScripts, Script, final, tool
 
 import nl2sql
-from conftest import SampleDb, build_cache
+from conftest import SampleDb
 from nl2sql.agents.candidates import GENERATORS, TEMPERATURE, candidate_instructions, \
     plan_candidates
 from nl2sql.context.models import ContextExample, PromptContext
@@ -39,15 +39,6 @@ BAD = "SELECT count(*) FROM {Track} WHERE nope = 1"
 
 def sql(template: str, backend: str) -> str:
     return template.format(**NAMES[backend])
-
-
-@pytest.fixture
-def chinook_ops(chinook: SampleDb, make_registry) -> OpsContext:  # noqa: ANN001
-    registry = make_registry(chinook.config)
-    build_cache(chinook.config, registry.data_dir)
-    ops = OpsContext(registry)
-    yield ops
-    ops.close()
 
 
 def _ask(ops: OpsContext, model: object, candidates: int | None = 5, **kwargs: object):  # noqa: ANN202

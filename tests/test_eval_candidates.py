@@ -18,14 +18,11 @@ from pydantic_ai.messages import (ModelMessage, ModelRequest, ModelResponse, Too
                                   UserPromptPart)
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from nl2sql.cache import save_db_info
-from nl2sql.db.factory import create_connection
 from nl2sql.evaluation import EvalSettings, evaluate, load_questions
 from nl2sql.evaluation.generate import CACHE_NAME, generate_predictions
 from nl2sql.evaluation.html import render_html
 from nl2sql.evaluation.report import Report, calibration, cost_line, generation_cost
 from nl2sql.evaluation.scoring import QuestionResult
-from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.operations.context import OpsContext
 from nl2sql.resources import question_set_path
 
@@ -104,19 +101,7 @@ class Voters:
         return FunctionModel(self.respond, model_name="gpt-4o-mini")
 
 
-@pytest.fixture
-def ops(tmp_path: Path) -> OpsContext:
-    ops = OpsContext.load(None, data_dir=tmp_path / "data", workspace=tmp_path / "ws")
-    connection = create_connection(ops.config("bookstore"))
-    try:
-        save_db_info(DbSchemaExtractor(connection).extract("bookstore"), ops.data_dir)
-    finally:
-        connection.dispose()
-    yield ops
-    ops.close()
-
-
-def test_model_run_with_candidates_reports_calibration_and_cost(ops: OpsContext,
+def test_model_run_with_candidates_reports_calibration_and_cost(bookstore_ops: OpsContext,
                                                                 tmp_path: Path) -> None:
     gold = [q.golds[0] for q in QUESTIONS]
     votes = {QUESTIONS[0].question: [gold[0]] * 3,  # 3/3 agree, right
@@ -125,10 +110,10 @@ def test_model_run_with_candidates_reports_calibration_and_cost(ops: OpsContext,
              QUESTIONS[3].question: [WRONG] * 3}  # 3/3 agree, wrong
     voters = Voters(votes)
     out = tmp_path / "out"
-    generations = generate_predictions(QUESTIONS, ops, model=voters.model, cache_dir=out,
+    generations = generate_predictions(QUESTIONS, bookstore_ops, model=voters.model, cache_dir=out,
                                        candidates=3)
     assert voters.asked == {q.question: 3 for q in QUESTIONS}
-    report = evaluate(QUESTIONS, generations, ops, EvalSettings(context_recall=False))
+    report = evaluate(QUESTIONS, generations, bookstore_ops, EvalSettings(context_recall=False))
     by_id = {q.id: (q.confidence, q.correct) for q in report.questions}
     assert [by_id[q.id] for q in QUESTIONS] == [(1.0, True), (0.6667, True), (0.6667, False),
                                                 (1.0, False)]
@@ -152,7 +137,7 @@ def test_model_run_with_candidates_reports_calibration_and_cost(ops: OpsContext,
     cached = [json.loads(line) for line in (out / CACHE_NAME).read_text().splitlines()]
     assert {c["candidates"] for c in cached} == {3} and all("confidence" in c for c in cached)
     again = Voters(votes)
-    generate_predictions(QUESTIONS, ops, model=again.model, cache_dir=out, candidates=3)
+    generate_predictions(QUESTIONS, bookstore_ops, model=again.model, cache_dir=out, candidates=3)
     assert again.asked == {}
 
 
@@ -163,7 +148,7 @@ def test_candidates_without_a_model_is_a_usage_error(tmp_path: Path) -> None:
     assert done.returncode == 2 and "--candidates needs --model" in done.stderr
 
 
-def test_cli_prints_the_calibration_table_and_the_cost(ops: OpsContext, tmp_path: Path,
+def test_cli_prints_the_calibration_table_and_the_cost(bookstore_ops: OpsContext, tmp_path: Path,
                                                        stub_openai) -> None:  # noqa: ANN001
     """Over HTTP (the stub answers as gpt-4o-mini, a priced name), in a child process."""
     from stub_openai import tool_call
@@ -186,7 +171,7 @@ def test_cli_prints_the_calibration_table_and_the_cost(ops: OpsContext, tmp_path
     done = subprocess.run(
         [str(Path(sys.executable).parent / "nl2sql-eval"), str(questions), "--model",
          "openai-chat:gpt-4o-mini", "--candidates", "3", "--out", str(out), "--no-context",
-         "--data-dir", str(ops.data_dir), "--workspace", str(tmp_path / "cli-ws")],
+         "--data-dir", str(bookstore_ops.data_dir), "--workspace", str(tmp_path / "cli-ws")],
         capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stderr
     assert "Calibration" in done.stdout and "0.6–0.8" in done.stdout
