@@ -1,15 +1,19 @@
 """A single huge value must not take the server down: time, peak RSS, and the next call.
 
 Spawns ``nl2sql-mcp`` (stdio, one process per case) with a 3 s time limit and the default
-limits (``max_value_bytes`` 16 MiB, ``max_result_bytes`` 1 GiB), sends the query through
-``db_execute_sql`` as raw JSON-RPC lines, then a small query, and reads the server's peak RSS
-(``VmHWM`` in /proc/<pid>/status) before it exits. Cases: SQLite ``randomblob(3e8)``, and
-PostgreSQL ``repeat('x', 2e8)`` (needs a server at 127.0.0.1:5432, user postgres).
-Targets (issue "hardening"): each ends within the time limit + 1 s, peak RSS under 300 MB,
-and the next call works.
+limits (``max_value_bytes`` 16 MiB, ``max_result_bytes`` 1 GiB, DuckDB ``memory_limit`` 1GB,
+``NL2SQL_MAX_MEMORY`` 4GB), sends the query through ``db_execute_sql`` as raw JSON-RPC lines,
+then a small query, and reads the server's peak RSS (``VmHWM`` in /proc/<pid>/status) before
+it exits. Cases: SQLite ``randomblob(3e8)``; PostgreSQL and MariaDB ``repeat('x', 2e8)`` (servers
+at 127.0.0.1, users postgres / root); DuckDB ``repeat('x', 2e8)`` and the list built whole
+``unnest(generate_series(1, 3e8))``; with ``--spark``, a Spark Connect server started here
+(local[2], 1g driver) with ``repeat('x', 2e8)`` and the same count computed from the data.
+Targets: each ends within the time limit + 1 s, peak RSS under 300 MB (Spark: its client's
+imports come first), and the next call works (on Spark: the server is still up).
 
 Usage:
-    .venv/bin/python bench/resource_limits.py [--timeout 3] [--skip-postgres]
+    .venv/bin/python bench/resource_limits.py [--timeout 3] [--skip-postgres] [--skip-mysql]
+                                              [--spark]
 """
 
 from __future__ import annotations
@@ -28,10 +32,16 @@ from mcp_cold_start import _answer, _send, handshake  # bench/ is on sys.path
 
 PG_DSN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres"
 PG_DB = "nl2sql_bench_limits"
-CASES = {
-    "sqlite": "SELECT randomblob(300000000) AS b",
-    "postgres": "SELECT repeat('x', 200000000) AS b",
-}
+MY_DB = "nl2sql_bench_limits"
+CASES = [
+    ("sqlite", "SELECT randomblob(300000000) AS b"),
+    ("postgres", "SELECT repeat('x', 200000000) AS b"),
+    ("mysql", "SELECT repeat('x', 200000000) AS b"),
+    ("duckdb", "SELECT repeat('x', 200000000) AS b"),
+    ("duckdb", "SELECT count(*) FROM (SELECT unnest(generate_series(1, 300000000)))"),
+    ("spark", "SELECT repeat('x', 200000000) AS b"),
+    ("spark", "SELECT repeat('x', id * 200000000) AS b FROM range(1, 2) AS t(id)"),
+]
 
 
 def _peak_rss_mb(pid: int) -> float:
@@ -75,6 +85,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--timeout", type=float, default=3.0, help="query_timeout_seconds")
     parser.add_argument("--skip-postgres", action="store_true")
+    parser.add_argument("--skip-mysql", action="store_true")
+    parser.add_argument("--spark", action="store_true", help="start a Spark Connect server too")
     parser.add_argument("--command", default=str(Path(sys.executable).with_name("nl2sql-mcp")))
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -91,6 +103,34 @@ def main() -> int:
                                          "user": "postgres", "dbname": PG_DB,
                                          "query_timeout_seconds": args.timeout}
             backends.append("postgres")
+        if not args.skip_mysql:
+            import pymysql
+
+            admin = pymysql.connect(host="127.0.0.1", user="root", autocommit=True)
+            with admin.cursor() as cursor:
+                cursor.execute(f"DROP DATABASE IF EXISTS {MY_DB}")
+                cursor.execute(f"CREATE DATABASE {MY_DB}")
+            admin.close()
+            databases["lim_mysql"] = {"type": "mysql", "host": "127.0.0.1", "user": "root",
+                                      "dbname": MY_DB, "query_timeout_seconds": args.timeout}
+            backends.append("mysql")
+        import duckdb
+
+        duckdb.connect(str(folder / "lim.duckdb")).execute("CREATE TABLE t (id INTEGER)").close()
+        databases["lim_duckdb"] = {"type": "duckdb", "path": str(folder / "lim.duckdb"),
+                                   "query_timeout_seconds": args.timeout}
+        backends.append("duckdb")
+        spark = None
+        if args.spark:
+            sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+            from spark_server import SparkConnectServer
+
+            spark = SparkConnectServer(folder / "spark", memory="1g")
+            spark.start()
+            databases["lim_spark"] = {"type": "spark", "remote": spark.remote,
+                                      "database": "default",
+                                      "query_timeout_seconds": args.timeout}
+            backends.append("spark")
         import yaml
 
         (folder / "dbs.yaml").write_text(yaml.safe_dump({"databases": databases,
@@ -99,17 +139,29 @@ def main() -> int:
         print(f"time limit {args.timeout:g} s; targets: <= {args.timeout + 1:g} s, "
               f"peak RSS < 300 MB, next call works")
         try:
-            for backend in backends:
-                r = run_case(args.command, folder, f"lim_{backend}", CASES[backend])
-                passed = (r["elapsed"] <= args.timeout + 1 and r["peak_mb"] < 300  # type: ignore[operator]
-                          and r["next_ok"])
+            for backend, query in CASES:
+                if backend not in backends:
+                    continue
+                r = run_case(args.command, folder, f"lim_{backend}", query)
+                extra = r["baseline_mb"] if backend == "spark" else 0.0  # pyspark's imports
+                passed = (r["elapsed"] <= args.timeout + 1  # type: ignore[operator]
+                          and r["peak_mb"] < 300 + extra and r["next_ok"])  # type: ignore[operator]
                 ok &= bool(passed)
-                print(f"{backend:9} {CASES[backend]:40} {r['elapsed']:6.2f} s  peak RSS "
+                print(f"{backend:9} {query[:60]:60} {r['elapsed']:6.2f} s  peak RSS "
                       f"{r['peak_mb']:6.1f} MB (after warm-up {r['baseline_mb']:.1f} MB)  "
                       f"next call {'ok' if r['next_ok'] else 'FAILED'}  "
                       f"{'PASS' if passed else 'MISS'}")
                 print(f"          answer: {r['text']}")
         finally:
+            if spark is not None:
+                spark.stop()
+            if not args.skip_mysql:
+                import pymysql
+
+                admin = pymysql.connect(host="127.0.0.1", user="root", autocommit=True)
+                with admin.cursor() as cursor:
+                    cursor.execute(f"DROP DATABASE IF EXISTS {MY_DB}")
+                admin.close()
             if not args.skip_postgres:
                 with psycopg.connect(PG_DSN, autocommit=True) as admin:
                     admin.execute(f"DROP DATABASE IF EXISTS {PG_DB} WITH (FORCE)")

@@ -19,7 +19,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from nl2sql.db.factory import create_connection, create_operations
-from nl2sql.errors import ConfigError, QueryExecutionError
+from nl2sql.errors import ConfigError, QueryExecutionError, QueryRejectedError
 from nl2sql.mcp.memory import parse_size
 from nl2sql.models import DbInfo
 from nl2sql.results import CsvResultWriter
@@ -53,9 +53,12 @@ def test_duckdb_memory_limit_threads_and_value_bound(lake: Path, tmp_path: Path)
                            max_value_bytes=1 << 20)
     assert _run(config, "SELECT current_setting('memory_limit') AS m, "
                         "current_setting('threads') AS t", tmp_path) == [["244.1 MiB", "1"]]
-    for sql in ("SELECT repeat('x', 2000000) AS s", "SELECT 1 AS a, repeat('x', 2000000)::BLOB"):
+    for sql in ("SELECT repeat('x', id * 2000000) AS s FROM t",
+                "SELECT 1 AS a, repeat('x', 2000000 + id)::BLOB FROM t"):
         with pytest.raises(QueryExecutionError, match=VALUE_TOO_BIG):
             _run(config, sql, tmp_path)
+    with pytest.raises(QueryRejectedError, match=r"repeat\(\.\.\., 2000000\) would build"):
+        _run(config, "SELECT repeat('x', 2000000) AS s", tmp_path)  # refused before it runs
     assert _run(config, "SELECT repeat('x', 1000) AS s, id FROM t", tmp_path)[0][1] == "1"
     default = duckdb_config("lake", lake)
     assert _run(default, "SELECT current_setting('memory_limit')", tmp_path) == [["953.6 MiB"]]
@@ -105,8 +108,6 @@ def test_spark_refuses_huge_values_before_building_or_sending_them(
     count over max_value_bytes is refused before anything runs; a computed one is stopped by
     the server's own check of each text or binary value, which is then never sent."""
     from conftest import spark_db
-
-    from nl2sql.errors import QueryRejectedError
 
     db = spark_db(request, "sp", script="CREATE TABLE t (id INT, name STRING);\n"
                                         "INSERT INTO t VALUES (1, 'a')",

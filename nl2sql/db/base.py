@@ -45,9 +45,9 @@ class DbConnection(ABC):
     #: them at once.
     first_use_imports: ClassVar[tuple[str, ...]] = ()
 
-    #: The engine can die building one huge value (Spark's executor out of memory), instead of
-    #: refusing it: a literal count over max_value_bytes is refused before the query runs.
-    dies_building_big_values: ClassVar[bool] = False
+    #: The engine builds a value in nl2sql's own memory (DuckDB) or can die building a huge one
+    #: (Spark's executor): a literal count over max_value_bytes is refused before the query runs.
+    refuses_big_literal_counts: ClassVar[bool] = False
     #: Seconds a read of the catalogue's user-defined functions is used before it is read again.
     user_functions_seconds: ClassVar[float] = 60.0
 
@@ -124,7 +124,7 @@ class DbConnection(ABC):
         login (``require_read_only_login``), user-defined functions, literal value sizes."""
         self.check_login()
         self.check_user_functions(query)
-        if self.dies_building_big_values:
+        if self.refuses_big_literal_counts:
             check_value_sizes(query.expression, self.config.max_value_bytes, db_id=self.db_id)
 
     def check_user_functions(self, query: ValidatedQuery) -> None:

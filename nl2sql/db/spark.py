@@ -99,7 +99,7 @@ class SparkConnection(DbConnection):
     #: retries for minutes, which would hang a query when the server is down).
     max_retries: ClassVar[int] = 3
     sample_order_max_rows = 100_000  # no indexes: ORDER BY key LIMIT 3 would sort the table
-    dies_building_big_values = True  # repeat('x', 2e8) killed the server: executor out of memory
+    refuses_big_literal_counts = True  # repeat('x', 2e8) killed the server (executor memory)
 
     def __init__(self, config: DbConnectionConfig) -> None:
         super().__init__(config)

@@ -14,6 +14,8 @@ def report_logins(ctx: OpsContext) -> None:
     write or is privileged; ``db_list`` shows the same. Never raises: a database that is
     down is reported by its first call."""
     for config in ctx.configs:
+        if config.backend.file_based:
+            continue  # no login: nl2sql opens the file read-only (and need not import it now)
         try:
             login = ctx.connection(config.db_id).login_privileges()
         except Exception as exc:  # noqa: BLE001 - a start check must not stop the server

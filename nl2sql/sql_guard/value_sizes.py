@@ -2,8 +2,8 @@
 
 ``max_value_bytes`` is checked where each engine hands a value out, but some engines die while
 building one: ``SELECT repeat('x', 200000000)`` took the Spark Connect server down (executor out
-of memory). A count written in the query is known before anything runs, so on such a backend
-(``DbConnection.dies_building_big_values``) a call of a function that builds its value from a
+of memory), and DuckDB builds it in nl2sql's own memory. A count written in the query is known
+before anything runs, so on such a backend (``DbConnection.refuses_big_literal_counts``) a call of a function that builds its value from a
 count (``repeat``, ``space``, ``lpad``/``rpad``, ``array_repeat``...) whose literal count is over
 the database's ``max_value_bytes`` is refused here. A computed count is left to the engine's
 own check of the values it hands out.
