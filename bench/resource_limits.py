@@ -8,8 +8,9 @@ it exits. Cases: SQLite ``randomblob(3e8)``; PostgreSQL and MariaDB ``repeat('x'
 at 127.0.0.1, users postgres / root); DuckDB ``repeat('x', 2e8)`` and the list built whole
 ``unnest(generate_series(1, 3e8))``; with ``--spark``, a Spark Connect server started here
 (local[2], 1g driver) with ``repeat('x', 2e8)`` and the same count computed from the data.
-Targets: each ends within the time limit + 1 s, peak RSS under 300 MB (Spark: its client's
-imports come first), and the next call works (on Spark: the server is still up).
+Targets: each ends within the time limit + 1 s, the peak RSS grows less than 200 MB over the
+warmed-up server (which, with every backend configured, has imported all their drivers: about
+300 MB, 350 with pyspark), and the next call works (on Spark: the server is still up).
 
 Usage:
     .venv/bin/python bench/resource_limits.py [--timeout 3] [--skip-postgres] [--skip-mysql]
@@ -137,18 +138,19 @@ def main() -> int:
                                                          "include_sample": False}))
         ok = True
         print(f"time limit {args.timeout:g} s; targets: <= {args.timeout + 1:g} s, "
-              f"peak RSS < 300 MB, next call works")
+              f"peak RSS < 200 MB over the warmed-up server, next call works")
         try:
             for backend, query in CASES:
                 if backend not in backends:
                     continue
                 r = run_case(args.command, folder, f"lim_{backend}", query)
-                extra = r["baseline_mb"] if backend == "spark" else 0.0  # pyspark's imports
+                growth = r["peak_mb"] - r["baseline_mb"]  # type: ignore[operator]
                 passed = (r["elapsed"] <= args.timeout + 1  # type: ignore[operator]
-                          and r["peak_mb"] < 300 + extra and r["next_ok"])  # type: ignore[operator]
+                          and growth < 200 and r["next_ok"])
                 ok &= bool(passed)
                 print(f"{backend:9} {query[:60]:60} {r['elapsed']:6.2f} s  peak RSS "
-                      f"{r['peak_mb']:6.1f} MB (after warm-up {r['baseline_mb']:.1f} MB)  "
+                      f"{r['peak_mb']:6.1f} MB (after warm-up {r['baseline_mb']:.1f} MB, "
+                      f"+{growth:.1f})  "
                       f"next call {'ok' if r['next_ok'] else 'FAILED'}  "
                       f"{'PASS' if passed else 'MISS'}")
                 print(f"          answer: {r['text']}")
