@@ -15,6 +15,7 @@ the reason says so. Failed candidates do not vote; they count in the confidence'
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,7 +43,7 @@ class _Result:
     df: Any  # pandas.DataFrame of the first GROUP_ROWS rows
     complete: bool  # every row was read (not cut by the row limit or GROUP_ROWS)
 
-    @property
+    @functools.cached_property
     def rows(self) -> list[tuple[Any, ...]]:
         frame = self.df.astype(object).where(self.df.notna(), None)
         return list(frame.itertuples(index=False, name=None))
