@@ -14,6 +14,7 @@ from conftest import SampleDb, write_dbs_yaml
 from nl2sql.cli.eval import main
 from nl2sql.evaluation import (EvalSettings, EvaluationInputError, evaluate, load_predictions,
                                load_questions)
+from nl2sql.evaluation.inputs import Question
 from nl2sql.operations.context import OpsContext
 from nl2sql.resources import question_set_path
 
@@ -332,3 +333,20 @@ def test_readme_demo_seeded_chinook_predictions(tmp_path: Path, capsys) -> None:
     assert (report["correct"], report["total"], report["accuracy"]) == (20, 27, 0.7407)
     assert {q["id"] for q in report["questions"] if not q["correct"]} == {
         qid for qid, defect in DEFECTS.items() if not defect[2]}
+
+
+def test_a_wrong_answer_is_explained_against_the_closest_gold(bookstore_db: SampleDb,
+                                                               make_registry) -> None:
+    """The first gold has another column count; the second has the prediction's columns and
+    rows in another order: that is what the reason names."""
+    question = Question(id="g", db_id="bookstore", question="Genres, alphabetically?", golds=[
+        "SELECT genre, count(*) AS books FROM books GROUP BY genre",
+        "SELECT genre FROM books GROUP BY genre ORDER BY genre"])
+    report = evaluate([question], {"g": "SELECT genre FROM books GROUP BY genre ORDER BY genre "
+                                        "DESC"},
+                      _ops(make_registry, bookstore_db), EvalSettings(context_recall=False))
+    result = report.questions[0]
+    assert result.correct is False
+    assert result.reason.startswith("matches none of the 2 golds; closest is gold 2: same rows "
+                                    "in a different order"), result.reason
+    assert "column count" not in result.reason and result.gold_columns == ["genre"]

@@ -55,6 +55,10 @@ class OrderSpec:
 class Comparison:
     equal: bool
     reason: str | None = None  # why not, for people
+    #: How far the results agree when they differ (a wrong answer is explained against the
+    #: closest of several golds): 0 column count, 1 row count, 2 a column's values, 3 rows,
+    #: 4 only the order.
+    closeness: int = 0
 
 
 def normalize(value: Any) -> Any:
@@ -239,7 +243,8 @@ def compare_results(gold_rows: Sequence[Sequence[Any]], pred_rows: Sequence[Sequ
             if n_pred > n_gold else ""
         return Comparison(False, f"column count differs: gold {n_gold}, predicted {n_pred}{extra}")
     if len(gold) != len(pred):
-        return Comparison(False, f"row count differs: gold {len(gold)}, predicted {len(pred)}")
+        return Comparison(False, f"row count differs: gold {len(gold)}, predicted {len(pred)}",
+                          closeness=1)
     if not gold:
         return Comparison(True)
     candidates = _candidate_columns(gold, pred, n_gold, n_pred)
@@ -248,9 +253,9 @@ def compare_results(gold_rows: Sequence[Sequence[Any]], pred_rows: Sequence[Sequ
             values = _values(_column_signature(gold, index))
             if n_gold == n_pred == 1:
                 return Comparison(False, f"values differ: gold {values}, predicted "
-                                         f"{_values(_column_signature(pred, 0))}")
+                                         f"{_values(_column_signature(pred, 0))}", closeness=2)
             return Comparison(False, f"no predicted column holds the values of gold column "
-                                     f"{index + 1} ({values})")
+                                     f"{index + 1} ({values})", closeness=2)
     first_of: dict[tuple[Any, ...], int] = {}
     same_as = [first_of.setdefault(tuple(row[j] for row in pred), j) for j in range(n_pred)]
     best: Comparison | None = None
@@ -261,7 +266,7 @@ def compare_results(gold_rows: Sequence[Sequence[Any]], pred_rows: Sequence[Sequ
             return result
         best = best or result
     return best or Comparison(False, "the columns cannot be paired: too many columns hold the "
-                                     "same values")
+                                     "same values", closeness=2)
 
 
 def _compare_mapped(gold: list[tuple[Any, ...]], pred: list[tuple[Any, ...]],
@@ -270,7 +275,8 @@ def _compare_mapped(gold: list[tuple[Any, ...]], pred: list[tuple[Any, ...]],
     if missing or extra:
         return Comparison(False, f"rows differ: {len(missing)} gold row(s) missing from the "
                                  f"prediction (e.g. {_preview(missing)}); {len(extra)} "
-                                 f"predicted row(s) not in the gold (e.g. {_preview(extra)})")
+                                 f"predicted row(s) not in the gold (e.g. {_preview(extra)})",
+                          closeness=3)
     if not order.ordered:
         return Comparison(True)
     keys = order.key_columns
@@ -284,4 +290,4 @@ def _compare_mapped(gold: list[tuple[Any, ...]], pred: list[tuple[Any, ...]],
     first = next(i for i, (g, p) in enumerate(zip(gold, pred)) if not _rows_equal(g, p))
     return Comparison(False, f"same rows in a different order: the gold orders its rows and "
                              f"row {first + 1} differs (gold {_preview([gold[first]], 1)}, "
-                             f"predicted {_preview([pred[first]], 1)})")
+                             f"predicted {_preview([pred[first]], 1)})", closeness=4)

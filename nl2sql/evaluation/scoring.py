@@ -182,7 +182,7 @@ class Scorer:
             result.reason = (f"prediction returned more than {self.max_rows:,} rows; the gold "
                              f"returns {len(first.rows):,}")
             return result
-        comparison: Comparison | None = None
+        closest: tuple[Comparison, int, _Gold] | None = None
         for index, gold in working:
             outcome = compare_results(gold.run.rows, pred.rows,
                                       gold_columns=len(gold.run.columns),
@@ -191,11 +191,21 @@ class Scorer:
             if outcome.equal:
                 result.correct, result.matched_gold = True, index
                 return result
-            comparison = comparison or outcome
+            if closest is None or outcome.closeness > closest[0].closeness:
+                closest = (outcome, index, gold)
         result.correct = False
-        reason = comparison.reason if comparison else "differs from the gold"
-        result.reason = reason if len(working) == 1 else \
-            f"matches none of the {len(working)} golds; against the first: {reason}"
+        assert closest is not None  # working is not empty
+        comparison, index, gold = closest
+        reason = comparison.reason or "differs from the gold"
+        if len(working) == 1:
+            result.reason = reason
+            return result
+        # Explained against the gold that agrees most (another gold may have the very columns
+        # whose count the first one's explanation would blame), and its rows shown beside.
+        result.reason = (f"matches none of the {len(working)} golds; closest is gold "
+                         f"{index + 1}: {reason}")
+        result.gold_columns, result.gold_row_count = gold.run.columns, len(gold.run.rows)
+        result.gold_rows = _preview(gold.run.rows, self.preview_rows)
         return result
 
 
