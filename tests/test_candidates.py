@@ -201,3 +201,17 @@ def test_a_candidate_count_out_of_range_is_one_sentence(chinook_ops: OpsContext)
     chinook_ops.configs.agent = {"candidates": 50}
     with pytest.raises(Nl2SqlError, match="'candidates'"):
         _ask(chinook_ops, Script([]).model, candidates=None)
+
+
+def test_results_cut_by_the_row_limit_group_only_with_the_same_sql(chinook_ops: OpsContext,
+                                                                  chinook: SampleDb) -> None:
+    """A cut result cannot be compared by its rows: it joins a group only with the same SQL."""
+    chinook_ops.configs.databases["chinook"] = chinook.config.model_copy(update={"max_rows": 5})
+    names = sql("SELECT {Name} FROM {Track}", chinook.backend)  # 3,503 rows, cut at 5
+    aliased = sql("SELECT t.{Name} AS track FROM {Track} t", chinook.backend)
+    scripts = CandidateScripts([[final(names)], [final(aliased)], [final(names)]])
+    answer = _ask(chinook_ops, scripts.model, candidates=3)
+    assert answer.truncated and answer.row_count == 5
+    assert answer.sql == names and answer.confidence == 0.6667
+    assert sorted((c.sql == names, c.group) for c in answer.candidates) == \
+        [(False, 2), (True, 1), (True, 1)]
