@@ -90,10 +90,10 @@ class CandidateRun:
 
 
 def plan_candidates(count: int, model: Model, models: Sequence[Model] = ()) -> list[CandidatePlan]:
-    """``count`` candidate plans: one plain run, or generator styles, shuffled examples,
-    temperature and models taking turns."""
+    """``count`` candidate plans: one plain run of ``model``, or generator styles, shuffled
+    examples, temperature and ``models`` (else ``model``) taking turns."""
     if count == 1:
-        return [CandidatePlan(1, models[0] if models else model)]
+        return [CandidatePlan(1, model)]
     pool = list(models) or [model]
     return [CandidatePlan(number=k + 1, model=pool[k % len(pool)],
                           generator=GENERATORS[k % len(GENERATORS)],
