@@ -94,7 +94,8 @@ def _import_common() -> None:
     import nl2sql.formatting  # noqa: F401
     import nl2sql.operations.csv_files  # noqa: F401
     import nl2sql.operations.saved_queries  # noqa: F401
-    import nl2sql.operations.search  # noqa: F401
+    # by name: the search operation calls prepare_context_engine of this module (no cycle)
+    importlib.import_module("nl2sql.operations.search")
     from nl2sql.models import DbInfo
     from nl2sql.operations.queries import QueryResult
     from nl2sql.results import ResultMetadata
