@@ -193,3 +193,24 @@ class _Discard:
 
     def write_rows(self, rows: object) -> None:
         pass
+
+
+def test_duckdb_big_text_files_are_estimated_not_read_whole(lake: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """count(*) over a CSV reads the whole file: over the size limit the rows are estimated
+    from the file's size and first lines, and marked as an estimate; Parquet and small files
+    keep exact counts."""
+    from nl2sql.formatting import format_schema
+    from nl2sql.inspection.duckdb import DuckdbSchemaInspector
+
+    lines = "\n".join(f"{i},customer {i % 97},{i * 3 % 1000}.25" for i in range(1, 40_001))
+    (lake / "exports" / "events.csv").write_text("id,customer,amount\n" + lines + "\n")
+    monkeypatch.setattr(DuckdbSchemaInspector, "exact_count_max_file_bytes", 200_000)
+    monkeypatch.setattr(DuckdbSchemaInspector, "estimate_sample_bytes", 50_000)
+    with create_connection(DbConnectionConfigs.load(lake / "dbs.yaml").get("lake")) as connection:
+        info = DbSchemaExtractor(connection).extract()
+    events, sales, managers = (info.table(n) for n in ("events", "sales", "managers"))
+    assert events.row_count_is_estimate and abs(events.row_count - 40_000) < 40_000 * 0.1
+    assert (sales.row_count, sales.row_count_is_estimate) == (120_000, False)  # Parquet
+    assert (managers.row_count, managers.row_count_is_estimate) == (3, False)
+    assert f"-- about {events.row_count:,} rows" in format_schema(info)

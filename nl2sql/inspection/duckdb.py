@@ -12,6 +12,7 @@ comments, declared types and composite keys. Views over configured files count a
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, FromClause, TableClause, column, text
@@ -45,6 +46,11 @@ class DuckdbSchemaInspector(DbSchemaInspector):
     default_index_type = "art"
     #: Tables whose size estimate is at most this many rows are counted exactly.
     exact_count_max_rows = 5_000_000
+    #: Text files (CSV, JSON lines) up to this size are counted exactly; a bigger one would be
+    #: read whole for count(*), so its rows are estimated from its size and its first lines.
+    exact_count_max_file_bytes = 64 << 20
+    #: How much of a big text file the estimate reads.
+    estimate_sample_bytes = 1 << 20
 
     def reflect_with(self, conn: Connection) -> ReflectedSchema:
         params = {"schema": self.schema, "files": bool(self.connection.config.files)}
@@ -104,9 +110,12 @@ class DuckdbSchemaInspector(DbSchemaInspector):
     def _counts(self, conn: Connection, tables: Sequence[str],
                 estimates: dict[str, int]) -> dict[str, RowCount]:
         counts: dict[str, RowCount] = {}
+        files = self.connection.views if self.connection.config.files else {}
         for name in tables:
             estimate = estimates.get(name)
-            if estimate is not None and estimate > self.exact_count_max_rows:
+            if name in files:  # a file view: Parquet knows its count, a big text file does not
+                estimate = self._text_file_rows(*files[name])
+            if estimate is not None and (name in files or estimate > self.exact_count_max_rows):
                 counts[name] = RowCount(int(estimate), True)
                 continue
             exact = conn.exec_driver_sql(f"SELECT count(*) FROM {self.qualified_name(name)}")
@@ -115,6 +124,22 @@ class DuckdbSchemaInspector(DbSchemaInspector):
 
     def row_counts(self, conn: Connection, tables: Sequence[str]) -> dict[str, RowCount]:
         return self._counts(conn, tables, {})
+
+    def _text_file_rows(self, path: Path, reader: str) -> int | None:
+        """Estimated rows of an uncompressed CSV or JSON-lines file over the exact-count size
+        (its size over the mean length of its first lines, less a header line); None when it
+        is counted exactly (small, Parquet, compressed or a JSON document)."""
+        size = path.stat().st_size
+        if (size <= self.exact_count_max_file_bytes or reader == "read_parquet"
+                or path.suffix.lower() in (".gz", ".zst", ".json")):
+            return None
+        with path.open("rb") as file:
+            head = file.read(self.estimate_sample_bytes)
+        lines = head.count(b"\n")
+        if not lines:
+            return None
+        header = 1 if reader == "read_csv" else 0
+        return max(round(size * lines / len(head)) - header, 0)
 
     # -- enum screening of big tables -----------------------------------------------------
     def sample_source(self, conn: Connection, base: TableClause, table_info: TableInfo,
