@@ -229,3 +229,29 @@ def test_duckdb_macros_and_views_that_call_them(tmp_path: Path) -> None:
             assert _rows(ops, "SELECT id + 1 FROM t") == 1  # built-ins and tables as before
         finally:
             connection.dispose()
+
+
+def test_spark_sql_function_body_is_not_run(request: pytest.FixtureRequest,
+                                            tmp_path: Path) -> None:
+    """A Spark SQL function's body is never seen by the guard: one that calls reflect() to set
+    a JVM property is refused, called directly or through a view; with the guard off it runs."""
+    from conftest import spark_db
+
+    prop = f"nl2sql_udf_{uuid.uuid4().hex[:8]}"
+    db = spark_db(request, "spfn", script=(
+        "CREATE TABLE t (id INT);\nINSERT INTO t VALUES (1);\n"
+        f"CREATE FUNCTION set_prop() RETURNS STRING RETURN "
+        f"reflect('java.lang.System', 'setProperty', '{prop}', 'ran');\n"
+        "CREATE VIEW prop_view AS SELECT set_prop() AS p, id FROM t"))
+    probe = f"SELECT reflect('java.lang.System', 'getProperty', '{prop}')"
+    connection, ops = _operations(db.config)
+    try:
+        for sql in ("SELECT set_prop()", "SELECT p FROM prop_view", "SELECT upper(set_prop())"):
+            with pytest.raises(QueryRejectedError, match="user-defined function .*set_prop"):
+                _rows(ops, sql)
+        assert db.text_rows(probe) == [["null"]]  # not set
+        assert _rows(ops, "SELECT id FROM t") == 1
+        _rows(ops, "SELECT set_prop()", validate=False)  # the engine alone runs the body
+        assert db.text_rows(probe) == [["ran"]]
+    finally:
+        connection.dispose()

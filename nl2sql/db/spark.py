@@ -37,6 +37,7 @@ from nl2sql.config import DbConnectionConfig
 from nl2sql.db.base import DbConnection, DbOperations, QueryStats, ResultSink
 from nl2sql.db.logins import LoginPrivileges
 from nl2sql.db.spark_sql import SparkSqlConnection, resolve_remote
+from nl2sql.sql_guard.user_functions import UserFunctions, from_view_definitions
 from nl2sql.errors import (ConfigError, DatabaseConnectionError, QueryExecutionError,
                            QueryTimeoutError)
 
@@ -82,6 +83,10 @@ def _pyspark_session_class() -> Any:
     return SparkSession
 
 
+def _quote(identifier: str) -> str:
+    return "`" + identifier.replace("`", "``") + "`"
+
+
 #: Spark types whose values grow without bound (text and binary), checked against
 #: max_value_bytes on the server; and the error text that marks a value over it.
 _SIZED_TYPES = frozenset({"string", "binary", "varchar", "char"})
@@ -124,6 +129,24 @@ class SparkConnection(DbConnection):
         write whatever the server may, so it is reported as a login that can write."""
         return LoginPrivileges(f"Spark Connect session at {self.remote_label}",
                                writes=("no read-only mode: the server's own rights",))
+
+    def read_user_functions(self) -> UserFunctions:
+        """The database's user functions (``SHOW USER FUNCTIONS``: a SQL function's body is
+        never seen by the guard) and its views that call one (their text parsed); any
+        schema-qualified call counts as a user function (the guard refuses those anyway)."""
+        where = f" IN {_quote(self.schema)}" if self.schema else ""
+        rows, _ = self.fetch(f"SHOW USER FUNCTIONS{where}")
+        functions = []
+        for (name, *_rest) in rows:
+            *qualifier, function = str(name).split(".")
+            functions.append((qualifier[-1] if qualifier else "", function))
+        views = []
+        for namespace, view, *_rest in self.fetch(f"SHOW VIEWS{where}")[0]:
+            schema = namespace or self.schema or ""
+            relation = f"{_quote(schema)}.{_quote(view)}" if schema else _quote(view)
+            text = str(self.fetch(f"SHOW CREATE TABLE {relation}")[0][0][0])
+            views.append((schema, view, text))
+        return from_view_definitions(functions, views, "spark", qualified_calls_are_user=True)
 
     def _create_engine(self) -> Any:
         raise NotImplementedError("the spark backend has no SQLAlchemy engine; use session()")
