@@ -61,6 +61,7 @@ EFFECTS = {
 MULTI = "Only one statement"
 LOCK = "Locking clauses"
 INTO = "SELECT ... INTO"
+INTO_FILE = "INTO OUTFILE/DUMPFILE writes a file"
 SYNTAX = "SQL syntax error"
 
 
@@ -691,8 +692,8 @@ DENIED += [
     *_denied("mysql", [
         ("SELECT LOAD_FILE('/etc/passwd')", fn("load_file"), "file"),
         ("SELECT load_file(0x2f6574632f706173737764)", fn("load_file"), "file"),
-        ("SELECT a FROM t INTO OUTFILE '/tmp/guard_copy.txt'", SYNTAX, "file"),
-        ("SELECT a FROM t INTO DUMPFILE '/tmp/guard_copy.txt'", SYNTAX, "file"),
+        ("SELECT a FROM t INTO OUTFILE '/tmp/guard_copy.txt'", INTO_FILE, "file"),
+        ("SELECT a FROM t INTO DUMPFILE '/tmp/guard_copy.txt'", INTO_FILE, "file"),
         ("SELECT * FROM t INTO @x, @y", SYNTAX, "session"),
         ("SELECT SLEEP(1)", fn("sleep"), "sleep"),
         ("SELECT a FROM t WHERE SLEEP(1) = 0", fn("sleep"), "sleep"),

@@ -157,9 +157,26 @@ def test_explain_syntax_error_keeps_original_positions() -> None:
     ("INSERT INTO t VALUES (1)",
      "Only read-only queries are allowed: INSERT is a write; write a SELECT instead."),
     ("SELECT pg_sleep(1)", "Function pg_sleep is not allowed (it has side effects); remove it."),
+    ("SELECT pg_read_file('/etc/passwd')", "Function pg_read_file is not allowed (it reads or "
+     "writes files on the database server); remove it."),
+    ("SELECT pg_read_binary_file_x('/etc/passwd')", "Function pg_read_binary_file_x is not "
+     "allowed (it reads or writes files on the database server); remove it."),  # by prefix
 ])
 def test_messages_say_what_to_do(sql: str, message: str) -> None:
     assert _rejection(sql, "postgres") == message
+
+
+@pytest.mark.parametrize(("sql", "dialect", "fragment"), [
+    ("SELECT readfile('/etc/passwd')", "sqlite", "(it reads or writes files"),
+    ("SELECT LOAD_FILE('/etc/passwd')", "mysql", "(it reads or writes files"),
+    ("SELECT * FROM read_csv('/etc/passwd')", "duckdb", "(it reads or writes files"),
+    ("SELECT a FROM t INTO OUTFILE '/tmp/x'", "mysql", "INTO OUTFILE/DUMPFILE writes a file"),
+    ("SELECT a INTO DUMPFILE '/tmp/x' FROM t", "mysql", "INTO OUTFILE/DUMPFILE writes a file"),
+])
+def test_file_access_is_refused_as_file_access(sql: str, dialect: str, fragment: str) -> None:
+    """Not "side effects", not a syntax error: the reason a person or model can act on."""
+    message = _rejection(sql, dialect)
+    assert fragment in message and "syntax error" not in message and "side effects" not in message
 
 
 @pytest.mark.parametrize(("raw", "expected"), [

@@ -86,15 +86,18 @@ def check_tree(root: exp.Expr, profile: type[GuardProfile]) -> None:
         if isinstance(node, exp.Func):
             for name in function_names(node):
                 if is_denied_function(name):
-                    raise messages.reject(messages.denied_function(name.lower()))
+                    raise messages.reject(messages.denied_function(
+                        name.lower(), profile.denied_effect(name)))
         if not profile.attribute_calls:
             continue
         # Postgres attribute notation: (x).f and t.f call f(x) / f(t).
         if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Identifier):
             if is_denied_function(node.expression.name):
-                raise messages.reject(messages.denied_function(node.expression.name.lower()))
+                raise messages.reject(messages.denied_function(
+                    node.expression.name.lower(), profile.denied_effect(node.expression.name)))
         if isinstance(node, exp.Column) and node.table and is_denied_function(node.name):
-            raise messages.reject(messages.denied_function(node.name.lower()))
+            raise messages.reject(messages.denied_function(
+                node.name.lower(), profile.denied_effect(node.name)))
 
 
 def _starts_write(tokens: list[Token], i: int) -> bool:

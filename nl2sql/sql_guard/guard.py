@@ -216,6 +216,8 @@ def _validate_query(text: str, tokens: list[Token], rules: _Rules) -> tuple[exp.
     try:
         parsed = engine.parser().parse(parser_tokens, text)
     except ParseError as error:
+        if _into_file(parser_tokens):  # MySQL's INTO OUTFILE, which sqlglot cannot parse
+            raise messages.reject(messages.INTO_FILE) from None
         incomplete = _incomplete_clause(engine, parser_tokens, text)
         raise messages.reject(messages.parse_error(error, incomplete)) from None
     statements = [s for s in parsed if s is not None and not isinstance(s, exp.Semicolon)]
@@ -233,6 +235,11 @@ def _validate_query(text: str, tokens: list[Token], rules: _Rules) -> tuple[exp.
     for check in profile.extra_checks:
         check(query)
     return root, end
+
+
+def _into_file(tokens: list[Token]) -> bool:
+    return any(token.text.upper() == "INTO" and after.text.upper() in ("OUTFILE", "DUMPFILE")
+               for token, after in zip(tokens, tokens[1:]))
 
 
 def _check_credential_tables(root: exp.Expr, profile: type[GuardProfile]) -> None:

@@ -61,8 +61,14 @@ def write_inside(keyword: str) -> str:
             "use only SELECTs in WITH clauses and subqueries.")
 
 
-def denied_function(name: str) -> str:
-    return f"Function {name} is not allowed (it has side effects); remove it."
+#: What a denied function would do, by its deny-list group, where "side effects" says too little.
+_EFFECTS = {"file": "it reads or writes files on the database server",
+            "large_object": "it reads or writes server files and large objects"}
+
+
+def denied_function(name: str, effect: str | None = None) -> str:
+    why = _EFFECTS.get(effect or "", "it has side effects")
+    return f"Function {name} is not allowed ({why}); remove it."
 
 
 MULTIPLE_STATEMENTS = ("Only one statement per query is allowed; send the statements one at a "
@@ -71,6 +77,8 @@ EMPTY = "The query is empty; send one SELECT statement."
 LEADING_SEMICOLON = "The query starts with ';'; remove it and send one SELECT statement."
 NUL_CHARACTER = "The query contains a NUL character; remove it and retry."
 TOO_DEEP = "The query is nested too deeply to check; simplify it and retry."
+INTO_FILE = ("SELECT ... INTO OUTFILE/DUMPFILE writes a file on the database server and is not "
+             "allowed; remove the INTO clause (results are saved for you).")
 SELECT_INTO = ("SELECT ... INTO creates a table and is not allowed; remove the INTO clause "
                "(results are saved for you).")
 LOCKING = ("Locking clauses (FOR UPDATE, FOR SHARE, ...) are not allowed in read-only queries; "

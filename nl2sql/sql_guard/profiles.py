@@ -69,6 +69,18 @@ class GuardProfile:
         return bare in cls.denied_names() or bare.startswith(cls.denied_prefixes)
 
     @classmethod
+    def denied_effect(cls, name: str) -> str | None:
+        """The deny-list group of a denied ``name`` ("file", "sleep"...; a later group is the
+        more precise one); a name denied by a prefix takes the group of the listed names
+        sharing that prefix."""
+        bare = name.rsplit(".", 1)[-1].strip('"`[]').lower()
+        groups = list(reversed(cls.denied_functions.items()))
+        exact = next((effect for effect, names in groups if bare in names), None)
+        prefix = next((p for p in cls.denied_prefixes if bare.startswith(p)), None)
+        return exact or next((effect for effect, names in groups if prefix and any(
+            n.startswith(prefix) for n in names)), None)
+
+    @classmethod
     def is_denied_table(cls, name: str, schema: str | None) -> bool:
         """True when ``schema.name`` holds credentials."""
         bare = name.strip('"`[]').lower()
