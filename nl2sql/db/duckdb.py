@@ -27,6 +27,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import QueuePool
 
 from nl2sql.db.base import CsvResultSink, DbConnection, DbOperations, QueryStats, ResultSink
+from nl2sql.db.call_stop import stop_with
 from nl2sql.errors import ConfigError, DatabaseConnectionError, QueryExecutionError, QueryTimeoutError
 from nl2sql.sql_guard.user_functions import UserFunctions, from_view_definitions
 
@@ -218,7 +219,8 @@ class DuckdbOperations(DbOperations):
             timer.daemon = True
             timer.start()
             try:
-                yield conn
+                with stop_with(f"database '{self.db_id}'", raw.interrupt):
+                    yield conn
             except DBAPIError as exc:
                 raise self._translate(exc.orig, timeout) from None
             except duckdb.Error as exc:

@@ -18,6 +18,7 @@ are then refused by the server too.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -27,6 +28,7 @@ from sqlalchemy import URL, Connection, Engine, create_engine, event
 from sqlalchemy.exc import DBAPIError
 
 from nl2sql.db.base import DbConnection, DbOperations, QueryStats, ResultSink
+from nl2sql.db.call_stop import stop_with
 from nl2sql.db.logins import LoginPrivileges, few
 from nl2sql.errors import DatabaseConnectionError, QueryExecutionError, QueryTimeoutError
 from nl2sql.sql_guard.user_functions import UserFunctions, from_view_definitions
@@ -274,7 +276,9 @@ class MysqlOperations(DbOperations):
             killer.daemon = True
             killer.start()
             try:
-                yield conn
+                with stop_with(f"database '{self.db_id}'",
+                               functools.partial(self._kill_query, thread_id)):
+                    yield conn
             except DBAPIError as exc:
                 raise self._translate(exc.orig, timeout, conn) from None
             except MySQLdb.Error as exc:

@@ -34,6 +34,7 @@ from sqlalchemy.exc import DBAPIError
 from nl2sql.db import postgres_pages
 from nl2sql.db.base import (CsvResultSink, DbConnection, DbOperations, QueryStats, ResultSink,
                             SinkFull)
+from nl2sql.db.call_stop import stop_with
 from nl2sql.db.logins import LoginPrivileges
 from nl2sql.errors import QueryExecutionError
 from nl2sql.sql_guard.user_functions import UserFunctions
@@ -213,7 +214,8 @@ class PostgresOperations(DbOperations):
                 pages = postgres_pages.before(raw, conn.info, cursor.fetchone()) \
                     if watch_pages else None
                 watchdog.start()
-                yield conn, pages
+                with stop_with(f"database '{self.db_id}'", raw.cancel_safe):
+                    yield conn, pages
             except DBAPIError as exc:
                 raise self._translate(exc.orig, timeout, conn) from None
             except psycopg.Error as exc:

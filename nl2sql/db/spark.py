@@ -35,6 +35,7 @@ from sqlalchemy.exc import DBAPIError
 
 from nl2sql.config import DbConnectionConfig
 from nl2sql.db.base import DbConnection, DbOperations, QueryStats, ResultSink
+from nl2sql.db.call_stop import stop_with
 from nl2sql.db.logins import LoginPrivileges
 from nl2sql.db.spark_sql import SparkSqlConnection, resolve_remote
 from nl2sql.sql_guard.user_functions import UserFunctions, from_view_definitions
@@ -438,7 +439,8 @@ class SparkOperations(DbOperations):
         session.addTag(tag)
         timer.start()
         try:
-            yield
+            with stop_with(f"database '{self.db_id}'", lambda: session.interruptTag(tag)):
+                yield
         except Exception:
             if fired.is_set():  # whatever the interrupted call raised, it was the time limit
                 raise self._timeout(timeout) from None

@@ -24,6 +24,7 @@ from sqlalchemy.exc import DBAPIError
 
 from nl2sql.config import DbConnectionConfig
 from nl2sql.db.base import DbConnection, DbOperations, QueryStats, ResultSink
+from nl2sql.db.call_stop import stop_with
 from nl2sql.db.sqlite_columnar import ColumnarTakeOver, columnar_available
 from nl2sql.errors import DatabaseConnectionError, QueryExecutionError
 from nl2sql.sample import ensure_bookstore
@@ -171,7 +172,8 @@ class SqliteOperations(DbOperations):
             deadline = time.monotonic() + timeout
             raw.set_progress_handler(lambda: time.monotonic() > deadline, _PROGRESS_STEPS)
             try:
-                yield conn
+                with stop_with(f"database '{self.db_id}'", raw.interrupt):
+                    yield conn
             except DBAPIError as exc:
                 raise self._translate(exc.orig, timeout) from None
             except sqlite3.Error as exc:

@@ -1,0 +1,101 @@
+"""Stop a running query when nobody waits for its answer any more.
+
+A face that can lose its caller (the MCP server: the client cancels the call, or its session
+ends) runs each operation with a ``CallStop`` as the current one (``CallStop.current``); each
+backend registers how to stop its query for as long as the query runs (``stop_with``): SQLite
+and DuckDB ``interrupt()``, PostgreSQL a cancel request, MySQL/MariaDB ``KILL QUERY`` from a
+second connection, Spark ``interruptTag``. ``CallStop.stop`` runs them (in a thread of its
+own, since ``KILL QUERY`` opens a connection) and logs it, so the engine is free again within
+about a second instead of at the time limit. Without a current ``CallStop`` (CLI, notebook,
+agents) nothing changes.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from nl2sql.errors import QueryExecutionError
+
+logger = logging.getLogger(__name__)
+
+
+class CallStop:
+    """The stop switch of one call: ``stop()`` once, from any thread."""
+
+    _current: contextvars.ContextVar[CallStop | None] = contextvars.ContextVar(
+        "nl2sql_call_stop", default=None)
+
+    def __init__(self, name: str = "call") -> None:
+        self.name = name
+        self._lock = threading.Lock()
+        self._stopped = False
+        self._actions: dict[int, tuple[str, Callable[[], object]]] = {}
+
+    @classmethod
+    def current(cls) -> CallStop | None:
+        return cls._current.get()
+
+    @contextmanager
+    def active(self) -> Iterator[CallStop]:
+        """Make this the current stop switch (for the code run, and threads started, in it)."""
+        token = self._current.set(self)
+        try:
+            yield self
+        finally:
+            self._current.reset(token)
+
+    @property
+    def stopped(self) -> bool:
+        return self._stopped
+
+    def stop(self) -> None:
+        """Stop every query of the call that still runs (and any that starts later)."""
+        with self._lock:
+            if self._stopped:
+                return
+            self._stopped = True
+            actions = list(self._actions.values())
+        for what, action in actions:
+            logger.warning("%s was cancelled: stopping its query on %s", self.name, what)
+            threading.Thread(target=_run, args=(action, what), daemon=True,
+                             name="nl2sql-call-stop").start()
+
+    def _add(self, what: str, action: Callable[[], object]) -> int | None:
+        with self._lock:
+            if self._stopped:
+                return None
+            key = id(action)
+            self._actions[key] = (what, action)
+            return key
+
+    def _remove(self, key: int) -> None:
+        with self._lock:
+            self._actions.pop(key, None)
+
+
+def _run(action: Callable[[], object], what: str) -> None:
+    try:
+        action()
+    except Exception as exc:  # noqa: BLE001 (best effort: the time limit still holds)
+        logger.warning("could not stop the query on %s: %s", what, exc)
+
+
+@contextmanager
+def stop_with(what: str, action: Callable[[], object]) -> Iterator[None]:
+    """While the block runs, the current call's ``stop()`` calls ``action`` (``what``: the
+    database, for the log). A call already stopped does not start the block."""
+    switch = CallStop.current()
+    if switch is None:
+        yield
+        return
+    key = switch._add(what, action)
+    if key is None:  # stopped before the query began: do not begin it
+        raise QueryExecutionError(f"The call was cancelled before its query ran on {what}.")
+    try:
+        yield
+    finally:
+        switch._remove(key)

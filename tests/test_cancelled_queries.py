@@ -1,0 +1,129 @@
+"""A query whose MCP call is cancelled stops at once on every backend, not at the time limit.
+
+A real client session cancels a ``db_execute_sql`` running an endless recursive CTE after about
+a second; within two more seconds the engine is idle again: no such query in
+``pg_stat_activity`` / the MySQL process list, and for the in-process engines (SQLite, DuckDB)
+this process's CPU time stops growing. The time limit is 30 s, so only the cancel can explain
+it. The server logs what it stopped.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+import pytest
+from conftest import MY_HOST, MY_PORT, MY_USER, PG_HOST, PG_PORT, PG_USER
+from mcp import Client
+
+from nl2sql.mcp import build_server
+
+#: Runs far longer than the 30 s time limit on each backend, holding a core.
+ENDLESS = ("WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 1000000000000) "
+           "SELECT count(*) AS n FROM r")
+MARK = "endless_cancel_probe"
+
+
+def _pg_busy(dbname: str) -> int:
+    import psycopg
+
+    with psycopg.connect(host=PG_HOST, port=PG_PORT, user=PG_USER, dbname="postgres",
+                         autocommit=True) as conn:
+        row = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND "
+                           "state = 'active' AND query LIKE %s AND pid <> pg_backend_pid()",
+                           (dbname, f"%{MARK}%")).fetchone()
+    return int(row[0]) if row else 0
+
+
+def _mysql_busy(dbname: str) -> int:
+    import MySQLdb
+
+    conn = MySQLdb.connect(host=MY_HOST, port=MY_PORT, user=MY_USER)
+    try:
+        with conn.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM information_schema.PROCESSLIST WHERE DB = %s "
+                           "AND COMMAND = 'Query' AND INFO LIKE %s AND ID <> CONNECTION_ID()",
+                           (dbname, f"%{MARK}%"))
+            return int(cursor.fetchone()[0])
+    finally:
+        conn.close()
+
+
+def _cpu_busy(_dbname: str) -> int:
+    """1 when this process used more than a third of a core over the last 0.5 s."""
+    before = time.process_time()
+    time.sleep(0.5)
+    return int(time.process_time() - before > 0.17)
+
+
+BUSY: dict[str, Callable[[str], int]] = {
+    "postgres": _pg_busy, "mysql": _mysql_busy, "sqlite": _cpu_busy, "duckdb": _cpu_busy}
+
+
+async def _wait_until(check: Callable[[], int], want: int, within: float) -> float:
+    """Seconds until ``check()`` (run in a thread) returns ``want``; fails after ``within``."""
+    started = time.monotonic()
+    while True:
+        if await anyio.to_thread.run_sync(check) == want:
+            return time.monotonic() - started
+        assert time.monotonic() - started < within, f"still {1 - want} after {within} s"
+        await anyio.sleep(0.1)
+
+
+@pytest.mark.parametrize("backend", list(BUSY))
+async def test_a_cancelled_call_stops_its_query(backend: str, make_db: Any, make_registry: Any,
+                                                caplog: pytest.LogCaptureFixture) -> None:
+    db = make_db(backend, "cancelme", script="CREATE TABLE t (id INTEGER PRIMARY KEY)")
+    registry = make_registry(db.config)
+    server = build_server(registry.config_path, data_dir=registry.data_dir,
+                          workspace=registry.workspace)
+    dbname = db.config.dbname or ""
+    busy = BUSY[backend]
+    query = f"/* {MARK} */ {ENDLESS}"
+    caplog.set_level(logging.WARNING, logger="nl2sql.db.call_stop")
+    async with Client(server) as client:
+        started = time.monotonic()
+        with anyio.move_on_after(1.0):  # the client gives up: notifications/cancelled
+            await client.call_tool("db_execute_sql", {"db_id": "cancelme", "query": query})
+        # it was still running when cancelled, and the call ended with its query (not at 30 s)
+        assert 0.9 <= time.monotonic() - started < 3.0
+        stopped_in = await _wait_until(lambda: busy(dbname), 0, within=3.0)
+        # the server still answers, on the same database
+        result = await client.call_tool("db_execute_sql", {
+            "db_id": "cancelme", "query": "SELECT count(*) AS n FROM t"})
+        assert not result.is_error, result.content[0].text
+    assert stopped_in < 3.0
+    assert any("db_execute_sql was cancelled: stopping its query on database 'cancelme'"
+               in record.getMessage() for record in caplog.records), caplog.text
+
+
+def test_the_probe_sees_a_running_query(make_db: Any) -> None:
+    """The idle check is not vacuous: it sees the endless query while it runs (Postgres)."""
+    import threading
+
+    import psycopg
+
+    db = make_db("postgres", "probe", script="SELECT 1")
+    dbname = db.config.dbname
+    done = threading.Event()
+
+    def run() -> None:
+        with psycopg.connect(host=PG_HOST, port=PG_PORT, user=PG_USER, dbname=dbname) as conn:
+            conn.execute("SET statement_timeout = 3000")
+            try:
+                conn.execute(f"/* {MARK} */ {ENDLESS}")
+            except psycopg.errors.QueryCanceled:
+                pass
+        done.set()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    time.sleep(1.0)
+    assert _pg_busy(dbname) == 1
+    thread.join()
+    assert _pg_busy(dbname) == 0
+
+
