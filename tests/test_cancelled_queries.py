@@ -85,6 +85,9 @@ async def test_a_cancelled_call_stops_its_query(backend: str, make_db: Any, make
     query = f"/* {MARK} */ {ENDLESS}"
     caplog.set_level(logging.WARNING, logger="nl2sql.db.call_stop")
     async with Client(server) as client:
+        first = await client.call_tool("db_execute_sql", {  # the first call loads the driver
+            "db_id": "cancelme", "query": "SELECT count(*) AS n FROM t"})
+        assert not first.is_error, first.content[0].text
         started = time.monotonic()
         with anyio.move_on_after(1.0):  # the client gives up: notifications/cancelled
             await client.call_tool("db_execute_sql", {"db_id": "cancelme", "query": query})

@@ -94,6 +94,8 @@ def stop_with(what: str, action: Callable[[], object]) -> Iterator[None]:
         return
     key = switch._add(what, action)
     if key is None:  # stopped before the query began: do not begin it
+        logger.warning("%s was cancelled before its query on %s began: not run", switch.name,
+                       what)
         raise QueryExecutionError(f"The call was cancelled before its query ran on {what}.")
     try:
         yield
