@@ -2,7 +2,7 @@
 
 Builds two throwaway SQLite files with the same one-table schema (an integer key, three text
 columns, a real and a date-like text column), one with ``--small`` rows (default 100,000) and
-one with ``--big`` rows (default 3,000,000), and times ``nl2sql.pipeline.annotate_database``
+one with ``--big`` rows (default 3,000,000), and times ``nl2sql.annotation.pipeline.annotate_database``
 (extraction, row count, sample rows, enum screening, value index, cache and context index
 written: everything the CLI runs without a model) on each, alternating, median of ``--runs``.
 Also times the table-bounds query both ways on the big file: ``min(rowid), max(rowid)`` in one
@@ -23,8 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from nl2sql.config import DatabaseType, DbConnectionConfig
-from nl2sql.pipeline import annotate_database
+from nl2sql.config.registry import DatabaseType, DbConnectionConfig
+from nl2sql.annotation.pipeline import annotate_database
 
 TARGET_RATIO = 1.05
 

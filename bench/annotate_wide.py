@@ -3,7 +3,7 @@
 
 Creates a throwaway database with N tables (the ``extract_wide.py`` schema: 10 columns, a
 foreign key, an index, a table comment and a column comment each; every ``--filled``-th table
-gets ``--rows`` rows), then times ``nl2sql.pipeline.annotate_database`` with no model (the
+gets ``--rows`` rows), then times ``nl2sql.annotation.pipeline.annotate_database`` with no model (the
 offline steps: extraction, row counts, sample rows, enum screening, value index, cache and
 context index written; a fresh engine and an empty data dir each run) and
 ``pg_dump --schema-only`` on the same database, alternating, and prints best and median of
@@ -31,8 +31,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from extract_wide import HOST, PORT, USER, pg_dump, times_interleaved, wide_database  # noqa: E402
 
-from nl2sql.config import DatabaseType, DbConnectionConfig  # noqa: E402
-from nl2sql.pipeline import annotate_database  # noqa: E402
+from nl2sql.config.registry import DatabaseType, DbConnectionConfig  # noqa: E402
+from nl2sql.annotation.pipeline import annotate_database  # noqa: E402
 
 TARGET_RATIO = 2.0
 STATUSES = ("new", "paid", "shipped", "cancelled")

@@ -65,8 +65,8 @@ ANALYTICS = ("cricket", "retail", "hr", "finance")
 
 def sample_catalog(folder: Path) -> Path:
     """dbs.yaml for bookstore, Chinook and Northwind (SQLite) in ``folder``, annotated."""
-    from nl2sql.config import DbConnectionConfigs
-    from nl2sql.pipeline import annotate_database
+    from nl2sql.config.registry import DbConnectionConfigs
+    from nl2sql.annotation.pipeline import annotate_database
 
     shutil.copyfile(SAMPLES / "chinook" / "chinook.sqlite", folder / "chinook.sqlite")
     with sqlite3.connect(folder / "northwind.db") as conn:
@@ -84,8 +84,8 @@ def sample_catalog(folder: Path) -> Path:
 
 def _annotated(folder: Path, databases: dict[str, Path]) -> Path:
     """dbs.yaml naming the SQLite files ``databases`` (db_id -> file), annotated."""
-    from nl2sql.config import DbConnectionConfigs
-    from nl2sql.pipeline import annotate_database
+    from nl2sql.config.registry import DbConnectionConfigs
+    from nl2sql.annotation.pipeline import annotate_database
 
     config = folder / "dbs.yaml"
     config.write_text("databases:\n" + "".join(
@@ -182,7 +182,7 @@ def gold_parts(sql: str | list[str], dialect: str | None) -> tuple[set[str], lis
 def _answerable_elsewhere(engine, db_id: str, tables: set[str],  # noqa: ANN001
                           literals: list[tuple[str, bool]]) -> bool:
     """Another database has tables named like each gold table and holds each gold literal."""
-    from nl2sql.context.words import stem, terms
+    from nl2sql.context_engine.words import stem, terms
 
     def words(name: str) -> frozenset[str]:
         return frozenset(stem(w) for w in terms(name, expand=False))
@@ -213,8 +213,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tables", type=int, default=1000, help="enterprise: tables")
     args = parser.parse_args(argv)
 
-    from nl2sql.config import DbConnectionConfigs
-    from nl2sql.context.engine import ContextEngine
+    from nl2sql.config.registry import DbConnectionConfigs
+    from nl2sql.context_engine.engine import ContextEngine
 
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()

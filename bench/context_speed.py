@@ -114,11 +114,11 @@ def latencies(call, questions: list[str]) -> dict[str, float]:  # noqa: ANN001
 
 
 def wide(folder: Path, tables: int, count: int) -> dict[str, object]:
-    from nl2sql.cache import load_db_info, save_db_info
-    from nl2sql.config import DbConnectionConfigs
-    from nl2sql.context.engine import ContextEngine, load_index
-    from nl2sql.context.index import build_index, embeddings_path, index_path
-    from nl2sql.pipeline import annotate_database
+    from nl2sql.schema.cache import load_db_info, save_db_info
+    from nl2sql.config.registry import DbConnectionConfigs
+    from nl2sql.context_engine.engine import ContextEngine, load_index
+    from nl2sql.context_engine.index import build_index, embeddings_path, index_path
+    from nl2sql.annotation.pipeline import annotate_database
 
     rng = random.Random(7)
     names = table_names(tables, rng)
@@ -136,7 +136,7 @@ def wide(folder: Path, tables: int, count: int) -> dict[str, object]:
     _, rebuild_s = timed(build_index, info, configs.data_dir)
     model_s = float(subprocess.run(  # in a fresh process: imports and weights
         [sys.executable, "-c", "import time; t = time.perf_counter(); "
-         "from nl2sql.context.embeddings import model; model(); "
+         "from nl2sql.context_engine.embeddings import model; model(); "
          "print(time.perf_counter() - t)"], capture_output=True, text=True,
         check=True).stdout.strip())
     (index, _), first_load_s = timed(load_index, configs.data_dir, "wide")  # imports too
@@ -171,9 +171,9 @@ def wide(folder: Path, tables: int, count: int) -> dict[str, object]:
 
 
 def catalog(folder: Path, databases: int, count: int) -> dict[str, object]:
-    from nl2sql.config import DbConnectionConfigs
-    from nl2sql.context.engine import ContextEngine
-    from nl2sql.pipeline import annotate_database
+    from nl2sql.config.registry import DbConnectionConfigs
+    from nl2sql.context_engine.engine import ContextEngine
+    from nl2sql.annotation.pipeline import annotate_database
 
     rng = random.Random(11)
     lines = ["databases:"]

@@ -25,10 +25,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from nl2sql.config import DbConnectionConfigs
+from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.evaluation import EvalSettings, evaluate, load_questions
 from nl2sql.evaluation.inputs import Question, bundled_set_path
-from nl2sql.operations.context import OpsContext
+from nl2sql.operations.ops_context import OpsContext
 
 SAMPLES = Path(__file__).resolve().parent.parent / "tests" / "data" / "samples"
 

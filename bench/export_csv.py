@@ -93,7 +93,7 @@ def child_export(config: Path, db_id: str) -> None:
     columnar worker process) and print JSON: seconds of both, rows, RSS numbers (kB) of this
     process and of the worker."""
     from nl2sql.db.columnar_worker import shared_worker
-    from nl2sql.operations.context import OpsContext
+    from nl2sql.operations.ops_context import OpsContext
     from nl2sql.operations.queries import db_execute_sql_op
 
     ctx = OpsContext.load(config, workspace=config.parent / "workspace")

@@ -28,7 +28,7 @@ from contextlib import contextmanager
 import psycopg
 from psycopg import sql
 
-from nl2sql.config import DatabaseType, DbConnectionConfig
+from nl2sql.config.registry import DatabaseType, DbConnectionConfig
 from nl2sql.db.factory import create_connection
 from nl2sql.inspection import DbSchemaExtractor
 

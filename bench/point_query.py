@@ -26,7 +26,7 @@ from pathlib import Path
 from mcp import Client
 
 from nl2sql.mcp import build_server
-from nl2sql.operations.context import OpsContext
+from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.queries import db_execute_sql_op
 
 try:

@@ -38,7 +38,7 @@ def _vm(field: str) -> int:
 
 def child_export(config: Path, rows: int) -> None:
     """One export in this process; prints JSON: seconds, rows, bytes, RSS numbers (kB)."""
-    from nl2sql.operations.context import OpsContext
+    from nl2sql.operations.ops_context import OpsContext
     from nl2sql.operations.queries import db_execute_sql_op
 
     ctx = OpsContext.load(config, workspace=config.parent / "workspace")
@@ -68,8 +68,8 @@ def main() -> int:
     import yaml
     from spark_server import SparkConnectServer
 
-    from nl2sql.cache import save_db_info
-    from nl2sql.models import DbInfo
+    from nl2sql.schema.cache import save_db_info
+    from nl2sql.schema.models import DbInfo
 
     with tempfile.TemporaryDirectory(prefix="nl2sql_spark_bench_") as tmp:
         folder = Path(tmp)

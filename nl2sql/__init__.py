@@ -13,7 +13,8 @@ from nl2sql.errors import Nl2SqlError
 if TYPE_CHECKING:
     from nl2sql.agents.answer import Answer
     from nl2sql.agents.ask import ask, ask_async
-    from nl2sql.context import PromptContext, context
+    from nl2sql.context_engine.api import context
+    from nl2sql.context_engine.prompt_context import PromptContext
     from nl2sql.verified.api import accept, list_verified, unverify
 
 # name -> module that defines it, imported on first access
@@ -21,8 +22,8 @@ _LAZY = {
     "Answer": "nl2sql.agents.answer",
     "ask": "nl2sql.agents.ask",
     "ask_async": "nl2sql.agents.ask",
-    "context": "nl2sql.context",
-    "PromptContext": "nl2sql.context.models",
+    "context": "nl2sql.context_engine.api",
+    "PromptContext": "nl2sql.context_engine.prompt_context",
     "accept": "nl2sql.verified.api",
     "list_verified": "nl2sql.verified.api",
     "unverify": "nl2sql.verified.api",
@@ -36,9 +37,7 @@ __version__ = "0.1.0"
 def __getattr__(name: str) -> Any:
     if name not in _LAZY:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module = importlib.import_module(_LAZY[name])
-    # ``nl2sql.context`` is the callable package itself (importing it set the attribute).
-    value = module if name == "context" else getattr(module, name)
+    value = getattr(importlib.import_module(_LAZY[name]), name)
     globals()[name] = value
     return value
 

@@ -24,11 +24,11 @@ import pytest
 import yaml
 from psycopg import sql
 
-from nl2sql.config import DatabaseType, DbConnectionConfig, DbConnectionConfigs
-from nl2sql.csv_dialect import format_value
-from nl2sql.operations.context import OpsContext
-from nl2sql.resources import bookstore_script_path
-from nl2sql.sample import ensure_bookstore
+from nl2sql.config.registry import DatabaseType, DbConnectionConfig, DbConnectionConfigs
+from nl2sql.workspace.csv_dialect import format_value
+from nl2sql.operations.ops_context import OpsContext
+from nl2sql.config.bundled import bookstore_script_path
+from nl2sql.config.sample import ensure_bookstore
 from spark_server import SparkConnectServer, load_sqlite, spark_unavailable_reason
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -572,7 +572,7 @@ class SampleDb:
 
     def quoted(self, logical: str) -> str:
         """The real name of a table, quoted as this backend writes it."""
-        from nl2sql.formatting import quote_identifier
+        from nl2sql.schema.formatting import quote_identifier
 
         return quote_identifier(self.table(logical), self.backend)
 
@@ -747,7 +747,7 @@ def stub_openai(monkeypatch: pytest.MonkeyPatch) -> Iterator[StubOpenAI]:
 
 def build_cache(config: DbConnectionConfig, data_dir: Path) -> None:
     """The structure-only schema cache of ``config`` (no annotation) under ``data_dir``."""
-    from nl2sql.cache import save_db_info
+    from nl2sql.schema.cache import save_db_info
     from nl2sql.db.factory import create_connection
     from nl2sql.inspection import DbSchemaExtractor
 

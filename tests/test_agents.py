@@ -13,9 +13,9 @@ from agent_scripts import Script, choose, final, text, tool, tool_pairs_complete
 
 import nl2sql
 from conftest import SampleDb, build_cache, write_dbs_yaml
-from nl2sql.config import DbConnectionConfigs
+from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.errors import ModelSetupError, NoAnswerError
-from nl2sql.operations.context import OpsContext
+from nl2sql.operations.ops_context import OpsContext
 
 ROCK = {"sqlite": "SELECT count(*) AS tracks FROM Track t JOIN Genre g ON g.GenreId = t.GenreId "
                   "WHERE g.Name = 'Rock'",
@@ -149,7 +149,7 @@ def test_a_prompt_injected_model_cannot_leave_its_database_or_replace_a_file(
     from conftest import run_sqlite_script, sqlite_config
 
     from nl2sql.operations import db_execute_sql_op
-    from nl2sql.results import safe_name_from_query
+    from nl2sql.workspace.results import safe_name_from_query
 
     vault = tmp_path / "vault.sqlite"
     run_sqlite_script(vault, "CREATE TABLE secret (value TEXT); "

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from conftest import BACKENDS, SampleDb, sqlite_config, write_dbs_yaml
 
-from nl2sql.cache import cache_path, load_db_info, save_db_info
+from nl2sql.schema.cache import cache_path, load_db_info, save_db_info
 from nl2sql.cli.annotate import build_parser, main
-from nl2sql.config import DbConnectionConfigs
+from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.errors import ModelSetupError
-from nl2sql.pipeline import AnnotateOptions, AnnotationContext, annotate_database
+from nl2sql.annotation.pipeline import AnnotateOptions, AnnotationContext, annotate_database
 
 CONTRACT = {
     "db": {"db_id", "db_type", "description", "tables", "example_queries"},

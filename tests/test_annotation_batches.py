@@ -17,8 +17,8 @@ from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.inspection.enums import screen_table, screen_tables
 from nl2sql.inspection.postgres import PostgresSchemaInspector
 from nl2sql.inspection.samples import SampleSettings, collect_sample, collect_samples
-from nl2sql.models import DbInfo
-from nl2sql.pipeline import AnnotateOptions, annotate_database, run_offline_steps, \
+from nl2sql.schema.models import DbInfo
+from nl2sql.annotation.pipeline import AnnotateOptions, annotate_database, run_offline_steps, \
     run_offline_steps_many
 from tests.test_enums import captured_statements
 

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import SampleDb, add_column, pg_execute, write_dbs_yaml
 from packages import hide_package
-from nl2sql.cache import load_db_info
+from nl2sql.schema.cache import load_db_info
 from nl2sql.cli.annotate import main
 
 

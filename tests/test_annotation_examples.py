@@ -13,7 +13,7 @@ from nl2sql.annotation import AnnotatorOptions, DbSchemaAnnotator
 from nl2sql.annotation.examples import MARKER, run_example_query
 from nl2sql.db.factory import create_connection, create_operations
 from nl2sql.inspection import DbSchemaExtractor
-from nl2sql.models import DbInfo
+from nl2sql.schema.models import DbInfo
 
 ONLY_EXAMPLES = ("example_queries",)
 

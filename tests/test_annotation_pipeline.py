@@ -16,11 +16,11 @@ from conftest import SampleDb, add_column
 from nl2sql.annotation import AnnotatorOptions
 from nl2sql.annotation.examples import run_example_query
 from nl2sql.annotation.pipeline_steps import LlmAnnotationSteps
-from nl2sql.cache import load_db_info
+from nl2sql.schema.cache import load_db_info
 from nl2sql.db.factory import create_connection, create_operations
 from nl2sql.errors import ModelSetupError
-from nl2sql.models import DbInfo
-from nl2sql.pipeline import AnnotateOptions, annotate_database
+from nl2sql.schema.models import DbInfo
+from nl2sql.annotation.pipeline import AnnotateOptions, annotate_database
 
 STEPS = ("table_descriptions", "enum_classification", "database_description", "example_queries")
 

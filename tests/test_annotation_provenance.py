@@ -13,9 +13,9 @@ from conftest import SampleDb
 from nl2sql.annotation import AnnotatorOptions
 from nl2sql.annotation.pipeline_steps import LlmAnnotationSteps
 from nl2sql.annotation.provenance import is_test_model, reannotate_steps
-from nl2sql.cache import load_db_info, save_db_info
-from nl2sql.models import DbInfo
-from nl2sql.pipeline import AnnotateOptions, annotate_database
+from nl2sql.schema.cache import load_db_info, save_db_info
+from nl2sql.schema.models import DbInfo
+from nl2sql.annotation.pipeline import AnnotateOptions, annotate_database
 
 
 class ProviderModel(FunctionModel):

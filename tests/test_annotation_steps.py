@@ -17,7 +17,7 @@ from conftest import sqlite_config
 from nl2sql.annotation import AnnotatorOptions, DbSchemaAnnotator
 from nl2sql.db.factory import create_connection
 from nl2sql.errors import ModelSetupError
-from nl2sql.models import ColumnInfo, DbInfo, EnumValueCount, TableInfo
+from nl2sql.schema.models import ColumnInfo, DbInfo, EnumValueCount, TableInfo
 
 DESCRIPTION_STEPS = ("table_descriptions", "enum_classification", "database_description")
 

@@ -18,8 +18,8 @@ from nl2sql.annotation.pipeline_steps import LlmAnnotationSteps
 from nl2sql.cli.annotate import print_summary
 from nl2sql.cli.progress import LogProgress, RichProgress
 from nl2sql.llm.usage import cost_usd
-from nl2sql.models import StepUsage
-from nl2sql.pipeline import AnnotateOptions, annotate_database
+from nl2sql.schema.models import StepUsage
+from nl2sql.annotation.pipeline import AnnotateOptions, annotate_database
 
 
 @pytest.mark.parametrize("chinook", ["sqlite"], indirect=True)
@@ -68,7 +68,7 @@ def test_cost_from_genai_prices() -> None:
 def test_pydantic_ai_banner_is_switched_off() -> None:
     import pydantic_ai
 
-    import nl2sql.llm.models  # noqa: F401  (every model use goes through it)
+    import nl2sql.llm.providers  # noqa: F401  (every model use goes through it)
 
     assert pydantic_ai.BANNER_ENABLED is False
 

@@ -18,8 +18,8 @@ from stub_openai import StubOpenAI, tool_call
 
 import nl2sql
 from conftest import build_cache, sqlite_config, write_dbs_yaml
-from nl2sql.config import DbConnectionConfigs
-from nl2sql.operations.context import OpsContext
+from nl2sql.config.registry import DbConnectionConfigs
+from nl2sql.operations.ops_context import OpsContext
 
 NL2SQL_ASK = Path(sys.executable).parent / "nl2sql-ask"
 QUESTION = "How many tracks are in the Rock genre?"

@@ -16,7 +16,7 @@ import pytest
 from stub_openai import MODEL_STRING, StubOpenAI, http_error, messages_text, text, tool_call
 
 from conftest import build_cache, sqlite_config, write_dbs_yaml
-from nl2sql.config import DbConnectionConfigs
+from nl2sql.config.registry import DbConnectionConfigs
 
 NL2SQL_ASK = Path(sys.executable).parent / "nl2sql-ask"
 QUESTION = "How many tracks are in the Rock genre?"

@@ -11,10 +11,10 @@ from conftest import BACKENDS, REPO_ROOT
 
 from nl2sql.backends import BACKENDS as REGISTRY
 from nl2sql.backends import DatabaseType, get_backend
-from nl2sql.config import DbConnectionConfigs
+from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.db.base import DbConnection, DbOperations
 from nl2sql.errors import ConfigError
-from nl2sql.formatting import quote_identifier
+from nl2sql.schema.formatting import quote_identifier
 from nl2sql.inspection.base import DbSchemaInspector
 from nl2sql.sql_guard import DENIED_FUNCTIONS
 

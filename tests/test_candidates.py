@@ -15,9 +15,9 @@ import nl2sql
 from conftest import SampleDb
 from nl2sql.agents.candidates import GENERATORS, TEMPERATURE, candidate_instructions, \
     plan_candidates
-from nl2sql.context.models import ContextExample, PromptContext
+from nl2sql.context_engine.prompt_context import ContextExample, PromptContext
 from nl2sql.errors import Nl2SqlError, NoAnswerError
-from nl2sql.operations.context import OpsContext
+from nl2sql.operations.ops_context import OpsContext
 
 QUESTION = "How many tracks are in the Rock genre?"
 NAMES = {"sqlite": dict(Track="Track", Genre="Genre", GenreId="GenreId", Name="Name",

@@ -21,7 +21,7 @@ from agent_scripts import SELECTION_MARK
 from stub_openai import Reply, StubOpenAI, tool_call
 
 from conftest import build_cache, sqlite_config, write_dbs_yaml
-from nl2sql.config import DbConnectionConfigs
+from nl2sql.config.registry import DbConnectionConfigs
 
 NL2SQL_ASK = Path(sys.executable).parent / "nl2sql-ask"
 QUESTION = "How many tracks are in the Rock genre?"

@@ -19,13 +19,13 @@ from PIL import Image
 import nl2sql
 from agent_scripts import Script, final
 from conftest import build_cache, sqlite_config, write_dbs_yaml
-from nl2sql.cache import load_db_info, save_db_info
+from nl2sql.schema.cache import load_db_info, save_db_info
 from nl2sql.charts import Chart, chart_csv
 from nl2sql.charts.data import OTHER, TOP_BARS
 from nl2sql.charts.labels import schema_of
 from nl2sql.charts.table import ENV_CHART_MAX_ROWS, read_table
 from nl2sql.errors import ChartError, ConfigError
-from nl2sql.operations.context import OpsContext
+from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.queries import db_execute_sql_op
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -27,9 +27,9 @@ from stub_openai import MODEL_STRING, StubOpenAI, tool_call
 
 from conftest import IN_CI, build_cache, sqlite_config, write_dbs_yaml
 from nl2sql.agents.tools import PinnedDeps, run_operation, tools_for
-from nl2sql.config import DbConnectionConfigs
+from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.mcp import build_server
-from nl2sql.operations.context import OpsContext
+from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.registry import operation
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -19,14 +19,14 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from nl2sql.cache import save_db_info
-from nl2sql.csv_arrow import format_batch, record_bytes
-from nl2sql.csv_dialect import CsvRowFormatter
+from nl2sql.schema.cache import save_db_info
+from nl2sql.workspace.csv_arrow import format_batch, record_bytes
+from nl2sql.workspace.csv_dialect import CsvRowFormatter
 from nl2sql.db import sqlite_columnar
 from nl2sql.db.columnar_worker import shared_worker
 from nl2sql.errors import QueryExecutionError, QueryTimeoutError
 from nl2sql.inspection import DbSchemaExtractor
-from nl2sql.operations.context import OpsContext
+from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.queries import db_execute_sql_op
 
 from conftest import SAMPLE_DATA, sqlite_config
@@ -492,7 +492,7 @@ def test_a_workspace_error_while_adopting_the_file_is_reported_not_swallowed(
     import errno
 
     from nl2sql.errors import WorkspaceFileError
-    from nl2sql.results import CsvResultWriter
+    from nl2sql.workspace.results import CsvResultWriter
 
     def full(self: CsvResultWriter, path: Path, bytes_written: int) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")

@@ -16,11 +16,11 @@ from conftest import BACKENDS, sample_fixture, write_dbs_yaml
 from mcp import Client
 from test_mcp_stdio import NL2SQL_MCP, _free_port, _wait_for_port
 
-from nl2sql.cache import save_db_info
+from nl2sql.schema.cache import save_db_info
 from nl2sql.db.factory import create_connection
 from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.mcp import build_server
-from nl2sql.saved_query_index import SavedQueryIndex
+from nl2sql.workspace.saved_query_index import SavedQueryIndex
 
 chinook = sample_fixture("chinook", BACKENDS)  # 16 clients on every backend
 CLIENTS = 16

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from nl2sql.backends import BACKENDS
-from nl2sql.config import DatabaseType, DbConnectionConfigs, sample_database_path
+from nl2sql.config.registry import DatabaseType, DbConnectionConfigs, sample_database_path
 from nl2sql.errors import ConfigError, UnknownDatabaseError
 
 

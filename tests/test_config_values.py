@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from nl2sql.config import DbConnectionConfigs
+from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.errors import ConfigError
 
 

@@ -7,18 +7,18 @@ import subprocess
 import sys
 
 import nl2sql
-from nl2sql.config import DbConnectionConfigs
-from nl2sql.pipeline import annotate_database
+from nl2sql.config.registry import DbConnectionConfigs
+from nl2sql.annotation.pipeline import annotate_database
 
 
 def test_prompt_context_fields_are_the_contract() -> None:
-    from nl2sql.context import PromptContext
+    from nl2sql.context_engine import PromptContext
 
     assert list(PromptContext.model_fields) == [
         "question", "db_id", "candidates", "tables", "value_hints", "examples", "glossary",
         "schema_sql", "schema_tokens", "full_schema_tokens", "budget_tokens",
         "ambiguous_between"]
-    from nl2sql.context import Candidate, ContextExample, KeptTable, ValueHint
+    from nl2sql.context_engine import Candidate, ContextExample, KeptTable, ValueHint
 
     assert list(Candidate.model_fields) == ["db_id", "score", "reason"]
     assert list(KeptTable.model_fields) == ["name", "reason"]
@@ -36,7 +36,7 @@ def test_import_nl2sql_does_not_load_the_engine() -> None:
 def test_context_is_callable_even_after_its_package_is_imported(chinook, make_registry) -> None:  # noqa: ANN001
     registry = make_registry(chinook.config)
     annotate_database(chinook.config, registry.data_dir)
-    import nl2sql.context.models  # noqa: F401  (sets the package as nl2sql's attribute)
+    import nl2sql.context_engine.prompt_context  # noqa: F401  (a package import never shadows the function)
 
     ctx = nl2sql.context("How many albums are there?", db_id="chinook", config=registry)
     assert ctx.db_id == "chinook"

@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 
 import nl2sql
-from nl2sql.cache import load_db_info
-from nl2sql.context.engine import ContextEngine
-from nl2sql.context.index import embeddings_path, index_path
+from nl2sql.schema.cache import load_db_info
+from nl2sql.context_engine.engine import ContextEngine
+from nl2sql.context_engine.index import embeddings_path, index_path
 from nl2sql.db.factory import create_connection
-from nl2sql.formatting import format_schema
+from nl2sql.schema.formatting import format_schema
 from nl2sql.inspection import DbSchemaExtractor
-from nl2sql.pipeline import AnnotateOptions, annotate_database, run_offline_steps
+from nl2sql.annotation.pipeline import AnnotateOptions, annotate_database, run_offline_steps
 from tests.conftest import sqlite_config
 from tests.test_enums import captured_statements
 
@@ -126,7 +126,7 @@ def test_missing_stale_or_broken_index_is_rebuilt(chinook, make_registry) -> Non
     # a cache rewritten after the index (a re-annotation elsewhere): stale, rebuilt
     info = load_db_info(registry.data_dir, "chinook")
     info.table("Genre").description = "Music genres such as Rock and Jazz."
-    from nl2sql.cache import save_db_info
+    from nl2sql.schema.cache import save_db_info
 
     save_db_info(info, registry.data_dir)
     ctx = ContextEngine(registry).context("kinds of music", db_id="chinook", budget_tokens=300)
@@ -168,7 +168,7 @@ def refuse(*args, **kwargs):
     raise AssertionError("network touched")
 socket.socket.connect = refuse
 socket.create_connection = refuse
-from nl2sql.context.embeddings import embed
+from nl2sql.context_engine.embeddings import embed
 vectors = embed(["songs by AC/DC", "music tracks of an artist", "invoice totals"])
 assert vectors.shape == (3, 256)
 assert float(vectors[0] @ vectors[1]) > float(vectors[0] @ vectors[2])
@@ -181,8 +181,8 @@ def test_examples_come_from_verified_answers_and_the_cache(chinook,  # noqa: ANN
                                                           make_registry) -> None:
     """Saved queries that merely ran are not examples (they may be wrong); once a person
     accepts one, it is the first example for a similar question."""
-    from nl2sql.cache import save_db_info
-    from nl2sql.models import ExampleQuery
+    from nl2sql.schema.cache import save_db_info
+    from nl2sql.schema.models import ExampleQuery
     from nl2sql.operations import OpsContext, db_execute_sql_op
     from nl2sql.verified.accept import accept_answer
 

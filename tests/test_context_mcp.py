@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 from mcp import Client
 
-from nl2sql.config import DbConnectionConfigs
-from nl2sql.context.models import WHOLE_SCHEMA_FITS
+from nl2sql.config.registry import DbConnectionConfigs
+from nl2sql.context_engine.prompt_context import WHOLE_SCHEMA_FITS
 from nl2sql.mcp import build_server
 from nl2sql.operations.search import ENV_SCHEMA_TOKEN_CAP
-from nl2sql.pipeline import annotate_database
+from nl2sql.annotation.pipeline import annotate_database
 
 
 SAME_BACKEND = pytest.mark.parametrize("chinook, northwind", [("sqlite", "sqlite"),

@@ -12,7 +12,7 @@ import pytest
 
 import nl2sql
 from nl2sql.agents.instructions import catalog_instructions
-from nl2sql.pipeline import annotate_database
+from nl2sql.annotation.pipeline import annotate_database
 from tests.conftest import sqlite_config
 
 SETS = Path(__file__).resolve().parent / "data" / "context_sets"

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 import nl2sql
-from nl2sql.cache import load_db_info, save_db_info
-from nl2sql.context import embeddings
-from nl2sql.context.index import build_index
-from nl2sql.pipeline import annotate_database
+from nl2sql.schema.cache import load_db_info, save_db_info
+from nl2sql.context_engine import embeddings
+from nl2sql.context_engine.index import build_index
+from nl2sql.annotation.pipeline import annotate_database
 from tests.conftest import sqlite_config
 
 AREAS = ["sales", "crm", "hr", "fin", "ops", "mkt", "web", "log"]

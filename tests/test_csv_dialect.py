@@ -1,4 +1,4 @@
-"""One CSV dialect for every backend (nl2sql.csv_dialect): the same edge-case values give the same
+"""One CSV dialect for every backend (nl2sql.workspace.csv_dialect): the same edge-case values give the same
 bytes from SQLite (Python rows through csv.writer) and PostgreSQL (the server's COPY), long
 values round-trip, and previews cut long cells visibly."""
 
@@ -13,10 +13,10 @@ from decimal import Decimal
 import psycopg
 import pytest
 
-from nl2sql.cache import save_db_info
-from nl2sql.csv_dialect import CsvRowFormatter, float_text, format_record, format_value
+from nl2sql.schema.cache import save_db_info
+from nl2sql.workspace.csv_dialect import CsvRowFormatter, float_text, format_record, format_value
 from nl2sql.inspection import DbSchemaExtractor
-from nl2sql.operations.context import OpsContext
+from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.csv_files import csv_head_op, csv_tail_op
 from nl2sql.operations.queries import db_execute_sql_op
 

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from sqlalchemy import event
 
-from nl2sql.cache import save_db_info
+from nl2sql.schema.cache import save_db_info
 from nl2sql.errors import QueryExecutionError, QueryRejectedError, UnknownTableError
 from nl2sql.inspection import DbSchemaExtractor
-from nl2sql.operations.context import OpsContext
+from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.queries import db_get_row_by_id_op
 
 

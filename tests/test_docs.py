@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from nl2sql.agents.settings import AgentSettings
-from nl2sql.config import _TOP_LEVEL_KEYS, DbConnectionConfig
+from nl2sql.config.registry import _TOP_LEVEL_KEYS, DbConnectionConfig
 from nl2sql.operations.registry import OPERATIONS
 
 REPO = Path(__file__).resolve().parent.parent
@@ -178,7 +178,7 @@ def test_annotating_from_python_example_runs_its_model(tmp_path: Path, monkeypat
     assert result.run.steps["table_descriptions"].requests == 7  # type: ignore[attr-defined]
     assert capsys.readouterr().out == "annotated by test\n"
 
-    from nl2sql.pipeline import annotate_database, default_llm_steps
+    from nl2sql.annotation.pipeline import annotate_database, default_llm_steps
     configs = scope["configs"]
     annotate_database(configs.get("bookstore"), configs.data_dir,  # type: ignore[attr-defined]
                       llm_steps=default_llm_steps())

@@ -19,7 +19,7 @@ import psycopg
 import pytest
 from conftest import PG_HOST, PG_PORT
 
-from nl2sql.config import DatabaseType, DbConnectionConfig
+from nl2sql.config.registry import DatabaseType, DbConnectionConfig
 from nl2sql.db.base import DbOperations
 from nl2sql.db.factory import create_connection, create_operations
 from nl2sql.db.postgres_pages import PLANNER_PAGE_READS, Readings, suspects

@@ -12,14 +12,14 @@ import pytest
 from conftest import BACKENDS, BackendDb, pg_config, pg_execute, sqlite_config
 from sqlalchemy import event
 
-from nl2sql.config import DbConnectionConfig
+from nl2sql.config.registry import DbConnectionConfig
 from nl2sql.db.base import DbConnection
 from nl2sql.db.factory import create_connection
 from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.inspection.enums import (ColumnStats, EnumScreeningSettings, apply_stats,
                                      is_screenable, screen_table)
-from nl2sql.models import ColumnInfo, DbInfo, EnumValueCount
-from nl2sql.sample import ensure_bookstore
+from nl2sql.schema.models import ColumnInfo, DbInfo, EnumValueCount
+from nl2sql.config.sample import ensure_bookstore
 
 
 @contextmanager
@@ -266,7 +266,7 @@ def test_sqlite_annotation_reads_of_a_big_table_are_index_lookups(tmp_path: Path
     values) run on a big SQLite table may grow with its row count: the query plan of every
     statement that reads it is an index lookup (SEARCH), or a scan stopped by a LIMIT (the
     sample rows). Grouping then runs over the bounded sample, not the table."""
-    from nl2sql.pipeline import AnnotateOptions, run_offline_steps
+    from nl2sql.annotation.pipeline import AnnotateOptions, run_offline_steps
 
     path = tmp_path / "big.db"
     with sqlite3.connect(path) as conn:

@@ -15,8 +15,8 @@ from nl2sql.cli.eval import main
 from nl2sql.evaluation import (EvalSettings, EvaluationInputError, evaluate, load_predictions,
                                load_questions)
 from nl2sql.evaluation.inputs import Question
-from nl2sql.operations.context import OpsContext
-from nl2sql.resources import question_set_path
+from nl2sql.operations.ops_context import OpsContext
+from nl2sql.config.bundled import question_set_path
 
 
 def _ops(make_registry, sample: SampleDb) -> OpsContext:
@@ -296,8 +296,8 @@ def test_cli_exit_codes(tmp_path: Path, monkeypatch, capsys) -> None:
 
 def test_context_recall_fields(tmp_path: Path, monkeypatch) -> None:
     """With a schema cache, each question gets the context's tables against the gold's."""
-    from nl2sql.config import DbConnectionConfigs
-    from nl2sql.pipeline import annotate_database
+    from nl2sql.config.registry import DbConnectionConfigs
+    from nl2sql.annotation.pipeline import annotate_database
 
     monkeypatch.chdir(tmp_path)
     configs = DbConnectionConfigs.load()

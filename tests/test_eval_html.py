@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from conftest import IN_CI
-from nl2sql.config import DbConnectionConfigs
+from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.evaluation import EvalSettings, Question, evaluate
 from nl2sql.evaluation.html import render_html
-from nl2sql.operations.context import OpsContext
+from nl2sql.operations.ops_context import OpsContext
 
 BAR_COLOURS = {(0x2F, 0x7D, 0x4F), (0xC0, 0x8A, 0x1B), (0xB4, 0x3A, 0x30)}
 

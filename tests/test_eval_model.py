@@ -16,14 +16,14 @@ from pydantic_ai.messages import (ModelMessage, ModelRequest, ModelResponse, Too
                                   UserPromptPart)
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from nl2sql.cache import save_db_info
+from nl2sql.schema.cache import save_db_info
 from nl2sql.db.factory import create_connection
 from nl2sql.errors import ModelSetupError
 from nl2sql.evaluation import EvalSettings, evaluate, load_predictions, load_questions
 from nl2sql.evaluation.generate import CACHE_NAME, generate_predictions, load_cache
 from nl2sql.inspection import DbSchemaExtractor
-from nl2sql.operations.context import OpsContext
-from nl2sql.resources import question_set_path
+from nl2sql.operations.ops_context import OpsContext
+from nl2sql.config.bundled import question_set_path
 
 QUESTIONS = load_questions(question_set_path("bookstore"))[:8]
 WRONG = {"bookstore-03": "SELECT title FROM books"}  # the scripted model's one mistake

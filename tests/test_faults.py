@@ -22,16 +22,16 @@ import pytest
 from mcp import Client
 
 from conftest import sqlite_config
-from nl2sql.cache import save_db_info
+from nl2sql.schema.cache import save_db_info
 from nl2sql.errors import (DatabaseConnectionError, UnknownTableError, WorkspaceFileError,
                            WorkspacePathError)
 from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.mcp import build_server
-from nl2sql.operations.context import OpsContext
+from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.csv_files import csv_head_op, csv_tail_op
 from nl2sql.operations.queries import db_execute_sql_op, db_get_row_by_id_op
 from nl2sql.operations.saved_queries import saved_query_get_details_op
-from nl2sql.results import CsvResultWriter, read_metadata_for_csv
+from nl2sql.workspace.results import CsvResultWriter, read_metadata_for_csv
 
 NL2SQL_MCP = Path(sys.executable).with_name("nl2sql-mcp")
 
@@ -87,7 +87,7 @@ def test_disk_full_is_one_sentence_and_leaves_no_file(ctx, monkeypatch, fault) -
         elif fault == "close":
             patch.setattr("nl2sql.operations.queries.CsvResultWriter", _FullOnClose)
         else:
-            patch.setattr("nl2sql.results._write_all", _no_space)  # the metadata's bytes
+            patch.setattr("nl2sql.workspace.results._write_all", _no_space)  # the metadata's bytes
         with pytest.raises(WorkspaceFileError) as raised:
             db_execute_sql_op(ctx, "f", "SELECT * FROM t", output_file="full")
     message = str(raised.value)
@@ -109,7 +109,7 @@ async def test_disk_full_through_mcp_is_one_sentence(tmp_path, monkeypatch) -> N
 
 
 def test_rotate_key_on_a_full_disk_is_one_line(tmp_path, monkeypatch, capsys) -> None:
-    from nl2sql import secrets
+    from nl2sql.config import secrets
     from nl2sql.cli import secrets as cli
 
     secrets.create_key()
@@ -242,7 +242,7 @@ async def test_mcp_faces_answer_one_sentence(tmp_path, monkeypatch, caplog) -> N
         assert "not UTF-8 text" in await call("csv_head", csv_file="bin.csv")
         assert "integer range" in await call("db_get_row_by_id", db_id="bookstore",
                                              table="books", row_id=10**40)
-        monkeypatch.setattr("nl2sql.formatting.format_schema", crash)
+        monkeypatch.setattr("nl2sql.schema.formatting.format_schema", crash)
         with caplog.at_level(logging.ERROR):
             text = await call("db_show_schema", db_id="bookstore")
         assert "internal error, see the log" in text and "secret" not in text
@@ -278,7 +278,7 @@ def test_agent_tool_turns_a_crash_into_one_sentence(tmp_path, monkeypatch, caplo
     def crash(*_args: object, **_kwargs: object) -> None:
         raise KeyError("internals")
 
-    monkeypatch.setattr("nl2sql.formatting.format_schema", crash)
+    monkeypatch.setattr("nl2sql.schema.formatting.format_schema", crash)
     with caplog.at_level(logging.ERROR), pytest.raises(InternalError) as raised:
         anyio.run(run_operation, operation("db_show_schema"), context, {"db_id": "bookstore"})
     assert str(raised.value).startswith("internal error, see the log")

@@ -8,12 +8,12 @@ import pytest
 from conftest import SampleDb, sqlite_config
 
 from nl2sql.db.factory import create_connection
-from nl2sql.formatting import format_schema, format_table, quote_identifier
+from nl2sql.schema.formatting import format_schema, format_table, quote_identifier
 from nl2sql.inspection import DbSchemaExtractor
-from nl2sql.models import (ColumnInfo, DbInfo, ExampleQuery, ForeignKeyInfo, IndexInfo,
+from nl2sql.schema.models import (ColumnInfo, DbInfo, ExampleQuery, ForeignKeyInfo, IndexInfo,
                            TableInfo)
-from nl2sql.pipeline import AnnotateOptions, run_offline_steps
-from nl2sql.sample import ensure_bookstore
+from nl2sql.annotation.pipeline import AnnotateOptions, run_offline_steps
+from nl2sql.config.sample import ensure_bookstore
 
 
 def annotated(config) -> DbInfo:  # noqa: ANN001

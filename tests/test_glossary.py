@@ -16,8 +16,8 @@ from agent_scripts import Script, final
 
 import nl2sql
 from conftest import build_cache, sqlite_config, write_dbs_yaml
-from nl2sql.config import DbConnectionConfigs
-from nl2sql.context.glossary import MAX_ENTRIES, read_glossary_file
+from nl2sql.config.registry import DbConnectionConfigs
+from nl2sql.context_engine.glossary import MAX_ENTRIES, read_glossary_file
 from nl2sql.errors import GlossaryError
 
 NL2SQL_ASK = Path(sys.executable).parent / "nl2sql-ask"

@@ -9,13 +9,13 @@ import sqlite3
 from pathlib import Path
 
 import nl2sql
-from nl2sql.cache import load_db_info
+from nl2sql.schema.cache import load_db_info
 from nl2sql.db.factory import create_connection
-from nl2sql.formatting import format_schema
+from nl2sql.schema.formatting import format_schema
 from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.inspection.implied_keys import Link, infer_foreign_keys, overrides_path
 from nl2sql.operations import OpsContext, db_get_row_by_id_op
-from nl2sql.pipeline import annotate_database
+from nl2sql.annotation.pipeline import annotate_database
 from tests.conftest import SAMPLE_DATA, sqlite_config
 from tests.test_enums import captured_statements
 

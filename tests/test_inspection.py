@@ -16,14 +16,14 @@ import pytest
 from conftest import (BACKENDS, PG_HOST, PG_PORT, PG_USER, BackendDb, SampleDb, mysql_admin,
                       pg_config, pg_execute, sqlite_config)
 
-from nl2sql.cache import load_db_info, save_db_info
-from nl2sql.config import DbConnectionConfig, DbConnectionConfigs
+from nl2sql.schema.cache import load_db_info, save_db_info
+from nl2sql.config.registry import DbConnectionConfig, DbConnectionConfigs
 from nl2sql.db.factory import create_connection
 from nl2sql.errors import ConfigError
 from nl2sql.inspection import DbSchemaExtractor, DbSchemaInspector, create_inspector
 from nl2sql.inspection.postgres import PostgresSchemaInspector
 from nl2sql.inspection.sqlite import SqliteSchemaInspector
-from nl2sql.models import DbInfo
+from nl2sql.schema.models import DbInfo
 
 
 def extract(config: DbConnectionConfig, **inspector_attrs: object) -> DbInfo:
@@ -467,7 +467,7 @@ def test_postgres_schema_list_and_star(pg_database: Callable[..., str], tmp_path
     from sqlalchemy import text as sql_text
 
     from nl2sql.db.factory import create_operations
-    from nl2sql.formatting import format_schema
+    from nl2sql.schema.formatting import format_schema
 
     dbname = pg_database(script=HR_SCRIPT)
     listed = extract(pg_config("shop", dbname, schema=["sales", "hr"]))

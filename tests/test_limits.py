@@ -9,12 +9,12 @@ import time
 
 import pytest
 
-from nl2sql.cache import save_db_info
+from nl2sql.schema.cache import save_db_info
 from nl2sql.errors import QueryExecutionError, QueryTimeoutError
 from nl2sql.inspection import DbSchemaExtractor
-from nl2sql.operations.context import OpsContext
+from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.queries import db_execute_sql_op
-from nl2sql.results import CsvResultWriter
+from nl2sql.workspace.results import CsvResultWriter
 
 BIG_VALUE = {"sqlite": "SELECT randomblob(300000000) AS b",
              "postgres": "SELECT repeat('x', 3000000) AS b"}

@@ -11,11 +11,11 @@ from pydantic_ai.models.function import FunctionModel
 from pydantic_ai.models.test import TestModel
 
 from packages import hide_package
-from nl2sql.llm.models import build_model, model_label, model_setup_error
+from nl2sql.llm.providers import build_model, model_label, model_setup_error
 from nl2sql.llm.usage import UsageTracker, summary_lines
-from nl2sql.config import DbConnectionConfigs
+from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.errors import ModelSetupError
-from nl2sql.models import AnnotationRun, StepUsage
+from nl2sql.schema.models import AnnotationRun, StepUsage
 
 
 def test_test_string_is_pydantic_ai_test_model() -> None:

@@ -19,10 +19,10 @@ from conftest import (BACKENDS, SHARED_DATA, SampleDb, duckdb_config, run_duckdb
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from nl2sql.cache import save_db_info
+from nl2sql.schema.cache import save_db_info
 from nl2sql.db.factory import create_connection
 from nl2sql.inspection import DbSchemaExtractor
-from nl2sql.operations.context import OpsContext
+from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.queries import db_execute_sql_op
 from nl2sql.operations.registry import OPERATIONS
 
@@ -127,7 +127,7 @@ RACE = """
 import json, sys, threading, time
 from nl2sql.mcp.tools import _run
 from nl2sql.mcp.warmup import start_warm_up
-from nl2sql.operations.context import OpsContext
+from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.registry import OPERATIONS
 
 env, offset = json.loads(sys.argv[1]), float(sys.argv[2])
@@ -170,7 +170,7 @@ def test_calls_during_the_warm_up_are_correct(server_env: dict[str, str], offset
 #: print the modules each call imported (none: nothing is left to import concurrently).
 IMPORTS_AFTER_PREPARE = """
 import json, sys
-from nl2sql.operations.context import OpsContext
+from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.first_use import call_prepared, prepare, prepare_context_engine
 from nl2sql.operations.registry import OPERATIONS
 

@@ -16,7 +16,7 @@ from conftest import SAMPLE_DATA, sqlite_config, stop_process, write_dbs_yaml
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from nl2sql.cache import save_db_info
+from nl2sql.schema.cache import save_db_info
 from nl2sql.db.factory import create_connection
 from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.operations.registry import OPERATIONS
@@ -124,7 +124,7 @@ import sys
 from nl2sql.mcp import build_server
 build_server(None, data_dir={str(tmp_path / 'data')!r}, workspace={str(tmp_path / 'ws')!r})
 print(sorted(m for m in ("pandas", "pydantic_ai", "sqlglot", "sqlalchemy") if m in sys.modules))
-from nl2sql.models import DbInfo
+from nl2sql.schema.models import DbInfo
 from nl2sql.operations.queries import QueryResult
 print([m.__name__ for m in (DbInfo, QueryResult) if m.__pydantic_complete__])
 """

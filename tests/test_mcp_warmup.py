@@ -15,7 +15,7 @@ from mcp.shared.message import SessionMessage
 
 from nl2sql.mcp import build_server, edge
 from nl2sql.mcp.warmup import warm_up
-from nl2sql.operations.context import OpsContext
+from nl2sql.operations.ops_context import OpsContext
 
 
 def test_warm_up_opens_a_pooled_connection_per_database(tmp_path: Path) -> None:
@@ -26,9 +26,9 @@ def test_warm_up_opens_a_pooled_connection_per_database(tmp_path: Path) -> None:
         assert connection.engine.pool.checkedin() == 1  # kept for the first call
         from nl2sql.sql_guard import guard
         assert guard._cached_verdict.cache_info().currsize >= 1
-        from nl2sql.models import DbInfo
+        from nl2sql.schema.models import DbInfo
         from nl2sql.operations.queries import QueryResult
-        from nl2sql.results import ResultMetadata
+        from nl2sql.workspace.results import ResultMetadata
         assert all(m.__pydantic_complete__ for m in (DbInfo, QueryResult, ResultMetadata))
     finally:
         ctx.close()

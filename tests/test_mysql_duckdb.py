@@ -11,14 +11,14 @@ import pytest
 from conftest import BackendDb, write_dbs_yaml
 from test_enums import captured_statements
 
-from nl2sql.cache import save_db_info
-from nl2sql.config import DbConnectionConfig, DbConnectionConfigs
+from nl2sql.schema.cache import save_db_info
+from nl2sql.config.registry import DbConnectionConfig, DbConnectionConfigs
 from nl2sql.db.factory import create_connection
 from nl2sql.errors import ConfigError, QueryExecutionError
-from nl2sql.formatting import format_table
+from nl2sql.schema.formatting import format_table
 from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.inspection.enums import EnumScreeningSettings, screen_table
-from nl2sql.operations.context import OpsContext
+from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.queries import db_execute_sql_op
 
 MYSQL_SCRIPT = """

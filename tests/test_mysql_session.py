@@ -14,7 +14,7 @@ from guard_corpus import SCHEMA
 
 from nl2sql.db.factory import create_connection, create_operations
 from nl2sql.errors import QueryExecutionError, QueryRejectedError
-from nl2sql.models import DbInfo
+from nl2sql.schema.models import DbInfo
 
 MARKER = "987654322"
 #: Forms that hide a call after a backslash-quote: one string where backslashes escape (the

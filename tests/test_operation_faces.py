@@ -16,9 +16,9 @@ from nl2sql import operations
 from nl2sql.agents import tools as agent_tools
 from nl2sql.errors import QueryExecutionError, UnknownDatabaseError
 from nl2sql.mcp import build_server
-from nl2sql.operations.context import OpsContext
+from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.registry import OPERATIONS, operation
-from nl2sql.results import safe_name_from_query
+from nl2sql.workspace.results import safe_name_from_query
 
 #: MCP tool names MCP clients and outside checks rely on (ARCHITECTURE.md "Contracts").
 CONTRACT_TOOLS = {"db_list", "db_show_schema", "db_execute_sql", "db_get_row_by_id",

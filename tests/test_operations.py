@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from nl2sql.cache import cache_path, save_db_info
-from nl2sql.config import DbConnectionConfigs
+from nl2sql.schema.cache import cache_path, save_db_info
+from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.db.factory import create_connection
 from nl2sql.errors import SchemaCacheMissingError, UnknownDatabaseError, WorkspacePathError
 from nl2sql.inspection import DbSchemaExtractor
-from nl2sql.models import AnnotationRun
+from nl2sql.schema.models import AnnotationRun
 from nl2sql.operations import OpsContext, csv_head_op, csv_tail_op, db_list_op, db_show_schema_op
 from nl2sql.operations import csv_files
 from nl2sql.operations.csv_files import read_head, read_tail

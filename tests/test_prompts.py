@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from nl2sql.prompts import (PROMPT_FIELDS, VERBATIM_FOLDERS, PromptTemplateError, fill_prompt,
+from nl2sql.llm.prompt_files import (PROMPT_FIELDS, VERBATIM_FOLDERS, PromptTemplateError, fill_prompt,
                             find_prompt, load_prompt, prompt_fields, render_prompt)
-from nl2sql.resources import prompt_path
+from nl2sql.config.bundled import prompt_path
 
 
 def _on_disk() -> set[str]:

@@ -11,8 +11,8 @@ import pytest
 
 from conftest import SampleDb
 from nl2sql.db.factory import create_connection, create_operations
-from nl2sql.models import DbInfo
-from nl2sql.resources import question_set_names, question_set_path
+from nl2sql.schema.models import DbInfo
+from nl2sql.config.bundled import question_set_names, question_set_path
 
 BASE_SETS = ["bookstore", "chinook", "northwind"]
 CATEGORIES = {"count", "aggregate", "value_filter", "join", "group_by", "group_having", "top_n",

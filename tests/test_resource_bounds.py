@@ -21,8 +21,8 @@ from mcp.client.stdio import StdioServerParameters
 from nl2sql.db.factory import create_connection, create_operations
 from nl2sql.errors import ConfigError, QueryExecutionError, QueryRejectedError
 from nl2sql.mcp.memory import parse_size
-from nl2sql.models import DbInfo
-from nl2sql.results import CsvResultWriter
+from nl2sql.schema.models import DbInfo
+from nl2sql.workspace.results import CsvResultWriter
 
 NL2SQL_MCP = Path(sys.executable).parent / "nl2sql-mcp"
 VALUE_TOO_BIG = r"larger than the limit of 1,048,576 bytes \(max_value_bytes\)"

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from conftest import BACKENDS, BackendDb
 
-from nl2sql.cache import save_db_info
+from nl2sql.schema.cache import save_db_info
 from nl2sql.errors import QueryExecutionError, WorkspacePathError
 from nl2sql.inspection import DbSchemaExtractor
-from nl2sql.operations.context import OpsContext
+from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.queries import db_execute_sql_op
-from nl2sql.results import (CsvResultWriter, ResultMetadata, format_preview,
+from nl2sql.workspace.results import (CsvResultWriter, ResultMetadata, format_preview,
                             resolve_workspace_path, safe_name_from_query)
 
 # -- workspace paths ------------------------------------------------------------------------
@@ -261,7 +261,7 @@ def test_result_and_cache_files_get_the_umask_mode_not_0600(tmp_path: Path) -> N
     import os
     import stat
 
-    from nl2sql.cache import _read_umask, atomic_write_text, default_file_mode
+    from nl2sql.schema.cache import _read_umask, atomic_write_text, default_file_mode
 
     old = os.umask(0o027)
     try:
@@ -281,7 +281,7 @@ def test_results_are_only_added_never_replaced_unless_asked(special: tuple) -> N
     """db_execute_sql is additive (destructiveHint=False): a derived name that is taken gets a
     suffix, an explicit one is refused before the query runs, overwrite=True replaces."""
     from nl2sql.errors import ResultExistsError
-    from nl2sql.results import CsvResultWriter, ResultMetadata
+    from nl2sql.workspace.results import CsvResultWriter, ResultMetadata
 
     ctx, _ = special
     first = db_execute_sql_op(ctx, "special", SPECIAL_QUERY)

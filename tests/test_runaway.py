@@ -8,10 +8,10 @@ import time
 import pytest
 from conftest import BACKENDS, sample_fixture
 
-from nl2sql.cache import save_db_info
+from nl2sql.schema.cache import save_db_info
 from nl2sql.errors import QueryTimeoutError
 from nl2sql.inspection import DbSchemaExtractor
-from nl2sql.operations.context import OpsContext
+from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.queries import db_execute_sql_op
 
 chinook = sample_fixture("chinook", BACKENDS)  # every backend

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from nl2sql.config import DbConnectionConfigs
+from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.errors import WorkspacePathError
 from nl2sql.operations import OpsContext, saved_queries_list_op, saved_query_get_details_op
-from nl2sql.saved_query_index import INDEX_FILENAME, SavedQueryIndex, fts_query
+from nl2sql.workspace.saved_query_index import INDEX_FILENAME, SavedQueryIndex, fts_query
 
 
 def save_result(workspace: Path, name: str, *, question: str | None, sql: str,
@@ -165,7 +165,7 @@ def test_index_damaged_inside_is_rebuilt(ctx: OpsContext, workspace: Path) -> No
 
 def test_a_lock_held_past_the_busy_timeout_falls_back_to_memory(
         ctx: OpsContext, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import nl2sql.saved_query_index as module
+    import nl2sql.workspace.saved_query_index as module
 
     SavedQueryIndex(workspace).sync()
     monkeypatch.setattr(module, "BUSY_TIMEOUT_MS", 200)

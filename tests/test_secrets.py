@@ -20,10 +20,10 @@ from cryptography.fernet import Fernet, InvalidToken
 from sqlalchemy import text
 
 from conftest import PG_HOST, PG_PORT, REPO_ROOT, pg_execute
-from nl2sql import secrets
+from nl2sql.config import secrets
 from nl2sql.cli import secrets as cli
 from nl2sql.cli.errors import run_cli
-from nl2sql.config import DbConnectionConfigs
+from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.db.factory import create_connection
 from nl2sql.errors import ConfigError, Nl2SqlError, SecretsError
 

@@ -16,18 +16,18 @@ import pytest
 from stub_openai import MODEL_STRING, StubOpenAI, messages_text, tool_call
 
 from conftest import spark_config, spark_db, write_dbs_yaml
-from nl2sql.cache import load_db_info, save_db_info
-from nl2sql.config import DbConnectionConfig, DbConnectionConfigs
+from nl2sql.schema.cache import load_db_info, save_db_info
+from nl2sql.config.registry import DbConnectionConfig, DbConnectionConfigs
 from nl2sql.db.factory import create_connection, create_operations
 from nl2sql.db.spark_sql import SparkRemote, resolve_remote
 from nl2sql.errors import ConfigError, DatabaseConnectionError, QueryTimeoutError
-from nl2sql.formatting import quote_identifier
+from nl2sql.schema.formatting import quote_identifier
 from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.inspection.implied_keys import infer_foreign_keys
 from nl2sql.inspection.spark import SparkSchemaInspector
 from nl2sql.operations import OpsContext, db_execute_sql_op, db_get_row_by_id_op
-from nl2sql.pipeline import AnnotateOptions, annotate_database
-from nl2sql.results import CsvResultWriter
+from nl2sql.annotation.pipeline import AnnotateOptions, annotate_database
+from nl2sql.workspace.results import CsvResultWriter
 
 ROCK = ("SELECT count(*) AS tracks FROM track t JOIN genre g ON g.GenreId = t.GenreId "
         "WHERE g.Name = 'Rock'")
@@ -52,7 +52,7 @@ def test_remote_forms_and_redaction() -> None:
 
 
 def test_token_from_enc_value_or_password_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    from nl2sql import secrets
+    from nl2sql.config import secrets
 
     secrets.create_key()
     encrypted = secrets.encrypt_value("s3cret")
@@ -322,7 +322,7 @@ def test_session_is_recreated_after_a_server_restart(tmp_path: Path) -> None:
 
 
 def load_db_info_stub(db_id: str):  # noqa: ANN201
-    from nl2sql.models import DbInfo
+    from nl2sql.schema.models import DbInfo
 
     return DbInfo(db_id=db_id, db_type="spark")
 
@@ -330,10 +330,10 @@ def load_db_info_stub(db_id: str):  # noqa: ANN201
 @pytest.mark.spark
 def test_arrow_batches_write_the_row_formatter_bytes(
         chinook_cfg: DbConnectionConfig, chinook_info, spark_server, tmp_path: Path) -> None:  # noqa: ANN001
-    """Spark's Arrow batches go through nl2sql.csv_arrow when every column type allows it: the
+    """Spark's Arrow batches go through nl2sql.workspace.csv_arrow when every column type allows it: the
     file is the one the row formatter writes for the same values."""
-    from nl2sql.csv_arrow import writes
-    from nl2sql.csv_dialect import CsvRowFormatter
+    from nl2sql.workspace.csv_arrow import writes
+    from nl2sql.workspace.csv_dialect import CsvRowFormatter
 
     select = ("SELECT InvoiceLineId, CAST(UnitPrice AS DOUBLE) / 3 AS third, UnitPrice, "
               "Quantity > 1 AS many, CAST(NULL AS STRING) AS nothing, "

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import nl2sql
-from nl2sql.cache import load_db_info
+from nl2sql.schema.cache import load_db_info
 from nl2sql.cli.annotate import main as annotate
 from nl2sql.operations import OpsContext, db_show_schema_op
 

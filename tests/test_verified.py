@@ -21,11 +21,11 @@ from stub_openai import StubOpenAI, tool_call
 
 import nl2sql
 from conftest import sqlite_config, write_dbs_yaml
-from nl2sql.cache import load_db_info
-from nl2sql.config import DbConnectionConfigs
+from nl2sql.schema.cache import load_db_info
+from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.errors import VerifiedAnswerError
-from nl2sql.operations.context import OpsContext
-from nl2sql.pipeline import annotate_database
+from nl2sql.operations.ops_context import OpsContext
+from nl2sql.annotation.pipeline import annotate_database
 from nl2sql.verified.questions import question_key, tables_read
 
 NL2SQL_ASK = Path(sys.executable).parent / "nl2sql-ask"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from nl2sql.errors import WorkspacePathError
-from nl2sql.operations.context import OpsContext
+from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.queries import db_execute_sql_op
 
 

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-from nl2sql.context.models import UsedContext
-from nl2sql.models import StepUsage
-from nl2sql.results import new_result_id
+from nl2sql.context_engine.prompt_context import UsedContext
+from nl2sql.schema.models import StepUsage
+from nl2sql.workspace.results import new_result_id
 
 if TYPE_CHECKING:
     from nl2sql.charts import Chart

@@ -34,17 +34,17 @@ from nl2sql.agents.settings import MAX_CANDIDATES, AgentSettings
 from nl2sql.agents.sql_agent import Nl2SqlDeps, build_sql_agent
 from nl2sql.errors import Nl2SqlError, SchemaCacheMissingError
 from nl2sql.llm.meter import ResponseMeter
-from nl2sql.llm.models import build_model, no_model_error
+from nl2sql.llm.providers import build_model, no_model_error
 from nl2sql.llm.usage import step_usage
-from nl2sql.operations.context import OpsContext, ops_context_for
-from nl2sql.results import new_result_id, remove_result
+from nl2sql.operations.ops_context import OpsContext, ops_context_for
+from nl2sql.workspace.results import new_result_id, remove_result
 from nl2sql.verified.serve import Served, serve_verified
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
 
-    from nl2sql.config import DbConnectionConfigs
-    from nl2sql.context import PromptContext
+    from nl2sql.config.registry import DbConnectionConfigs
+    from nl2sql.context_engine import PromptContext
 
 
 def ask(question: str, *, db_id: str | None = None, model: Model | str | None = None,
@@ -193,7 +193,7 @@ def _candidate_count(candidates: int | None, settings: AgentSettings) -> int:
 
 
 def _prompt_context(ops: OpsContext, question: str, db_id: str) -> PromptContext:
-    from nl2sql.context import context
+    from nl2sql.context_engine import context
 
     return context(question, db_id=db_id, config=ops)
 

@@ -33,16 +33,16 @@ from pydantic_ai.exceptions import UnexpectedModelBehavior, UsageLimitExceeded
 
 from nl2sql.agents.sql_agent import Nl2SqlDeps
 from nl2sql.errors import NoAnswerError
-from nl2sql.llm.models import model_label
+from nl2sql.llm.providers import model_label
 from nl2sql.llm.runs import run_agent
-from nl2sql.prompts import load_prompt
-from nl2sql.text import shorten
+from nl2sql.llm.prompt_files import load_prompt
+from nl2sql._helpers import shorten
 
 if TYPE_CHECKING:
     from pydantic_ai import Agent
     from pydantic_ai.models import Model
 
-    from nl2sql.context import PromptContext
+    from nl2sql.context_engine import PromptContext
 
 GENERATORS = ("direct", "query_plan", "divide_and_conquer")
 TEMPERATURE = 0.8

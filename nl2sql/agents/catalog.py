@@ -19,13 +19,13 @@ from pydantic_ai import Agent, ModelRetry, RunContext, TextOutput, ToolOutput
 from nl2sql.agents.instructions import catalog_instructions
 from nl2sql.agents.tools import AgentDeps, tools_for
 from nl2sql.llm.runs import run_agent
-from nl2sql.operations.context import OpsContext
+from nl2sql.operations.ops_context import OpsContext
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
     from pydantic_ai.usage import RunUsage
 
-    from nl2sql.context import Candidate
+    from nl2sql.context_engine import Candidate
 
 
 class CatalogChoice(BaseModel):
@@ -41,7 +41,7 @@ class CatalogDeps(AgentDeps):
 
 def rank_databases(ops: OpsContext, question: str) -> list[Candidate]:
     """Every configured database scored for ``question``, best first (the context engine)."""
-    from nl2sql.context import context
+    from nl2sql.context_engine import context
 
     return context(question, config=ops).candidates
 

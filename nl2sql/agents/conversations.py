@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from nl2sql.errors import Nl2SqlError
-from nl2sql.models import utc_now
+from nl2sql.schema.models import utc_now
 
 FILE_NAME = "conversations.sqlite"
 BUSY_TIMEOUT_MS = 10_000

@@ -12,11 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from nl2sql.context.models import ambiguous
-from nl2sql.prompts import find_prompt, render_prompt
+from nl2sql.context_engine.prompt_context import ambiguous
+from nl2sql.llm.prompt_files import find_prompt, render_prompt
 
 if TYPE_CHECKING:
-    from nl2sql.context import Candidate, PromptContext
+    from nl2sql.context_engine import Candidate, PromptContext
 
 
 def user_prompt_dir(data_dir: Path) -> Path:

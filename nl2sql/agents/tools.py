@@ -25,7 +25,7 @@ import anyio.to_thread
 from pydantic_ai import ModelRetry, RunContext, Tool, UserError
 
 from nl2sql.errors import Nl2SqlError, as_one_sentence
-from nl2sql.operations.context import OpsContext
+from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.first_use import call_prepared
 from nl2sql.operations.registry import OPERATIONS, AgentName, Operation, face_function
 

@@ -22,11 +22,11 @@ from pydantic_ai.models import Model
 from nl2sql.annotation import descriptions, enums, examples
 from nl2sql.annotation.options import STEP_NAMES, STEP_TITLES, AnnotatorOptions
 from nl2sql.annotation.runner import StepRunner
-from nl2sql.llm.models import build_model, model_label
+from nl2sql.llm.providers import build_model, model_label
 from nl2sql.llm.usage import UsageTracker
 from nl2sql.db.base import DbConnection
-from nl2sql.models import AnnotationRun, DbInfo, utc_now
-from nl2sql.progress import NullProgress, ProgressReporter
+from nl2sql.schema.models import AnnotationRun, DbInfo, utc_now
+from nl2sql._helpers import NullProgress, ProgressReporter
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

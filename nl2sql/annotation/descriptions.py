@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from pydantic import BaseModel, Field, create_model
 from pydantic_ai import Agent
 
-from nl2sql.annotation import context
-from nl2sql.prompts import render_prompt
+from nl2sql.annotation import prompt_text
+from nl2sql.llm.prompt_files import render_prompt
 from nl2sql.annotation.runner import StepRunner, answer_keys, keyed_model, keyed_values
-from nl2sql.models import ColumnInfo, DbInfo, TableInfo
+from nl2sql.schema.models import ColumnInfo, DbInfo, TableInfo
 
 TABLE_STEP = "table_descriptions"
 DATABASE_STEP = "database_description"
@@ -101,8 +101,8 @@ def table_prompt(db_info: DbInfo, request: DescriptionRequest, keys: dict[str, s
         "annotation/table_descriptions", db_id=db_info.db_id, db_type=db_info.db_type,
         table_name=table.name, table_kind="view" if table.is_view else "table",
         row_count=table.row_count if table.row_count is not None else "unknown",
-        columns=context.columns_text(table), foreign_keys=context.foreign_keys_text(table),
-        samples=context.samples_text(table), other_tables=context.other_tables_text(db_info, table),
+        columns=prompt_text.columns_text(table), foreign_keys=prompt_text.foreign_keys_text(table),
+        samples=prompt_text.samples_text(table), other_tables=prompt_text.other_tables_text(db_info, table),
         task=_task(request, keys))
 
 
@@ -148,7 +148,7 @@ def database_prompt(db_info: DbInfo) -> str:
     return render_prompt(
         "annotation/database_description", db_id=db_info.db_id, db_type=db_info.db_type,
         table_count=len(db_info.tables),
-        tables="\n".join(context.table_summary(t) for t in db_info.tables) or "(no tables)",
+        tables="\n".join(prompt_text.table_summary(t) for t in db_info.tables) or "(no tables)",
         samples="\n\n".join(samples) or "(no sample rows)")
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from nl2sql.db.base import DbConnection
-from nl2sql.models import ColumnInfo, DbInfo, TableInfo
+from nl2sql.schema.models import ColumnInfo, DbInfo, TableInfo
 
 
 @dataclass
@@ -111,7 +111,7 @@ def check_drift(connection: DbConnection, data_dir: Path) -> SchemaDrift:
 
     Raises ``SchemaCacheMissingError`` when there is no cache to compare with.
     """
-    from nl2sql.cache import load_db_info
+    from nl2sql.schema.cache import load_db_info
     from nl2sql.inspection import DbSchemaExtractor
 
     cached = load_db_info(data_dir, connection.db_id)

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pydantic import BaseModel, Field
 from pydantic_ai import Agent
 
-from nl2sql.annotation import context
-from nl2sql.prompts import render_prompt
+from nl2sql.annotation import prompt_text
+from nl2sql.llm.prompt_files import render_prompt
 from nl2sql.annotation.runner import StepRunner, answer_keys, keyed_model, keyed_values
-from nl2sql.models import ColumnInfo, DbInfo, TableInfo
+from nl2sql.schema.models import ColumnInfo, DbInfo, TableInfo
 
 STEP = "enum_classification"
 
@@ -57,7 +57,7 @@ def _candidate_block(column: ColumnInfo, key: str, row_count: int | None) -> str
     if key != column.name:
         header += f" -- answer key: {key}"
     return (f"{header}\nrows: {rows}, distinct values: {distinct}\n"
-            f"values: {context.value_counts_text(column.enum_candidates or [])}")
+            f"values: {prompt_text.value_counts_text(column.enum_candidates or [])}")
 
 
 def enum_prompt(db_info: DbInfo, request: EnumRequest, keys: dict[str, str]) -> str:
@@ -67,7 +67,7 @@ def enum_prompt(db_info: DbInfo, request: EnumRequest, keys: dict[str, str]) -> 
         "annotation/enum_classification", db_id=db_info.db_id, db_type=db_info.db_type,
         table_name=table.name,
         row_count=table.row_count if table.row_count is not None else "unknown",
-        columns=context.columns_text(table), candidates="\n\n".join(blocks))
+        columns=prompt_text.columns_text(table), candidates="\n\n".join(blocks))
 
 
 async def classify_enums(runner: StepRunner, agent: Agent[None, str], db_info: DbInfo,

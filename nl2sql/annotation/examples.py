@@ -13,13 +13,13 @@ from pydantic import BaseModel, Field
 from pydantic_ai import Agent, ModelRetry, RunContext
 from pydantic_ai.exceptions import UnexpectedModelBehavior
 
-from nl2sql.annotation import context
-from nl2sql.prompts import render_prompt
+from nl2sql.annotation import prompt_text
+from nl2sql.llm.prompt_files import render_prompt
 from nl2sql.annotation.runner import StepRunner
 from nl2sql.db.base import DbConnection, DbOperations
 from nl2sql.db.factory import create_operations
 from nl2sql.errors import QueryExecutionError, QueryRejectedError
-from nl2sql.models import DbInfo, ExampleQuery
+from nl2sql.schema.models import DbInfo, ExampleQuery
 
 STEP = "example_queries"
 ROW_LIMIT = 1_000          # rows fetched to check a query; ExampleQuery.row_count is capped here
@@ -141,7 +141,7 @@ async def generate_examples(runner: StepRunner, agent: Agent[ExampleDeps, Exampl
         prompt = render_prompt(
             "annotation/example_queries", db_id=db_info.db_id, db_type=db_info.db_type,
             dialect=connection.sqlglot_dialect, count=missing,
-            schema=context.schema_text(db_info), existing=existing_text(deps.accepted))
+            schema=prompt_text.schema_text(db_info), existing=existing_text(deps.accepted))
         try:
             await runner.run(agent, prompt, step=STEP, deps=deps)
         except UnexpectedModelBehavior:

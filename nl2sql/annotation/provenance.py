@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable
 
-from nl2sql.models import DbInfo
+from nl2sql.schema.models import DbInfo
 
 #: ``--reannotate`` choices -> the annotation steps they redo (names of ``STEP_NAMES``).
 REANNOTATE_CHOICES: dict[str, tuple[str, ...]] = {

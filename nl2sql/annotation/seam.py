@@ -1,4 +1,4 @@
-"""The seam between the annotation pipeline (``nl2sql.pipeline``) and the LLM steps: what the
+"""The seam between the annotation pipeline (``nl2sql.annotation.pipeline``) and the LLM steps: what the
 steps get (``AnnotationContext``) and what they are (``LlmSteps``, one callable). Both sides
 import it; neither imports the other for it.
 """
@@ -9,9 +9,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from nl2sql.config import DbConnectionConfig
-from nl2sql.models import AnnotationRun, DbInfo
-from nl2sql.progress import ProgressReporter
+from nl2sql.config.registry import DbConnectionConfig
+from nl2sql.schema.models import AnnotationRun, DbInfo
+from nl2sql._helpers import ProgressReporter
 
 if TYPE_CHECKING:
     from nl2sql.db.base import DbConnection

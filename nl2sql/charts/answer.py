@@ -8,9 +8,9 @@ from typing import Any
 
 from nl2sql.charts.chart import Chart, chart_csv
 from nl2sql.charts.labels import schema_of
-from nl2sql.context.api import resolve_configs
+from nl2sql.context_engine.api import resolve_configs
 from nl2sql.errors import Nl2SqlError
-from nl2sql.operations.context import OpsContext
+from nl2sql.operations.ops_context import OpsContext
 
 
 def chart_answer(csv_path: str | Path, *, question: str, db_id: str, sql: str, row_count: int,

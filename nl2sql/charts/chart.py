@@ -15,7 +15,7 @@ from nl2sql.charts.labels import AxisTitle, axis_titles
 from nl2sql.charts.rules import ChartSpec, choose
 from nl2sql.charts.table import read_table
 from nl2sql.errors import ChartError
-from nl2sql.models import DbInfo
+from nl2sql.schema.models import DbInfo
 
 WIDTH, HEIGHT = 800, 450
 _FORMATS = {".png": "png", ".svg": "svg"}

@@ -18,7 +18,7 @@ from datetime import datetime
 
 from nl2sql.charts.rules import ChartSpec
 from nl2sql.charts.table import Table, Value
-from nl2sql.text import plural
+from nl2sql._helpers import plural
 
 TOP_BARS = 12
 SERIES_MAX = 8

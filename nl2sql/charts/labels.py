@@ -19,10 +19,10 @@ from sqlglot import exp
 
 from nl2sql.backends import get_backend
 from nl2sql.errors import Nl2SqlError
-from nl2sql.models import ColumnInfo, DbInfo
+from nl2sql.schema.models import ColumnInfo, DbInfo
 
 if TYPE_CHECKING:
-    from nl2sql.operations.context import OpsContext
+    from nl2sql.operations.ops_context import OpsContext
 
 #: Descriptions longer than this are not put on an axis (the column name is).
 TITLE_CHARS = 48

@@ -32,7 +32,7 @@ except ImportError as exc:  # the charts extra is not installed
 from nl2sql.charts.data import Plot
 from nl2sql.charts.labels import AxisTitle
 from nl2sql.errors import ChartError
-from nl2sql.text import shorten
+from nl2sql._helpers import shorten
 
 Format = Literal["png", "svg"]
 DPI = 100

@@ -26,7 +26,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Literal
 
-from nl2sql import csv_dialect  # noqa: F401 - raises the csv field size limit for the reader
+from nl2sql.workspace import csv_dialect  # noqa: F401 - raises the csv field size limit for the reader
 from nl2sql.errors import ChartError, ConfigError, WorkspaceFileError, did_you_mean
 
 ColumnKind = Literal["temporal", "measure", "category", "text", "empty"]

@@ -1,6 +1,6 @@
 """``annotate-schema``: extract, annotate and cache the schema of configured databases.
 
-A thin adapter over ``nl2sql.pipeline.annotate_database``. Progress goes to stderr (a bar in a
+A thin adapter over ``nl2sql.annotation.pipeline.annotate_database``. Progress goes to stderr (a bar in a
 terminal, log lines otherwise). The summary goes to stdout, except with ``--output-schema``:
 then stdout carries only the annotated schema SQL (so it can be redirected to a file) and the
 summary moves to stderr.
@@ -20,16 +20,16 @@ from nl2sql.annotation.provenance import (REANNOTATE_CHOICES, is_placeholder_mod
 from nl2sql.cli.errors import add_version_flag, configure_logging, run_cli
 from nl2sql.cli.options import DATA_DIR_HELP, non_negative_int, positive_int
 from nl2sql.cli.progress import progress_reporter
-from nl2sql.config import (ENV_CONFIG, ENV_DATA_DIR, ENV_MODEL, DbConnectionConfig,
+from nl2sql.config.registry import (ENV_CONFIG, ENV_DATA_DIR, ENV_MODEL, DbConnectionConfig,
                            DbConnectionConfigs)
 from nl2sql.errors import Nl2SqlError
-from nl2sql.formatting import format_schema
+from nl2sql.schema.formatting import format_schema
 from nl2sql.inspection.enums import EnumScreeningSettings
 from nl2sql.inspection.samples import SampleSettings
-from nl2sql.pipeline import (AnnotateOptions, AnnotationResult, annotate_database,
+from nl2sql.annotation.pipeline import (AnnotateOptions, AnnotationResult, annotate_database,
                              default_llm_steps)
-from nl2sql.models import AnnotationRun
-from nl2sql.text import plural
+from nl2sql.schema.models import AnnotationRun
+from nl2sql._helpers import plural
 
 log = logging.getLogger("nl2sql.annotate")
 

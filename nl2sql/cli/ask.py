@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from nl2sql.annotation.provenance import is_placeholder_model
 from nl2sql.cli.errors import EXIT_USAGE, add_version_flag, configure_logging, run_cli
 from nl2sql.cli.options import add_common_options, positive_int
-from nl2sql.config import ENV_CONFIG, ENV_MODEL
+from nl2sql.config.registry import ENV_CONFIG, ENV_MODEL
 from nl2sql.errors import Nl2SqlError, NoAnswerError, UsageError
 from nl2sql.llm.usage import format_cost
 
@@ -98,7 +98,7 @@ def _run(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     configure_logging(args.verbose)
-    from nl2sql.operations.context import OpsContext
+    from nl2sql.operations.ops_context import OpsContext
 
     ops = OpsContext.load(args.config, data_dir=args.data_dir, workspace=args.workspace)
     try:
@@ -111,7 +111,7 @@ def _run(argv: list[str] | None) -> int:
         if args.chart and Path(args.chart).suffix.lower() not in (".png", ".svg"):
             parser.error(f"--chart {args.chart}: give a file name ending in .png or .svg")
         if args.show_context:
-            from nl2sql.context import context
+            from nl2sql.context_engine import context
 
             prompt_context = context(args.question, db_id=args.db, config=ops)
             print(prompt_context.model_dump_json(indent=2) if args.json

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from nl2sql.cli.errors import EXIT_ERROR, EXIT_USAGE, add_version_flag, configure_logging, run_cli
 from nl2sql.cli.options import add_common_options
-from nl2sql.config import ENV_CONFIG, ENV_MODEL
+from nl2sql.config.registry import ENV_CONFIG, ENV_MODEL
 from nl2sql.errors import Nl2SqlError
 
 DESCRIPTION = f"""\
@@ -123,7 +123,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     from nl2sql.evaluation.report import (context_line, cost_line, render_calibration,
                                           render_table)
     from nl2sql.evaluation.runner import check_databases
-    from nl2sql.operations.context import OpsContext
+    from nl2sql.operations.ops_context import OpsContext
 
     ctx = OpsContext.load(args.config, data_dir=args.data_dir, workspace=args.workspace,
                           model=args.model)
@@ -157,7 +157,7 @@ def _evaluate(args: argparse.Namespace) -> int:
                                            "candidates": args.candidates if args.model
                                            else None})
     report.write_json(out / "report.json")
-    from nl2sql.cache import atomic_write_text
+    from nl2sql.schema.cache import atomic_write_text
 
     atomic_write_text(out / "report.html", render_html(report, f"nl2sql-eval: {name}"))
     ctx.close()

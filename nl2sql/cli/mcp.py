@@ -13,7 +13,7 @@ from pathlib import Path
 
 from nl2sql.cli.errors import add_version_flag, configure_logging, run_cli
 from nl2sql.cli.options import add_common_options
-from nl2sql.config import ENV_AUTH_TOKEN, ENV_CONFIG, ENV_DATA_DIR, ENV_WORKSPACE
+from nl2sql.config.registry import ENV_AUTH_TOKEN, ENV_CONFIG, ENV_DATA_DIR, ENV_WORKSPACE
 from nl2sql.operations.registry import OPERATIONS
 
 _TOOLS = ", ".join(op.name for op in OPERATIONS)

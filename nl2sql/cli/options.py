@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from nl2sql.config import ENV_CONFIG, ENV_DATA_DIR, ENV_WORKSPACE
+from nl2sql.config.registry import ENV_CONFIG, ENV_DATA_DIR, ENV_WORKSPACE
 
 
 #: Where the cache and the results go, as ``DbConnectionConfigs.load`` decides it.

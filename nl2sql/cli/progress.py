@@ -1,7 +1,7 @@
 """Progress of long-running commands on stderr: a transient bar on a terminal (its text keeps
 the phase: ``chinook: enum classification: Track``); without a terminal (CI logs, an agent
 reading stderr), one line every few seconds per phase and one when the phase ends, plus a debug
-line per item with ``-v``. Implements ``nl2sql.progress.ProgressReporter``."""
+line per item with ``-v``. Implements ``nl2sql._helpers.ProgressReporter``."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """``nl2sql-secrets``: manage the secrets key and the encrypted passwords in dbs.yaml.
 
-A thin adapter over ``nl2sql.secrets``; secrets are read from a no-echo prompt or from standard
+A thin adapter over ``nl2sql.config.secrets``; secrets are read from a no-echo prompt or from standard
 input, never from the command line (it would end up in the shell history).
 """
 
@@ -12,9 +12,9 @@ import os
 import sys
 from pathlib import Path
 
-from nl2sql import secrets
+from nl2sql.config import secrets
 from nl2sql.cli.errors import add_version_flag, configure_logging, run_cli
-from nl2sql.config import ENV_CONFIG
+from nl2sql.config.registry import ENV_CONFIG
 from nl2sql.errors import ConfigError, SecretsError
 
 DESCRIPTION = f"""\

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError
 
-from nl2sql.config import DbConnectionConfig
+from nl2sql.config.registry import DbConnectionConfig
 from nl2sql.errors import DatabaseConnectionError
 from nl2sql.db.logins import LoginPrivileges
-from nl2sql.models import DbInfo, TableInfo
+from nl2sql.schema.models import DbInfo, TableInfo
 from nl2sql.sql_guard.value_sizes import check_value_sizes
 from nl2sql.sql_guard.user_functions import (NO_USER_FUNCTIONS, UserFunctions,
                                              check_user_functions, refuse_view)

@@ -81,7 +81,7 @@ _PLAIN_TYPES = {"tinyint", "smallint", "integer", "bigint", "hugeint", "utinyint
 
 def csv_record_sql(types: list[Any]) -> str | None:
     """A DuckDB expression over ``c0, c1, ...`` giving one whole CSV record in the dialect of
-    ``nl2sql.csv_dialect`` (NULL empty, '' as "", minimal quoting, t/f, ISO dates), or None
+    ``nl2sql.workspace.csv_dialect`` (NULL empty, '' as "", minimal quoting, t/f, ISO dates), or None
     when a column type needs Python's formatting (floats, timestamps, blobs, nested...) or
     the result has one column (its special cases stay in one place)."""
     if len(types) < 2:
@@ -103,7 +103,7 @@ def csv_record_sql(types: list[Any]) -> str | None:
     return " || ',' || ".join(parts) + " || chr(10)"
 
 
-#: DuckDB types ``nl2sql.csv_arrow`` writes from Arrow exactly as the row path writes them.
+#: DuckDB types ``nl2sql.workspace.csv_arrow`` writes from Arrow exactly as the row path writes them.
 _ARROW_TYPES = _PLAIN_TYPES | {"boolean", "varchar", "double", "float", "blob", "date",
                                "decimal", "uuid"}
 _ARROW_BATCH_ROWS = 8192
@@ -135,7 +135,7 @@ def _identifier(text: str) -> str:
 class DuckdbConnection(DbConnection):
     refuses_big_literal_counts = True  # values are built in nl2sql's own memory
     #: csv_arrow writes the batches; pyarrow loads its pandas shim when it writes the first.
-    first_use_imports = ("nl2sql.csv_arrow", "pyarrow.pandas_compat", "pyarrow.vendored.version",
+    first_use_imports = ("nl2sql.workspace.csv_arrow", "pyarrow.pandas_compat", "pyarrow.vendored.version",
                          "pandas")
     _database: Any = None
 
@@ -271,10 +271,10 @@ class DuckdbOperations(DbOperations):
 
     def _stream_arrow(self, raw: Any, query: str, columns: list[str], sink: Any,
                       max_rows: int) -> QueryStats:
-        """DuckDB hands the result out as Arrow record batches and ``nl2sql.csv_arrow`` writes
+        """DuckDB hands the result out as Arrow record batches and ``nl2sql.workspace.csv_arrow`` writes
         their CSV records in Arrow's kernels: no Python object per value, and no per-record
         string to move either (bench/export_mysql_duckdb.py)."""
-        from nl2sql.csv_arrow import format_batch, record_bytes
+        from nl2sql.workspace.csv_arrow import format_batch, record_bytes
 
         relation = raw.sql(f"{self._bounded(raw, query)} LIMIT {max_rows + 1}")
         # The relation's reader (a DB-API result's makes an extra copy of the rows); DuckDB 2

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from nl2sql.config import DbConnectionConfig
+from nl2sql.config.registry import DbConnectionConfig
 from nl2sql.db.base import DbConnection, DbOperations
-from nl2sql.models import DbInfo
+from nl2sql.schema.models import DbInfo
 
 
 def create_connection(config: DbConnectionConfig) -> DbConnection:

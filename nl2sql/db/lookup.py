@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import Select, and_, bindparam, column, select, table
 
 from nl2sql.errors import UnknownTableError, did_you_mean
-from nl2sql.models import ColumnInfo, DbInfo, TableInfo
+from nl2sql.schema.models import ColumnInfo, DbInfo, TableInfo
 
 _TEXT_TYPES = re.compile(r"CHAR|TEXT|CLOB|STRING|UUID|CITEXT|NAME|ENUM", re.IGNORECASE)
 _INT_TYPES = re.compile(r"INT|SERIAL", re.IGNORECASE)

@@ -88,7 +88,7 @@ def _conversions() -> dict[Any, Any]:
 
 def _export_conversions(common: dict[Any, Any]) -> dict[Any, Any]:
     """Conversions for CSV exports: DECIMAL and DATE values stay the server's text, decoded in
-    C, which is exactly what ``nl2sql.csv_dialect`` writes for them (plain fixed-point digits,
+    C, which is exactly what ``nl2sql.workspace.csv_dialect`` writes for them (plain fixed-point digits,
     ISO dates; a zero date stays its text as above), without a Python object per value."""
     return {**common, FIELD_TYPE.DECIMAL: str, FIELD_TYPE.NEWDECIMAL: str,
             FIELD_TYPE.DATE: str}

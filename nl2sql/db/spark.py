@@ -33,7 +33,7 @@ from typing import Any, ClassVar, TypeVar
 
 from sqlalchemy.exc import DBAPIError
 
-from nl2sql.config import DbConnectionConfig
+from nl2sql.config.registry import DbConnectionConfig
 from nl2sql.db.base import DbConnection, DbOperations, QueryStats, ResultSink
 from nl2sql.db.call_stop import stop_with
 from nl2sql.db.logins import LoginPrivileges
@@ -98,7 +98,7 @@ class SparkConnection(DbConnection):
     """A lazily created Spark Connect session (``remote``, ``catalog``, ``database``)."""
 
     #: Arrow batches go through csv_arrow; pyarrow loads its pandas shim at the first one.
-    first_use_imports = ("nl2sql.csv_arrow", "pyarrow.pandas_compat", "pyarrow.vendored.version",
+    first_use_imports = ("nl2sql.workspace.csv_arrow", "pyarrow.pandas_compat", "pyarrow.vendored.version",
                          "pandas")
 
     #: Connection retries of the gRPC client before a call gives up (pyspark's default policy
@@ -315,10 +315,10 @@ def python_values(column: Any) -> list[Any]:
 
 
 def _arrow_csv_writer(sink: ResultSink, schema: Any) -> Any:
-    """A function writing one record batch as CSV through ``nl2sql.csv_arrow`` into ``sink``,
+    """A function writing one record batch as CSV through ``nl2sql.workspace.csv_arrow`` into ``sink``,
     or ``False`` when the sink takes no CSV blocks or a column type needs the row path (zoned
     timestamps, nested types...)."""
-    from nl2sql.csv_arrow import format_batch, record_bytes, writes
+    from nl2sql.workspace.csv_arrow import format_batch, record_bytes, writes
 
     if not hasattr(getattr(sink, "sink", sink), "write_csv_block") \
             or not all(writes(field.type) for field in schema):

@@ -99,7 +99,7 @@ def resolve_remote(remote: str, *, db_id: str, password: str | None = None) -> S
     parsed = SparkRemote.parse(remote, db_id=db_id)
     token = parsed.param("token")
     if token:
-        from nl2sql import secrets
+        from nl2sql.config import secrets
 
         return parsed.with_param("token", secrets.reveal(token, db_id=db_id))
     if password:

@@ -22,12 +22,12 @@ from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.pool import QueuePool
 from sqlalchemy.exc import DBAPIError
 
-from nl2sql.config import DbConnectionConfig
+from nl2sql.config.registry import DbConnectionConfig
 from nl2sql.db.base import DbConnection, DbOperations, QueryStats, ResultSink
 from nl2sql.db.call_stop import stop_with
 from nl2sql.db.sqlite_columnar import ColumnarTakeOver, columnar_available
 from nl2sql.errors import DatabaseConnectionError, QueryExecutionError
-from nl2sql.sample import ensure_bookstore
+from nl2sql.config.sample import ensure_bookstore
 from nl2sql.sql_guard import is_denied_function
 from nl2sql.sql_guard.denylist import SQLITE_READ_PRAGMAS
 

@@ -1,7 +1,7 @@
 """The columnar SQLite export, run inside the columnar worker process (``columnar_worker``).
 
 SQLite -> ADBC SQLite driver (Arrow record batches, no Python object per value) ->
-``nl2sql.csv_arrow`` (the dialect's CSV text, in Arrow kernels) -> the file. A reader thread
+``nl2sql.workspace.csv_arrow`` (the dialect's CSV text, in Arrow kernels) -> the file. A reader thread
 pulls batches while the main thread formats and writes the previous one (both release the GIL
 in C/C++), so on two cores the two halves overlap.
 
@@ -31,7 +31,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from nl2sql.csv_arrow import UnsupportedColumn, format_batch, record_bytes
+from nl2sql.workspace.csv_arrow import UnsupportedColumn, format_batch, record_bytes
 
 #: The Arrow type ADBC must have inferred for each kind of column the parent saw.
 _EXPECTED = {

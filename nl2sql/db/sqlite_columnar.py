@@ -33,11 +33,11 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from nl2sql.csv_dialect import CsvRowFormatter
+from nl2sql.workspace.csv_dialect import CsvRowFormatter
 
 if TYPE_CHECKING:
     from nl2sql.db.base import QueryStats, _BoundedSink
-    from nl2sql.results import CsvResultWriter
+    from nl2sql.workspace.results import CsvResultWriter
 
 logger = logging.getLogger(__name__)
 

@@ -16,8 +16,8 @@ from typing import Any
 from nl2sql.errors import ModelSetupError, Nl2SqlError
 from nl2sql.evaluation.inputs import Question
 from nl2sql.evaluation.runner import Generation
-from nl2sql.operations.context import OpsContext
-from nl2sql.progress import NullProgress, ProgressReporter
+from nl2sql.operations.ops_context import OpsContext
+from nl2sql._helpers import NullProgress, ProgressReporter
 
 log = logging.getLogger("nl2sql.eval")
 CACHE_NAME = "predictions.jsonl"

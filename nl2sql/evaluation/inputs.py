@@ -193,7 +193,7 @@ def bundled_set_path(name: str, backend_of: dict[str, str] | None = None) -> Pat
 
     ``backend_of`` maps db_id -> backend type (``{"chinook": "postgres"}``).
     """
-    from nl2sql.resources import question_set_names, question_set_path
+    from nl2sql.config.bundled import question_set_names, question_set_path
 
     path = question_set_path(name)
     if path is None:

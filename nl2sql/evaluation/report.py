@@ -162,7 +162,7 @@ class Report(BaseModel):
         return [q for q in self.questions if q.broken_gold]
 
     def write_json(self, path: Path) -> None:
-        from nl2sql.cache import atomic_write_text
+        from nl2sql.schema.cache import atomic_write_text
 
         atomic_write_text(path, self.model_dump_json(indent=2) + "\n")
 

@@ -14,8 +14,8 @@ from nl2sql.evaluation.compare import ExtraColumns
 from nl2sql.evaluation.inputs import EvaluationInputError, Question
 from nl2sql.evaluation.report import Report
 from nl2sql.evaluation.scoring import DEFAULT_MAX_ROWS, QuestionResult, Scorer
-from nl2sql.operations.context import OpsContext
-from nl2sql.progress import NullProgress, ProgressReporter
+from nl2sql.operations.ops_context import OpsContext
+from nl2sql._helpers import NullProgress, ProgressReporter
 
 
 @dataclass

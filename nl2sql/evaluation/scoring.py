@@ -20,7 +20,7 @@ from nl2sql.errors import (DatabaseConnectionError, Nl2SqlError, QueryRejectedEr
 from nl2sql.evaluation.compare import Comparison, ExtraColumns, OrderSpec, compare_results
 from nl2sql.evaluation.inputs import Question
 from nl2sql.evaluation.ordering import order_spec
-from nl2sql.operations.context import OpsContext
+from nl2sql.operations.ops_context import OpsContext
 
 #: Rows kept per result for scoring; a gold result beyond it cannot be compared (broken gold).
 DEFAULT_MAX_ROWS = 100_000

@@ -24,7 +24,7 @@ from sqlalchemy.types import NullType
 from nl2sql.db.base import DbConnection
 from nl2sql.errors import ConfigError
 from nl2sql.inspection.statistics import ColumnStats, EnumScreeningSettings, Relation
-from nl2sql.models import DbInfo, TableInfo
+from nl2sql.schema.models import DbInfo, TableInfo
 
 T = TypeVar("T")
 

@@ -21,7 +21,7 @@ from sqlalchemy.types import NullType
 from nl2sql.errors import ConfigError
 from nl2sql.inspection.base import DbSchemaInspector, ReflectedSchema, RowCount
 from nl2sql.inspection.statistics import EnumScreeningSettings
-from nl2sql.models import TableInfo
+from nl2sql.schema.models import TableInfo
 
 # The configured schema of the database's own catalog, plus the temporary views over files.
 _SCOPE = ("((database_name = current_database() AND schema_name = COALESCE(:schema, "

@@ -26,7 +26,7 @@ from nl2sql.db.base import DbConnection
 from nl2sql.inspection.base import DbSchemaInspector
 from nl2sql.inspection.factory import create_inspector
 from nl2sql.inspection.statistics import ColumnStats, EnumScreeningSettings, Relation
-from nl2sql.models import ColumnInfo, EnumValueCount, TableInfo
+from nl2sql.schema.models import ColumnInfo, EnumValueCount, TableInfo
 
 __all__ = ["ColumnStats", "EnumScreeningSettings", "apply_stats", "is_screenable",
            "screen_table", "screen_tables"]

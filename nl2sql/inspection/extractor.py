@@ -22,10 +22,10 @@ from typing import Any
 from sqlalchemy import Connection
 
 from nl2sql.db.base import DbConnection
-from nl2sql.gc_pause import gc_paused
+from nl2sql._helpers import gc_paused
 from nl2sql.inspection.base import DbSchemaInspector, ReflectedSchema, RowCount
 from nl2sql.inspection.factory import create_inspector
-from nl2sql.models import DbInfo, ForeignKeyInfo, IndexInfo, TableInfo
+from nl2sql.schema.models import DbInfo, ForeignKeyInfo, IndexInfo, TableInfo
 
 
 class DbSchemaExtractor:

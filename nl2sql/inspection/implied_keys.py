@@ -29,9 +29,9 @@ import yaml
 from sqlalchemy import case, column, exists, func, select, table
 from sqlalchemy.exc import DBAPIError
 
-from nl2sql.cache import atomic_write_text, cache_path
+from nl2sql.schema.cache import atomic_write_text, cache_path
 from nl2sql.db.base import DbConnection
-from nl2sql.models import ColumnInfo, DbInfo, ForeignKeyInfo, TableInfo
+from nl2sql.schema.models import ColumnInfo, DbInfo, ForeignKeyInfo, TableInfo
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +77,7 @@ def _kind(data_type: str) -> str:
 
 
 def _words(name: str) -> list[str]:
-    from nl2sql.context.words import split_identifier, stem
+    from nl2sql.context_engine.words import split_identifier, stem
 
     return [stem(w) for w in split_identifier(name)]
 

@@ -13,7 +13,7 @@ from sqlalchemy.exc import DBAPIError
 from nl2sql.inspection.base import DbSchemaInspector, ReflectedSchema, RowCount
 from nl2sql.inspection import postgres_batches
 from nl2sql.inspection.statistics import ColumnStats, EnumScreeningSettings, Relation
-from nl2sql.models import EnumValueCount, TableInfo
+from nl2sql.schema.models import EnumValueCount, TableInfo
 
 # SQLAlchemy has no row-count API. One query for the whole schema: the planner's estimate
 # (pg_class.reltuples, -1 when never analyzed) and the main-fork size, which decides whether an

@@ -27,7 +27,7 @@ from psycopg.pq import Format
 from sqlalchemy import Connection, text
 
 from nl2sql.inspection.statistics import ColumnStats, Relation
-from nl2sql.models import EnumValueCount
+from nl2sql.schema.models import EnumValueCount
 
 # Hand-written catalog SQL (SQLAlchemy's reflection does not report type OIDs): the type the
 # server reports for each column's values, a domain resolved to its base type (as the server

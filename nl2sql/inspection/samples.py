@@ -21,7 +21,7 @@ from nl2sql.db.base import DbConnection
 from nl2sql.errors import QueryRejectedError
 from nl2sql.inspection.factory import create_inspector
 from nl2sql.inspection.statistics import Relation
-from nl2sql.models import TableInfo
+from nl2sql.schema.models import TableInfo
 
 log = logging.getLogger(__name__)
 

@@ -31,7 +31,7 @@ from sqlalchemy import FromClause, TableClause, column, text
 from nl2sql.db.spark_sql import SparkDialect, SparkSqlConnection
 from nl2sql.inspection.base import DbSchemaInspector, ReflectedSchema, RowCount
 from nl2sql.inspection.statistics import EnumScreeningSettings
-from nl2sql.models import DbInfo, TableInfo
+from nl2sql.schema.models import DbInfo, TableInfo
 
 log = logging.getLogger(__name__)
 

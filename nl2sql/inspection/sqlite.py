@@ -14,7 +14,7 @@ from sqlalchemy.exc import DBAPIError
 
 from nl2sql.inspection.base import DbSchemaInspector, ReflectedSchema, RowCount
 from nl2sql.inspection.statistics import EnumScreeningSettings
-from nl2sql.models import TableInfo
+from nl2sql.schema.models import TableInfo
 
 AUTOINDEX_PREFIX = "sqlite_autoindex_"
 # The type name before any "(...)", as SQLAlchemy's SQLite dialect reads it.

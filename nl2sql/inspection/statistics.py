@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from nl2sql.models import EnumValueCount
+from nl2sql.schema.models import EnumValueCount
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic_ai import Agent
 from pydantic_ai.models import Model
 
-from nl2sql.llm.models import PROVIDER_ERRORS, model_setup_error
+from nl2sql.llm.providers import PROVIDER_ERRORS, model_setup_error
 from nl2sql.llm.retries import RateLimitRetry
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from nl2sql.models import AnnotationRun, StepUsage
+from nl2sql.schema.models import AnnotationRun, StepUsage
 
 if TYPE_CHECKING:
     from pydantic_ai.usage import RunUsage

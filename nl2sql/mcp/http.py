@@ -22,7 +22,7 @@ from typing import Any
 
 from mcp.server.transport_security import TransportSecuritySettings
 
-from nl2sql.config import ENV_AUTH_TOKEN
+from nl2sql.config.registry import ENV_AUTH_TOKEN
 from nl2sql.errors import ConfigError, UsageError
 
 MCP_PATH = "/mcp"

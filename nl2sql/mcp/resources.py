@@ -12,7 +12,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 
 from nl2sql.errors import UnknownDatabaseError, as_one_sentence
 from nl2sql.mcp.worker import run_in_worker
-from nl2sql.operations.context import OpsContext
+from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.first_use import call_prepared
 
 

@@ -15,7 +15,7 @@ from nl2sql.mcp.prompts import register_prompts
 from nl2sql.mcp.resources import register_resources
 from nl2sql.mcp.tools import register_tools
 from nl2sql.mcp.warmup import start_warm_up
-from nl2sql.operations.context import OpsContext
+from nl2sql.operations.ops_context import OpsContext
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 INSTRUCTIONS = (

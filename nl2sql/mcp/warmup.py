@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import threading
 
-from nl2sql.operations.context import OpsContext
+from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.first_use import prepare
 from nl2sql.operations.logins import report_logins
 

@@ -1,7 +1,7 @@
 """The operations layer: every ``*_op`` the MCP server, the CLI and the agents adapt.
 
 Each takes an ``OpsContext`` first and returns a pydantic model with ``render() -> str``.
-Names are imported on first use (PEP 562), so importing ``nl2sql.operations.context`` (as the
+Names are imported on first use (PEP 562), so importing ``nl2sql.operations.ops_context`` (as the
 MCP server does at start-up) does not load SQLAlchemy, sqlglot and every operation.
 """
 
@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from nl2sql.lazy import lazy_exports
+from nl2sql._helpers import lazy_exports
 
 if TYPE_CHECKING:
     from nl2sql.operations.charts import csv_chart_op
-    from nl2sql.operations.context import OpsContext
+    from nl2sql.operations.ops_context import OpsContext
     from nl2sql.operations.csv_files import csv_head_op, csv_tail_op
     from nl2sql.operations.databases import db_list_op, db_show_schema_op
     from nl2sql.operations.queries import db_execute_sql_op, db_get_row_by_id_op
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from nl2sql.operations.search import db_search_schema_op
 
 _WHERE = {
-    "OpsContext": "context",
+    "OpsContext": "ops_context",
     "csv_chart_op": "charts",
     "csv_head_op": "csv_files",
     "csv_tail_op": "csv_files",

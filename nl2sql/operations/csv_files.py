@@ -18,12 +18,12 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from nl2sql import csv_dialect  # noqa: F401 - raises the csv field size limit for the readers
+from nl2sql.workspace import csv_dialect  # noqa: F401 - raises the csv field size limit for the readers
 from nl2sql.errors import WorkspaceFileError, WorkspacePathError
-from nl2sql.operations.context import OpsContext
+from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.params import CsvFile, RowCount
-from nl2sql.results import read_metadata_for_csv, resolve_workspace_path, result_lock
-from nl2sql.text import ELLIPSIS
+from nl2sql.workspace.results import read_metadata_for_csv, resolve_workspace_path, result_lock
+from nl2sql._helpers import ELLIPSIS
 
 MAX_ROWS = 1000
 #: Cells longer than this are cut in what csv_head / csv_tail show (the file keeps them whole).

@@ -26,7 +26,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from nl2sql.operations.context import OpsContext
+from nl2sql.operations.ops_context import OpsContext
 
 logger = logging.getLogger(__name__)
 
@@ -91,14 +91,14 @@ def _import_common() -> None:
     import encodings.utf_8_sig  # noqa: F401 (CSV files are read with a BOM check)
 
     import nl2sql.db.lookup  # noqa: F401
-    import nl2sql.formatting  # noqa: F401
+    import nl2sql.schema.formatting  # noqa: F401
     import nl2sql.operations.csv_files  # noqa: F401
     import nl2sql.operations.saved_queries  # noqa: F401
     # by name: the search operation calls prepare_context_engine of this module (no cycle)
     importlib.import_module("nl2sql.operations.search")
-    from nl2sql.models import DbInfo
+    from nl2sql.schema.models import DbInfo
     from nl2sql.operations.queries import QueryResult
-    from nl2sql.results import ResultMetadata
+    from nl2sql.workspace.results import ResultMetadata
 
     # The result models are built on first use (pydantic defer_build, kept out of the
     # start-up): build the query path's now (~10 ms).
@@ -111,11 +111,11 @@ def _import_context_engine() -> None:
 
     import numpy.ma  # noqa: F401 (imported by a numpy function the first ranking calls)
 
-    import nl2sql.context.catalog  # noqa: F401
-    import nl2sql.context.engine  # noqa: F401
-    import nl2sql.context.retrieval  # noqa: F401
-    from nl2sql.context.embeddings import model
-    from nl2sql.quiet import quiet_imports
+    import nl2sql.context_engine.catalog  # noqa: F401
+    import nl2sql.context_engine.engine  # noqa: F401
+    import nl2sql.context_engine.retrieval  # noqa: F401
+    from nl2sql.context_engine.embeddings import model
+    from nl2sql._helpers import quiet_imports
 
     with quiet_imports("bm25s"):
         import bm25s  # noqa: F401

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from nl2sql.operations.context import OpsContext
+from nl2sql.operations.ops_context import OpsContext
 
 logger = logging.getLogger(__name__)
 

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from nl2sql.operations.context import OpsContext
+from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.params import (DbId, FollowForeignKeys, NlQuery, OutputFile, Overwrite,
                                       RowId, SqlQuery, TableName)
-from nl2sql.results import (CSV_SUFFIX, METADATA_SUFFIX, CsvResultWriter, ResultMetadata,
+from nl2sql.workspace.results import (CSV_SUFFIX, METADATA_SUFFIX, CsvResultWriter, ResultMetadata,
                             format_preview, new_result_id, refuse_existing_result,
                             resolve_workspace_path, safe_name_from_query, storage_error)
-from nl2sql.text import shorten
+from nl2sql._helpers import shorten
 
 if TYPE_CHECKING:  # SQLAlchemy loads on the first query, not when the tools are listed
     from nl2sql.db.base import DbOperations

@@ -3,7 +3,7 @@ results saved in the workspace, and marking one right (a verified answer).
 
 Every ``db_execute_sql_op`` call leaves ``{name}.csv`` + ``{name}.metadata.json``; these
 operations list them (newest first, optionally full-text searched through
-``nl2sql.saved_query_index``) and show one with a short preview.
+``nl2sql.workspace.saved_query_index``) and show one with a short preview.
 """
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ from pathlib import PurePosixPath
 
 from pydantic import BaseModel, ConfigDict
 
-from nl2sql.operations.context import OpsContext
+from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.csv_files import CsvRows, read_head, require_result_of
 from nl2sql.operations.params import CsvFile, SearchWords
-from nl2sql.results import (CSV_SUFFIX, METADATA_SUFFIX, ResultMetadata, read_metadata_for_csv,
+from nl2sql.workspace.results import (CSV_SUFFIX, METADATA_SUFFIX, ResultMetadata, read_metadata_for_csv,
                             resolve_workspace_path, result_lock)
-from nl2sql.saved_query_index import SavedQueryIndex
-from nl2sql.text import shorten
+from nl2sql.workspace.saved_query_index import SavedQueryIndex
+from nl2sql._helpers import shorten
 from nl2sql.verified.accept import accept_saved_result
 from nl2sql.verified.store import VerifiedAnswer
 

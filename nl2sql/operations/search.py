@@ -7,9 +7,9 @@ import os
 
 from pydantic import BaseModel, ConfigDict
 
-from nl2sql.context.models import WHOLE_SCHEMA_FITS, PromptContext
+from nl2sql.context_engine.prompt_context import WHOLE_SCHEMA_FITS, PromptContext
 from nl2sql.errors import ConfigError
-from nl2sql.operations.context import OpsContext
+from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.first_use import prepare_context_engine
 from nl2sql.operations.params import OptionalDbId, Question
 
@@ -65,11 +65,11 @@ def db_search_schema_op(ctx: OpsContext, question: Question,
     """The tables of ``db_id`` that matter for ``question`` (with reasons, join tables and the
     stored values it names) within the token budget; without ``db_id``, the ranked databases."""
     prepare_context_engine()  # before its first import: concurrent first calls
-    from nl2sql.context.engine import engine_for
+    from nl2sql.context_engine.engine import engine_for
 
     engine = engine_for(ctx.configs)
     if db_id is None:
-        from nl2sql.context.models import PromptContext as Context
+        from nl2sql.context_engine.prompt_context import PromptContext as Context
 
         question = question.strip()
         return SchemaSearch(context=Context(question=question, db_id=None,

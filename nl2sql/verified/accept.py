@@ -12,11 +12,11 @@ import getpass
 from pathlib import PurePosixPath
 
 from nl2sql.errors import Nl2SqlError, SchemaCacheMissingError, VerifiedAnswerError
-from nl2sql.models import DbInfo
-from nl2sql.operations.context import OpsContext
-from nl2sql.results import (CSV_SUFFIX, METADATA_SUFFIX, new_result_id, read_metadata_for_csv,
+from nl2sql.schema.models import DbInfo
+from nl2sql.operations.ops_context import OpsContext
+from nl2sql.workspace.results import (CSV_SUFFIX, METADATA_SUFFIX, new_result_id, read_metadata_for_csv,
                             resolve_workspace_path)
-from nl2sql.saved_query_index import SavedQueryIndex
+from nl2sql.workspace.saved_query_index import SavedQueryIndex
 from nl2sql.verified.questions import question_key, tables_read
 from nl2sql.verified.store import VerifiedAnswer, VerifiedStore
 

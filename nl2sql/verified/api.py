@@ -7,12 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from nl2sql.operations.context import OpsContext, ops_context_for
+from nl2sql.operations.ops_context import OpsContext, ops_context_for
 from nl2sql.verified import accept as workflow
 from nl2sql.verified.store import VerifiedAnswer
 
 if TYPE_CHECKING:
-    from nl2sql.config import DbConnectionConfigs
+    from nl2sql.config.registry import DbConnectionConfigs
 
 
 

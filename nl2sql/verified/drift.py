@@ -9,7 +9,7 @@ from __future__ import annotations
 from nl2sql.annotation.drift import compare_schemas
 from nl2sql.db.base import DbOperations
 from nl2sql.errors import Nl2SqlError, QueryTimeoutError
-from nl2sql.models import DbInfo
+from nl2sql.schema.models import DbInfo
 from nl2sql.verified.store import VerifiedStore
 
 

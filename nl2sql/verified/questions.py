@@ -14,7 +14,7 @@ from decimal import Decimal, InvalidOperation
 import sqlglot
 from sqlglot import exp
 
-from nl2sql.models import DbInfo
+from nl2sql.schema.models import DbInfo
 
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 _TOKEN = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+", re.UNICODE)

@@ -11,8 +11,8 @@ import logging
 from dataclasses import dataclass
 
 from nl2sql.errors import Nl2SqlError, QueryTimeoutError
-from nl2sql.models import utc_now
-from nl2sql.operations.context import OpsContext
+from nl2sql.schema.models import utc_now
+from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.queries import QueryResult, db_execute_sql_op
 from nl2sql.verified.questions import question_key
 from nl2sql.verified.store import VerifiedAnswer, VerifiedStore

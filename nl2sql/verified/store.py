@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from nl2sql.models import utc_now
+from nl2sql.schema.models import utc_now
 
 BUSY_TIMEOUT_MS = 30_000
 _SCHEMA = """

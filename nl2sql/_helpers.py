@@ -1,0 +1,116 @@
+"""Small helpers every layer shares: wording, progress reporting, pausing the garbage collector,
+lazy package exports and quiet third-party imports."""
+
+from __future__ import annotations
+
+import gc
+import importlib
+import logging
+import sys
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, Protocol
+
+# --- wording --------------------------------------------------------------------------------
+
+ELLIPSIS = "…"
+
+
+def plural(n: int, noun: str) -> str:
+    """``plural(1, "table")`` -> "1 table"; ``plural(1200, "row")`` -> "1,200 rows"."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, the last one an ellipsis when anything was cut."""
+    return text if len(text) <= limit else text[: limit - 1] + ELLIPSIS
+
+
+# --- progress: how long-running work (annotation) reports it; the CLI draws a bar or logs ---
+
+class ProgressReporter(Protocol):
+    def start(self, phase: str, total: int) -> None: ...
+    def advance(self, item: str) -> None: ...
+    def finish(self) -> None: ...
+
+
+class NullProgress:
+    """Reports nothing: the default for library callers."""
+
+    def start(self, phase: str, total: int) -> None:
+        pass
+
+    def advance(self, item: str) -> None:
+        pass
+
+    def finish(self) -> None:
+        pass
+
+
+# --- pausing the cyclic garbage collector while many long-lived objects are built ----------
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """A wide schema (a reflection, a catalog of indexes) allocates hundreds of thousands of
+    dicts, tuples and models that live on; each automatic collection re-scans all of them, which
+    cost ~35% of the extraction time on a 1,000-table schema (bench/extract_wide.py) and half of
+    a 200-database catalog load (bench/context_speed.py). Reference counting still frees
+    everything; cycles, if any, are collected afterwards."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+# --- lazy package exports (PEP 562) ----------------------------------------------------------
+
+def lazy_exports(package: str, where: dict[str, str],
+                 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """``(__getattr__, __dir__)`` for ``package``: ``name`` comes from
+    ``{package}.{where[name]}`` and is cached in the package's namespace after first use, so
+    importing the package stays cheap."""
+    namespace = sys.modules[package].__dict__
+
+    def __getattr__(name: str) -> Any:
+        if name not in where:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(f"{package}.{where[name]}"), name)
+        namespace[name] = value  # later lookups skip this function
+        return value
+
+    def __dir__() -> list[str]:
+        return [*namespace, *where]
+
+    return __getattr__, __dir__
+
+
+# --- importing third-party modules without changing the user's logging or warning output ---
+
+@contextmanager
+def quiet_imports(*names: str) -> Iterator[None]:
+    """Some libraries configure logging on import (``wordllama`` calls
+    ``logging.basicConfig(level=INFO)``, which makes every library's INFO lines appear in a
+    notebook; ``bm25s`` sets its own logger to DEBUG, so its debug lines reach stderr) or warn
+    about optional notebook widgets (``tqdm.auto`` via ``bm25s``). Import them inside
+    ``quiet_imports(name)``: the root logger and the library's own logger are put back as they
+    were, and the widget warning is not shown.
+
+        with quiet_imports("bm25s"):
+            import bm25s
+    """
+    root = logging.getLogger()
+    own = [logging.getLogger(name) for name in names]
+    handlers, level, own_levels = list(root.handlers), root.level, [o.level for o in own]
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="IProgress not found")
+            yield
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+        for logger, own_level in zip(own, own_levels):
+            logger.setLevel(own_level)

@@ -1,0 +1,393 @@
+"""The database registry: dbs.yaml, loaded once, looked up by db_id.
+
+Locations follow "flag > environment > file > default": the config file from the caller's flag,
+then ``NL2SQL_CONFIG``, then ``./dbs.yaml``; data dir and workspace likewise (see
+ARCHITECTURE.md, "Environment"). With no dbs.yaml at all the bundled ``bookstore`` SQLite sample
+is still registered.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import (BaseModel, ConfigDict, Field, ValidationError, field_validator,
+                      model_validator)
+
+from nl2sql.backends import BACKENDS, Backend, DatabaseType, get_backend  # noqa: F401 (re-export)
+from nl2sql.config.dbs_yaml import (interpolate, mapping_entry, not_a_mapping_error, url_settings,
+                             yaml_error)
+from nl2sql.errors import ConfigError, UnknownDatabaseError, did_you_mean
+
+ENV_CONFIG = "NL2SQL_CONFIG"
+ENV_DATA_DIR = "NL2SQL_DATA_DIR"
+ENV_WORKSPACE = "NL2SQL_WORKSPACE"
+ENV_MODEL = "NL2SQL_MODEL"
+ENV_AUTH_TOKEN = "NL2SQL_MCP_AUTH_TOKEN"  # nl2sql-mcp --transport http: the bearer token
+
+#: ``schema: "*"``: every schema that has tables or views.
+ALL_SCHEMAS = "*"
+
+SAMPLE_DB_ID = "bookstore"
+SAMPLE_DESCRIPTION = "Bundled sample: a small bookstore (authors, books, customers, orders)."
+SAMPLE_TYPE = DatabaseType.SQLITE  # the bundled sample is a SQLite file built from a script
+
+
+class DbConnectionConfig(BaseModel):
+    """One entry under ``databases:`` in dbs.yaml."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+
+    db_id: str
+    type: DatabaseType
+    description: str | None = None
+    # file-based backends
+    path: Path | None = None
+    # server backends (the port defaults to the backend's)
+    host: str = "localhost"
+    port: int | None = None
+    dbname: str | None = None
+    user: str | None = None
+    # Plain text, ``ENC:<fernet token>`` or absent; decrypted only when a connection is made.
+    password: str | None = Field(default=None, repr=False)
+    # Or the name of an environment variable holding it, read when a connection is made.
+    password_env: str | None = None
+    # One schema, a list of schemas, or ``*`` (every schema that has tables): see ``schemas``.
+    schema_name: str | list[str] | None = Field(default=None, alias="schema")
+    sslmode: str | None = None
+    # spark: the Spark Connect URL (sc://host:port/;token=...), catalog and database (namespace)
+    remote: str | None = None
+    catalog: str | None = None
+    database: str | None = None
+    #: Other ``ssl_*`` keys of dbs.yaml (``ssl_ca``, ``ssl_cert``...), passed to the driver.
+    ssl_options: dict[str, str | bool] | None = None
+    # DuckDB: glob patterns of CSV/Parquet/JSON files, each file exposed as a view
+    files: list[str] | None = None
+    # runtime bounds
+    query_timeout_seconds: float = Field(default=30.0, gt=0)
+    max_rows: int = Field(default=1_000_000, gt=0)
+    # Largest single value (SQLite: SQLITE_LIMIT_LENGTH; Postgres: one row as sent), and the
+    # byte budget of one result file (reached: the result is cut and marked truncated).
+    max_value_bytes: int = Field(default=16 << 20, ge=1024)
+    max_result_bytes: int = Field(default=1 << 30, ge=1024)
+    # DuckDB runs inside nl2sql's process: its memory limit (DuckDB's syntax, e.g. "1GB") and
+    # worker threads per database, instead of DuckDB's 80% of RAM and every core.
+    memory_limit: str = "1GB"
+    threads: int = Field(default_factory=lambda: min(4, os.cpu_count() or 1), ge=1)
+    # User-defined functions a query may call (they are refused otherwise): names or
+    # schema.name, as the database's catalogue lists them.
+    allowed_functions: tuple[str, ...] = ()
+    # Refuse to use the database when its login can write or is privileged (it is reported
+    # either way).
+    require_read_only_login: bool = False
+    # True for the bundled sample, which is built from its SQL script when the file is missing.
+    is_bundled_sample: bool = Field(default=False, exclude=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _defaults_and_ssl(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        if data.get("port") is None and data.get("type") in BACKENDS:
+            data = {**data, "port": BACKENDS[str(data["type"])].default_port}
+        ssl = {key: data[key] for key in data if key.startswith("ssl_") and key != "ssl_options"}
+        if ssl:
+            data = {key: value for key, value in data.items() if key not in ssl}
+            data["ssl_options"] = {**(data.get("ssl_options") or {}), **ssl}
+        return data
+
+    @field_validator("schema_name")
+    @classmethod
+    def _check_schema(cls, value: str | list[str] | None) -> str | list[str] | None:
+        if isinstance(value, list):
+            names = [str(name).strip() for name in value]
+            if not names or not all(names) or ALL_SCHEMAS in names:
+                raise ValueError("'schema' takes one name, a list of names or '*'")
+            return names[0] if len(names) == 1 else list(dict.fromkeys(names))
+        return value
+
+    @model_validator(mode="after")
+    def _check_backend_fields(self) -> DbConnectionConfig:
+        if self.password is not None and self.password_env:
+            raise ValueError("set either 'password' or 'password_env', not both")
+        for required in self.backend.required_fields:
+            names = (required,) if isinstance(required, str) else required
+            if all(getattr(self, name) in (None, "", []) for name in names):
+                wanted = " or ".join(f"'{name}'" for name in names)
+                plural = "s" if len(names) > 1 else ""
+                raise ValueError(f"field{plural} {wanted} is required for type {self.type}")
+        return self
+
+    @property
+    def backend(self) -> Backend:
+        """The registry entry of this database's type."""
+        return get_backend(self.type)
+
+    @property
+    def schemas(self) -> list[str] | None:
+        """The schemas to inspect when several are configured (a list, or ``["*"]`` for every
+        schema with tables); None for one schema (``effective_schema``)."""
+        if isinstance(self.schema_name, list):
+            return list(self.schema_name)
+        return [ALL_SCHEMAS] if self.schema_name == ALL_SCHEMAS else None
+
+    @property
+    def effective_schema(self) -> str | None:
+        """The schema to inspect and query (with several: the first, where unqualified names
+        are looked up first): the configured one, else the backend's default."""
+        first = self.schema_name[0] if isinstance(self.schema_name, list) else self.schema_name
+        if first == ALL_SCHEMAS:
+            first = None
+        return first or self.backend.default_schema
+
+    def resolve_password(self) -> str | None:
+        """The password in plain text: ``password_env``'s variable, or ``password`` (an ``ENC:``
+        value decrypted with the secrets key)."""
+        value = self.password
+        if self.password_env:
+            value = os.environ.get(self.password_env)
+            if value is None:
+                raise ConfigError(f"Database '{self.db_id}': the environment variable "
+                                  f"{self.password_env} named by 'password_env' is not set; "
+                                  f"export it before connecting.", db_id=self.db_id)
+        if value is None:
+            return None
+        from nl2sql.config import secrets  # lazy: only connections with a password pay for cryptography
+
+        return secrets.reveal(value, db_id=self.db_id)
+
+
+def sample_database_path(data_dir: Path) -> Path:
+    return data_dir / "bookstore" / "bookstore.db"
+
+
+class DbConnectionConfigs:
+    """The registry of configured databases plus the resolved data dir, workspace and model."""
+
+    def __init__(self, databases: dict[str, DbConnectionConfig], *, config_path: Path | None,
+                 data_dir: Path, workspace: Path, model: str | None = None,
+                 agent: dict[str, Any] | None = None) -> None:
+        self.databases = databases
+        self.config_path = config_path
+        self.data_dir = data_dir
+        self.workspace = workspace
+        self.model = model
+        self.agent = agent or {}  # the 'agent:' settings (nl2sql.agents.settings reads them)
+
+    # -- lookup ---------------------------------------------------------------------------
+    def get(self, db_id: str) -> DbConnectionConfig:
+        try:
+            return self.databases[db_id]
+        except KeyError:
+            raise UnknownDatabaseError(self._unknown_message(db_id), db_id=db_id) from None
+
+    def _unknown_message(self, db_id: str) -> str:
+        known = ", ".join(sorted(self.databases)) or "none"
+        hint = did_you_mean(db_id, self.databases)
+        where = f" in {self.config_path}" if self.config_path else ""
+        return (f"Unknown database '{db_id}'{where}. {hint}"
+                f"Known databases: {known}.")
+
+    def ids(self) -> list[str]:
+        return list(self.databases)
+
+    def __iter__(self) -> Iterator[DbConnectionConfig]:
+        return iter(self.databases.values())
+
+    def __len__(self) -> int:
+        return len(self.databases)
+
+    def __contains__(self, db_id: object) -> bool:
+        return db_id in self.databases
+
+    # -- loading --------------------------------------------------------------------------
+    @classmethod
+    def load(cls, config_path: str | Path | None = None, *, data_dir: str | Path | None = None,
+             workspace: str | Path | None = None, model: str | None = None) -> DbConnectionConfigs:
+        """Load the registry. Arguments are the command-line flags (None when not given)."""
+        explicit = config_path or os.environ.get(ENV_CONFIG)
+        path = Path(explicit).expanduser() if explicit else Path("dbs.yaml")
+        if explicit and not path.is_file():
+            raise ConfigError(f"Config file {path} does not exist; create it from "
+                              f"dbs.yaml.example or unset {ENV_CONFIG}.")
+        document: dict[str, Any] = {}
+        node: yaml.Node | None = None
+        if path.is_file():
+            document, node = _read_yaml(path)
+        path = path.resolve() if path.is_file() else None  # type: ignore[assignment]
+        base = path.parent if path else Path.cwd()
+
+        document = {key: interpolate(value, str(path), key) if key != "databases" else value
+                    for key, value in document.items()}
+        # Flags and environment are relative to the current folder, file values to the file.
+        # Without a dbs.yaml the cache and the results go to the per-user data dir: never a
+        # ./data or ./workspace in whatever folder a command (or an MCP client) starts in.
+        resolved_data_dir = _first_path(data_dir, os.environ.get(ENV_DATA_DIR),
+                                        document.get("data_dir"), base=base,
+                                        default=base / "data" if path else user_data_dir())
+        resolved_workspace = _first_path(
+            workspace, os.environ.get(ENV_WORKSPACE), document.get("workspace"), base=base,
+            default=Path.cwd() / "workspace" if path else user_data_dir() / "workspace")
+        resolved_model = model or os.environ.get(ENV_MODEL) or document.get("model") or None
+
+        databases = _parse_databases(document, node, path, base)
+        include_sample = document.get("include_sample", True)
+        if not isinstance(include_sample, bool):
+            raise ConfigError(f"{path}: 'include_sample' must be true or false.")
+        sample_path = sample_database_path(resolved_data_dir)
+        if SAMPLE_DB_ID not in databases:
+            if include_sample:  # ``include_sample: false`` switches the bundled sample off
+                databases[SAMPLE_DB_ID] = DbConnectionConfig(
+                    db_id=SAMPLE_DB_ID, type=SAMPLE_TYPE, path=sample_path,
+                    description=SAMPLE_DESCRIPTION, is_bundled_sample=True)
+        else:
+            entry = databases[SAMPLE_DB_ID]
+            if entry.type == SAMPLE_TYPE and entry.path == sample_path:
+                databases[SAMPLE_DB_ID] = entry.model_copy(update={"is_bundled_sample": True})
+        return cls(databases, config_path=path, data_dir=resolved_data_dir,
+                   workspace=resolved_workspace, model=resolved_model,
+                   agent=document.get("agent") or {})
+
+
+_TOP_LEVEL_KEYS = {"databases", "data_dir", "workspace", "model", "agent", "include_sample"}
+
+
+def _read_yaml(path: Path) -> tuple[dict[str, Any], yaml.Node | None]:
+    text = path.read_text(encoding="utf-8")
+    try:
+        node = yaml.compose(text)
+        document = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise yaml_error(path, exc) from None
+    if document is None:
+        return {}, None
+    if not isinstance(document, dict):
+        raise not_a_mapping_error(path)
+    _refuse_duplicate_keys(node, path)
+    unknown = set(document) - _TOP_LEVEL_KEYS
+    if unknown:
+        raise ConfigError(f"{path}: unknown top-level key '{sorted(unknown)[0]}'; allowed keys "
+                          f"are {', '.join(sorted(_TOP_LEVEL_KEYS))}.")
+    return document, node
+
+
+def _refuse_duplicate_keys(node: yaml.Node | None, path: Path) -> None:
+    """PyYAML keeps the last of two equal keys silently; a second entry for a db_id is a typo
+    that would hide the first, so it is refused."""
+    if not isinstance(node, yaml.MappingNode):
+        return
+    for key_node, value_node in node.value:
+        if key_node.value == "databases" and isinstance(value_node, yaml.MappingNode):
+            seen: set[str] = set()
+            for db_key, _ in value_node.value:
+                if db_key.value in seen:
+                    raise ConfigError(f"{path} line {db_key.start_mark.line + 1}: database "
+                                      f"'{db_key.value}' is defined twice; keep one entry.")
+                seen.add(db_key.value)
+
+
+def _parse_databases(document: dict[str, Any], node: yaml.Node | None, path: Path | None,
+                     base: Path) -> dict[str, DbConnectionConfig]:
+    entries = document.get("databases") or {}
+    if not isinstance(entries, dict):
+        raise ConfigError(f"{path}: 'databases' must be a mapping of db_id to settings.")
+    databases: dict[str, DbConnectionConfig] = {}
+    for db_id, settings in entries.items():
+        line = _line_of(node, "databases", str(db_id))
+        where = f"{path}{f' line {line}' if line else ''}: database '{db_id}'"
+        if not isinstance(settings, dict):
+            raise ConfigError(f"{where}: expected a mapping of settings (type, path, ...).")
+        settings = {key: interpolate(value, where, key) for key, value in settings.items()}
+        if "url" in settings:
+            settings = _expand_url(settings, where)
+        settings = _resolve_paths(settings, base)
+        try:
+            databases[str(db_id)] = DbConnectionConfig(db_id=str(db_id), **settings)
+        except ValidationError as exc:
+            raise ConfigError(_validation_message(exc, where, node, str(db_id), path)) from None
+    return databases
+
+
+def _expand_url(settings: dict[str, Any], where: str) -> dict[str, Any]:
+    """``url:`` turned into the fields it stands for; a field given both ways is refused."""
+    url = settings.pop("url")
+    if not isinstance(url, str):
+        raise ConfigError(f"{where}: field 'url' must be a string such as "
+                          f"postgresql://user@host/dbname.")
+    from_url = url_settings(url, where, BACKENDS)
+    if "type" in settings and str(settings["type"]) != from_url["type"]:
+        raise ConfigError(f"{where}: 'type: {settings['type']}' disagrees with the url scheme "
+                          f"(type {from_url['type']}); keep one.")
+    both = sorted(set(from_url) & set(settings) - {"type"})
+    if both:
+        raise ConfigError(f"{where}: field '{both[0]}' is given twice (in 'url' and as a "
+                          f"field); keep one.")
+    return {**from_url, **settings}
+
+
+def user_data_dir() -> Path:
+    """The per-user data dir used when there is no dbs.yaml: ``$XDG_DATA_HOME/nl2sql``, by
+    default ``~/.local/share/nl2sql``."""
+    base = os.environ.get("XDG_DATA_HOME") or "~/.local/share"
+    return Path(base).expanduser() / "nl2sql"
+
+
+def _resolve_paths(settings: dict[str, Any], base: Path) -> dict[str, Any]:
+    """The backend's path fields made absolute against ``base`` (dbs.yaml's folder); a list
+    value (glob patterns) is resolved item by item, keeping its wildcards."""
+    backend = BACKENDS.get(str(settings.get("type")))
+    for name in backend.path_fields if backend else ():
+        value = settings.get(name)
+        if isinstance(value, (list, tuple)):
+            settings[name] = [_absolute(base, item) for item in value]
+        elif value:
+            settings[name] = Path(_absolute(base, value))
+    return settings
+
+
+def _absolute(base: Path, value: object) -> str:
+    return str((base / Path(str(value)).expanduser()).resolve())
+
+
+def _validation_message(exc: ValidationError, where: str, node: yaml.Node | None, db_id: str,
+                        path: Path | None) -> str:
+    error = exc.errors()[0]
+    field = ".".join(str(p) for p in error["loc"] if p != "db_id")
+    line = _line_of(node, "databases", db_id, field) if field else None
+    if line:
+        where = f"{path} line {line}: database '{db_id}'"
+    match error["type"]:
+        case "extra_forbidden":
+            return f"{where}: unknown field '{field}'; remove it or check its spelling."
+        case "missing":
+            return f"{where}: field '{field}' is missing; add it."
+        case "enum":
+            allowed = ", ".join(t.value for t in DatabaseType)
+            return (f"{where}: unknown type '{error.get('input')}'; use one of: {allowed}.")
+        case _:
+            message = str(error["msg"]).removeprefix("Value error, ")
+            suffix = f" (field '{field}')" if field else ""
+            return f"{where}: {message}{suffix}."
+
+
+def _line_of(node: yaml.Node | None, *keys: str) -> int | None:
+    """1-based line of the deepest of ``keys`` found in the composed YAML node tree."""
+    line = None
+    for key in keys:
+        entry = mapping_entry(node, key)
+        if entry is None:
+            break
+        line, node = entry[0].start_mark.line + 1, entry[1]
+    return line
+
+
+def _first_path(flag: str | Path | None, env: str | None, file_value: str | None, *,
+                base: Path, default: Path) -> Path:
+    if flag or env:
+        return Path(flag or env).expanduser().resolve()  # type: ignore[arg-type]
+    if file_value:
+        return (base / Path(file_value).expanduser()).resolve()
+    return default.resolve()

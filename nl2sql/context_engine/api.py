@@ -1,0 +1,47 @@
+"""``nl2sql.context()``: the context for one question, from the cache and the offline indexes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from nl2sql.context_engine.prompt_context import PromptContext
+
+if TYPE_CHECKING:
+    from nl2sql.config.registry import DbConnectionConfigs
+    from nl2sql.operations.ops_context import OpsContext
+
+ConfigLike = "DbConnectionConfigs | OpsContext | str | Path | None"
+
+def resolve_configs(config: object = None) -> DbConnectionConfigs:
+    """The registry from ``config``: a ``DbConnectionConfigs``, an ``OpsContext``, a dbs.yaml
+    path, or None (``NL2SQL_CONFIG`` or ./dbs.yaml, as everywhere else)."""
+    from nl2sql.config.registry import DbConnectionConfigs
+
+    if isinstance(config, DbConnectionConfigs):
+        return config
+    configs = getattr(config, "configs", None)
+    if isinstance(configs, DbConnectionConfigs):
+        return configs
+    if config is None or isinstance(config, (str, Path)):
+        return DbConnectionConfigs.load(config)
+    raise TypeError(f"config must be a DbConnectionConfigs, an OpsContext or a path to dbs.yaml, "
+                    f"not {type(config).__name__}")
+
+def context(question: str, *, db_id: str | None = None, budget_tokens: int | None = None,
+            config: DbConnectionConfigs | OpsContext | str | Path | None = None) -> PromptContext:
+    """What a model should be shown to answer ``question``.
+
+    ``db_id`` None: every configured database is scored (``candidates``) and the best is used.
+    ``budget_tokens`` (default 6,000; chars/4): above it the schema is pruned to the tables that
+    matter (with reasons), the tables that join them, and the values the question names; at or
+    above ``full_schema_tokens`` nothing is pruned.
+
+    Example:
+        >>> ctx = nl2sql.context("How many books did each author write?")
+        >>> print(ctx.db_id, [t.name for t in ctx.tables])
+    """
+    from nl2sql.context_engine.engine import engine_for
+
+    configs = resolve_configs(config)
+    return engine_for(configs).context(question, db_id=db_id, budget_tokens=budget_tokens)

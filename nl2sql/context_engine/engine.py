@@ -1,0 +1,258 @@
+"""The context engine of one registry: loaded caches and indexes, shared across calls.
+
+Per database it keeps the cache (``DbInfo``), the loaded index (``DbIndex``) and the whole
+schema's SQL and size, reloaded when ``annotate-schema`` rewrites the cache; an index that is
+missing or was built from another cache version is rebuilt on load (never an error).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from nl2sql.annotation.provenance import without_placeholders
+from nl2sql.schema.cache import cache_path, load_db_info
+from nl2sql.config.registry import DbConnectionConfigs
+from nl2sql.context_engine.examples import cache_examples, rank_examples, verified_examples
+from nl2sql.context_engine.glossary import glossary_for
+from nl2sql.context_engine.prompt_context import (WHOLE_SCHEMA_FITS, Candidate, KeptTable, PromptContext,
+                                   ValueHint, ambiguous)
+from nl2sql.context_engine.pruning import estimate_tokens, prune
+from nl2sql.errors import Nl2SqlError, SchemaCacheError, SchemaCacheMissingError
+from nl2sql._helpers import gc_paused
+from nl2sql.schema.models import DbInfo
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from nl2sql.context_engine.catalog import CatalogIndex
+    from nl2sql.context_engine.retrieval import DbIndex
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BUDGET_TOKENS = 6000
+MAX_VALUE_HINTS = 8
+
+
+@dataclass
+class Loaded:
+    """One database's index and, loaded on first use, its cache (``DbInfo``)."""
+
+    signature: int
+    db_id: str
+    data_dir: Path
+    index: DbIndex
+    _info: DbInfo | None = None
+    _full_sql: str | None = None
+
+    @property
+    def info(self) -> DbInfo:
+        if self._info is None:
+            self._info = without_placeholders(load_db_info(self.data_dir, self.db_id))
+        return self._info
+
+    @property
+    def full_tokens(self) -> int:
+        return self.index.data.full_tokens
+
+    @property
+    def full_sql(self) -> str:
+        """The whole annotated schema, exactly as ``db_show_schema`` shows it (made on first
+        use: a big schema is pruned on every call and never needs it)."""
+        if self._full_sql is None:
+            from nl2sql.schema.formatting import format_schema
+
+            self._full_sql = format_schema(self.info)
+        return self._full_sql
+
+
+def load_index(data_dir: Path, db_id: str,
+               info: DbInfo | None = None) -> tuple[DbIndex, DbInfo | None]:
+    """The stored index of ``db_id``; rebuilt (and stored again) from the cache when missing,
+    unreadable or stale. Returns the cache too when it had to be read."""
+    import numpy as np
+
+    from nl2sql.context_engine.index import build_index, embeddings_path, read_index
+    from nl2sql.context_engine.retrieval import DbIndex
+
+    data = read_index(data_dir, db_id)
+    vectors = None
+    if data is not None:
+        try:
+            vectors = np.load(embeddings_path(data_dir, db_id), allow_pickle=False)
+        except (OSError, ValueError):
+            vectors = None
+        if vectors is None or vectors.shape[0] != len(data.tables):
+            data = None
+    if data is None:
+        log.info("building the context index of %s", db_id)
+        info = info or without_placeholders(load_db_info(data_dir, db_id))
+        data = build_index(info, data_dir)
+        vectors = data._vectors  # type: ignore[attr-defined]
+    return DbIndex(data, vectors), info
+
+
+class ContextEngine:
+    #: Seconds during which the caches' modification times are not checked again.
+    FRESHNESS_SECONDS = 1.0
+
+    def __init__(self, configs: DbConnectionConfigs) -> None:
+        self.configs = configs
+        self._loaded: dict[str, Loaded] = {}
+        self._catalog: tuple[tuple[tuple[str, int], ...], CatalogIndex] | None = None
+        self._available: tuple[float, list[Loaded]] | None = None
+        self._lock = threading.RLock()
+
+    @property
+    def data_dir(self) -> Path:
+        return self.configs.data_dir
+
+    # -- loading ----------------------------------------------------------------------------
+    def loaded(self, db_id: str) -> Loaded:
+        """The index (and lazily the cache) of ``db_id``; raises the cache errors when it has
+        no readable cache."""
+        self.configs.get(db_id)
+        path = cache_path(self.data_dir, db_id)
+        try:
+            mtime = path.stat().st_mtime_ns
+        except FileNotFoundError:
+            load_db_info(self.data_dir, db_id)  # raises the "run annotate-schema" error
+            raise
+        with self._lock:
+            current = self._loaded.get(db_id)
+            if current is not None and current.signature == mtime:
+                return current
+            with gc_paused():
+                index, info = load_index(self.data_dir, db_id)
+            current = Loaded(mtime, db_id, self.data_dir, index, info)
+            self._loaded[db_id] = current
+            return current
+
+    def available(self) -> list[Loaded]:
+        """Every configured database with a readable cache, in registry order (checked
+        against the files at most once per ``FRESHNESS_SECONDS``)."""
+        now = time.monotonic()
+        with self._lock:
+            if self._available and now - self._available[0] < self.FRESHNESS_SECONDS:
+                return self._available[1]
+        found = []
+        for config in self.configs:
+            try:
+                found.append(self.loaded(config.db_id))
+            except (SchemaCacheMissingError, SchemaCacheError, FileNotFoundError):
+                continue
+        with self._lock:
+            self._available = (now, found)
+        return found
+
+    def catalog(self) -> CatalogIndex:
+        from nl2sql.context_engine.catalog import CatalogIndex
+
+        with gc_paused():
+            available = self.available()
+            key = tuple((item.db_id, item.signature) for item in available)
+            with self._lock:
+                if self._catalog is None or self._catalog[0] != key:
+                    self._catalog = (key, CatalogIndex([item.index for item in available]))
+                return self._catalog[1]
+
+    # -- answering --------------------------------------------------------------------------
+    def rank(self, question: str, vector: np.ndarray | None = None) -> list[Candidate]:
+        """Every database with a cache, scored for ``question`` (best first); databases
+        without a cache last, with score 0 and what to do."""
+        if vector is None:
+            vector = question_vector(question)
+        ranked = self.catalog().rank(question, vector)
+        known = {c.db_id for c in ranked}
+        for config in self.configs:
+            if config.db_id not in known:
+                ranked.append(Candidate(
+                    db_id=config.db_id, score=0.0,
+                    reason=f"no schema cache yet; run `annotate-schema {config.db_id}`"))
+        return ranked
+
+    def context(self, question: str, *, db_id: str | None = None,
+                budget_tokens: int | None = None) -> PromptContext:
+        question = question.strip()
+        if not question:
+            raise Nl2SqlError("The question is empty; ask something about the data.")
+        budget = DEFAULT_BUDGET_TOKENS if budget_tokens is None else int(budget_tokens)
+        vector = question_vector(question)
+        candidates = self.rank(question, vector)
+        if db_id is None:
+            usable = [c for c in candidates if c.score > 0 or len(candidates) == 1]
+            if not usable:
+                usable = [c for c in candidates if not c.reason.startswith("no schema cache")]
+            if not usable:
+                return PromptContext(question=question, db_id=None, candidates=candidates,
+                                     ambiguous_between=ambiguous(candidates))
+            db_id = usable[0].db_id
+        loaded = self.loaded(db_id)
+        index = loaded.index
+        matches = index.values.match(question)
+        scores = index.score_tables(question, vector, matches)
+        if budget >= loaded.full_tokens:
+            relevant = {s.name: s for s in scores if s.score > 0.15}
+            tables = [KeptTable(name=t.name, reason=relevant[t.name].reason()
+                                if t.name in relevant else WHOLE_SCHEMA_FITS)
+                      for t in loaded.info.tables]
+            schema_sql, tokens = loaded.full_sql, loaded.full_tokens
+        else:
+            pruned = prune(loaded.info, index, scores, question, budget)
+            tables, schema_sql = pruned.tables, pruned.schema_sql
+            tokens = estimate_tokens(schema_sql)
+        kept = {t.name for t in tables}
+        hints = value_hints(matches, kept)
+        examples = rank_examples(question, vector, verified_examples(self.data_dir, db_id),
+                                 cache_examples(loaded.info))
+        glossary = glossary_for(question, vector, self.data_dir, db_id)
+        return PromptContext(
+            question=question, db_id=db_id, candidates=candidates, tables=tables,
+            value_hints=hints, examples=examples, glossary=glossary, schema_sql=schema_sql,
+            schema_tokens=tokens, full_schema_tokens=loaded.full_tokens,
+            budget_tokens=budget, ambiguous_between=ambiguous(candidates))
+
+def value_hints(matches: list, kept: set[str]) -> list[ValueHint]:  # type: ignore[type-arg]
+    """The value matches as hints: in kept tables first, each (table, column, value) once."""
+    ordered = sorted(matches, key=lambda m: (m.table not in kept, -m.score, -len(m.matched)))
+    hints, seen = [], set()
+    for match in ordered:
+        key = (match.table, match.column, match.value)
+        if key in seen:
+            continue
+        seen.add(key)
+        hints.append(ValueHint(table=match.table, column=match.column, value=match.value,
+                               matched=match.matched))
+        if len(hints) >= MAX_VALUE_HINTS:
+            break
+    return hints
+
+
+def question_vector(question: str) -> np.ndarray | None:
+    from nl2sql.context_engine.embeddings import embed
+
+    try:
+        return embed([question])[0]
+    except Exception as exc:  # noqa: BLE001  (lexical retrieval still works without it)
+        log.warning("semantic retrieval off: the embedding model did not load (%s)", exc)
+        return None
+
+
+_ENGINES: dict[tuple[Path, tuple[str, ...]], ContextEngine] = {}
+_ENGINES_LOCK = threading.Lock()
+
+
+def engine_for(configs: DbConnectionConfigs) -> ContextEngine:
+    """The shared engine of ``configs``' data dir and databases (indexes load once)."""
+    key = (configs.data_dir.resolve(), tuple(sorted(configs.ids())))
+    with _ENGINES_LOCK:
+        engine = _ENGINES.get(key)
+        if engine is None:
+            engine = _ENGINES[key] = ContextEngine(configs)
+        else:
+            engine.configs = configs
+        return engine

@@ -1,0 +1,159 @@
+"""What every ``*_op`` needs: the registry, the data dir, the workspace, and per-database
+connections, cached schemas and operations, created lazily and reused across calls.
+
+One ``OpsContext`` lives for the life of a process face (an MCP server's lifespan, a CLI call, an
+agent's deps); it holds no per-request state, so it is safe to share between concurrent calls.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from nl2sql.annotation.provenance import without_placeholders
+from nl2sql.schema.cache import cache_path, load_db_info
+from nl2sql.config.registry import DbConnectionConfig, DbConnectionConfigs
+from nl2sql.errors import SchemaCacheMissingError
+from nl2sql.schema.models import DbInfo
+
+if TYPE_CHECKING:  # keeps SQLAlchemy out of MCP start-up
+    from nl2sql.db.base import DbConnection, DbOperations
+
+
+@dataclass
+class OpsContext:
+    configs: DbConnectionConfigs
+    _connections: dict[str, DbConnection] = field(default_factory=dict, repr=False)
+    _db_infos: dict[str, tuple[float, DbInfo]] = field(default_factory=dict, repr=False)
+    # db_id -> operations built on the current connection and DbInfo (stateless: shared).
+    _operations: dict[str, DbOperations] = field(default_factory=dict, repr=False)
+    # db_id -> a DbInfo with no tables: query_operations on a database without a cache.
+    _empty_infos: dict[str, DbInfo] = field(default_factory=dict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _workspace_root: Path | None = field(default=None, repr=False)
+
+    @classmethod
+    def load(cls, config_path: str | Path | None = None, **overrides: object) -> OpsContext:
+        return cls(DbConnectionConfigs.load(config_path, **overrides))  # type: ignore[arg-type]
+
+    def login_warning(self, db_id: str) -> str | None:
+        """The warning of a login check already made for ``db_id`` (at server start, or by a
+        call), without connecting: None when the login is read-only or was not checked."""
+        connection = self._connections.get(db_id)
+        login = connection.known_login_privileges() if connection is not None else None
+        return login.warning(db_id) if login is not None else None
+
+    @property
+    def data_dir(self) -> Path:
+        return self.configs.data_dir
+
+    @property
+    def workspace(self) -> Path:
+        return self.configs.workspace
+
+    @property
+    def workspace_root(self) -> Path:
+        """The workspace's real path, created and resolved once per context (not per call).
+        Safe to keep: names inside it are still resolved on every call, so a workspace later
+        replaced by a symlink elsewhere makes every name resolve outside it (refused), never
+        lets one out."""
+        root = self._workspace_root
+        if root is None:
+            self.workspace.mkdir(parents=True, exist_ok=True)
+            root = self._workspace_root = self.workspace.resolve()
+        return root
+
+    def config(self, db_id: str) -> DbConnectionConfig:
+        return self.configs.get(db_id)
+
+    def connection(self, db_id: str) -> DbConnection:
+        config = self.configs.get(db_id)
+        with self._lock:
+            if db_id not in self._connections:
+                from nl2sql.db.factory import create_connection
+
+                self._connections[db_id] = create_connection(config)
+            return self._connections[db_id]
+
+    def db_info(self, db_id: str) -> DbInfo:
+        """The cached schema, re-read when ``annotate-schema`` has rewritten the file."""
+        self.configs.get(db_id)  # unknown db_id -> UnknownDatabaseError first
+        return self._db_info_at(db_id, self._cache_mtime(db_id))
+
+    def _cache_mtime(self, db_id: str) -> float | None:
+        """The schema cache file's mtime (one ``stat``), or None when there is no such file."""
+        try:
+            status = os.stat(cache_path(self.data_dir, db_id))
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        return status.st_mtime if stat.S_ISREG(status.st_mode) else None
+
+    def _db_info_at(self, db_id: str, mtime: float | None) -> DbInfo:
+        key = -1.0 if mtime is None else mtime
+        with self._lock:
+            cached = self._db_infos.get(db_id)
+            if cached and cached[0] == key:
+                return cached[1]
+        info = without_placeholders(load_db_info(self.data_dir, db_id))
+        with self._lock:
+            self._db_infos[db_id] = (key, info)
+        return info
+
+    def operations(self, db_id: str) -> DbOperations:
+        return self._operations_for(db_id, self.db_info(db_id))
+
+    def query_operations(self, db_id: str) -> DbOperations:
+        """Operations for running SQL, which needs no schema cache: without one, identifier
+        lookups are simply empty. One ``stat`` of the cache file per call (``annotate-schema``
+        may write it while the server runs), and the operations object is reused."""
+        self.configs.get(db_id)  # unknown db_id -> UnknownDatabaseError first
+        mtime = self._cache_mtime(db_id)
+        if mtime is not None:
+            try:
+                return self._operations_for(db_id, self._db_info_at(db_id, mtime))
+            except SchemaCacheMissingError:  # removed since the stat
+                pass
+        with self._lock:
+            info = self._empty_infos.get(db_id)
+        if info is None:
+            info = DbInfo(db_id=db_id, db_type=self.config(db_id).type.value)
+            with self._lock:
+                info = self._empty_infos.setdefault(db_id, info)
+        return self._operations_for(db_id, info)
+
+    def _operations_for(self, db_id: str, info: DbInfo) -> DbOperations:
+        """The operations on ``db_id``'s connection and ``info``, built once and reused while
+        both stay the same (``DbOperations`` holds nothing else, so calls can share one)."""
+        connection = self.connection(db_id)
+        with self._lock:
+            cached = self._operations.get(db_id)
+        if cached is not None and cached.db_info is info and cached.connection is connection:
+            return cached
+        from nl2sql.db.factory import create_operations
+
+        operations = create_operations(connection, info)
+        with self._lock:
+            self._operations[db_id] = operations
+        return operations
+
+    def close(self) -> None:
+        with self._lock:
+            for connection in self._connections.values():
+                connection.dispose()
+            self._connections.clear()
+            self._operations.clear()
+
+
+def ops_context_for(config: DbConnectionConfigs | OpsContext | str | Path | None
+                    ) -> tuple[OpsContext, bool]:
+    """The ``OpsContext`` for a Python API call's ``config`` (a registry, a context, a dbs.yaml
+    path or None) and whether the call owns it (and closes it)."""
+    if isinstance(config, OpsContext):
+        return config, False
+    if isinstance(config, DbConnectionConfigs):
+        return OpsContext(config), True
+    return OpsContext.load(config), True
