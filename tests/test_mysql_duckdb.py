@@ -200,7 +200,7 @@ def test_duckdb_big_text_files_are_estimated_not_read_whole(lake: Path,
     """count(*) over a CSV reads the whole file: over the size limit the rows are estimated
     from the file's size and first lines, and marked as an estimate; Parquet and small files
     keep exact counts."""
-    from nl2sql.formatting import format_schema
+    from nl2sql.schema.formatting import format_schema
     from nl2sql.inspection.duckdb import DuckdbSchemaInspector
 
     lines = "\n".join(f"{i},customer {i % 97},{i * 3 % 1000}.25" for i in range(1, 40_001))
