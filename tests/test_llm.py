@@ -155,3 +155,30 @@ def test_setup_errors_do_not_depend_on_pydantic_ai_wording(
     # With the key set, a UserError is not blamed on the key.
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     assert "Set OPENAI_API_KEY" not in str(model_setup_error(reworded, "openai:gpt-4o"))
+
+
+async def test_an_unreachable_server_is_named_as_given_with_its_url_variable(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An OpenAI-compatible server that is not running: the model as the user wrote it
+    (not pydantic-ai's 'openai:x'), and where the URL comes from, without its password."""
+    import socket
+
+    from pydantic_ai import Agent
+
+    from nl2sql.llm.runs import run_agent
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # closed again: nothing listens there
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://user:secret@127.0.0.1:{port}/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "unused")
+    model = build_model("openai-chat:local-model")
+    assert model_label(model) == "openai-chat:local-model"
+    from pydantic_ai import models
+    monkeypatch.setattr(models, "ALLOW_MODEL_REQUESTS", True)  # a closed local port only
+    with pytest.raises(ModelSetupError) as info:
+        await run_agent(Agent(output_type=str, retries=0), "hi", model=model)
+    message = str(info.value)
+    assert message.startswith("Cannot reach the provider of 'openai-chat:local-model': check the "
+                              f"server at http://127.0.0.1:{port}/v1 (OPENAI_BASE_URL)"), message
+    assert "secret" not in message

@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 import os
 import typing
+from urllib.parse import urlsplit
 
 import pydantic_ai
 from pydantic_ai import exceptions as ai_errors
@@ -41,6 +42,12 @@ _PROVIDER_KEYS = {"openai": "OPENAI_API_KEY", "openai-chat": "OPENAI_API_KEY",
                   "deepseek": "DEEPSEEK_API_KEY", "openrouter": "OPENROUTER_API_KEY",
                   "grok": "GROK_API_KEY", "xai": "XAI_API_KEY",
                   "together": "TOGETHER_API_KEY", "fireworks": "FIREWORKS_API_KEY"}
+# The variable that points each provider at another server (pydantic-ai reads these).
+_PROVIDER_URLS = {"openai": "OPENAI_BASE_URL", "openai-chat": "OPENAI_BASE_URL",
+                  "openai-responses": "OPENAI_BASE_URL", "ollama": "OLLAMA_BASE_URL",
+                  "anthropic": "ANTHROPIC_BASE_URL", "groq": "GROQ_BASE_URL"}
+#: Attribute ``build_model`` sets on a model built from a string: the string as given.
+_GIVEN = "_nl2sql_model_string"
 # Missing module (ImportError.name) -> the nl2sql extra that installs it.
 _MODULE_EXTRAS = {"openai": "openai", "anthropic": "anthropic", "google": "google",
                   "groq": "groq", "mistralai": "mistral", "boto3": "bedrock",
@@ -51,6 +58,8 @@ def model_label(model: Model | str) -> str:
     """The name recorded in ``AnnotationRun.model``: the string as given, or provider:name."""
     if isinstance(model, str):
         return model
+    if given := getattr(model, _GIVEN, None):
+        return str(given)
     system = getattr(model, "system", None)
     return f"{system}:{model.model_name}" if system and system != model.model_name \
         else model.model_name
@@ -61,9 +70,14 @@ def build_model(model: Model | str) -> Model:
     if isinstance(model, Model):
         return model
     try:
-        return infer_model(model)
+        built = infer_model(model)
     except Exception as exc:  # noqa: BLE001 - every provider reports setup problems differently
         raise model_setup_error(exc, model) from None
+    try:
+        setattr(built, _GIVEN, model)  # messages name the model as the user wrote it
+    except AttributeError:  # a model class with __slots__: its provider:name then
+        pass
+    return built
 
 
 def no_model_error() -> ModelSetupError:
@@ -94,8 +108,12 @@ def model_setup_error(exc: BaseException, model: Model | str | None) -> ModelSet
     if isinstance(exc, ai_errors.ModelNotFoundError) or _status(exc) == 404:
         return ModelSetupError(f"The provider does not know the model '{label}'; {CHOOSE}.")
     if isinstance(exc, (ai_errors.ModelConnectionError, *_HTTP_ERRORS, OSError)):
-        return ModelSetupError(f"Cannot reach the provider of '{label}': check the network or "
-                               f"the provider's base URL setting, or {CHOOSE}.")
+        url = _PROVIDER_URLS.get(provider)
+        where = (f"the server at {_without_userinfo(os.environ[url])} ({url})"
+                 if url and os.environ.get(url) else
+                 f"the network{f' or {url}' if url else ''}")
+        return ModelSetupError(f"Cannot reach the provider of '{label}': check {where}, or "
+                               f"{CHOOSE}.")
     if isinstance(exc, ai_errors.ModelAPIError):
         return ModelSetupError(f"The provider of '{label}' failed ({type(exc).__name__}): run "
                                f"again later (the results so far are cached) or {CHOOSE}.")
@@ -108,6 +126,13 @@ def model_setup_error(exc: BaseException, model: Model | str | None) -> ModelSet
     text = str(exc).strip()
     first_line = text.splitlines()[0] if text else type(exc).__name__
     return ModelSetupError(f"Model '{label}' cannot be used ({first_line[:200]}); {CHOOSE}.")
+
+
+def _without_userinfo(url: str) -> str:
+    """A URL as messages may show it: no user or password."""
+    parts = urlsplit(url)
+    return parts._replace(netloc=parts.hostname + (f":{parts.port}" if parts.port else "")
+                          ).geturl() if parts.hostname else url
 
 
 def _http_error_classes() -> tuple[type[BaseException], ...]:
