@@ -205,3 +205,15 @@ def test_duplicate_db_id_is_refused_with_its_line(tmp_path):
     with pytest.raises(ConfigError) as info:
         DbConnectionConfigs.load(path)
     assert str(info.value) == f"{path} line 5: database 'a' is defined twice; keep one entry."
+
+
+def test_a_workspace_or_data_dir_that_is_a_file_says_so(tmp_path, monkeypatch):
+    (tmp_path / "results").write_text("not a folder")
+    with pytest.raises(ConfigError) as info:
+        DbConnectionConfigs.load(None, workspace=tmp_path / "results")
+    assert str(info.value) == (f"The workspace {tmp_path / 'results'} is a file, not a folder; "
+                               f"point --workspace, NL2SQL_WORKSPACE or 'workspace:' in dbs.yaml "
+                               f"at a folder.")
+    monkeypatch.setenv("NL2SQL_DATA_DIR", str(tmp_path / "results"))
+    with pytest.raises(ConfigError, match="The data dir .* is a file, not a folder"):
+        DbConnectionConfigs.load(None)

@@ -232,6 +232,12 @@ class DbConnectionConfigs:
             workspace, os.environ.get(ENV_WORKSPACE), document.get("workspace"), base=base,
             default=Path.cwd() / "workspace" if path else user_data_dir() / "workspace")
         resolved_model = model or os.environ.get(ENV_MODEL) or document.get("model") or None
+        for folder, what, flag, env, key in (
+                (resolved_data_dir, "data dir", "--data-dir", ENV_DATA_DIR, "data_dir"),
+                (resolved_workspace, "workspace", "--workspace", ENV_WORKSPACE, "workspace")):
+            if folder.exists() and not folder.is_dir():  # found now, not at the first result
+                raise ConfigError(f"The {what} {folder} is a file, not a folder; point {flag}, "
+                                  f"{env} or '{key}:' in dbs.yaml at a folder.")
 
         databases = _parse_databases(document, node, path, base)
         include_sample = document.get("include_sample", True)
