@@ -15,13 +15,13 @@ import psycopg
 import pytest
 from conftest import mysql_admin, mysql_config, pg_config, write_dbs_yaml
 
+from nl2sql.annotation.pipeline import annotate_database
 from nl2sql.cli.annotate import print_summary
 from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.errors import LoginNotReadOnlyError
 from nl2sql.operations import db_execute_sql_op, db_list_op
-from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.logins import report_logins
-from nl2sql.annotation.pipeline import annotate_database
+from nl2sql.operations.ops_context import OpsContext
 
 
 @pytest.fixture
