@@ -109,6 +109,16 @@ def test_annotation_summary_and_db_list_carry_the_warning(pg_logins, tmp_path: P
             assert ("WARNING" in _listed(ops, db_id)) is warned  # from the cache: no connection
     finally:
         ops.close()
+    with psycopg.connect(f"host=127.0.0.1 port=5432 user=postgres dbname={dbname}",
+                         autocommit=True) as admin:
+        admin.execute(f"REVOKE INSERT ON t FROM {rw}")  # the login is fixed
+    fresh = _ops(tmp_path, [_pg("rw", dbname, user=rw)])
+    try:
+        assert "WARNING" in _listed(fresh, "rw")  # the annotation's finding, until checked
+        report_logins(fresh)  # the server's start check: read-only now
+        assert "WARNING" not in _listed(fresh, "rw")
+    finally:
+        fresh.close()
 
 
 @pytest.fixture

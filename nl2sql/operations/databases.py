@@ -113,7 +113,10 @@ def db_show_schema_op(ctx: OpsContext, db_id: DbId, tables: TableNames = None) -
 def _summary(ctx: OpsContext, db_id: str) -> DbSummary:
     config = ctx.config(db_id)
     base = {"db_id": db_id, "type": config.type.value, "description": config.description,
-            "login_warning": ctx.login_warning(db_id)}
+            "login_warning": None}
+    login = ctx.known_login(db_id)
+    if login is not None:  # checked by this process (a login fixed since is not warned of)
+        base["login_warning"] = login.warning(db_id)
     try:
         info = ctx.db_info(db_id)
     except SchemaCacheMissingError:
@@ -122,7 +125,7 @@ def _summary(ctx: OpsContext, db_id: str) -> DbSummary:
     except SchemaCacheError as exc:
         return DbSummary(**base, cached=False, annotated=False, problem=str(exc))
     views = sum(1 for table in info.tables if table.is_view)
-    if base["login_warning"] is None:  # the check made at annotation, when none since
+    if login is None:  # else the check made at annotation
         base["login_warning"] = (info.model_extra or {}).get("login_warning")
     return DbSummary(
         **{**base, "description": info.description or config.description},

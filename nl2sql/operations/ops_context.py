@@ -22,6 +22,7 @@ from nl2sql.schema.models import DbInfo
 
 if TYPE_CHECKING:  # keeps SQLAlchemy out of MCP start-up
     from nl2sql.db.base import DbConnection, DbOperations
+    from nl2sql.db.logins import LoginPrivileges
 
 
 @dataclass
@@ -40,12 +41,11 @@ class OpsContext:
     def load(cls, config_path: str | Path | None = None, **overrides: object) -> OpsContext:
         return cls(DbConnectionConfigs.load(config_path, **overrides))  # type: ignore[arg-type]
 
-    def login_warning(self, db_id: str) -> str | None:
-        """The warning of a login check already made for ``db_id`` (at server start, or by a
-        call), without connecting: None when the login is read-only or was not checked."""
+    def known_login(self, db_id: str) -> LoginPrivileges | None:
+        """The login check already made for ``db_id`` (at server start, or by a call), without
+        connecting: None when none was made."""
         connection = self._connections.get(db_id)
-        login = connection.known_login_privileges() if connection is not None else None
-        return login.warning(db_id) if login is not None else None
+        return connection.known_login_privileges() if connection is not None else None
 
     @property
     def data_dir(self) -> Path:
