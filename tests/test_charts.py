@@ -36,7 +36,8 @@ GENRES = ("SELECT g.Name AS genre, count(*) AS tracks FROM Track t JOIN Genre g 
 PRICE_VS_LENGTH = "SELECT t.Name, t.UnitPrice, t.Milliseconds FROM Track t"
 ONE_NUMBER = "SELECT count(*) AS tracks FROM Track"
 NAMES = "SELECT Name FROM Artist ORDER BY Name"
-CATEGORIES = ("SELECT c.CategoryName AS category, sum(d.Quantity) AS units FROM \"Order Details\" d "
+CATEGORIES = ("SELECT c.CategoryName AS category, sum(d.Quantity) AS units "
+              "FROM \"Order Details\" d "
               "JOIN Products p ON p.ProductID = d.ProductID JOIN Categories c "
               "ON c.CategoryID = p.CategoryID GROUP BY c.CategoryName")
 ORDERS_PER_MONTH = ("SELECT strftime('%Y-%m', OrderDate) AS month, ShipCountry AS country, "
@@ -236,7 +237,8 @@ def test_free_text_is_no_chart(tmp_path: Path) -> None:
 
 # -- bounded ----------------------------------------------------------------------------------
 
-def test_the_row_cap_reads_only_the_first_rows_and_says_so(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+def test_the_row_cap_reads_only_the_first_rows_and_says_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "big.csv"
     path.write_text("x,y\n" + "".join(f"{i},{i * 2}\n" for i in range(1000)))
     monkeypatch.setenv(ENV_CHART_MAX_ROWS, "100")

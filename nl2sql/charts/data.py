@@ -16,9 +16,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from nl2sql._helpers import plural
 from nl2sql.charts.rules import ChartSpec
 from nl2sql.charts.table import Table, Value
-from nl2sql._helpers import plural
 
 TOP_BARS = 12
 SERIES_MAX = 8
@@ -83,7 +83,7 @@ def _line(spec: ChartSpec, table: Table) -> Plot:
         groups: dict[Value, list[tuple[Value, ...]]] = defaultdict(list)
         for xv, yv, cv in _rows(table, x, y, spec.colour):
             groups[cv].append((xv, yv))
-        ranked = sorted(groups, key=lambda g: -sum(abs(float(v)) for _, v in groups[g]))  # type: ignore[arg-type]
+        ranked = sorted(groups, key=lambda g: -sum(abs(float(v)) for _, v in groups[g]))
         if len(ranked) > SERIES_MAX:
             plot.notes.append(f"the {SERIES_MAX} largest of {len(ranked)} {spec.colour} values "
                               f"by total {y}")
@@ -94,7 +94,7 @@ def _line(spec: ChartSpec, table: Table) -> Plot:
     for label, pairs in named:
         sums, repeated = _summed(pairs)
         summed_any = summed_any or repeated
-        points = sorted(sums.items(), key=lambda item: item[0])  # type: ignore[arg-type, return-value]
+        points = sorted(sums.items(), key=lambda item: item[0])
         plot.series.append(Series(label if len(named) > 1 or spec.colour else None,
                                   [p[0] for p in points], [p[1] for p in points]))
     if summed_any:
@@ -127,7 +127,7 @@ def _bar(spec: ChartSpec, table: Table) -> Plot:
         if cut:
             labels.append(OTHER)
             values.append(sum(sums.get(k, 0.0) for k in cut))
-        plot.series.append(Series(name if len(spec.y) > 1 else None, labels, values))  # type: ignore[arg-type]
+        plot.series.append(Series(name if len(spec.y) > 1 else None, labels, values))
     return plot
 
 
@@ -145,7 +145,7 @@ def _scatter(spec: ChartSpec, table: Table) -> Plot:
             plot.notes.append(f"the first {SERIES_MAX} of {len(groups)} {spec.colour} values")
     else:
         pairs = _rows(table, x, y)
-        plot.series.append(Series(None, [p[0] for p in pairs], [float(p[1]) for p in pairs]))  # type: ignore[arg-type]
+        plot.series.append(Series(None, [p[0] for p in pairs], [float(p[1]) for p in pairs]))
     return plot
 
 
@@ -156,5 +156,5 @@ def _card(spec: ChartSpec, table: Table) -> Plot:
         note = [f"the first of {plural(table.total_rows or table.rows_read, 'row')}"]
     else:
         note = []
-    return Plot(spec, [Series(name, [], [v]) for name, v in zip(spec.y, values)],  # type: ignore[list-item]
+    return Plot(spec, [Series(name, [], [v]) for name, v in zip(spec.y, values)],
                 note, None if label is None else _label(label))

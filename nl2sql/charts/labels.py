@@ -115,7 +115,7 @@ def _source_column(node: exp.Expression) -> tuple[exp.Column | None, str | None]
     return None, None
 
 
-def _find(tables: dict, candidates: list[str], column: str) -> ColumnInfo | None:  # type: ignore[type-arg]
+def _find(tables: dict, candidates: list[str], column: str) -> ColumnInfo | None:
     for table_name in candidates:
         table = tables.get(table_name)
         for info in table.columns if table is not None else []:

@@ -29,10 +29,10 @@ except ImportError as exc:  # the charts extra is not installed
     raise ConfigError(f"Charts need matplotlib ({exc}); install it with "
                       f"pip install 'nl2sql[charts]'.") from None
 
+from nl2sql._helpers import shorten
 from nl2sql.charts.data import Plot
 from nl2sql.charts.labels import AxisTitle
 from nl2sql.errors import ChartError
-from nl2sql._helpers import shorten
 
 Format = Literal["png", "svg"]
 DPI = 100
@@ -76,7 +76,7 @@ def _exact(value: float) -> str:
     return f"{value:,.2f}".rstrip("0").rstrip(".") if value % 1 else f"{value:,.0f}"
 
 
-def _axes(figure: Figure, plot: Plot, titles: dict[str, AxisTitle], title: str):  # type: ignore[no-untyped-def]
+def _axes(figure: Figure, plot: Plot, titles: dict[str, AxisTitle], title: str):
     ax = figure.add_subplot()
     ax.set_title(title, loc="left")
     x = plot.spec.x or ""

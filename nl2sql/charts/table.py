@@ -26,8 +26,8 @@ from itertools import islice
 from pathlib import Path
 from typing import Literal
 
-from nl2sql.workspace import csv_dialect  # noqa: F401 - raises the csv field size limit for the reader
 from nl2sql.errors import ChartError, ConfigError, WorkspaceFileError, did_you_mean
+from nl2sql.workspace import csv_dialect  # noqa: F401 - raises the csv field size limit
 
 ColumnKind = Literal["temporal", "measure", "category", "text", "empty"]
 Value = float | datetime | str | None
@@ -39,7 +39,8 @@ DEFAULT_CHART_MAX_ROWS = 50_000
 TEXT_CHARS = 60
 
 _MONTH = re.compile(r"^\d{4}-(0[1-9]|1[0-2])$")
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([+-]\d{2}(:?\d{2})?|Z)?)?$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}"  # a date, then maybe a time and a UTC offset
+                   r"([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([+-]\d{2}(:?\d{2})?|Z)?)?$")
 _KEY_NAME = re.compile(r"(^id$|[a-z0-9]Id$|ID$|_id$)")
 _YEAR_NAME = re.compile(r"year", re.IGNORECASE)
 

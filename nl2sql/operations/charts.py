@@ -15,11 +15,11 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from nl2sql.errors import ChartError
-from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.csv_files import require_result_of
+from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.params import ChartKindName, ColumnName, CsvFile
-from nl2sql.workspace.results import read_metadata_for_csv, resolve_workspace_path, result_lock, \
-    write_and_rename
+from nl2sql.workspace.results import (read_metadata_for_csv, resolve_workspace_path,
+                                      result_lock, write_and_rename)
 
 CHART_SUFFIX = ".chart.png"
 
