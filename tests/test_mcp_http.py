@@ -113,3 +113,35 @@ def test_a_busy_port_is_one_sentence_and_exit_2(tmp_path: Path) -> None:
     assert done.stderr.strip().splitlines() == [
         f"error: Port {port} on 127.0.0.1 is already in use; choose another with --port N (or "
         f"--port 0 for any free port)."]
+
+
+def test_the_bearer_scheme_name_is_case_insensitive(token_server: str) -> None:
+    for scheme in ("bearer", "BEARER", "bEaReR"):
+        assert _post(token_server, {"Authorization": f"{scheme} {TOKEN}"}) == 200, scheme
+    assert _post(token_server, {"Authorization": "bearer wrong-token-0123456789"}) == 401
+    assert _post(token_server, {"Authorization": f"Basic {TOKEN}"}) == 401
+
+
+def test_the_host_and_origin_headers_must_match_exactly(token_server: str) -> None:
+    """The SDK's ``127.0.0.1:*`` pattern matched by prefix; these all passed it."""
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    netloc = token_server.split("/")[2]  # 127.0.0.1:PORT
+    for host in (f"{netloc}@evil.example", f"{netloc}.evil.example", f"{netloc}/x",
+                 f"{netloc}:80", "127.0.0.1.evil.example", f"{netloc} evil.example"):
+        assert _post(token_server, {**auth, "Host": host}) == 421, host
+    for origin in (f"http://{netloc}.evil.example", f"http://{netloc}@evil.example",
+                   "http://evil.example", f"ftp://{netloc}"):
+        assert _post(token_server, {**auth, "Origin": origin}) == 403, origin
+    assert _post(token_server, {**auth, "Host": netloc, "Origin": f"http://{netloc}"}) == 200
+    assert _post(token_server, {**auth, "Host": netloc.replace("127.0.0.1", "localhost")}) == 200
+
+
+def test_another_loopback_address_with_a_token_answers(tmp_path: Path) -> None:
+    """``--host 127.0.0.2`` used to answer 421 to every request (its name was not allowed)."""
+    process, url = _start(tmp_path, "--host", "127.0.0.2", "--auth-token", TOKEN)
+    try:
+        assert url.startswith("http://127.0.0.2:")
+        assert _post(url, {"Authorization": f"Bearer {TOKEN}"}) == 200
+        assert _post(url, {}) == 401
+    finally:
+        stop_process(process)

@@ -6,6 +6,10 @@
   compared in constant time). The token is never printed or logged.
 - The SDK's DNS-rebinding protection (Host and Origin checks) stays on for every bind address:
   the SDK turns it on by itself only for loopback hosts, so the settings are always passed.
+  Its ``host:*`` patterns match by prefix (``127.0.0.1:8000@evil.example`` passed), so
+  ``HostCheck`` first requires an exact ``name[:digits]`` Host and ``scheme://name[:digits]``
+  Origin, ``name`` one of the allowed names (loopback names, the bind host, ``--allowed-host``).
+- The ``Bearer`` scheme name is case-insensitive (RFC 9110, section 11.1).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import functools
 import hmac
 import ipaddress
 import json
+import re
 import socket
 import sys
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -68,12 +73,19 @@ def check_http_settings(host: str, token: str | None, allowed_hosts: list[str]) 
                           f"checks each request's Host header against them).")
 
 
-def transport_security(host: str, allowed_hosts: list[str]) -> TransportSecuritySettings:
-    """DNS-rebinding protection on: loopback names, the bind host and ``allowed_hosts``."""
+def allowed_names(host: str, allowed_hosts: list[str]) -> list[str]:
+    """The host names a request may name: loopback names, the bind host (``127.0.0.2`` too)
+    unless it is a wildcard, and ``allowed_hosts``; IPv6 addresses in brackets."""
     names = list(_LOOPBACK_HOSTS)
-    if not is_loopback(host) and not is_wildcard(host):
+    if not is_wildcard(host) and _netloc(host) not in names:
         names.append(_netloc(host))
     names += [_netloc(name) for name in allowed_hosts]
+    return names
+
+
+def transport_security(host: str, allowed_hosts: list[str]) -> TransportSecuritySettings:
+    """DNS-rebinding protection on: loopback names, the bind host and ``allowed_hosts``."""
+    names = allowed_names(host, allowed_hosts)
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
         allowed_hosts=[f"{name}:*" for name in names] + list(allowed_hosts),
@@ -82,19 +94,54 @@ def transport_security(host: str, allowed_hosts: list[str]) -> TransportSecurity
 
 
 class BearerTokenMiddleware:
-    """ASGI middleware: every HTTP request needs ``Authorization: Bearer <token>``."""
+    """ASGI middleware: every HTTP request needs ``Authorization: Bearer <token>`` (the scheme
+    name in any case)."""
 
     def __init__(self, app: App, token: str) -> None:
         self.app = app
-        self._expected = f"Bearer {token}".encode()
+        self._expected = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self._expected):
+            scheme, _, credentials = given.partition(b" ")
+            if not (scheme.lower() == b"bearer"
+                    and hmac.compare_digest(credentials.strip(b" "), self._expected)):
                 await _unauthorized(send)
                 return
         await self.app(scope, receive, send)
+
+
+class HostCheck:
+    """ASGI middleware: the Host header is exactly ``name`` or ``name:port`` and an Origin
+    header, when sent, exactly ``http(s)://name[:port]``, ``name`` an allowed name (421 / 403
+    otherwise, as the SDK answers)."""
+
+    def __init__(self, app: App, names: list[str]) -> None:
+        self.app = app
+        alternatives = "|".join(re.escape(name) for name in names)
+        self._host = re.compile(rf"(?:{alternatives})(?::\d{{1,5}})?", re.IGNORECASE)
+        self._origin = re.compile(rf"https?://(?:{alternatives})(?::\d{{1,5}})?", re.IGNORECASE)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = dict(scope.get("headers") or [])
+            host = headers.get(b"host", b"").decode("latin-1")
+            origin = headers.get(b"origin")
+            if not self._host.fullmatch(host):
+                await _plain(send, 421, b"Invalid Host header")
+                return
+            if origin is not None and not self._origin.fullmatch(origin.decode("latin-1")):
+                await _plain(send, 403, b"Invalid Origin header")
+                return
+        await self.app(scope, receive, send)
+
+
+async def _plain(send: Send, status: int, body: bytes) -> None:
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"text/plain"),
+                            (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
 
 
 async def _unauthorized(send: Send) -> None:
@@ -117,6 +164,7 @@ def serve_http(server: Any, *, host: str, port: int, token: str | None,
     app: App = server.streamable_http_app(
         streamable_http_path=MCP_PATH, host=host,
         transport_security=transport_security(host, allowed_hosts))
+    app = HostCheck(app, allowed_names(host, allowed_hosts))
     if token:
         app = BearerTokenMiddleware(app, token)
     web = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=log_level.lower()))

@@ -21,6 +21,8 @@ import logging
 import os
 import re
 import secrets
+import stat
+import unicodedata
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -45,6 +47,9 @@ MAX_NAME_BYTES = 200
 _WORD = re.compile(r"[a-z0-9]+")
 #: One path part of ASCII letters, digits, ``_``, ``-`` and ``.``, not starting with a dot.
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*\Z")
+#: Unicode categories refused in names: control, format (bidi overrides, zero-width), line and
+#: paragraph separators. A name must read as what it is.
+_INVISIBLE = frozenset({"Cc", "Cf", "Zl", "Zp"})
 
 logger = logging.getLogger(__name__)
 
@@ -69,15 +74,18 @@ def resolve_workspace_path(workspace: Path, name: str, *, must_exist: bool = Fal
         if real != root_text and (os.path.dirname(real) == root_text
                                   or real.startswith(root_text + os.sep)):
             target = Path(real)
-            if must_exist and not target.is_file():
-                raise WorkspacePathError(f"File '{name}' does not exist in the workspace; "
-                                         f"list saved results with saved_queries_list.")
+            if must_exist:
+                _check_readable(target, name)
             return target
     hint = "use a file name relative to the workspace, e.g. 'sales_2024.csv'"
     if not isinstance(name, str) or not name.strip():
         raise WorkspacePathError(f"The file name is empty; {hint}.")
     if "\x00" in name:
         raise WorkspacePathError(f"The file name contains a NUL byte; {hint}.")
+    hidden = next((c for c in name if unicodedata.category(c) in _INVISIBLE), None)
+    if hidden is not None:  # bidi overrides, zero-width and control characters
+        raise WorkspacePathError(f"The file name contains an invisible or control character "
+                                 f"(U+{ord(hidden):04X}); {hint}.")
     relative = Path(name)
     if relative.is_absolute() or name.startswith(("/", "\\", "~")):
         raise WorkspacePathError(f"Absolute path '{name}' is not allowed; {hint}.")
@@ -96,10 +104,26 @@ def resolve_workspace_path(workspace: Path, name: str, *, must_exist: bool = Fal
     target = (root / relative).resolve()
     if target == root or not target.is_relative_to(root):
         raise WorkspacePathError(f"Path '{name}' resolves outside the workspace; {hint}.")
-    if must_exist and not target.is_file():
+    if must_exist:
+        _check_readable(target, name)
+    return target
+
+
+def _check_readable(target: Path, name: str) -> None:
+    """An existing regular file with one link: a hard link made inside the workspace to a file
+    outside it would pass every path check (it has no path outside), so any second link is
+    refused."""
+    try:
+        status = target.stat()
+    except OSError:
+        status = None
+    if status is None or not stat.S_ISREG(status.st_mode):
         raise WorkspacePathError(f"File '{name}' does not exist in the workspace; list saved "
                                  f"results with saved_queries_list.")
-    return target
+    if status.st_nlink != 1:
+        raise WorkspacePathError(f"File '{name}' has {status.st_nlink} hard links (it may be a "
+                                 f"file outside the workspace); nl2sql reads only files with "
+                                 f"one link: copy it into the workspace instead.")
 
 
 def safe_name_from_query(query: str, *, max_slug: int = 40) -> str:
