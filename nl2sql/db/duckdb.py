@@ -135,8 +135,8 @@ def _identifier(text: str) -> str:
 class DuckdbConnection(DbConnection):
     refuses_big_literal_counts = True  # values are built in nl2sql's own memory
     #: csv_arrow writes the batches; pyarrow loads its pandas shim when it writes the first.
-    first_use_imports = ("nl2sql.workspace.csv_arrow", "pyarrow.pandas_compat", "pyarrow.vendored.version",
-                         "pandas")
+    first_use_imports = ("nl2sql.workspace.csv_arrow", "pyarrow.pandas_compat",
+                         "pyarrow.vendored.version", "pandas")
     _database: Any = None
 
     @property

@@ -98,8 +98,8 @@ class SparkConnection(DbConnection):
     """A lazily created Spark Connect session (``remote``, ``catalog``, ``database``)."""
 
     #: Arrow batches go through csv_arrow; pyarrow loads its pandas shim at the first one.
-    first_use_imports = ("nl2sql.workspace.csv_arrow", "pyarrow.pandas_compat", "pyarrow.vendored.version",
-                         "pandas")
+    first_use_imports = ("nl2sql.workspace.csv_arrow", "pyarrow.pandas_compat",
+                         "pyarrow.vendored.version", "pandas")
 
     #: Connection retries of the gRPC client before a call gives up (pyspark's default policy
     #: retries for minutes, which would hang a query when the server is down).
