@@ -6,6 +6,7 @@ real: only the user-function check (or a read-only login) stops it."""
 
 from __future__ import annotations
 
+import time
 import uuid
 from pathlib import Path
 from collections.abc import Iterator
@@ -255,3 +256,35 @@ def test_spark_sql_function_body_is_not_run(request: pytest.FixtureRequest,
         assert db.text_rows(probe) == [["ran"]]
     finally:
         connection.dispose()
+
+
+def test_a_stale_catalogue_read_is_served_while_it_is_read_again() -> None:
+    """Only the first call waits for the catalogue; a later one gets the old value at once
+    while a thread reads it again (a failed read keeps the old value)."""
+    import threading
+
+    from nl2sql.db.catalogue_reads import CatalogueRead
+
+    reads: list[int] = []
+    release = threading.Event()
+
+    def read() -> int:
+        if reads:
+            release.wait(5)
+        reads.append(len(reads))
+        if len(reads) == 3:
+            raise RuntimeError("catalogue down")
+        return len(reads)
+
+    kept = CatalogueRead(read, 0.0, "test facts")
+    assert kept.known() is None and kept.get() == 1 and kept.known() == 1
+    started = time.monotonic()
+    assert kept.get() == 1 and time.monotonic() - started < 0.5  # stale: served, not waited
+    release.set()
+    for _ in range(100):
+        if kept.known() == 2:
+            break
+        time.sleep(0.02)
+    assert kept.get() == 2  # the background read landed (and a third one starts)
+    time.sleep(0.2)
+    assert kept.get() == 2  # the failed third read kept the value

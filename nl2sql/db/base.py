@@ -20,6 +20,7 @@ from sqlalchemy.exc import DBAPIError
 
 from nl2sql.config.registry import DbConnectionConfig
 from nl2sql.errors import DatabaseConnectionError
+from nl2sql.db.catalogue_reads import CatalogueRead
 from nl2sql.db.logins import LoginPrivileges
 from nl2sql.schema.models import DbInfo, TableInfo
 from nl2sql.sql_guard.value_sizes import check_value_sizes
@@ -55,9 +56,10 @@ class DbConnection(ABC):
         self.config = config
         self._engine: Engine | None = None
         self._engine_lock = threading.Lock()
-        self._user_functions: tuple[float, UserFunctions] | None = None
-        self._user_functions_lock = threading.Lock()
-        self._login: tuple[float, LoginPrivileges | None] | None = None
+        self._user_functions = CatalogueRead(self.read_user_functions,
+                                             self.user_functions_seconds, "user functions")
+        self._login = CatalogueRead(self.read_login_privileges, self.user_functions_seconds,
+                                    "login's privileges")
 
     @property
     def db_id(self) -> str:
@@ -83,13 +85,8 @@ class DbConnection(ABC):
 
     def user_functions(self) -> UserFunctions:
         """The database's user-defined functions and the views that reach them (read from
-        the catalogue at most every ``user_functions_seconds``)."""
-        with self._user_functions_lock:
-            now = time.monotonic()
-            if self._user_functions is None or \
-                    now - self._user_functions[0] > self.user_functions_seconds:
-                self._user_functions = (now, self.read_user_functions())
-            return self._user_functions[1]
+        the catalogue again in the background every ``user_functions_seconds``)."""
+        return self._user_functions.get()
 
     def read_user_functions(self) -> UserFunctions:
         """The catalogue's user-defined functions (a backend without any: none)."""
@@ -97,17 +94,12 @@ class DbConnection(ABC):
 
     def login_privileges(self) -> LoginPrivileges | None:
         """What the configured login may do (None: a backend without logins, whose files
-        nl2sql opens read-only), read from the catalogue at most every
-        ``user_functions_seconds``."""
-        with self._user_functions_lock:
-            now = time.monotonic()
-            if self._login is None or now - self._login[0] > self.user_functions_seconds:
-                self._login = (now, self.read_login_privileges())
-            return self._login[1]
+        nl2sql opens read-only), read again in the background every ``user_functions_seconds``."""
+        return self._login.get()
 
     def known_login_privileges(self) -> LoginPrivileges | None:
         """The last ``login_privileges`` read, without connecting (None: not read yet)."""
-        return self._login[1] if self._login else None
+        return self._login.known()
 
     def read_login_privileges(self) -> LoginPrivileges | None:
         return None
