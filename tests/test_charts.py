@@ -228,6 +228,22 @@ def test_rules(tmp_path: Path, text: str, kind: str | None, x: str | None,
     assert spec.reason
 
 
+@pytest.mark.parametrize(("choices", "kind", "x", "y"), [
+    ({"y": ["a", "b"]}, "line", "day", ("a", "b")),
+    ({"y": "b"}, "line", "day", ("b",)),
+    ({"x": "region"}, "bar", "region", ("a",)),
+    ({"x": "a"}, "scatter", "a", ("b",)),
+    ({"kind": "bar"}, "bar", "region", ("a",)),
+    ({"kind": "scatter"}, "scatter", "a", ("b",)),
+])
+def test_choices_fill_the_rest_from_the_shape(tmp_path: Path, choices: dict, kind: str,
+                                              x: str, y: tuple[str, ...]) -> None:
+    path = tmp_path / "sales.csv"
+    path.write_text("day,region,a,b\n2024-01-01,north,1,2\n2024-01-02,south,3,4\n")
+    spec = chart_csv(path, **choices).spec
+    assert (spec.kind, spec.x, spec.y) == (kind, x, y)
+
+
 def test_free_text_is_no_chart(tmp_path: Path) -> None:
     path = tmp_path / "notes.csv"
     path.write_text("note,n\n" + "".join(f"\"{'word ' * 20}{i}\",{i}\n" for i in range(5)))

@@ -111,9 +111,10 @@ def _with_choices(table: Table, kind: str | None, x: Column | None,
                   ys: list[Column]) -> ChartSpec:
     measures = [c for c in table.of_kind("measure") if x is None or c.name != x.name]
     if kind is None:  # x or y given: the shape decides the kind around them
-        if x is not None and x.kind == "temporal":
+        axis = x.kind if x is not None else None
+        if axis == "temporal" or (axis is None and table.of_kind("temporal")):
             kind = "line"
-        elif x is not None and x.kind == "measure":
+        elif axis == "measure":
             kind = "scatter"
         elif table.rows_read == 1 and x is None:
             kind = "card"
