@@ -108,6 +108,13 @@ class PromptContext(BaseModel):
         return UsedContext(tables=self.tables, value_hints=self.value_hints,
                            examples=self.examples, glossary=self.glossary)
 
+    def glossary_lines(self) -> list[str]:
+        """The glossary entries as a section (after a blank line); none without entries."""
+        if not self.glossary:
+            return []
+        return ["", "Business terms the question uses:",
+                *(f"- {entry.render()}" for entry in self.glossary)]
+
     @property
     def pruned(self) -> bool:
         return self.schema_tokens < self.full_schema_tokens
@@ -136,9 +143,7 @@ class PromptContext(BaseModel):
         if self.value_hints:
             lines += ["", "Values the question names:"]
             lines += [f"- {h.render()}" for h in self.value_hints]
-        if self.glossary:
-            lines += ["", "Business terms the question uses:"]
-            lines += [f"- {entry.render()}" for entry in self.glossary]
+        lines += self.glossary_lines()
         if self.examples:
             lines += ["", "Similar example queries:"]
             for example in self.examples:

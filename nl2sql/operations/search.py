@@ -56,6 +56,7 @@ class SchemaSearch(BaseModel):
             if ctx.value_hints:
                 lines += ["", "Values the question names:"]
                 lines += [f"- {hint.render()}" for hint in ctx.value_hints]
+            lines += ctx.glossary_lines()
             return "\n".join([*lines, "", ctx.schema_sql.rstrip()])
         return ctx.model_copy(update={"candidates": []}).render()
 
