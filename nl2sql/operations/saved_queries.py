@@ -19,7 +19,6 @@ from nl2sql.workspace.results import (CSV_SUFFIX, METADATA_SUFFIX, ResultMetadat
                             resolve_workspace_path, result_lock)
 from nl2sql.workspace.saved_query_index import SavedQueryIndex
 from nl2sql._helpers import shorten
-from nl2sql.verified.accept import accept_saved_result
 from nl2sql.verified.store import VerifiedAnswer
 
 DETAILS_PREVIEW_ROWS = 5
@@ -121,6 +120,10 @@ def saved_query_get_details_op(ctx: OpsContext, csv_file: CsvFile, *,
 def saved_query_accept_op(ctx: OpsContext, csv_file: CsvFile) -> VerifiedAnswer:
     """Mark the saved result ``csv_file`` right: its SQL is run again read-only (it must still
     run) and kept as the verified answer to its question (``nl_query``)."""
+    # Imported here: it loads sqlglot (0.1-0.3 s), which the MCP server's start-up must not
+    # (tests/test_mcp_stdio.py::test_start_up_imports_stay_light).
+    from nl2sql.verified.accept import accept_saved_result
+
     return accept_saved_result(ctx, csv_file)
 
 
