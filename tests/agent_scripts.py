@@ -72,12 +72,23 @@ def dumps(value: Any) -> str:
 SELECTION_MARK = "Several SQL queries were written"  # the selection step's prompt
 
 
+def group_showing(prompt: str, text: str) -> int:
+    """The number of the selection prompt's "## Group N" section that shows ``text`` (the
+    groups are numbered by their lowest candidate, which depends on the order requests came)."""
+    import re
+
+    sections = re.split(r"^## Group (\d+):", prompt, flags=re.MULTILINE)
+    return next(int(number) for number, body in zip(sections[1::2], sections[2::2])
+                if text in body)
+
+
 @dataclass
 class CandidateScripts:
     """A ``FunctionModel`` for N candidates running at once: each new conversation (a request
     with no model response yet) takes the next script, in the order the requests arrive; later
     requests of that conversation are answered from its own script (found by the tool-call ids
-    this model gave out). The selection step's request is answered from ``selection``."""
+    this model gave out). The selection step's request is answered from ``selection`` (a part,
+    or a function of the prompt's text returning one)."""
 
     scripts: list[list[Any]]
     selection: list[Any] = field(default_factory=list)
@@ -93,7 +104,9 @@ class CandidateScripts:
         if SELECTION_MARK in _prompt_text(messages):
             self.requests.append((None, list(messages), info))
             step = sum(1 for owner, _, _ in self.requests if owner is None) - 1
-            return ModelResponse(parts=[_with_id(self.selection[step], f"sel_{step}")])
+            part = self.selection[step]
+            part = part(_prompt_text(messages)) if callable(part) else part
+            return ModelResponse(parts=[_with_id(part, f"sel_{step}")])
         answered = [m for m in messages if isinstance(m, ModelResponse)]
         if answered:
             owner = int(str(answered[0].parts[0].tool_call_id).split("_")[1])

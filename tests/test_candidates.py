@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from agent_scripts import CandidateScripts, Script, final, tool
+from agent_scripts import CandidateScripts, Script, final, group_showing, tool
 
 import nl2sql
 from conftest import SampleDb
@@ -75,19 +75,20 @@ def test_three_texts_with_the_same_rows_outvote_two_others(chinook_ops: OpsConte
 def test_a_two_two_one_split_is_settled_by_the_selection_step(chinook_ops: OpsContext,
                                                               chinook: SampleDb) -> None:
     b = chinook.backend
-    reason = "The question asks for Metal's count? No: Rock; yet group 2 is what was chosen."
+    reason = "A scripted choice: the Metal group, whatever its number."
     scripts = CandidateScripts(
         [[final(sql(ROCK_JOIN, b))], [final(sql(ROCK_SUBQUERY, b))], [final(sql(METAL, b))],
          [final(sql(METAL_2, b))], [final(sql(ALL_TRACKS, b))]],
         selection=[tool("final_result", group=3, reason="a group that does not exist"),
-                   tool("final_result", group=2, reason=reason)])
+                   lambda prompt: tool("final_result", reason=reason,
+                                       group=group_showing(prompt, "'Metal'"))])
     answer = _ask(chinook_ops, scripts.model)
     prompt = scripts.selection_prompt()
     # The tied groups' SQL and first rows were shown; the single 3503 was not in the tie.
     assert "Group 1: 2 queries" in prompt and "Group 2: 2 queries" in prompt
     assert sql(ROCK_JOIN, b) in prompt and sql(METAL_2, b) in prompt and "1297" in prompt
     assert "374" in prompt and "3503" not in prompt and "Group 3" not in prompt
-    # Group 2 (Metal: its lowest candidate came later) was picked after one retry.
+    # The Metal group was picked after one retry (group 3 does not exist).
     assert answer.sql in {sql(METAL, b), sql(METAL_2, b)} and answer.df.iloc[0, 0] == 374
     assert answer.confidence == 0.4 and answer.selection_reason == reason
     assert len(scripts.of(None)) == 2 and answer.usage.requests == 7

@@ -13,11 +13,12 @@ import shutil
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from agent_scripts import SELECTION_MARK
+from agent_scripts import SELECTION_MARK, group_showing
 from stub_openai import Reply, StubOpenAI, tool_call
 
 from conftest import build_cache, sqlite_config, write_dbs_yaml
@@ -46,7 +47,8 @@ class Conversations:
     script; later requests are answered from the script of the conversation their first tool
     call id belongs to. The selection step's request is answered from ``selection``."""
 
-    def __init__(self, scripts: list[list[Reply]], selection: list[Reply] = ()) -> None:
+    def __init__(self, scripts: list[list[Reply]],
+                 selection: list[Reply | Callable[[str], Reply]] = ()) -> None:
         self.scripts, self.selection = scripts, list(selection)
         self.started = 0
         self.owners: list[int | None] = []
@@ -54,9 +56,11 @@ class Conversations:
 
     def __call__(self, body: dict[str, Any]) -> Reply:
         messages = body["messages"]
-        if any(SELECTION_MARK in str(m.get("content")) for m in messages if m["role"] == "user"):
+        prompt = next((str(m.get("content")) for m in messages if m["role"] == "user"), "")
+        if SELECTION_MARK in prompt:
             self.owners.append(None)
-            return self.selection.pop(0)
+            reply = self.selection.pop(0)
+            return reply(prompt) if callable(reply) else reply
         calls = [c["id"] for m in messages if m["role"] == "assistant"
                  for c in m.get("tool_calls") or []]
         if calls:
@@ -121,11 +125,12 @@ def test_the_text_output_says_how_many_agree_and_what_it_cost(env: dict[str, str
 
 def test_a_tie_is_settled_by_the_selection_step(env: dict[str, str],
                                                 stub_openai: StubOpenAI) -> None:
-    reason = "Group 2 filters on the genre the question names."
+    reason = "This group filters on the genre the question names."
     stub_openai.responder = Conversations(
         [[answer(METAL)], [answer(ROCK)], [answer(METAL_2)], [answer(ROCK_SUBQUERY)],
          [answer(ALL_TRACKS)]],
-        selection=[tool_call("final_result", group=2, reason=reason)])
+        selection=[lambda prompt: tool_call("final_result", reason=reason,
+                                            group=group_showing(prompt, "'Rock'"))])
     done = ask(env, stub_openai, "--candidates", "5", "--json")
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
