@@ -211,3 +211,17 @@ def test_cli_model_run_against_the_stub_resumes_without_repeated_calls(
 
     again = _eval_cli(env, *args)  # everything cached: no model call at all
     assert again.returncode == 0 and len(asked) == 6
+
+
+def test_the_model_is_asked_even_where_a_verified_answer_exists(ops: OpsContext,
+                                                                tmp_path: Path) -> None:
+    """A verified answer would answer the question without the model: an evaluation of the
+    model asks it anyway."""
+    from nl2sql.verified.accept import verify
+
+    first = QUESTIONS[0]
+    verify(ops, "bookstore", first.question, first.golds[0], "0123456789ab")
+    scripted = ScriptedAgentModel()
+    generate_predictions(QUESTIONS[:1], ops, model=scripted.model, cache_dir=tmp_path / "out")
+    assert scripted.asked == [first.question]
+

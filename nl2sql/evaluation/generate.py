@@ -126,8 +126,10 @@ async def _generate(questions: list[Question], ctx: OpsContext, *, model: Any, c
         async with semaphore:
             started = time.monotonic()
             try:
+                # reuse=False: a verified answer to the question would score the store, not
+                # the model being evaluated.
                 answer = await ask_async(question.question, db_id=question.db_id, model=model,
-                                         config=ctx, candidates=candidates)
+                                         config=ctx, candidates=candidates, reuse=False)
                 generation = _from_answer(answer, time.monotonic() - started)
             except ModelSetupError:
                 raise  # no key, unreachable provider: stop the run, cache nothing
