@@ -35,8 +35,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 import nl2sql  # noqa: E402
-from nl2sql.operations.ops_context import OpsContext  # noqa: E402
 from nl2sql.annotation.pipeline import annotate_database  # noqa: E402
+from nl2sql.operations.ops_context import OpsContext  # noqa: E402
 
 QUESTION = "How many books are in the catalogue?"
 SQL = "SELECT count(*) AS books FROM books"

@@ -18,13 +18,13 @@ from pydantic_ai.messages import (ModelMessage, ModelRequest, ModelResponse, Too
                                   UserPromptPart)
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
+from nl2sql.config.bundled import question_set_path
 from nl2sql.evaluation import EvalSettings, evaluate, load_questions
 from nl2sql.evaluation.generate import CACHE_NAME, generate_predictions
 from nl2sql.evaluation.html import render_html
 from nl2sql.evaluation.report import Report, calibration, cost_line, generation_cost
 from nl2sql.evaluation.scoring import QuestionResult
 from nl2sql.operations.ops_context import OpsContext
-from nl2sql.config.bundled import question_set_path
 
 QUESTIONS = load_questions(question_set_path("bookstore"))[:4]
 WRONG = "SELECT 42 AS answer"

@@ -37,8 +37,8 @@ from nl2sql.llm.meter import ResponseMeter
 from nl2sql.llm.providers import build_model, no_model_error
 from nl2sql.llm.usage import step_usage
 from nl2sql.operations.ops_context import OpsContext, ops_context_for
-from nl2sql.workspace.results import new_result_id, remove_result
 from nl2sql.verified.serve import Served, serve_verified
+from nl2sql.workspace.results import new_result_id, remove_result
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model

@@ -31,12 +31,12 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic_ai.exceptions import UnexpectedModelBehavior, UsageLimitExceeded
 
+from nl2sql._helpers import shorten
 from nl2sql.agents.sql_agent import Nl2SqlDeps
 from nl2sql.errors import NoAnswerError
+from nl2sql.llm.prompt_files import load_prompt
 from nl2sql.llm.providers import model_label
 from nl2sql.llm.runs import run_agent
-from nl2sql.llm.prompt_files import load_prompt
-from nl2sql._helpers import shorten
 
 if TYPE_CHECKING:
     from pydantic_ai import Agent

@@ -29,8 +29,8 @@ from nl2sql.agents.candidates import CandidateRun
 from nl2sql.agents.sql_agent import parse_json_text
 from nl2sql.evaluation.compare import compare_results
 from nl2sql.evaluation.ordering import order_spec
-from nl2sql.llm.runs import run_agent
 from nl2sql.llm.prompt_files import render_prompt
+from nl2sql.llm.runs import run_agent
 
 GROUP_ROWS = 100_000  # rows of each result read back for grouping (nl2sql-eval's default too)
 SHOWN_ROWS = 5  # first rows of each tied group the selection step sees

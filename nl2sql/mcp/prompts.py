@@ -16,10 +16,10 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import MCPServerError
 
 from nl2sql.errors import as_one_sentence
-from nl2sql.mcp.worker import run_in_worker
-from nl2sql.operations.ops_context import OpsContext
-from nl2sql.operations.first_use import call_prepared, prepare_context_engine
 from nl2sql.llm.prompt_files import render_prompt
+from nl2sql.mcp.worker import run_in_worker
+from nl2sql.operations.first_use import call_prepared, prepare_context_engine
+from nl2sql.operations.ops_context import OpsContext
 
 DESCRIPTION = (
     "Answer a question from a database the way nl2sql's own agent does: its instructions, the "
