@@ -14,7 +14,7 @@ from typing import Any
 
 import anyio
 import pytest
-from conftest import (BACKENDS, SHARED_DATA, SampleDb, duckdb_config, run_duckdb, sample_fixture,
+from conftest import (BACKENDS, SAMPLE_DATA, SampleDb, duckdb_config, run_duckdb, sample_fixture,
                       sqlite_config, write_dbs_yaml)
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
@@ -59,7 +59,7 @@ def server_env(tmp_path: Path) -> dict[str, str]:
     """Chinook (SQLite) and a small DuckDB file, both with a schema cache, and one saved
     result (genres.csv) in the workspace."""
     chinook = tmp_path / "chinook.sqlite"
-    shutil.copyfile(SHARED_DATA / "chinook" / "chinook.sqlite", chinook)
+    shutil.copyfile(SAMPLE_DATA / "chinook" / "chinook.sqlite", chinook)
     shop = tmp_path / "shop.duckdb"
     run_duckdb(shop, "CREATE TABLE genres AS SELECT * FROM (VALUES (1, 'Rock'), (2, 'Blues'), "
                      "(3, 'Jazz')) AS t(id, name)")
