@@ -216,3 +216,14 @@ def test_results_cut_by_the_row_limit_group_only_with_the_same_sql(chinook_ops: 
     assert answer.sql == names and answer.confidence == 0.6667
     assert sorted((c.sql == names, c.group) for c in answer.candidates) == \
         [(False, 2), (True, 1), (True, 1)]
+
+
+def test_the_agent_block_sets_the_default_count(chinook_ops: OpsContext,
+                                                chinook: SampleDb) -> None:
+    chinook_ops.configs.agent = {"candidates": 3}
+    rock = sql(ROCK_JOIN, chinook.backend)
+    scripts = CandidateScripts([[final(rock)] for _ in range(3)])
+    answer = _ask(chinook_ops, scripts.model, candidates=None)  # dbs.yaml's agent: candidates
+    assert len(answer.candidates) == 3 and answer.usage.requests == 3
+    assert answer.confidence == 1.0 and answer.agreement_line() == \
+        "3 of 3 candidates agree (100%)"
