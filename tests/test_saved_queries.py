@@ -248,3 +248,73 @@ def test_details_refuse_missing_or_outside_files(ctx: OpsContext, workspace: Pat
     (workspace.parent / "outside.csv").write_text("a\n1\n", encoding="utf-8")
     with pytest.raises(WorkspacePathError):
         saved_query_get_details_op(ctx, name)
+
+
+def _age(path: Path, seconds: float = 10) -> None:
+    """Set a folder's mtime into the past (outside the index's racy window)."""
+    past = time.time_ns() - int(seconds * 1e9)
+    os.utime(path, ns=(past, past))
+
+
+def _metadata(workspace: Path, name: str, question: str) -> None:
+    """A result's metadata written as nl2sql (another server) writes it: temp file + rename."""
+    tmp = workspace / f".{name}.tmp"
+    tmp.write_text(json.dumps({"sql_query": "SELECT 1", "timestamp": "2026-05-01T00:00:00+00:00",
+                               "row_count": 1, "column_count": 1, "csv_filename": f"{name}.csv",
+                               "db_id": "bookstore", "natural_language_query": question}),
+                   encoding="utf-8")
+    os.replace(tmp, workspace / f"{name}.metadata.json")
+
+
+def test_a_call_with_nothing_new_lists_no_folder(workspace: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sync's cost does not grow with the workspace: with nothing new it stats the known
+    folders and at most SWEEP_FILES files, and lists no folder."""
+    from nl2sql.workspace import saved_query_index
+
+    (workspace / "old").mkdir()
+    for k in range(600):
+        _metadata(workspace / ("old" if k % 2 else ""), f"r{k}", f"question {k}")
+    index = SavedQueryIndex(workspace)
+    index.search(limit=1)  # builds the index (and its folder in the workspace)
+    _age(workspace)
+    _age(workspace / "old")
+    total = index.search(limit=1)[1]  # lists both folders once more, now trusting them
+    assert total >= 600
+    listed: list[str] = []
+    stats: list[str] = []
+    real_scandir, real_stat = os.scandir, os.stat
+    monkeypatch.setattr(saved_query_index.os, "scandir",
+                        lambda path: listed.append(str(path)) or real_scandir(path))
+    monkeypatch.setattr(saved_query_index.os, "stat",
+                        lambda path, **kw: stats.append(str(path)) or real_stat(path, **kw))
+    assert index.search(limit=1)[1] == total
+    assert listed == []
+    files = [path for path in stats if path.endswith(".json")]
+    assert len(files) <= saved_query_index.SWEEP_FILES  # the sweep's share, not all 600
+    assert len(stats) - len(files) <= 5  # the folders (and the index folder's mkdir)
+    # another process adds a result: only its folder is listed, and it is found
+    _metadata(workspace / "old", "new_one", "a brand new question")
+    listed.clear()
+    found, total = index.search("brand new", limit=5)
+    assert total == 1 and found[0].path == "old/new_one.metadata.json"
+    assert listed == [str(workspace / "old")]
+
+
+def test_files_changed_in_place_and_folders_removed_are_seen(workspace: Path) -> None:
+    (workspace / "gone").mkdir()
+    _metadata(workspace / "gone", "doomed", "doomed question")
+    _metadata(workspace, "kept", "first wording")
+    index = SavedQueryIndex(workspace)
+    assert index.search("doomed", limit=5)[1] == 1
+    _age(workspace)
+    _age(workspace / "gone")
+    index.search(limit=1)  # the folders' mtimes are now trusted
+    # rewritten in place (same inode, no folder change): the sweep notices the new size/mtime
+    meta = workspace / "kept.metadata.json"
+    meta.write_text(meta.read_text().replace("first wording", "second wording, longer"))
+    assert index.search("second wording", limit=5)[1] == 1
+    assert index.search("first wording", limit=5)[1] == 0
+    (workspace / "gone" / "doomed.metadata.json").unlink()
+    (workspace / "gone").rmdir()
+    assert index.search("doomed", limit=5)[1] == 0

@@ -1,9 +1,25 @@
-"""Full-text index of the saved queries in a workspace (SQLite FTS5), never stale.
+"""Full-text index of the saved queries in a workspace (SQLite FTS5), kept current at a cost
+that does not grow with the workspace.
 
 The metadata files (``{name}.metadata.json``) are the truth; the index at
-``{workspace}/.nl2sql_index.sqlite`` is a disposable copy of them. Every search first syncs it
-from the files' names, sizes and mtimes (one ``scandir`` walk, re-reading only what changed), so
-a file written by another process, renamed or deleted is reflected on the next call. A missing,
+``{workspace}/.nl2sql/saved_queries.sqlite`` is a disposable copy of them (in a folder of its
+own, so that SQLite's ``-wal``/``-shm`` files coming and going do not move the workspace's
+mtime). Every search first syncs it,
+without walking the workspace:
+
+- Folders: a file created, renamed or deleted in a folder changes the folder's mtime (results
+  and their metadata are written to a temporary file and renamed, by this server and any other
+  nl2sql). The index keeps each folder's mtime; a call stats the known folders only, and lists
+  (``scandir``, no ``stat`` per file) just the folders whose mtime moved, re-reading the
+  entries whose inode is new. A folder mtime younger than ``_RACY_NS`` is not trusted (a
+  change within the same clock tick would not move it again): that folder is listed again on
+  the next call.
+- Files changed in place (same inode, same folder mtime): each call stats ``SWEEP_FILES`` known
+  files in turn, so a small workspace is checked whole on every call and a large one within a
+  few calls.
+
+So a call with nothing new costs one ``stat`` per folder plus ``SWEEP_FILES``; a new result
+costs one listing of its folder (``bench/saved_queries_index.py``). A missing,
 corrupt or older-format index is rebuilt from the files; when the file stays locked past the busy
 timeout, or the workspace is read-only, one call builds a throwaway index in memory instead.
 
@@ -18,6 +34,8 @@ import json
 import os
 import re
 import sqlite3
+import stat
+import time
 from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass
@@ -26,13 +44,19 @@ from typing import TypeVar
 
 from nl2sql.workspace.results import METADATA_SUFFIX
 
-INDEX_FILENAME = ".nl2sql_index.sqlite"
+INDEX_FILENAME = ".nl2sql/saved_queries.sqlite"
 BUSY_TIMEOUT_MS = 30_000
-_SCHEMA_VERSION = 2
+_SCHEMA_VERSION = 3
+#: Known files stat'ed per call to catch metadata rewritten in place.
+SWEEP_FILES = 200
+#: A folder mtime this recent may hide a later change in the same clock tick: list it again.
+_RACY_NS = 2_000_000_000
 _SCHEMA = """
 CREATE TABLE saved_query (
     id INTEGER PRIMARY KEY,
     path TEXT NOT NULL UNIQUE,          -- metadata file, relative to the workspace, '/' separated
+    folder TEXT NOT NULL,               -- its folder, relative ('' for the workspace itself)
+    inode INTEGER NOT NULL,
     mtime_ns INTEGER NOT NULL,
     size INTEGER NOT NULL,
     valid INTEGER NOT NULL,             -- 0: unreadable metadata, kept so it is not re-read
@@ -45,7 +69,12 @@ CREATE TABLE saved_query (
     sql_query TEXT,
     result_id TEXT                      -- the metadata's "id" (an answer's id)
 );
-CREATE INDEX saved_query_timestamp ON saved_query (timestamp);
+CREATE INDEX saved_query_timestamp ON saved_query (timestamp, path);
+CREATE INDEX saved_query_folder ON saved_query (folder);
+CREATE TABLE folder (
+    path TEXT PRIMARY KEY,              -- relative to the workspace ('' for itself)
+    mtime_ns INTEGER NOT NULL           -- as last listed (-1: list it again)
+);
 CREATE INDEX saved_query_result_id ON saved_query (result_id);
 CREATE VIRTUAL TABLE saved_query_fts USING fts5(
     natural_language_query, sql_query, tokenize = 'unicode61 remove_diacritics 2'
@@ -56,6 +85,8 @@ _FIELDS = ("timestamp", "db_id", "row_count", "column_count", "csv_filename",
 #: Index column -> metadata field, where the names differ.
 _METADATA_FIELD = {"result_id": "id"}
 _TERM = re.compile(r"\w+", re.UNICODE)
+#: index file -> the last row id stat'ed by the sweep in this process (where the next begins).
+_SWEPT: dict[str, int] = {}
 _T = TypeVar("_T")
 
 
@@ -143,6 +174,7 @@ class SavedQueryIndex:
         self.workspace.mkdir(parents=True, exist_ok=True)
         if not os.access(self.workspace, os.W_OK):
             return self._run_on(":memory:", work)
+        self.path.parent.mkdir(exist_ok=True)
         try:
             return self._run_on(self.path, work)
         except sqlite3.DatabaseError as exc:
@@ -181,8 +213,8 @@ class SavedQueryIndex:
         try:
             # Re-check under the write lock: another process may have just created it.
             if db.execute("PRAGMA user_version").fetchone()[0] != _SCHEMA_VERSION:
-                db.execute("DROP TABLE IF EXISTS saved_query")
-                db.execute("DROP TABLE IF EXISTS saved_query_fts")
+                for table in ("saved_query", "saved_query_fts", "folder"):
+                    db.execute(f"DROP TABLE IF EXISTS {table}")
                 # One statement at a time: executescript() would COMMIT our transaction.
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
@@ -194,51 +226,131 @@ class SavedQueryIndex:
             raise
 
     # -- sync -----------------------------------------------------------------------------
-    def _scan(self) -> dict[str, tuple[int, int]]:
-        """Metadata files under the workspace: relative path -> (mtime_ns, size)."""
-        found: dict[str, tuple[int, int]] = {}
-        stack = [self.workspace]
-        while stack:
-            folder = stack.pop()
-            try:
-                entries = list(os.scandir(folder))
-            except (FileNotFoundError, NotADirectoryError, PermissionError):
-                continue
+    def _folder_mtime(self, folder: str) -> int | None:
+        try:
+            status = os.stat(os.path.join(self.workspace, folder) if folder else self.workspace)
+        except (FileNotFoundError, NotADirectoryError, PermissionError):
+            return None
+        return status.st_mtime_ns if stat.S_ISDIR(status.st_mode) else None
+
+    def _list(self, folder: str) -> tuple[dict[str, int], list[str]]:
+        """One folder: its metadata files (relative path -> inode) and its sub-folders."""
+        files: dict[str, int] = {}
+        folders: list[str] = []
+        prefix = f"{folder}/" if folder else ""
+        try:
+            entries = os.scandir(os.path.join(self.workspace, folder) if folder
+                                 else self.workspace)
+        except (FileNotFoundError, NotADirectoryError, PermissionError):
+            return files, folders
+        with entries:
             for entry in entries:
-                if entry.name.startswith("."):
+                name = entry.name
+                if name.startswith("."):
                     continue  # the index itself, temporary files of atomic writes
                 try:
                     if entry.is_dir(follow_symlinks=False):
-                        stack.append(Path(entry.path))
-                    elif entry.name.endswith(METADATA_SUFFIX) \
-                            and entry.is_file(follow_symlinks=False):  # no symlinks out
-                        stat = entry.stat()
-                        rel = Path(entry.path).relative_to(self.workspace).as_posix()
-                        found[rel] = (stat.st_mtime_ns, stat.st_size)
+                        folders.append(prefix + name)
+                    elif name.endswith(METADATA_SUFFIX) and entry.is_file(follow_symlinks=False):
+                        files[prefix + name] = entry.inode()  # no symlinks out
                 except FileNotFoundError:
                     continue  # deleted while we looked
-        return found
+        return files, folders
 
-    def _indexed(self, db: sqlite3.Connection) -> dict[str, tuple[int, int]]:
-        return {path: (mtime, size) for path, mtime, size
-                in db.execute("SELECT path, mtime_ns, size FROM saved_query")}
+    def _changed_folders(self, db: sqlite3.Connection) -> dict[str, int | None]:
+        """Known folders whose mtime moved (or that are gone: None); all of them, with the
+        workspace itself, on a new index."""
+        known = dict(db.execute("SELECT path, mtime_ns FROM folder"))
+        if not known:
+            known = {"": -1}
+        changed = {}
+        for folder, recorded in known.items():
+            mtime = self._folder_mtime(folder)
+            if mtime != recorded:
+                changed[folder] = mtime
+        return changed
 
     def _sync(self, db: sqlite3.Connection) -> None:
-        on_disk = self._scan()
-        if self._indexed(db) == on_disk:
+        changed = self._changed_folders(db)
+        stale = self._sweep(db)
+        if not changed and not stale:
             return  # the common case: nothing changed, no write lock taken
         db.execute("BEGIN IMMEDIATE")
         try:
-            indexed = self._indexed(db)  # again, under the lock: another process may have synced
-            for path in indexed.keys() - on_disk.keys():
-                self._delete(db, path)
-            for path, stamp in on_disk.items():
-                if indexed.get(path) != stamp:
-                    self._upsert(db, path, stamp)
+            # again, under the lock: another process may have synced meanwhile
+            for folder in self._changed_folders(db):
+                self._sync_folder(db, folder)
+            for path in stale:
+                self._sync_file(db, path)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
+
+    def _sync_folder(self, db: sqlite3.Connection, folder: str) -> None:
+        """List ``folder`` (and any new sub-folder in it) and bring its rows in line."""
+        pending = [folder]
+        while pending:
+            folder = pending.pop()
+            mtime = self._folder_mtime(folder)  # before listing: a later change moves it again
+            if mtime is None:  # gone, with everything under it
+                like = f"{_like_escape(folder)}/%"
+                for (path,) in db.execute(
+                        "SELECT path FROM saved_query WHERE folder = ? OR folder LIKE ? "
+                        "ESCAPE '\\'", (folder, like)).fetchall():
+                    self._delete(db, path)
+                db.execute("DELETE FROM folder WHERE path = ? OR path LIKE ? ESCAPE '\\'",
+                           (folder, like))
+                continue
+            files, folders = self._list(folder)
+            indexed = dict(db.execute("SELECT path, inode FROM saved_query WHERE folder = ?",
+                                      (folder,)))
+            for path in indexed.keys() - files.keys():
+                self._delete(db, path)
+            for path, inode in files.items():
+                if indexed.get(path) != inode:
+                    self._sync_file(db, path)
+            if time.time_ns() - mtime < _RACY_NS:
+                mtime = -1  # too recent to prove nothing else changes in this tick
+            db.execute("INSERT OR REPLACE INTO folder (path, mtime_ns) VALUES (?, ?)",
+                       (folder, mtime))
+            known = {path for (path,) in db.execute(
+                "SELECT path FROM folder WHERE path IN (%s)" % ",".join("?" * len(folders)),
+                folders)} if folders else set()
+            pending += [sub for sub in folders if sub not in known]
+
+    def _sweep(self, db: sqlite3.Connection) -> list[str]:
+        """The next ``SWEEP_FILES`` known files (in turn) whose mtime or size changed."""
+        last = _SWEPT.get(str(self.path), 0)
+        rows = db.execute("SELECT id, path, inode, mtime_ns, size FROM saved_query "
+                          "WHERE id > ? ORDER BY id LIMIT ?", (last, SWEEP_FILES)).fetchall()
+        if len(rows) < SWEEP_FILES:  # wrap around
+            rows += db.execute("SELECT id, path, inode, mtime_ns, size FROM saved_query "
+                               "WHERE id <= ? ORDER BY id LIMIT ?",
+                               (last, SWEEP_FILES - len(rows))).fetchall()
+        stale = []
+        for _id, path, inode, mtime, size in rows:
+            try:
+                status = os.stat(os.path.join(self.workspace, path))
+            except OSError:
+                stale.append(path)
+                continue
+            if (status.st_ino, status.st_mtime_ns, status.st_size) != (inode, mtime, size):
+                stale.append(path)
+        if rows:
+            _SWEPT[str(self.path)] = rows[-1][0]
+        return stale
+
+    def _sync_file(self, db: sqlite3.Connection, path: str) -> None:
+        """Re-read one metadata file (or drop it when it is gone)."""
+        try:
+            status = os.stat(os.path.join(self.workspace, path), follow_symlinks=False)
+        except OSError:
+            status = None
+        if status is None or not stat.S_ISREG(status.st_mode):
+            self._delete(db, path)
+            return
+        self._upsert(db, path, (status.st_ino, status.st_mtime_ns, status.st_size))
 
     @staticmethod
     def _delete(db: sqlite3.Connection, path: str) -> None:
@@ -247,17 +359,23 @@ class SavedQueryIndex:
             db.execute("DELETE FROM saved_query_fts WHERE rowid = ?", row)
             db.execute("DELETE FROM saved_query WHERE id = ?", row)
 
-    def _upsert(self, db: sqlite3.Connection, path: str, stamp: tuple[int, int]) -> None:
+    def _upsert(self, db: sqlite3.Connection, path: str, stamp: tuple[int, int, int]) -> None:
         self._delete(db, path)
         values = _read_metadata(self.workspace / path)
+        folder = path.rpartition("/")[0]
         cursor = db.execute(
-            f"INSERT INTO saved_query (path, mtime_ns, size, valid, {', '.join(_FIELDS)}) "
-            f"VALUES (?, ?, ?, ?, {', '.join('?' * len(_FIELDS))})",
-            (path, *stamp, values is not None, *[(values or {}).get(f) for f in _FIELDS]))
+            f"INSERT INTO saved_query (path, folder, inode, mtime_ns, size, valid, "
+            f"{', '.join(_FIELDS)}) VALUES (?, ?, ?, ?, ?, ?, {', '.join('?' * len(_FIELDS))})",
+            (path, folder, *stamp, values is not None,
+             *[(values or {}).get(f) for f in _FIELDS]))
         if values is not None:
             db.execute("INSERT INTO saved_query_fts (rowid, natural_language_query, sql_query) "
                        "VALUES (?, ?, ?)", (cursor.lastrowid, values.get("natural_language_query"),
                                             values.get("sql_query")))
+
+
+def _like_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def _read_metadata(path: Path) -> dict[str, object] | None:
