@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from nl2sql.context_engine.prompt_context import UsedContext
+from nl2sql.llm.usage import format_cost
 from nl2sql.schema.models import StepUsage
 from nl2sql.workspace.results import new_result_id
 
@@ -82,17 +83,20 @@ class Answer(BaseModel):
 
         return accept(self.id, config=config if config is not None else self._registry)
 
-    def receipt_line(self) -> str:
-        """One line for people: where the answer came from and what it took."""
+    def receipt_line(self, *, usage: bool = True) -> str:
+        """One line for people: where the answer came from and what it took (``usage``:
+        with the requests, tokens and cost, which ``nl2sql-ask`` prints on a line of its own)."""
         source = ("a verified answer, run again on today's data (no model request)"
                   if self.source.startswith("verified:") else
                   f"model {', '.join(self.models) or '?'}")
-        cost = "" if self.cost_usd is None else f", ${self.cost_usd:.4f}"
-        latency = "" if self.latency_ms is None else f", {self.latency_ms:,} ms"
+        cost = "" if self.cost_usd is None else f", {format_cost(self.cost_usd)}"
+        spent = (f"{self.usage.requests} request(s), "
+                 f"{self.usage.input_tokens + self.usage.output_tokens:,} tokens{cost}, "
+                 if usage else "")
+        latency = "?" if self.latency_ms is None else f"{self.latency_ms:,} ms"
         shown = self.context
-        return (f"id {self.id}; source: {source} ({self.source}); {self.usage.requests} "
-                f"request(s), {self.usage.input_tokens + self.usage.output_tokens:,} tokens"
-                f"{cost}{latency}; shown {len(shown.tables)} table(s), "
+        return (f"id {self.id}; source: {source} ({self.source}); {spent}{latency}; "
+                f"shown {len(shown.tables)} table(s), "
                 f"{len(shown.value_hints)} value hint(s), {len(shown.examples)} example(s), "
                 f"{len(shown.glossary)} glossary term(s); schema "
                 f"{self.schema_fingerprint or '?'}")

@@ -234,7 +234,7 @@ def _print_answer(answer: Answer) -> None:
     usage = answer.usage
     print(f"usage: {usage.requests} request(s), {usage.input_tokens:,} input tokens, "
           f"{usage.output_tokens:,} output tokens, cost {format_cost(answer.cost_usd)}")
-    print(f"receipt: {answer.receipt_line()}")
+    print(f"receipt: {answer.receipt_line(usage=False)}")
     if answer.conversation_id:
         print(f"conversation: {answer.conversation_id} (follow up with --conversation "
               f"{answer.conversation_id})")
