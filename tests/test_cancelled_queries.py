@@ -2,16 +2,18 @@
 
 A real client session cancels a ``db_execute_sql`` running an endless recursive CTE after about
 a second; within two more seconds the engine is idle again: no such query in
-``pg_stat_activity`` / the MySQL process list, and for the in-process engines (SQLite, DuckDB)
-this process's CPU time stops growing. The time limit is 30 s, so only the cancel can explain
+``pg_stat_activity`` / the MySQL process list, for the in-process engines (SQLite, DuckDB)
+this process's CPU time stops growing, and for Spark the Spark Connect server's. The time limit is 30 s, so only the cancel can explain
 it. The server logs what it stopped.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -130,3 +132,43 @@ def test_the_probe_sees_a_running_query(make_db: Any) -> None:
     assert _pg_busy(dbname) == 0
 
 
+
+
+def _jvm_busy(pid: int) -> int:
+    """1 when the Spark Connect server used more than a third of a core over 0.5 s."""
+
+    def cpu() -> float:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    before = cpu()
+    time.sleep(0.5)
+    return int(cpu() - before > 0.17)
+
+
+async def test_a_cancelled_call_stops_its_spark_job(spark_server: Any, make_registry: Any,
+                                                    caplog: pytest.LogCaptureFixture) -> None:
+    """Spark: the job of a cancelled call is interrupted (its tag), the server's CPU falls."""
+    from conftest import spark_config
+
+    assert spark_server.process is not None
+    registry = make_registry(spark_config("cancelme", spark_server.remote, "default"))
+    server = build_server(registry.config_path, data_dir=registry.data_dir,
+                          workspace=registry.workspace)
+    endless = ("SELECT count(*) AS n FROM range(1000000) a CROSS JOIN range(10000000) b "
+               "WHERE (a.id * b.id) % 7 = 3")
+    caplog.set_level(logging.WARNING, logger="nl2sql.db.call_stop")
+    async with Client(server) as client:
+        first = await client.call_tool("db_execute_sql", {"db_id": "cancelme",
+                                                          "query": "SELECT 1 AS n"})
+        assert not first.is_error, first.content[0].text
+        started = time.monotonic()
+        with anyio.move_on_after(2.0):
+            await client.call_tool("db_execute_sql", {"db_id": "cancelme", "query": endless})
+        assert 1.9 <= time.monotonic() - started < 5.0
+        await _wait_until(lambda: _jvm_busy(spark_server.process.pid), 0, within=5.0)
+        again = await client.call_tool("db_execute_sql", {"db_id": "cancelme",
+                                                          "query": "SELECT 2 AS n"})
+        assert not again.is_error, again.content[0].text
+    assert any("stopping its query on database 'cancelme'" in record.getMessage()
+               for record in caplog.records), caplog.text
