@@ -15,11 +15,12 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator
-from contextlib import closing, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from nl2sql._helpers import sqlite_store
 from nl2sql.errors import Nl2SqlError
 from nl2sql.schema.models import utc_now
 
@@ -86,11 +87,7 @@ class ConversationStore:
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with closing(sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000,
-                                     isolation_level=None)) as conn:
-            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.executescript(_SCHEMA)
+        with sqlite_store(self.path, _SCHEMA, BUSY_TIMEOUT_MS) as conn:
             yield conn
 
     # -- reading ----------------------------------------------------------------------------

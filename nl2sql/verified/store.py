@@ -11,12 +11,13 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator
-from contextlib import closing, contextmanager
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from nl2sql._helpers import sqlite_store
 from nl2sql.schema.models import utc_now
 
 BUSY_TIMEOUT_MS = 30_000
@@ -81,12 +82,7 @@ class VerifiedStore:
             yield None  # nothing verified yet: no file is created by reading
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with closing(sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000,
-                                     isolation_level=None)) as db:
-            db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-                db.execute("PRAGMA journal_mode = WAL")
-            db.execute(_SCHEMA)
+        with sqlite_store(self.path, _SCHEMA, BUSY_TIMEOUT_MS) as db:
             yield db
 
     def _rows(self, where: str = "1", params: tuple[object, ...] = (),
