@@ -182,7 +182,7 @@ def gold_parts(sql: str | list[str], dialect: str | None) -> tuple[set[str], lis
 def _answerable_elsewhere(engine, db_id: str, tables: set[str],  # noqa: ANN001
                           literals: list[tuple[str, bool]]) -> bool:
     """Another database has tables named like each gold table and holds each gold literal."""
-    from nl2sql.context_engine.words import stem, terms
+    from nl2sql.schema.words import stem, terms
 
     def words(name: str) -> frozenset[str]:
         return frozenset(stem(w) for w in terms(name, expand=False))

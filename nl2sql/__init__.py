@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from nl2sql.agents.ask import ask, ask_async
     from nl2sql.context_engine.api import context
     from nl2sql.context_engine.prompt_context import PromptContext
-    from nl2sql.verified.api import accept, list_verified, unverify
+    from nl2sql.operations.verified_api import accept, list_verified, unverify
 
 # name -> module that defines it, imported on first access
 _LAZY = {
@@ -24,9 +24,9 @@ _LAZY = {
     "ask_async": "nl2sql.agents.ask",
     "context": "nl2sql.context_engine.api",
     "PromptContext": "nl2sql.context_engine.prompt_context",
-    "accept": "nl2sql.verified.api",
-    "list_verified": "nl2sql.verified.api",
-    "unverify": "nl2sql.verified.api",
+    "accept": "nl2sql.operations.verified_api",
+    "list_verified": "nl2sql.operations.verified_api",
+    "unverify": "nl2sql.operations.verified_api",
 }
 
 __all__ = ["Answer", "Nl2SqlError", "PromptContext", "__version__", "accept", "ask", "ask_async",

@@ -15,7 +15,7 @@ from test_annotation_support import ScriptedAnnotator, prompt_text, table_of
 from conftest import SampleDb, add_column
 from nl2sql.annotation import AnnotatorOptions
 from nl2sql.annotation.examples import run_example_query
-from nl2sql.annotation.pipeline_steps import LlmAnnotationSteps
+from nl2sql.annotation.annotator import LlmAnnotationSteps
 from nl2sql.schema.cache import load_db_info
 from nl2sql.db.factory import create_connection, create_operations
 from nl2sql.errors import ModelSetupError

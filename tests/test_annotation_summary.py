@@ -14,7 +14,7 @@ from test_annotation_provenance import _real
 
 from conftest import SampleDb
 from nl2sql.annotation import AnnotatorOptions
-from nl2sql.annotation.pipeline_steps import LlmAnnotationSteps
+from nl2sql.annotation.annotator import LlmAnnotationSteps
 from nl2sql.cli.annotate import print_summary
 from nl2sql.cli.progress import LogProgress, RichProgress
 from nl2sql.llm.usage import cost_usd

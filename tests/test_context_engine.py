@@ -184,7 +184,7 @@ def test_examples_come_from_verified_answers_and_the_cache(chinook,  # noqa: ANN
     from nl2sql.schema.cache import save_db_info
     from nl2sql.schema.models import ExampleQuery
     from nl2sql.operations import OpsContext, db_execute_sql_op
-    from nl2sql.verified.accept import accept_answer
+    from nl2sql.operations.verified_answers import accept_answer
 
     registry = annotated(chinook, make_registry=make_registry)
     ops = OpsContext(registry)

@@ -1,6 +1,6 @@
-"""No import circles between nl2sql modules, lazy (function-level) and type-checking imports
-included: every shared piece has its own home, so each module can be read, tested and loaded on
-its own."""
+"""The shape of the package (docs/architecture.md): layers that import only downwards, no import
+circles between modules nor between packages (lazy, function-level and type-checking imports
+included), and few modules directly in ``nl2sql/``."""
 
 from __future__ import annotations
 
@@ -64,9 +64,9 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 def test_the_graph_sees_lazy_and_type_checking_imports() -> None:
     graph = import_graph()
-    assert "nl2sql.annotation.seam" in graph["nl2sql.annotation.pipeline"]
-    assert "nl2sql.annotation.pipeline_steps" in graph["nl2sql.annotation.pipeline"]  # a lazy import
-    assert "nl2sql.config.secrets" in graph["nl2sql.config.registry"]  # a lazy import too
+    assert "nl2sql.annotation.annotator" in graph["nl2sql.annotation.pipeline"]
+    assert "nl2sql.db.factory" in graph["nl2sql.operations.ops_context"]  # a lazy import
+    assert "nl2sql.sql_guard" in graph["nl2sql.operations.queries"]  # a lazy import too
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
 
 
@@ -86,3 +86,70 @@ def test_quiet_import_leaves_logging_as_it_was() -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=120, check=True)
     assert done.stdout.strip() == f"[] {logging.NOTSET}" and done.stderr == ""
+
+
+#: The layers, lowest first (docs/architecture.md). A module imports only from its own layer or
+#: lower ones. ``nl2sql`` itself (``__init__``: ``ask``, ``context``, ``Answer`` loaded on first
+#: use, ``__version__``) is the public face: anything may import it, its own imports are lazy.
+LAYERS: list[set[str]] = [
+    {"errors", "backends", "_helpers"},
+    {"schema"},
+    {"config"},
+    {"workspace", "verified", "sql_guard", "llm"},
+    {"db"},
+    {"inspection"},
+    {"context_engine"},
+    {"operations", "annotation"},
+    {"agents"},
+    {"evaluation", "mcp"},
+    {"cli"},
+]
+FACE = "nl2sql"
+
+
+def _unit(module: str) -> str:
+    """The package (or root module) a module belongs to: ``nl2sql.db.sqlite`` -> ``db``."""
+    return module.split(".")[1] if module != FACE else FACE
+
+
+def _rank(module: str) -> int:
+    unit = _unit(module)
+    ranks = [i for i, layer in enumerate(LAYERS) if unit in layer]
+    assert ranks, f"{module}: its package {unit!r} is in no layer of LAYERS (add it)"
+    return ranks[0]
+
+
+def _package_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for source, targets in import_graph().items():
+        if source == FACE:
+            continue
+        graph.setdefault(_unit(source), set()).update(
+            _unit(t) for t in targets if t != FACE and _unit(t) != _unit(source))
+    return graph
+
+
+def test_imports_go_down_the_layers() -> None:
+    upward = sorted(f"{source} -> {target}" for source, targets in import_graph().items()
+                    if source != FACE for target in targets
+                    if target != FACE and _rank(target) > _rank(source))
+    assert upward == []
+
+
+def test_no_import_circles_between_packages() -> None:
+    cycle = find_cycle(_package_graph())
+    assert cycle is None, " -> ".join(cycle or [])
+
+
+def test_few_modules_directly_in_the_package() -> None:
+    loose = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(loose) <= 8, loose
+    assert {"__init__.py", "errors.py", "backends.py"} <= set(loose)
+
+
+def test_no_module_class_hack() -> None:
+    """``nl2sql.context`` is a plain function, not a callable module."""
+    hacks = [str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py")
+             if "__class__ =" in p.read_text(encoding="utf-8")]
+    assert hacks == []
+    assert type(nl2sql.context).__name__ == "function"

@@ -18,6 +18,8 @@ from nl2sql.context_engine.prompt_context import UsedContext
 from nl2sql.llm.usage import format_cost
 from nl2sql.schema.models import StepUsage
 from nl2sql.workspace.results import new_result_id
+from nl2sql.operations.verified_api import accept
+from nl2sql.charts.answer import chart_answer
 
 if TYPE_CHECKING:
     from nl2sql.charts import Chart
@@ -79,8 +81,6 @@ class Answer(BaseModel):
         """Mark this answer right: its SQL is run again (it must still run) and kept as a
         verified answer, reused for the same question and shown first for similar ones.
         ``config``: default the registry ``ask()`` used."""
-        from nl2sql.verified.api import accept
-
         return accept(self.id, config=config if config is not None else self._registry)
 
     def receipt_line(self, *, usage: bool = True) -> str:
@@ -120,8 +120,6 @@ class Answer(BaseModel):
         Example:
             >>> nl2sql.ask("Tracks per genre").chart().save("genres.png")
         """
-        from nl2sql.charts.answer import chart_answer
-
         return chart_answer(self.csv_path, question=self.question, db_id=self.db_id,
                             sql=self.sql, row_count=self.row_count, title=title,
                             config=config if config is not None else self._registry,

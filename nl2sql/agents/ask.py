@@ -37,8 +37,9 @@ from nl2sql.llm.meter import ResponseMeter
 from nl2sql.llm.providers import build_model, no_model_error
 from nl2sql.llm.usage import step_usage
 from nl2sql.operations.ops_context import OpsContext, ops_context_for
-from nl2sql.verified.serve import Served, serve_verified
+from nl2sql.operations.verified_serve import Served, serve_verified
 from nl2sql.workspace.results import new_result_id, remove_result
+from nl2sql.context_engine import context
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
@@ -193,8 +194,6 @@ def _candidate_count(candidates: int | None, settings: AgentSettings) -> int:
 
 
 def _prompt_context(ops: OpsContext, question: str, db_id: str) -> PromptContext:
-    from nl2sql.context_engine import context
-
     return context(question, db_id=db_id, config=ops)
 
 

@@ -20,6 +20,7 @@ from nl2sql.agents.instructions import catalog_instructions
 from nl2sql.agents.tools import AgentDeps, tools_for
 from nl2sql.llm.runs import run_agent
 from nl2sql.operations.ops_context import OpsContext
+from nl2sql.context_engine import context
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
@@ -41,8 +42,6 @@ class CatalogDeps(AgentDeps):
 
 def rank_databases(ops: OpsContext, question: str) -> list[Candidate]:
     """Every configured database scored for ``question``, best first (the context engine)."""
-    from nl2sql.context_engine import context
-
     return context(question, config=ops).candidates
 
 

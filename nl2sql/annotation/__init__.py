@@ -17,7 +17,7 @@ _EXPORTS = {
     "AnnotatorOptions": "options",
     "STEP_NAMES": "options",
     "DbSchemaAnnotator": "annotator",
-    "LlmAnnotationSteps": "pipeline_steps",
+    "LlmAnnotationSteps": "annotator",
     "SchemaDrift": "drift",
     "TableDrift": "drift",
     "check_drift": "drift",
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from nl2sql.annotation.annotator import DbSchemaAnnotator
     from nl2sql.annotation.drift import SchemaDrift, TableDrift, check_drift, compare_schemas
     from nl2sql.annotation.options import STEP_NAMES, AnnotatorOptions
-    from nl2sql.annotation.pipeline_steps import LlmAnnotationSteps
+    from nl2sql.annotation.annotator import LlmAnnotationSteps
 
 
 def __getattr__(name: str) -> Any:

@@ -1,4 +1,6 @@
-"""``DbSchemaAnnotator``: the LLM annotation steps over one ``DbInfo``, incremental and bounded.
+"""``DbSchemaAnnotator``: the LLM annotation steps over one ``DbInfo``, incremental and bounded,
+and what the annotation pipeline hands them (``AnnotationContext``, ``LlmSteps``,
+``LlmAnnotationSteps``): the pipeline imports this module, never the other way round.
 
 Steps, in order: table and column descriptions (one request per table), enum classification
 (one request per table with undecided candidates), the database description (one request),
@@ -14,6 +16,7 @@ import asyncio
 import logging
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from pydantic_ai.exceptions import UnexpectedModelBehavior
@@ -21,7 +24,9 @@ from pydantic_ai.models import Model
 
 from nl2sql.annotation import descriptions, enums, examples
 from nl2sql.annotation.options import STEP_NAMES, STEP_TITLES, AnnotatorOptions
+from nl2sql.annotation.provenance import forget
 from nl2sql.annotation.runner import StepRunner
+from nl2sql.config.registry import DbConnectionConfig
 from nl2sql.llm.providers import build_model, model_label
 from nl2sql.llm.usage import UsageTracker
 from nl2sql.db.base import DbConnection
@@ -138,3 +143,53 @@ class DbSchemaAnnotator:
             raise group_error.exceptions[0] from None
         finally:
             self.progress.finish()
+
+
+@dataclass
+class AnnotationContext:
+    """What the LLM steps get. They update ``db_info`` in place (descriptions with source
+    "llm", enum decisions with ``enum_decision="llm"``, ``example_queries``) and record usage
+    in ``run.steps[name]`` (or the step name in ``run.skipped_steps``)."""
+
+    db_info: DbInfo
+    connection: DbConnection
+    config: DbConnectionConfig
+    model: str
+    run: AnnotationRun
+    #: The cache before this run: the steps compare fingerprints with it to send only new or
+    #: changed tables to the model (unchanged ones kept their earlier annotations).
+    previous: DbInfo | None
+    progress: ProgressReporter
+    #: Saves ``db_info`` to the cache as it is now: call it after each model request, so an
+    #: interrupted run keeps what it paid for.
+    checkpoint: Callable[[DbInfo], object]
+    #: Steps whose earlier model output is redone (``--reannotate``).
+    reannotate: frozenset[str] = frozenset()
+
+
+LlmSteps = Callable[[AnnotationContext], None]
+
+
+@dataclass
+class LlmAnnotationSteps:
+    """Run the LLM steps for one pipeline run.
+
+    ``model`` overrides the context's model string (tests pass a ``FunctionModel``).
+    Results are saved through ``context.checkpoint`` after every request, so an interrupted or
+    failed run keeps what it paid for.
+    """
+
+    options: AnnotatorOptions = field(default_factory=AnnotatorOptions)
+    model: Model | None = None
+
+    def __call__(self, context: AnnotationContext) -> None:
+        annotator = DbSchemaAnnotator(self.model or context.model, context.connection,
+                                      options=self.options, checkpoint=context.checkpoint,
+                                      progress=context.progress)
+        # Earlier output of a test model (when this one is real) and of the steps to redo
+        # counts as missing: forgotten in the fresh cache and in the previous one it is
+        # compared with (which also makes the steps' "already done" markers due again).
+        forgotten = forget(context.db_info, model=annotator.label, steps=context.reannotate)
+        forget(context.previous, model=annotator.label, steps=context.reannotate)
+        context.run.forgotten = dict(forgotten)  # type: ignore[attr-defined]  # extra field
+        annotator.annotate(context.db_info, context.previous, run=context.run)

@@ -11,6 +11,8 @@ from pathlib import Path
 
 from nl2sql.db.base import DbConnection
 from nl2sql.schema.models import ColumnInfo, DbInfo, TableInfo
+from nl2sql.schema.cache import load_db_info
+from nl2sql.inspection import DbSchemaExtractor
 
 
 @dataclass
@@ -111,9 +113,6 @@ def check_drift(connection: DbConnection, data_dir: Path) -> SchemaDrift:
 
     Raises ``SchemaCacheMissingError`` when there is no cache to compare with.
     """
-    from nl2sql.schema.cache import load_db_info
-    from nl2sql.inspection import DbSchemaExtractor
-
     cached = load_db_info(data_dir, connection.db_id)
     live = DbSchemaExtractor(connection).extract(connection.db_id)
     return compare_schemas(live, cached)

@@ -4,7 +4,7 @@ Re-runs are incremental: for every table whose structure (``TableInfo.fingerprin
 change, what a model or a person added before (descriptions, enum decisions) is carried over,
 and the LLM steps get the previous cache to tell which tables still need work.
 
-The seam for the LLM steps is one callable, ``LlmSteps`` (in ``nl2sql.annotation.seam``):
+The LLM steps are one callable, ``LlmSteps`` (in ``nl2sql.annotation.annotator``):
 ``annotate_database(..., llm_steps=...)`` calls it with an ``AnnotationContext`` after the
 offline steps, when a model is configured; without one given, ``default_llm_steps()``
 (``DbSchemaAnnotator``) runs.
@@ -18,12 +18,11 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
 from nl2sql.annotation.provenance import stamp, without_placeholders
-from nl2sql.annotation.seam import AnnotationContext, LlmSteps
+from nl2sql.annotation.annotator import AnnotationContext, LlmAnnotationSteps, LlmSteps
 from nl2sql.schema.cache import load_db_info, save_db_info
 from nl2sql.config.registry import DbConnectionConfig
 from nl2sql.db.base import DbConnection
@@ -35,15 +34,18 @@ from nl2sql.inspection.implied_keys import infer_foreign_keys
 from nl2sql.inspection.samples import SampleSettings, collect_sample, collect_samples
 from nl2sql.schema.models import AnnotationRun, DbInfo, TableInfo, utc_now
 from nl2sql._helpers import NullProgress, ProgressReporter
-from nl2sql.verified.drift import recheck_verified
+from nl2sql.annotation.verified_drift import recheck_verified
 from nl2sql.verified.store import VerifiedStore
+from nl2sql.db.factory import create_connection, create_operations
+from nl2sql.inspection import DbSchemaExtractor
+from nl2sql.annotation.options import STEP_NAMES, AnnotatorOptions
+from nl2sql.context_engine.index import COLLECTED_VALUES_PER_COLUMN, build_index
+from nl2sql.inspection.factory import create_inspector
 
 __all__ = ["AnnotateOptions", "AnnotationContext", "AnnotationResult", "LlmSteps",
            "annotate_database", "default_llm_steps", "merge_previous", "run_offline_steps",
            "run_offline_steps_many"]
 
-if TYPE_CHECKING:
-    from nl2sql.annotation.options import AnnotatorOptions
 
 log = logging.getLogger(__name__)
 
@@ -65,11 +67,7 @@ class AnnotateOptions:
 def default_llm_steps(options: AnnotatorOptions | None = None) -> LlmSteps:
     """The LLM annotation steps the CLI runs: ``nl2sql.annotation.DbSchemaAnnotator`` with
     ``options`` (concurrency, example count, rewriting comment descriptions)."""
-    # lazy: pydantic-ai is imported only when the LLM steps are wanted
-    from nl2sql.annotation.options import AnnotatorOptions as Options
-    from nl2sql.annotation.pipeline_steps import LlmAnnotationSteps
-
-    return LlmAnnotationSteps(options or Options())
+    return LlmAnnotationSteps(options or AnnotatorOptions())
 
 
 def llm_steps_notice(model: str | None) -> str | None:
@@ -88,7 +86,7 @@ class AnnotationResult:
     reused_tables: list[str]
     llm_notice: str | None
     run: AnnotationRun
-    #: Verified answers that schema drift broke (one line each; see ``nl2sql.verified.drift``).
+    #: Verified answers that schema drift broke (one line each; see ``nl2sql.annotation.verified_drift``).
     stale_verified: list[str] = field(default_factory=list)
 
     @property
@@ -104,9 +102,6 @@ def annotate_database(config: DbConnectionConfig, data_dir: Path, *,
                       progress: ProgressReporter | None = None,
                       connection: DbConnection | None = None) -> AnnotationResult:
     """Annotate the database of ``config`` and write its cache under ``data_dir``."""
-    from nl2sql.db.factory import create_connection, create_operations
-    from nl2sql.inspection import DbSchemaExtractor
-
     options = options or AnnotateOptions()
     progress = progress or NullProgress()
     started = time.perf_counter()
@@ -168,8 +163,6 @@ def annotate_database(config: DbConnectionConfig, data_dir: Path, *,
 
 
 def _machine_step_names() -> list[str]:
-    from nl2sql.annotation.options import STEP_NAMES
-
     return list(STEP_NAMES)
 
 
@@ -180,8 +173,6 @@ def run_offline_steps(connection: DbConnection, table: TableInfo,
     Returns the most frequent values of its text-like columns, read by the same bounded
     screening statement (no full scan of a big table), for the context engine's value index.
     """
-    from nl2sql.context_engine.index import COLLECTED_VALUES_PER_COLUMN
-
     table.sample_data_csv = collect_sample(connection, table, options.samples)
     values: dict[str, list[str]] = {}
 
@@ -203,10 +194,6 @@ def run_offline_steps_many(connection: DbConnection, tables: list[TableInfo],
                            ) -> dict[str, dict[str, list[str]]]:
     """``run_offline_steps`` of every table (same results), many tables per statement where
     the backend can (``collect_samples``, ``screen_tables``). Returns table -> values."""
-    from nl2sql.context_engine.index import COLLECTED_VALUES_PER_COLUMN
-
-    from nl2sql.inspection.factory import create_inspector
-
     progress = progress or NullProgress()
     progress.start("tables", len(tables))
     values: dict[str, dict[str, list[str]]] = {t.name: {} for t in tables}
@@ -246,8 +233,6 @@ def _build_context_index(db_info: DbInfo, data_dir: Path,
                          values: dict[str, dict[str, list[str]]]) -> None:
     """The context engine's offline index (no model needed); a failure is logged, never fatal:
     the engine rebuilds a missing index on first use."""
-    from nl2sql.context_engine.index import build_index
-
     try:
         build_index(without_placeholders(db_info), data_dir, collected=values)
     except Exception as exc:  # noqa: BLE001

@@ -30,6 +30,9 @@ from nl2sql.annotation.pipeline import (AnnotateOptions, AnnotationResult, annot
                              default_llm_steps)
 from nl2sql.schema.models import AnnotationRun
 from nl2sql._helpers import plural
+from nl2sql.annotation.drift import check_drift
+from nl2sql.db.factory import create_connection
+from nl2sql.llm.usage import summary_lines
 
 log = logging.getLogger("nl2sql.annotate")
 
@@ -158,9 +161,6 @@ def _run(argv: list[str] | None) -> int:
 
 def _check(configs: DbConnectionConfigs, selected: list[DbConnectionConfig]) -> int:
     """``--check``: print the drift of each database; 1 when any has drift."""
-    from nl2sql.annotation.drift import check_drift
-    from nl2sql.db.factory import create_connection
-
     drifted = False
     for config in selected:
         with create_connection(config) as connection:
@@ -194,8 +194,6 @@ def print_summary(result: AnnotationResult, out: TextIO) -> None:
     if result.llm_notice:
         print(f"  {result.llm_notice}", file=out)
     elif result.run.steps:
-        from nl2sql.llm.usage import summary_lines
-
         for line in [*produced_lines(result.run, len(info.example_queries)),
                      *summary_lines(result.run)]:
             print(f"  {line}", file=out)

@@ -22,6 +22,12 @@ from nl2sql.cli.options import add_common_options, positive_int
 from nl2sql.config.registry import ENV_CONFIG, ENV_MODEL
 from nl2sql.errors import Nl2SqlError, NoAnswerError, UsageError
 from nl2sql.llm.usage import format_cost
+from nl2sql.operations.ops_context import OpsContext
+from nl2sql.agents.ask import ask
+from nl2sql.context_engine import context
+from nl2sql.agents.conversations import ConversationStore
+from nl2sql.agents.answer import markdown_table
+from nl2sql.operations import verified_answers as workflow
 
 if TYPE_CHECKING:
     from nl2sql.agents.answer import Answer
@@ -98,7 +104,6 @@ def _run(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     configure_logging(args.verbose)
-    from nl2sql.operations.ops_context import OpsContext
 
     ops = OpsContext.load(args.config, data_dir=args.data_dir, workspace=args.workspace)
     try:
@@ -111,8 +116,6 @@ def _run(argv: list[str] | None) -> int:
         if args.chart and Path(args.chart).suffix.lower() not in (".png", ".svg"):
             parser.error(f"--chart {args.chart}: give a file name ending in .png or .svg")
         if args.show_context:
-            from nl2sql.context_engine import context
-
             prompt_context = context(args.question, db_id=args.db, config=ops)
             print(prompt_context.model_dump_json(indent=2) if args.json
                   else prompt_context.render())
@@ -123,7 +126,6 @@ def _run(argv: list[str] | None) -> int:
                 "answers with placeholder text, never SQL; pass a real model (--model "
                 "openai:gpt-4o-mini, or ollama:qwen2.5-coder for a local one), or use "
                 "--show-context to see what a model would be shown.")
-        from nl2sql.agents.ask import ask
 
         with _spinner():
             answer = ask(args.question, db_id=args.db, model=args.model,
@@ -150,8 +152,6 @@ def _save_chart(answer: Answer, path: str, ops: Any, out: Any) -> None:
 
 
 def _conversations(ops: Any, args: argparse.Namespace) -> int:
-    from nl2sql.agents.conversations import ConversationStore
-
     store = ConversationStore.in_data_dir(ops.data_dir)
     if args.delete_conversation:
         count = store.delete(args.delete_conversation)
@@ -172,8 +172,6 @@ def _conversations(ops: Any, args: argparse.Namespace) -> int:
 
 
 def _verified(ops: Any, args: argparse.Namespace) -> int:
-    from nl2sql.verified import accept as workflow
-
     if args.accept:
         found = [workflow.accept_answer(ops, args.accept)]
         print(f"Verified {found[0].id} on {found[0].db_id}: the same question is now answered "
@@ -202,8 +200,6 @@ def _spinner() -> Any:
 
 
 def _print_answer(answer: Answer) -> None:
-    from nl2sql.agents.answer import markdown_table
-
     if sys.stdout.isatty():
         from rich.console import Console
         from rich.syntax import Syntax

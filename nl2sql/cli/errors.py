@@ -15,6 +15,7 @@ from pathlib import Path
 from collections.abc import Callable
 
 from nl2sql.errors import Nl2SqlError, UsageError, as_one_sentence
+from nl2sql import __version__
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2  # what argparse uses for a bad command line
@@ -59,8 +60,6 @@ def _command_name() -> str:
 
 def add_version_flag(parser: argparse.ArgumentParser) -> None:
     """``--version``: print ``<command> <nl2sql version>`` and exit 0 (every command has it)."""
-    from nl2sql import __version__
-
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
 
 

@@ -14,6 +14,14 @@ from nl2sql.cli.errors import EXIT_ERROR, EXIT_USAGE, add_version_flag, configur
 from nl2sql.cli.options import add_common_options
 from nl2sql.config.registry import ENV_CONFIG, ENV_MODEL
 from nl2sql.errors import Nl2SqlError
+from nl2sql.cli.progress import progress_reporter
+from nl2sql.evaluation import EvalSettings, bundled_set_path, evaluate, load_predictions, load_questions
+from nl2sql.evaluation.html import render_html
+from nl2sql.evaluation.report import context_line, cost_line, render_calibration, render_table
+from nl2sql.evaluation.runner import check_databases
+from nl2sql.operations.ops_context import OpsContext
+from nl2sql.schema.cache import atomic_write_text
+from nl2sql.evaluation.generate import generate_predictions
 
 DESCRIPTION = f"""\
 Score NL2SQL predictions by execution accuracy: each gold query and its prediction run on the
@@ -116,15 +124,6 @@ def _run(argv: list[str] | None) -> int:
 def _evaluate(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from nl2sql.cli.progress import progress_reporter
-    from nl2sql.evaluation import (EvalSettings, bundled_set_path, evaluate, load_predictions,
-                                   load_questions)
-    from nl2sql.evaluation.html import render_html
-    from nl2sql.evaluation.report import (context_line, cost_line, render_calibration,
-                                          render_table)
-    from nl2sql.evaluation.runner import check_databases
-    from nl2sql.operations.ops_context import OpsContext
-
     ctx = OpsContext.load(args.config, data_dir=args.data_dir, workspace=args.workspace,
                           model=args.model)
     if args.set_name:
@@ -141,8 +140,6 @@ def _evaluate(args: argparse.Namespace) -> int:
                             extra_columns=args.extra_columns, concurrency=args.concurrency,
                             context_recall=not args.no_context)
     if args.model:
-        from nl2sql.evaluation.generate import generate_predictions
-
         with progress_reporter("nl2sql-eval") as progress:
             predictions = generate_predictions(questions, ctx, model=args.model,
                                                cache_dir=out, concurrency=args.concurrency,
@@ -157,7 +154,6 @@ def _evaluate(args: argparse.Namespace) -> int:
                                            "candidates": args.candidates if args.model
                                            else None})
     report.write_json(out / "report.json")
-    from nl2sql.schema.cache import atomic_write_text
 
     atomic_write_text(out / "report.html", render_html(report, f"nl2sql-eval: {name}"))
     ctx.close()

@@ -15,6 +15,9 @@ from nl2sql.cli.errors import add_version_flag, configure_logging, run_cli
 from nl2sql.cli.options import add_common_options
 from nl2sql.config.registry import ENV_AUTH_TOKEN, ENV_CONFIG, ENV_DATA_DIR, ENV_WORKSPACE
 from nl2sql.operations.registry import OPERATIONS
+from nl2sql.mcp.memory import limit_server_memory
+from nl2sql.mcp.server import build_server
+from nl2sql.mcp.http import serve_http
 
 _TOOLS = ", ".join(op.name for op in OPERATIONS)
 DESCRIPTION = textwrap.fill(
@@ -64,16 +67,12 @@ def build_parser() -> argparse.ArgumentParser:
 def _run(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
     configure_logging(args.verbose)  # before the SDK's own logging set-up, which then defers
-    from nl2sql.mcp.memory import limit_server_memory
-    from nl2sql.mcp.server import build_server  # after parsing: --help stays instant
 
     limit_server_memory()  # NL2SQL_MAX_MEMORY: one query cannot take the server's host down
 
     server = build_server(args.config, data_dir=args.data_dir, workspace=args.workspace,
                           log_level="INFO" if args.verbose else "WARNING")
     if args.transport == "http":
-        from nl2sql.mcp.http import serve_http
-
         serve_http(server, host=args.host, port=args.port,
                    token=args.auth_token or os.environ.get(ENV_AUTH_TOKEN) or None,
                    allowed_hosts=args.allowed_host,

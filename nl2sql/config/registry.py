@@ -21,6 +21,7 @@ from nl2sql.backends import BACKENDS, Backend, DatabaseType, get_backend  # noqa
 from nl2sql.config.dbs_yaml import (interpolate, mapping_entry, not_a_mapping_error, url_settings,
                              yaml_error)
 from nl2sql.errors import ConfigError, UnknownDatabaseError, did_you_mean
+from nl2sql.config import secrets
 
 ENV_CONFIG = "NL2SQL_CONFIG"
 ENV_DATA_DIR = "NL2SQL_DATA_DIR"
@@ -155,7 +156,6 @@ class DbConnectionConfig(BaseModel):
                                   f"export it before connecting.", db_id=self.db_id)
         if value is None:
             return None
-        from nl2sql.config import secrets  # lazy: only connections with a password pay for cryptography
 
         return secrets.reveal(value, db_id=self.db_id)
 

@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from nl2sql.config.registry import DbConnectionConfigs
+from nl2sql.context_engine.engine import engine_for
 from nl2sql.context_engine.prompt_context import PromptContext
 
-if TYPE_CHECKING:
-    from nl2sql.config.registry import DbConnectionConfigs
-    from nl2sql.operations.ops_context import OpsContext
 
-ConfigLike = "DbConnectionConfigs | OpsContext | str | Path | None"
+class HasConfigs(Protocol):
+    """What ``config=`` may also be: an object holding a registry (an ``OpsContext``)."""
+
+    configs: DbConnectionConfigs
+
 
 def resolve_configs(config: object = None) -> DbConnectionConfigs:
     """The registry from ``config``: a ``DbConnectionConfigs``, an ``OpsContext``, a dbs.yaml
     path, or None (``NL2SQL_CONFIG`` or ./dbs.yaml, as everywhere else)."""
-    from nl2sql.config.registry import DbConnectionConfigs
-
     if isinstance(config, DbConnectionConfigs):
         return config
     configs = getattr(config, "configs", None)
@@ -29,7 +30,7 @@ def resolve_configs(config: object = None) -> DbConnectionConfigs:
                     f"not {type(config).__name__}")
 
 def context(question: str, *, db_id: str | None = None, budget_tokens: int | None = None,
-            config: DbConnectionConfigs | OpsContext | str | Path | None = None) -> PromptContext:
+            config: DbConnectionConfigs | HasConfigs | str | Path | None = None) -> PromptContext:
     """What a model should be shown to answer ``question``.
 
     ``db_id`` None: every configured database is scored (``candidates``) and the best is used.
@@ -41,7 +42,5 @@ def context(question: str, *, db_id: str | None = None, budget_tokens: int | Non
         >>> ctx = nl2sql.context("How many books did each author write?")
         >>> print(ctx.db_id, [t.name for t in ctx.tables])
     """
-    from nl2sql.context_engine.engine import engine_for
-
     configs = resolve_configs(config)
     return engine_for(configs).context(question, db_id=db_id, budget_tokens=budget_tokens)

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 from nl2sql.context_engine.embeddings import similarities
 from nl2sql.context_engine.prompt_context import Candidate
 from nl2sql.context_engine.values import ValueLookup
-from nl2sql.context_engine.words import synonyms, terms
+from nl2sql.schema.words import synonyms, terms
+from nl2sql._helpers import quiet_imports
 
 if TYPE_CHECKING:
     import numpy as np
@@ -39,8 +40,6 @@ EXPLAINED = 10
 class CatalogIndex:
     def __init__(self, indexes: list[DbIndex]) -> None:
         import numpy as np
-
-        from nl2sql._helpers import quiet_imports
 
         with quiet_imports("bm25s"):  # it logs at DEBUG; tqdm.auto warns in notebooks
             import bm25s

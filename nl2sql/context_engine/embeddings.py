@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from nl2sql._helpers import quiet_imports
 
 if TYPE_CHECKING:
     import numpy as np
@@ -25,8 +26,6 @@ def model() -> Any:
     if _model is None:
         with _lock:
             if _model is None:
-                from nl2sql._helpers import quiet_imports
-
                 with quiet_imports("wordllama"):  # it calls logging.basicConfig
                     import wordllama
 

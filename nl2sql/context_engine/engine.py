@@ -25,6 +25,11 @@ from nl2sql.context_engine.pruning import estimate_tokens, prune
 from nl2sql.errors import Nl2SqlError, SchemaCacheError, SchemaCacheMissingError
 from nl2sql._helpers import gc_paused
 from nl2sql.schema.models import DbInfo
+from nl2sql.context_engine.index import build_index, embeddings_path, read_index
+from nl2sql.context_engine.retrieval import DbIndex
+from nl2sql.context_engine.embeddings import embed
+from nl2sql.schema.formatting import format_schema
+from nl2sql.context_engine.catalog import CatalogIndex
 
 if TYPE_CHECKING:
     import numpy as np
@@ -64,8 +69,6 @@ class Loaded:
         """The whole annotated schema, exactly as ``db_show_schema`` shows it (made on first
         use: a big schema is pruned on every call and never needs it)."""
         if self._full_sql is None:
-            from nl2sql.schema.formatting import format_schema
-
             self._full_sql = format_schema(self.info)
         return self._full_sql
 
@@ -75,9 +78,6 @@ def load_index(data_dir: Path, db_id: str,
     """The stored index of ``db_id``; rebuilt (and stored again) from the cache when missing,
     unreadable or stale. Returns the cache too when it had to be read."""
     import numpy as np
-
-    from nl2sql.context_engine.index import build_index, embeddings_path, read_index
-    from nl2sql.context_engine.retrieval import DbIndex
 
     data = read_index(data_dir, db_id)
     vectors = None
@@ -150,8 +150,6 @@ class ContextEngine:
         return found
 
     def catalog(self) -> CatalogIndex:
-        from nl2sql.context_engine.catalog import CatalogIndex
-
         with gc_paused():
             available = self.available()
             key = tuple((item.db_id, item.signature) for item in available)
@@ -233,8 +231,6 @@ def value_hints(matches: list, kept: set[str]) -> list[ValueHint]:  # type: igno
 
 
 def question_vector(question: str) -> np.ndarray | None:
-    from nl2sql.context_engine.embeddings import embed
-
     try:
         return embed([question])[0]
     except Exception as exc:  # noqa: BLE001  (lexical retrieval still works without it)

@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from nl2sql.context_engine.prompt_context import ContextExample
-from nl2sql.context_engine.words import terms
+from nl2sql.schema.words import terms
 from nl2sql.schema.models import DbInfo
 from nl2sql.verified.store import VerifiedStore
+from nl2sql.context_engine.embeddings import embed
 
 if TYPE_CHECKING:
     import numpy as np
@@ -59,7 +60,6 @@ def _similar(question: str, question_vector: np.ndarray | None,
     """``unique`` examples similar enough to ``question``, most similar first."""
     if not unique:
         return []
-    from nl2sql.context_engine.embeddings import embed
 
     query = set(terms(question))
     vectors = embed([c.question for c in unique]) if question_vector is not None else None

@@ -21,7 +21,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from nl2sql.context_engine.prompt_context import GlossaryEntry
-from nl2sql.context_engine.words import terms
+from nl2sql.schema.words import terms
 from nl2sql.config.dbs_yaml import mapping_entry, yaml_error
 from nl2sql.errors import GlossaryError
 

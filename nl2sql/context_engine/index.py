@@ -21,9 +21,13 @@ from typing import Any
 
 from nl2sql.schema.cache import atomic_write_text, cache_path
 from nl2sql.context_engine.values import value_keys
-from nl2sql.context_engine.words import terms
-from nl2sql.schema.formatting import format_table_both
-from nl2sql.schema.models import DbInfo, TableInfo
+from nl2sql.schema.words import terms
+from nl2sql.schema.formatting import format_schema, format_table_both
+from nl2sql.schema.models import DbInfo, TableInfo, is_label_type
+from nl2sql.context_engine.graph import foreign_keys
+from nl2sql.context_engine.narrow import key_columns, narrow_table
+from nl2sql._helpers import gc_paused
+from nl2sql.context_engine.embeddings import embed
 
 log = logging.getLogger(__name__)
 
@@ -141,15 +145,10 @@ def values_from_cache(table: TableInfo) -> dict[str, list[str]]:
             for row in rows[1:]:
                 for name, cell in zip(header, row):
                     column = table.column(name)
-                    if column is not None and not column.is_primary_key and _texty(column.data_type):
+                    if (column is not None and not column.is_primary_key
+                            and is_label_type(column.data_type)):
                         found.setdefault(name, []).append(cell)
     return found
-
-
-def _texty(data_type: str) -> bool:
-    from nl2sql.inspection.enums import _SKIPPED_TYPE
-
-    return not _SKIPPED_TYPE.search(data_type or "")
 
 
 def _bounded(values: dict[str, list[str]]) -> dict[str, list[str]]:
@@ -170,8 +169,6 @@ def _bounded(values: dict[str, list[str]]) -> dict[str, list[str]]:
 # -- building --------------------------------------------------------------------------------
 
 def _neighbours(info: DbInfo) -> dict[str, set[str]]:
-    from nl2sql.context_engine.graph import foreign_keys
-
     found: dict[str, set[str]] = {t.name: set() for t in info.tables}
     for table in info.tables:
         for fk in foreign_keys(table):
@@ -208,7 +205,6 @@ def _entry(table: TableInfo, db_type: str, neighbours: set[str],
     embed_text = " ".join([" ".join(name_terms), description,
                            " ".join(" ".join(terms(c.name, expand=False))
                                     for c in table.columns[:40])])
-    from nl2sql.context_engine.narrow import key_columns, narrow_table
 
     full, whole = format_table_both(table, db_type)
     texts = {"full": full, "whole": whole, "keys": narrow_table(table, key_columns(table))}
@@ -244,8 +240,6 @@ def role_terms(info: DbInfo) -> dict[str, list[str]]:
 def build_index(info: DbInfo, data_dir: Path, *, collected: Values | None = None,
                 previous: IndexData | None = None) -> IndexData:
     """Build (incrementally) and store the index of ``info`` (see ``_build``)."""
-    from nl2sql._helpers import gc_paused
-
     with gc_paused():
         return _build(info, data_dir, collected=collected, previous=previous)
 
@@ -256,8 +250,6 @@ def _build(info: DbInfo, data_dir: Path, *, collected: Values | None = None,
     annotation read from the database (else the previous index's values are kept for tables
     whose structure did not change, plus what the cache holds)."""
     import numpy as np
-
-    from nl2sql.context_engine.embeddings import embed
 
     if previous is None:
         previous = read_index(data_dir, info.db_id, check_signature=False)
@@ -296,7 +288,6 @@ def _build(info: DbInfo, data_dir: Path, *, collected: Values | None = None,
     for entry in entries:
         vectors.append(old_vectors[entry.key] if entry.key in old_vectors else fresh[entry.key])
     matrix = np.vstack(vectors).astype(np.float32) if vectors else np.zeros((0, 256), np.float32)
-    from nl2sql.schema.formatting import format_schema
 
     data = IndexData(db_id=info.db_id, signature=cache_signature(data_dir, info.db_id),
                      description=info.description or "", tables=entries,

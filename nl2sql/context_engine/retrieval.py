@@ -10,7 +10,8 @@ from nl2sql.context_engine.embeddings import similarities
 from nl2sql.context_engine.graph import JoinGraph
 from nl2sql.context_engine.index import IndexData
 from nl2sql.context_engine.values import ValueLookup, ValueMatch
-from nl2sql.context_engine.words import synonyms, terms
+from nl2sql.schema.words import synonyms, terms
+from nl2sql._helpers import quiet_imports
 
 if TYPE_CHECKING:
     import numpy as np
@@ -132,8 +133,6 @@ class DbIndex:
     @property
     def bm25(self) -> Any:
         if self._bm25 is None:
-            from nl2sql._helpers import quiet_imports
-
             with quiet_imports("bm25s"):  # it logs at DEBUG; tqdm.auto warns in notebooks
                 import bm25s
             retriever = bm25s.BM25()

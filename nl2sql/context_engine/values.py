@@ -8,7 +8,7 @@ import re
 import threading
 from dataclasses import dataclass
 
-from nl2sql.context_engine.words import _NOT_ALNUM, STOP_WORDS, compact, normalize_value, stem, terms
+from nl2sql.schema.words import _NOT_ALNUM, STOP_WORDS, compact, normalize_value, stem, terms
 
 #: A stored value that lists things: 'Angus Young, Malcolm Young', 'Rock/Pop', 'A & B'.
 _LIST = re.compile(r"[,;/|&]| and ")

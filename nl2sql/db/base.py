@@ -19,13 +19,16 @@ from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError
 
 from nl2sql.config.registry import DbConnectionConfig
-from nl2sql.errors import DatabaseConnectionError
+from nl2sql.errors import (DatabaseConnectionError, QueryExecutionError, QueryTimeoutError,
+                           UnknownTableError)
 from nl2sql.db.catalogue_reads import CatalogueRead
 from nl2sql.db.logins import LoginPrivileges
 from nl2sql.schema.models import DbInfo, TableInfo
 from nl2sql.sql_guard.value_sizes import check_value_sizes
 from nl2sql.sql_guard.user_functions import (NO_USER_FUNCTIONS, UserFunctions,
                                              check_user_functions, refuse_view)
+from nl2sql.sql_guard import validate_read_only
+from nl2sql.db import lookup
 
 if TYPE_CHECKING:
     from nl2sql.sql_guard import ValidatedQuery
@@ -297,8 +300,6 @@ class DbOperations(ABC):
             sql, is_explain = query, False
         else:
             if isinstance(query, str):
-                from nl2sql.sql_guard import validate_read_only
-
                 query = validate_read_only(query, self.connection.sqlglot_dialect,
                                            allowed_functions=config.allowed_functions)
             self.connection.check_query(query)
@@ -320,8 +321,6 @@ class DbOperations(ABC):
         return self.execute_select_query(query, _RowCounter(), max_rows=limit).row_count
 
     def _value_too_big_error(self) -> Exception:
-        from nl2sql.errors import QueryExecutionError
-
         limit = self.connection.config.max_value_bytes
         return QueryExecutionError(
             f"A value in the result of the query on database '{self.db_id}' is larger than the "
@@ -329,8 +328,6 @@ class DbOperations(ABC):
             f"raise max_value_bytes for db {self.db_id} in dbs.yaml.", db_id=self.db_id)
 
     def _timeout_error(self, timeout: float) -> Exception:
-        from nl2sql.errors import QueryTimeoutError
-
         return QueryTimeoutError(
             f"Query on database '{self.db_id}' stopped after {timeout:g} s; add a "
             f"LIMIT/filter or raise query_timeout_seconds for db {self.db_id} in dbs.yaml.",
@@ -338,22 +335,16 @@ class DbOperations(ABC):
 
     def fetch_row_by_id(self, table: str, row_id: object) -> dict[str, Any] | None:
         """The row of ``table`` whose primary key is ``row_id`` (see ``lookup.primary_key_values``)."""
-        from nl2sql.db import lookup
-
         info = lookup.resolve_table(self.db_info, table)
         return self._fetch_one(info, lookup.primary_key_values(info, row_id))
 
     def fetch_related_row(self, table: str, column: str | Sequence[str],
                           value: object) -> dict[str, Any] | None:
         """The first row of ``table`` whose ``column`` (or columns) equal ``value``."""
-        from nl2sql.db import lookup
-
         info = lookup.resolve_table(self.db_info, table)
         return self._fetch_one(info, lookup.column_values(info, column, value))
 
     def _fetch_one(self, info: TableInfo, where: dict[str, Any]) -> dict[str, Any] | None:
-        from nl2sql.db import lookup
-
         self.connection.check_login()
         self.connection.check_relation(info.name)
         statement = lookup.select_where(info, where, schema=self.connection.schema)
@@ -362,7 +353,6 @@ class DbOperations(ABC):
             try:
                 row = conn.execute(statement).mappings().first()
             except OverflowError:  # e.g. SQLite binds 64-bit integers only: no row has it
-                from nl2sql.errors import UnknownTableError
 
                 raise UnknownTableError(
                     f"A key value for table '{info.name}' is outside the database's integer "

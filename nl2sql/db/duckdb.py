@@ -30,6 +30,7 @@ from nl2sql.db.base import CsvResultSink, DbConnection, DbOperations, QueryStats
 from nl2sql.db.call_stop import stop_with
 from nl2sql.errors import ConfigError, DatabaseConnectionError, QueryExecutionError, QueryTimeoutError
 from nl2sql.sql_guard.user_functions import UserFunctions, from_view_definitions
+from nl2sql.workspace.csv_arrow import format_batch, record_bytes
 
 try:
     import duckdb
@@ -274,8 +275,6 @@ class DuckdbOperations(DbOperations):
         """DuckDB hands the result out as Arrow record batches and ``nl2sql.workspace.csv_arrow`` writes
         their CSV records in Arrow's kernels: no Python object per value, and no per-record
         string to move either (bench/export_mysql_duckdb.py)."""
-        from nl2sql.workspace.csv_arrow import format_batch, record_bytes
-
         relation = raw.sql(f"{self._bounded(raw, query)} LIMIT {max_rows + 1}")
         # The relation's reader (a DB-API result's makes an extra copy of the rows); DuckDB 2
         # calls it to_arrow_reader, 1.x fetch_arrow_reader.

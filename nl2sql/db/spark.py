@@ -41,6 +41,7 @@ from nl2sql.db.spark_sql import SparkSqlConnection, resolve_remote
 from nl2sql.sql_guard.user_functions import UserFunctions, from_view_definitions
 from nl2sql.errors import (ConfigError, DatabaseConnectionError, QueryExecutionError,
                            QueryTimeoutError)
+from nl2sql.workspace.csv_arrow import format_batch, record_bytes, writes
 
 log = logging.getLogger(__name__)
 # pyspark warns on stderr when its retries give up; the caller gets our one-line error instead.
@@ -318,8 +319,6 @@ def _arrow_csv_writer(sink: ResultSink, schema: Any) -> Any:
     """A function writing one record batch as CSV through ``nl2sql.workspace.csv_arrow`` into ``sink``,
     or ``False`` when the sink takes no CSV blocks or a column type needs the row path (zoned
     timestamps, nested types...)."""
-    from nl2sql.workspace.csv_arrow import format_batch, record_bytes, writes
-
     if not hasattr(getattr(sink, "sink", sink), "write_csv_block") \
             or not all(writes(field.type) for field in schema):
         return False

@@ -25,6 +25,7 @@ from sqlalchemy.sql import compiler
 from sqlalchemy.sql.elements import ClauseElement
 
 from nl2sql.errors import ConfigError, QueryExecutionError
+from nl2sql.config import secrets
 
 # -- remote: sc://host:port/;param=value;... -----------------------------------------------
 
@@ -99,8 +100,6 @@ def resolve_remote(remote: str, *, db_id: str, password: str | None = None) -> S
     parsed = SparkRemote.parse(remote, db_id=db_id)
     token = parsed.param("token")
     if token:
-        from nl2sql.config import secrets
-
         return parsed.with_param("token", secrets.reveal(token, db_id=db_id))
     if password:
         return parsed.with_param("token", password)

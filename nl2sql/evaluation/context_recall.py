@@ -11,6 +11,8 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
+from nl2sql.context_engine.api import context as find_context
+from nl2sql.errors import Nl2SqlError
 from nl2sql.evaluation.scoring import QuestionResult
 
 _NOT_A_VALUE = re.compile(r"^[\d\s:.\-+/TZ]*$")  # numbers, dates, times
@@ -51,14 +53,12 @@ def _recall(wanted: list[str], found: set[str]) -> float | None:
 
 def add_context_recall(result: QuestionResult, configs: object, dialect: str) -> None:
     """Fill the context fields of ``result`` from ``nl2sql.context()`` for its database."""
-    import nl2sql
-
     gold = result.gold_sql[result.matched_gold or 0]
     result.gold_tables = gold_tables(gold, dialect)
     result.gold_literals = gold_literals(gold, dialect)
     try:
-        context = nl2sql.context(result.question, db_id=result.db_id, config=configs)
-    except nl2sql.Nl2SqlError as exc:
+        context = find_context(result.question, db_id=result.db_id, config=configs)
+    except Nl2SqlError as exc:
         result.context_error = str(exc)
         return
     result.context_tables = [t.name for t in context.tables]

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from nl2sql.agents.ask import ask_async
 from nl2sql.errors import ModelSetupError, Nl2SqlError
 from nl2sql.evaluation.inputs import Question
 from nl2sql.evaluation.runner import Generation
@@ -104,12 +105,6 @@ def generate_predictions(questions: list[Question], ctx: OpsContext, *, model: A
 async def _generate(questions: list[Question], ctx: OpsContext, *, model: Any, cache_dir: Path,
                     concurrency: int, candidates: int,
                     progress: ProgressReporter) -> dict[str, Generation]:
-    import nl2sql
-
-    ask_async = getattr(nl2sql, "ask_async", None)
-    if ask_async is None:
-        raise ModelSetupError("--model needs the NL2SQL agent (nl2sql.ask_async), which this "
-                              "installation does not have; score a predictions file instead.")
     name = model_name(model)
     cache_path = cache_dir / CACHE_NAME
     cached = load_cache(cache_path)

@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from nl2sql.errors import Nl2SqlError, did_you_mean
+from nl2sql.config.bundled import question_set_names, question_set_path
 
 GOLD_SEPARATOR = re.compile(r"^[ \t]*--or--[ \t]*$", re.MULTILINE | re.IGNORECASE)
 _QUERY_KEYS = ("query", "gold", "gold_sql", "sql", "SQL")
@@ -193,8 +194,6 @@ def bundled_set_path(name: str, backend_of: dict[str, str] | None = None) -> Pat
 
     ``backend_of`` maps db_id -> backend type (``{"chinook": "postgres"}``).
     """
-    from nl2sql.config.bundled import question_set_names, question_set_path
-
     path = question_set_path(name)
     if path is None:
         names = question_set_names()

@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 
 from nl2sql.evaluation.scoring import QuestionResult
 from nl2sql.llm.usage import format_cost
+from nl2sql.schema.cache import atomic_write_text
 
 UNCATEGORIZED = "(none)"
 
@@ -162,8 +163,6 @@ class Report(BaseModel):
         return [q for q in self.questions if q.broken_gold]
 
     def write_json(self, path: Path) -> None:
-        from nl2sql.schema.cache import atomic_write_text
-
         atomic_write_text(path, self.model_dump_json(indent=2) + "\n")
 
 

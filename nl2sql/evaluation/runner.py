@@ -16,6 +16,7 @@ from nl2sql.evaluation.report import Report
 from nl2sql.evaluation.scoring import DEFAULT_MAX_ROWS, QuestionResult, Scorer
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql._helpers import NullProgress, ProgressReporter
+from nl2sql.evaluation.context_recall import add_context_recall
 
 
 @dataclass
@@ -76,8 +77,6 @@ def evaluate(questions: list[Question], predictions: Mapping[str, str | Generati
         if generation:
             _add_generation(result, generation)
         if settings.context_recall:
-            from nl2sql.evaluation.context_recall import add_context_recall
-
             add_context_recall(result, ctx.configs, ctx.connection(question.db_id).sqlglot_dialect)
         return result
 

@@ -21,6 +21,7 @@ from nl2sql.evaluation.compare import Comparison, ExtraColumns, OrderSpec, compa
 from nl2sql.evaluation.inputs import Question
 from nl2sql.evaluation.ordering import order_spec
 from nl2sql.operations.ops_context import OpsContext
+from nl2sql.operations.queries import operations_for_query
 
 #: Rows kept per result for scoring; a gold result beyond it cannot be compared (broken gold).
 DEFAULT_MAX_ROWS = 100_000
@@ -105,8 +106,6 @@ def run_query(ctx: OpsContext, db_id: str, sql: str, *, timeout: float | None,
               max_rows: int) -> QueryRun:
     """Run ``sql`` read-only on ``db_id``; an expected failure is returned, not raised (except
     an unreachable database, which is a set-up problem for the whole run)."""
-    from nl2sql.operations.queries import operations_for_query
-
     sink = _Rows()
     started = time.monotonic()
     try:

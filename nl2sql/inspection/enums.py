@@ -15,7 +15,6 @@ backend inspectors' ``planner_stats`` / ``sample_source`` hooks). No full-table
 from __future__ import annotations
 
 import logging
-import re
 from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable
 
@@ -26,7 +25,7 @@ from nl2sql.db.base import DbConnection
 from nl2sql.inspection.base import DbSchemaInspector
 from nl2sql.inspection.factory import create_inspector
 from nl2sql.inspection.statistics import ColumnStats, EnumScreeningSettings, Relation
-from nl2sql.schema.models import ColumnInfo, EnumValueCount, TableInfo
+from nl2sql.schema.models import ColumnInfo, EnumValueCount, TableInfo, is_label_type
 
 __all__ = ["ColumnStats", "EnumScreeningSettings", "apply_stats", "is_screenable",
            "screen_table", "screen_tables"]
@@ -35,20 +34,11 @@ log = logging.getLogger(__name__)
 #: From this many tables to screen in batches on, they go in at least two statements, run at once.
 SPLIT_MIN_TABLES = 20
 
-# Types that are never categorical labels: numbers (a 1-5 rating is an ordinal score), dates and
-# times, binary, booleans, structured and network types. Everything else (text, char, varchar,
-# Postgres enum types, untyped SQLite columns) is screened.
-_SKIPPED_TYPE = re.compile(
-    r"INT|NUM|DEC|REAL|FLOA|DOUB|MONEY|SERIAL|DATE|TIME|INTERVAL|YEAR|BOOL|BIT|BLOB|BYTEA|"
-    r"BINARY|JSON|UUID|XML|GEOM|GEOG|POINT|POLYGON|TSVECTOR|INET|CIDR|MACADDR|ARRAY|\[\]|RANGE",
-    re.IGNORECASE)
-
-
 def is_screenable(column: ColumnInfo) -> bool:
     """True for columns that may hold enum values: not a key, not unique, a text-like type."""
     if column.is_primary_key or column.is_unique or column.enum_decision == "schema":
         return False
-    return not _SKIPPED_TYPE.search(column.data_type or "")
+    return is_label_type(column.data_type)
 
 
 def screen_table(connection: DbConnection, table_info: TableInfo,

@@ -32,6 +32,7 @@ from sqlalchemy.exc import DBAPIError
 from nl2sql.schema.cache import atomic_write_text, cache_path
 from nl2sql.db.base import DbConnection
 from nl2sql.schema.models import ColumnInfo, DbInfo, ForeignKeyInfo, TableInfo
+from nl2sql.schema.words import split_identifier, stem
 
 log = logging.getLogger(__name__)
 
@@ -77,8 +78,6 @@ def _kind(data_type: str) -> str:
 
 
 def _words(name: str) -> list[str]:
-    from nl2sql.context_engine.words import split_identifier, stem
-
     return [stem(w) for w in split_identifier(name)]
 
 

@@ -15,11 +15,13 @@ import functools
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import MCPServerError
 
-from nl2sql.errors import as_one_sentence
+from nl2sql.errors import Nl2SqlError, as_one_sentence
 from nl2sql.llm.prompt_files import render_prompt
 from nl2sql.mcp.worker import run_in_worker
 from nl2sql.operations.first_use import call_prepared, prepare_context_engine
 from nl2sql.operations.ops_context import OpsContext
+from nl2sql.agents.instructions import nl2sql_instructions
+from nl2sql.context_engine.engine import engine_for
 
 DESCRIPTION = (
     "Answer a question from a database the way nl2sql's own agent does: its instructions, the "
@@ -32,9 +34,6 @@ DESCRIPTION = (
 def ask_database_text(ops: OpsContext, question: str, db_id: str | None = None) -> str:
     """The prompt text for ``question`` on ``db_id`` (or the best database for it)."""
     prepare_context_engine()  # before its first import: concurrent first calls
-    from nl2sql.agents.instructions import nl2sql_instructions
-    from nl2sql.context_engine.engine import engine_for
-    from nl2sql.errors import Nl2SqlError
 
     context = engine_for(ops.configs).context(question, db_id=db_id)
     if context.db_id is None:

@@ -14,6 +14,7 @@ from nl2sql.errors import UnknownDatabaseError, as_one_sentence
 from nl2sql.mcp.worker import run_in_worker
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.first_use import call_prepared
+from nl2sql.operations import db_list_op, db_show_schema_op
 
 
 def register_resources(server: MCPServer, ops_context: OpsContext) -> None:
@@ -22,8 +23,6 @@ def register_resources(server: MCPServer, ops_context: OpsContext) -> None:
                      description="Every configured database: db_id, type, description, table "
                                  "count and whether its annotated schema is cached.")
     async def catalog() -> str:
-        from nl2sql.operations import db_list_op
-
         return await _render(db_list_op, ops_context)
 
     @server.resource("db://{db_id}/schema", name="schema", title="Annotated database schema",
@@ -31,8 +30,6 @@ def register_resources(server: MCPServer, ops_context: OpsContext) -> None:
                      description="The annotated schema of one database as commented SQL DDL "
                                  "(tables, keys, enums, descriptions, samples, example queries).")
     async def schema(db_id: str) -> str:
-        from nl2sql.operations import db_show_schema_op
-
         return await _render(db_show_schema_op, ops_context, db_id=db_id)
 
 

@@ -13,6 +13,8 @@ from nl2sql.errors import (SchemaCacheError, SchemaCacheMissingError, UnknownTab
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.params import DbId, TableNames
 from nl2sql._helpers import plural
+from nl2sql.schema.formatting import format_schema, format_tables
+from nl2sql.operations.search import ENV_SCHEMA_TOKEN_CAP, schema_token_cap
 
 
 class DbSummary(BaseModel):
@@ -78,9 +80,6 @@ def db_show_schema_op(ctx: OpsContext, db_id: DbId, tables: TableNames = None) -
 
     An answer over the token cap (``NL2SQL_SCHEMA_TOKEN_CAP``, default 20,000) is not sent:
     ``render()`` says how big it is and points to ``db_search_schema`` and the table list."""
-    from nl2sql.schema.formatting import format_schema, format_tables
-    from nl2sql.operations.search import ENV_SCHEMA_TOKEN_CAP, schema_token_cap
-
     info = ctx.db_info(db_id)
     if tables:
         chosen = []

@@ -20,6 +20,7 @@ from nl2sql.workspace.results import (CSV_SUFFIX, METADATA_SUFFIX, ResultMetadat
 from nl2sql.workspace.saved_query_index import SavedQueryIndex
 from nl2sql._helpers import shorten
 from nl2sql.verified.store import VerifiedAnswer
+from nl2sql.operations.verified_answers import accept_saved_result
 
 DETAILS_PREVIEW_ROWS = 5
 _SQL_PREVIEW_CHARS = 200
@@ -122,7 +123,6 @@ def saved_query_accept_op(ctx: OpsContext, csv_file: CsvFile) -> VerifiedAnswer:
     run) and kept as the verified answer to its question (``nl_query``)."""
     # Imported here: it loads sqlglot (0.1-0.3 s), which the MCP server's start-up must not
     # (tests/test_mcp_stdio.py::test_start_up_imports_stay_light).
-    from nl2sql.verified.accept import accept_saved_result
 
     return accept_saved_result(ctx, csv_file)
 

@@ -10,12 +10,27 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from datetime import datetime, timezone
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 DescriptionSource = Literal["comment", "llm", "user"]
+
+# Types that are never categorical labels: numbers (a 1-5 rating is an ordinal score), dates and
+# times, binary, booleans, structured and network types. Everything else (text, char, varchar,
+# Postgres enum types, untyped SQLite columns) is screened.
+_NOT_A_LABEL_TYPE = re.compile(
+    r"INT|NUM|DEC|REAL|FLOA|DOUB|MONEY|SERIAL|DATE|TIME|INTERVAL|YEAR|BOOL|BIT|BLOB|BYTEA|"
+    r"BINARY|JSON|UUID|XML|GEOM|GEOG|POINT|POLYGON|TSVECTOR|INET|CIDR|MACADDR|ARRAY|\[\]|RANGE",
+    re.IGNORECASE)
+
+
+def is_label_type(data_type: str | None) -> bool:
+    """True for a type whose values may be categorical labels (text-like): what enum screening
+    and the context engine's value index look at."""
+    return not _NOT_A_LABEL_TYPE.search(data_type or "")
 
 
 def utc_now() -> datetime:

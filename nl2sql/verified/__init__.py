@@ -2,5 +2,6 @@
 (``{data_dir}/verified/{db_id}.sqlite``, which ``annotate-schema`` never overwrites), served
 again for the same question, offered first as examples for similar ones, and marked stale when
 schema drift breaks them. ``store`` keeps them, ``questions`` says when two questions are the
-same and which tables an SQL reads, ``accept`` checks and stores one, ``drift`` re-checks them
-after annotation."""
+same and which tables an SQL reads. Checking and storing one is an operation
+(``nl2sql.operations.verified_answers``, ``verified_api``, ``verified_serve``); re-checking them
+after annotation is ``nl2sql.annotation.verified_drift``."""

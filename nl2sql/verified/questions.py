@@ -11,9 +11,6 @@ import re
 import unicodedata
 from decimal import Decimal, InvalidOperation
 
-import sqlglot
-from sqlglot import exp
-
 from nl2sql.schema.models import DbInfo
 
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
@@ -37,6 +34,9 @@ def _number(token: str) -> str:
 def tables_read(sql: str, dialect: str, info: DbInfo | None = None) -> list[str]:
     """The tables (and views) ``sql`` reads, sorted, CTE names left out, as the cache names them when
     ``info`` knows them; [] when sqlglot cannot parse it."""
+    import sqlglot  # lazy: the MCP server imports this module at start-up (see docs/architecture.md)
+    from sqlglot import exp
+
     try:
         tree = sqlglot.parse_one(sql, read=dialect)
     except sqlglot.errors.ParseError:

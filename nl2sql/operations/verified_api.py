@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from nl2sql.operations.ops_context import OpsContext, ops_context_for
-from nl2sql.verified import accept as workflow
+from nl2sql.operations import verified_answers as workflow
 from nl2sql.verified.store import VerifiedAnswer
 
 if TYPE_CHECKING:
