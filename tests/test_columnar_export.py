@@ -30,6 +30,7 @@ from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.queries import db_execute_sql_op
 
 from conftest import SAMPLE_DATA, sqlite_config
+from packages import hide_package
 
 SWITCH = 300
 COLUMNAR_LOGGER = "nl2sql.db.sqlite_columnar"
@@ -161,6 +162,30 @@ def test_chinook_files_are_identical_on_both_paths(chinook_ctx: OpsContext,
     assert took and rows == columnar and rows.count(b"\n") == 2241
     _no_temp_files(chinook_ctx)
 
+
+
+def test_without_the_fast_export_extra_the_file_is_the_same(chinook_ctx: OpsContext,
+                                                           monkeypatch: pytest.MonkeyPatch,
+                                                           caplog: pytest.LogCaptureFixture) -> None:
+    """The base install (no ``nl2sql[fast-export]``: no ADBC driver, no pyarrow) writes the very
+    bytes the extra's worker writes, on the row path."""
+    def export(name: str) -> tuple[bytes, bool]:
+        caplog.clear()
+        monkeypatch.setattr(sqlite_columnar, "_available", None)  # looked up again
+        db_execute_sql_op(chinook_ctx, "db", CHINOOK_JOIN, output_file=name)
+        took = any("columnar export wrote" in r.getMessage() for r in caplog.records)
+        return (chinook_ctx.workspace / name).read_bytes(), took
+
+    with_extra, took = export("with_extra.csv")
+    assert took
+    with monkeypatch.context() as without:
+        for package in ("adbc_driver_sqlite", "adbc_driver_manager", "pyarrow"):
+            hide_package(without, package)
+        assert not sqlite_columnar.columnar_available()
+        without_extra, took = export("without_extra.csv")
+    assert not took
+    assert without_extra == with_extra and with_extra.count(b"\n") == 2241
+    _no_temp_files(chinook_ctx)
 
 EDGE = [  # one row of each edge a column can hold; repeated to fill big results
     (None, None, None, None, None),

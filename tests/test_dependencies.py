@@ -74,3 +74,14 @@ def test_the_compiled_sqlglot_is_what_runs() -> None:
 
     assert tokens.SQLGLOTC_INSTALLED, "reinstall with `pip install -e .` to get sqlglotc"
     assert version("sqlglotc") == version("sqlglot")
+
+
+def test_the_base_install_has_no_arrow_and_no_adbc_driver() -> None:
+    """The SQLite columnar export is the ``fast-export`` extra (dev installs it so its tests
+    run); DuckDB and Spark bring pyarrow through their own extras."""
+    extras = PROJECT["optional-dependencies"]
+    assert not {"pyarrow", "adbc-driver-sqlite"} & set(REQUIREMENTS)
+    assert {Requirement(s).name for s in extras["fast-export"]} == {"pyarrow",
+                                                                      "adbc-driver-sqlite"}
+    assert "pyarrow" in {Requirement(s).name for s in extras["duckdb"]}
+    assert "fast-export" in Requirement(extras["dev"][0]).extras
