@@ -12,7 +12,7 @@ from test_annotation_support import ScriptedAnnotator
 from conftest import SampleDb
 from nl2sql.annotation import AnnotatorOptions
 from nl2sql.annotation.annotator import LlmAnnotationSteps
-from nl2sql.annotation.provenance import is_test_model, reannotate_steps
+from nl2sql.schema.provenance import is_test_model, reannotate_steps
 from nl2sql.schema.cache import load_db_info, save_db_info
 from nl2sql.schema.models import DbInfo
 from nl2sql.annotation.pipeline import AnnotateOptions, annotate_database

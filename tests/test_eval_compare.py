@@ -7,8 +7,8 @@ from decimal import Decimal
 
 import pytest
 
-from nl2sql.evaluation.compare import OrderSpec, compare_results
-from nl2sql.evaluation.ordering import order_spec
+from nl2sql.workspace.result_compare import OrderSpec, compare_results
+from nl2sql.workspace.result_order import order_spec
 from nl2sql.evaluation.report import wilson_interval
 
 UNORDERED = OrderSpec()

@@ -95,7 +95,7 @@ LAYERS: list[set[str]] = [
     {"errors", "backends", "_helpers"},
     {"schema"},
     {"config"},
-    {"workspace", "verified", "sql_guard", "llm"},
+    {"workspace", "verified", "sql_guard", "llm", "charts"},
     {"db"},
     {"inspection"},
     {"context_engine"},

@@ -19,7 +19,7 @@ from nl2sql.llm.usage import format_cost
 from nl2sql.schema.models import StepUsage
 from nl2sql.workspace.results import new_result_id
 from nl2sql.operations.verified_api import accept
-from nl2sql.charts.answer import chart_answer
+from nl2sql.agents.chart_answer import chart_answer
 
 if TYPE_CHECKING:
     from nl2sql.charts import Chart

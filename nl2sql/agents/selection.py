@@ -1,7 +1,7 @@
 """Selection among SQL candidates: grouped by what they return, the largest group wins.
 
 The candidates whose SQL ran are grouped by their results, compared exactly as ``nl2sql-eval``
-compares a prediction with a gold (``nl2sql.evaluation.compare``: rows as a multiset, columns
+compares a prediction with a gold (``nl2sql.workspace.result_compare``: rows as a multiset, columns
 matched by value, row order only when the group's first SQL orders, numbers within 1e-6); each
 candidate joins the first group whose first member's result equals its own. Results are read
 back from the candidates' CSV files (up to ``GROUP_ROWS`` rows); a result larger than that, or
@@ -27,8 +27,8 @@ from pydantic_ai.exceptions import UnexpectedModelBehavior, UsageLimitExceeded
 from nl2sql.agents.answer import SqlCandidate, markdown_table, read_dataframe
 from nl2sql.agents.candidates import CandidateRun
 from nl2sql.agents.sql_agent import parse_json_text
-from nl2sql.evaluation.compare import compare_results
-from nl2sql.evaluation.ordering import order_spec
+from nl2sql.workspace.result_compare import compare_results
+from nl2sql.workspace.result_order import order_spec
 from nl2sql.llm.prompt_files import render_prompt
 from nl2sql.llm.runs import run_agent
 

@@ -24,7 +24,7 @@ from pydantic_ai.models import Model
 
 from nl2sql.annotation import descriptions, enums, examples
 from nl2sql.annotation.options import STEP_NAMES, STEP_TITLES, AnnotatorOptions
-from nl2sql.annotation.provenance import forget
+from nl2sql.schema.provenance import forget
 from nl2sql.annotation.runner import StepRunner
 from nl2sql.config.registry import DbConnectionConfig
 from nl2sql.llm.providers import build_model, model_label

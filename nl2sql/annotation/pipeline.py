@@ -21,7 +21,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from nl2sql.annotation.provenance import stamp, without_placeholders
+from nl2sql.schema.provenance import stamp, without_placeholders
 from nl2sql.annotation.annotator import AnnotationContext, LlmAnnotationSteps, LlmSteps
 from nl2sql.schema.cache import load_db_info, save_db_info
 from nl2sql.config.registry import DbConnectionConfig

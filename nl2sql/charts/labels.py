@@ -12,17 +12,22 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import sqlglot
 from sqlglot import exp
 
 from nl2sql.backends import get_backend
 from nl2sql.errors import Nl2SqlError
+from nl2sql.config.registry import DbConnectionConfig
 from nl2sql.schema.models import ColumnInfo, DbInfo
 
-if TYPE_CHECKING:
-    from nl2sql.operations.ops_context import OpsContext
+
+class SchemaSource(Protocol):
+    """Where ``schema_of`` reads a database's cache and type (an ``OpsContext``)."""
+
+    def db_info(self, db_id: str) -> DbInfo: ...
+    def config(self, db_id: str) -> DbConnectionConfig: ...
 
 #: Descriptions longer than this are not put on an axis (the column name is).
 TITLE_CHARS = 48
@@ -86,7 +91,7 @@ def axis_titles(columns: list[str], sql: str | None, db_info: DbInfo | None,
     return titles
 
 
-def schema_of(ops: OpsContext, db_id: str | None) -> tuple[DbInfo | None, str | None]:
+def schema_of(ops: SchemaSource, db_id: str | None) -> tuple[DbInfo | None, str | None]:
     """The cached schema and sqlglot dialect of ``db_id``, or Nones when the database is no
     longer configured or was never annotated (axis titles are then the column names)."""
     if db_id is None:

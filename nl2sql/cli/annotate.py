@@ -15,7 +15,7 @@ import sys
 from typing import TextIO
 
 from nl2sql.annotation.options import AnnotatorOptions
-from nl2sql.annotation.provenance import (REANNOTATE_CHOICES, is_placeholder_model,
+from nl2sql.schema.provenance import (REANNOTATE_CHOICES, is_placeholder_model,
                                          reannotate_steps, without_placeholders)
 from nl2sql.cli.errors import add_version_flag, configure_logging, run_cli
 from nl2sql.cli.options import DATA_DIR_HELP, non_negative_int, positive_int

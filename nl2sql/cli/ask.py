@@ -16,7 +16,7 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from nl2sql.annotation.provenance import is_placeholder_model
+from nl2sql.schema.provenance import is_placeholder_model
 from nl2sql.cli.errors import EXIT_USAGE, add_version_flag, configure_logging, run_cli
 from nl2sql.cli.options import add_common_options, positive_int
 from nl2sql.config.registry import ENV_CONFIG, ENV_MODEL

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from nl2sql.annotation.provenance import without_placeholders
+from nl2sql.schema.provenance import without_placeholders
 from nl2sql.schema.cache import cache_path, load_db_info
 from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.context_engine.examples import cache_examples, rank_examples, verified_examples

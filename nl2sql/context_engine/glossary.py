@@ -24,6 +24,7 @@ from nl2sql.context_engine.prompt_context import GlossaryEntry
 from nl2sql.schema.words import terms
 from nl2sql.config.dbs_yaml import mapping_entry, yaml_error
 from nl2sql.errors import GlossaryError
+from nl2sql.context_engine.embeddings import similarities, embed
 
 if TYPE_CHECKING:
     import numpy as np
@@ -230,10 +231,7 @@ def _semantic(loaded: _Loaded, question_vector: np.ndarray | None) -> np.ndarray
     if question_vector is None:
         return None
     if loaded.vectors is None:
-        from nl2sql.context_engine.embeddings import embed
-
         loaded.vectors = embed([f"{', '.join(entry.names)}: {entry.definition}"
                                 for entry in loaded.entries])
-    from nl2sql.context_engine.embeddings import similarities
 
     return similarities(loaded.vectors, question_vector)

@@ -6,7 +6,7 @@ the read-only query path (``scoring.py``), context recall (``context_recall.py``
 ``html.py``).
 """
 
-from nl2sql.evaluation.compare import Comparison, OrderSpec, compare_results
+from nl2sql.workspace.result_compare import Comparison, OrderSpec, compare_results
 from nl2sql.evaluation.inputs import (EvaluationInputError, Question, bundled_set_path,
                                       load_predictions, load_questions)
 from nl2sql.evaluation.report import Report, Summary, wilson_interval

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nl2sql.errors import UnknownDatabaseError, did_you_mean
-from nl2sql.evaluation.compare import ExtraColumns
+from nl2sql.workspace.result_compare import ExtraColumns
 from nl2sql.evaluation.inputs import EvaluationInputError, Question
 from nl2sql.evaluation.report import Report
 from nl2sql.evaluation.scoring import DEFAULT_MAX_ROWS, QuestionResult, Scorer

@@ -17,9 +17,9 @@ from pydantic import BaseModel
 
 from nl2sql.errors import (DatabaseConnectionError, Nl2SqlError, QueryRejectedError,
                            QueryTimeoutError)
-from nl2sql.evaluation.compare import Comparison, ExtraColumns, OrderSpec, compare_results
+from nl2sql.workspace.result_compare import Comparison, ExtraColumns, OrderSpec, compare_results
 from nl2sql.evaluation.inputs import Question
-from nl2sql.evaluation.ordering import order_spec
+from nl2sql.workspace.result_order import order_spec
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.queries import operations_for_query
 

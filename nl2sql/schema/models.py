@@ -66,7 +66,7 @@ class ColumnInfo(_Model):
     description: str | None = None
     description_source: DescriptionSource | None = None
     #: The model (its pydantic-ai label) that wrote an "llm" description; ``enum_model``
-    #: likewise for an "llm" enum decision (``nl2sql.annotation.provenance``).
+    #: likewise for an "llm" enum decision (``nl2sql.schema.provenance``).
     description_model: str | None = None
     is_primary_key: bool = False
     is_unique: bool = False

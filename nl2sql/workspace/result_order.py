@@ -8,7 +8,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-from nl2sql.evaluation.compare import OrderSpec
+from nl2sql.workspace.result_compare import OrderSpec
 
 
 def order_spec(sql: str, dialect: str, columns: Sequence[str]) -> OrderSpec:
