@@ -217,7 +217,7 @@ def test_the_model_is_asked_even_where_a_verified_answer_exists(ops: OpsContext,
                                                                 tmp_path: Path) -> None:
     """A verified answer would answer the question without the model: an evaluation of the
     model asks it anyway."""
-    from nl2sql.verified.accept import verify
+    from nl2sql.operations.verified_answers import verify
 
     first = QUESTIONS[0]
     verify(ops, "bookstore", first.question, first.golds[0], "0123456789ab")
