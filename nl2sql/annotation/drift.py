@@ -6,13 +6,17 @@ Structure only (tables, columns with type/nullability/keys, foreign keys), the s
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from nl2sql.db.base import DbConnection
 from nl2sql.schema.models import ColumnInfo, DbInfo, TableInfo
 from nl2sql.schema.cache import load_db_info
 from nl2sql.inspection import DbSchemaExtractor
+
+T = TypeVar("T", TableInfo, ColumnInfo)
 
 
 @dataclass
@@ -56,27 +60,27 @@ class SchemaDrift:
 
 def compare_schemas(live: DbInfo, cached: DbInfo) -> SchemaDrift:
     drift = SchemaDrift(live.db_id)
-    cached_tables = {t.name: t for t in cached.tables}
-    live_tables = {t.name: t for t in live.tables}
-    drift.added_tables = [name for name in live_tables if name not in cached_tables]
-    drift.removed_tables = [name for name in cached_tables if name not in live_tables]
-    for name, table in live_tables.items():
-        before = cached_tables.get(name)
-        if before is not None and before.fingerprint() != table.fingerprint():
-            drift.changed_tables.append(_table_drift(before, table))
+    drift.added_tables, drift.removed_tables, kept = _by_name(cached.tables, live.tables)
+    drift.changed_tables = [_table_drift(before, after) for before, after in kept
+                            if before.fingerprint() != after.fingerprint()]
     return drift
+
+
+def _by_name(before: Iterable[T], after: Iterable[T],
+             ) -> tuple[list[str], list[str], list[tuple[T, T]]]:
+    """Names only in ``after`` (added), names only in ``before`` (removed), and the pairs kept
+    (in ``after``'s order): the same split for tables and for a table's columns."""
+    old = {item.name: item for item in before}
+    new = {item.name: item for item in after}
+    return ([name for name in new if name not in old], [name for name in old if name not in new],
+            [(old[name], item) for name, item in new.items() if name in old])
 
 
 def _table_drift(before: TableInfo, after: TableInfo) -> TableDrift:
     drift = TableDrift(after.name)
-    old = {c.name: c for c in before.columns}
-    new = {c.name: c for c in after.columns}
-    drift.added_columns = [name for name in new if name not in old]
-    drift.removed_columns = [name for name in old if name not in new]
-    for name, column in new.items():
-        if name in old:
-            drift.changed_columns += [f"{name}: {change}" for change in
-                                      _column_changes(old[name], column)]
+    drift.added_columns, drift.removed_columns, kept = _by_name(before.columns, after.columns)
+    drift.changed_columns = [f"{new.name}: {change}" for old, new in kept
+                             for change in _column_changes(old, new)]
     if before.is_view != after.is_view:
         drift.other_changes.append("view" if after.is_view else "no longer a view")
     old_fks = _foreign_keys(before)

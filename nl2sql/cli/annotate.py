@@ -17,8 +17,8 @@ from typing import TextIO
 from nl2sql.annotation.options import AnnotatorOptions
 from nl2sql.schema.provenance import (REANNOTATE_CHOICES, is_placeholder_model,
                                          reannotate_steps, without_placeholders)
-from nl2sql.cli.errors import add_version_flag, configure_logging, run_cli
-from nl2sql.cli.options import DATA_DIR_HELP, non_negative_int, positive_int
+from nl2sql.cli.errors import add_version_flag, run_cli
+from nl2sql.cli.options import DATA_DIR_HELP, non_negative_int, parse_command_line, positive_int
 from nl2sql.cli.progress import progress_reporter
 from nl2sql.config.registry import (ENV_CONFIG, ENV_DATA_DIR, ENV_MODEL, DbConnectionConfig,
                            DbConnectionConfigs)
@@ -111,8 +111,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(argv: list[str] | None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
-    configure_logging(args.verbose)
+    args = parse_command_line(parser, argv)
     if not args.db_ids and not args.all:
         parser.error("name one or more db_ids, or pass --all")
     configs = DbConnectionConfigs.load(args.config, data_dir=args.data_dir, model=args.model)

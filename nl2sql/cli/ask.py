@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nl2sql.schema.provenance import is_placeholder_model
-from nl2sql.cli.errors import EXIT_USAGE, add_version_flag, configure_logging, run_cli
-from nl2sql.cli.options import add_common_options, positive_int
+from nl2sql.cli.errors import EXIT_USAGE, add_version_flag, run_cli
+from nl2sql.cli.options import add_common_options, parse_command_line, positive_int
 from nl2sql.config.registry import ENV_CONFIG, ENV_MODEL
 from nl2sql.errors import Nl2SqlError, NoAnswerError, UsageError
 from nl2sql.llm.usage import format_cost
@@ -102,8 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _run(argv: list[str] | None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
-    configure_logging(args.verbose)
+    args = parse_command_line(parser, argv)
 
     ops = OpsContext.load(args.config, data_dir=args.data_dir, workspace=args.workspace)
     try:

@@ -10,8 +10,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from nl2sql.cli.errors import EXIT_ERROR, EXIT_USAGE, add_version_flag, configure_logging, run_cli
-from nl2sql.cli.options import add_common_options
+from nl2sql.cli.errors import EXIT_ERROR, EXIT_USAGE, add_version_flag, run_cli
+from nl2sql.cli.options import add_common_options, parse_command_line
 from nl2sql.config.registry import ENV_CONFIG, ENV_MODEL
 from nl2sql.errors import Nl2SqlError
 from nl2sql.cli.progress import progress_reporter
@@ -104,8 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _run(argv: list[str] | None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
-    configure_logging(args.verbose)
+    args = parse_command_line(parser, argv)
     if not args.questions and not args.set_name:
         parser.error("give a question set file, or --set NAME for a bundled one")
     if args.questions and args.set_name:

@@ -11,8 +11,8 @@ import sys
 import textwrap
 from pathlib import Path
 
-from nl2sql.cli.errors import add_version_flag, configure_logging, run_cli
-from nl2sql.cli.options import add_common_options
+from nl2sql.cli.errors import add_version_flag, run_cli
+from nl2sql.cli.options import add_common_options, parse_command_line
 from nl2sql.config.registry import ENV_AUTH_TOKEN, ENV_CONFIG, ENV_DATA_DIR, ENV_WORKSPACE
 from nl2sql.operations.registry import OPERATIONS
 from nl2sql.mcp.memory import limit_server_memory
@@ -65,8 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _run(argv: list[str] | None) -> int:
-    args = build_parser().parse_args(argv)
-    configure_logging(args.verbose)  # before the SDK's own logging set-up, which then defers
+    args = parse_command_line(build_parser(), argv)  # logging before the SDK's, which then defers
 
     limit_server_memory()  # NL2SQL_MAX_MEMORY: one query cannot take the server's host down
 

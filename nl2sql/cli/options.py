@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 
 from nl2sql.config.registry import ENV_CONFIG, ENV_DATA_DIR, ENV_WORKSPACE
+from nl2sql.cli.errors import configure_logging
 
 
 #: Where the cache and the results go, as ``DbConnectionConfigs.load`` decides it.
@@ -38,3 +39,11 @@ def non_negative_int(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError("must be 0 or more")
     return value
+
+
+def parse_command_line(parser: argparse.ArgumentParser,
+                       argv: list[str] | None) -> argparse.Namespace:
+    """``argv`` parsed by ``parser``, and logging set up from ``-v`` before anything logs."""
+    args = parser.parse_args(argv)
+    configure_logging(args.verbose)
+    return args

@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 
 from nl2sql.config import secrets
-from nl2sql.cli.errors import add_version_flag, configure_logging, run_cli
+from nl2sql.cli.errors import add_version_flag, run_cli
+from nl2sql.cli.options import parse_command_line
 from nl2sql.config.registry import ENV_CONFIG
 from nl2sql.errors import ConfigError, SecretsError
 
@@ -106,8 +107,7 @@ def read_secret(prompt: str, *, confirm: bool = False) -> str:
 
 
 def _run(argv: list[str] | None) -> int:
-    args = build_parser().parse_args(argv)
-    configure_logging(args.verbose)
+    args = parse_command_line(build_parser(), argv)
     match args.verb:
         case "set-key":
             path = secrets.create_key(force=args.force)
