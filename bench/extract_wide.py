@@ -29,7 +29,7 @@ import psycopg
 from psycopg import sql
 
 from nl2sql.config.registry import DatabaseType, DbConnectionConfig
-from nl2sql.db.factory import create_connection
+from nl2sql.db.base import create_connection
 from nl2sql.inspection import DbSchemaExtractor
 
 HOST = os.environ.get("NL2SQL_TEST_PG_HOST", "127.0.0.1")

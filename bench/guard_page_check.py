@@ -27,7 +27,7 @@ import psycopg
 
 from nl2sql.config.registry import DatabaseType, DbConnectionConfig
 from nl2sql.db import postgres_pages
-from nl2sql.db.factory import create_connection, create_operations
+from nl2sql.db.base import create_connection, create_operations
 from nl2sql.inspection import DbSchemaExtractor
 
 

@@ -748,7 +748,7 @@ def stub_openai(monkeypatch: pytest.MonkeyPatch) -> Iterator[StubOpenAI]:
 def build_cache(config: DbConnectionConfig, data_dir: Path) -> None:
     """The structure-only schema cache of ``config`` (no annotation) under ``data_dir``."""
     from nl2sql.schema.cache import save_db_info
-    from nl2sql.db.factory import create_connection
+    from nl2sql.db.base import create_connection
     from nl2sql.inspection import DbSchemaExtractor
 
     connection = create_connection(config)

@@ -12,7 +12,7 @@ from sqlalchemy import text
 
 from conftest import pg_config
 
-from nl2sql.db.factory import create_connection
+from nl2sql.db.base import create_connection
 from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.inspection.enums import screen_table, screen_tables
 from nl2sql.inspection.postgres import PostgresSchemaInspector

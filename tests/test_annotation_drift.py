@@ -10,7 +10,7 @@ import pytest
 from conftest import SampleDb, add_column
 from nl2sql.annotation.drift import check_drift, compare_schemas
 from nl2sql.schema.cache import save_db_info
-from nl2sql.db.factory import create_connection
+from nl2sql.db.base import create_connection
 from nl2sql.errors import SchemaCacheMissingError
 from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.schema.models import ColumnInfo, DbInfo, ForeignKeyInfo, TableInfo

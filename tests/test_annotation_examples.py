@@ -11,7 +11,7 @@ from test_annotation_support import ScriptedAnnotator, quote
 from conftest import SampleDb
 from nl2sql.annotation import AnnotatorOptions, DbSchemaAnnotator
 from nl2sql.annotation.examples import MARKER, run_example_query
-from nl2sql.db.factory import create_connection, create_operations
+from nl2sql.db.base import create_connection, create_operations
 from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.schema.models import DbInfo
 

@@ -17,7 +17,7 @@ from nl2sql.annotation import AnnotatorOptions
 from nl2sql.annotation.examples import run_example_query
 from nl2sql.annotation.annotator import LlmAnnotationSteps
 from nl2sql.schema.cache import load_db_info
-from nl2sql.db.factory import create_connection, create_operations
+from nl2sql.db.base import create_connection, create_operations
 from nl2sql.errors import ModelSetupError
 from nl2sql.schema.models import DbInfo
 from nl2sql.annotation.pipeline import AnnotateOptions, annotate_database

@@ -15,7 +15,7 @@ from test_annotation_support import (ScriptedAnnotator, answer, prompt_text, req
 
 from conftest import sqlite_config
 from nl2sql.annotation import AnnotatorOptions, DbSchemaAnnotator
-from nl2sql.db.factory import create_connection
+from nl2sql.db.base import create_connection
 from nl2sql.errors import ModelSetupError
 from nl2sql.schema.models import ColumnInfo, DbInfo, EnumValueCount, TableInfo
 

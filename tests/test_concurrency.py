@@ -17,7 +17,7 @@ from mcp import Client
 from test_mcp_stdio import NL2SQL_MCP, _free_port, _wait_for_port
 
 from nl2sql.schema.cache import save_db_info
-from nl2sql.db.factory import create_connection
+from nl2sql.db.base import create_connection
 from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.mcp import build_server
 from nl2sql.workspace.saved_query_index import SavedQueryIndex

@@ -15,7 +15,7 @@ import nl2sql
 from nl2sql.schema.cache import load_db_info
 from nl2sql.context_engine.engine import ContextEngine
 from nl2sql.context_engine.index import embeddings_path, index_path
-from nl2sql.db.factory import create_connection
+from nl2sql.db.base import create_connection
 from nl2sql.schema.formatting import format_schema
 from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.annotation.pipeline import AnnotateOptions, annotate_database, run_offline_steps

@@ -22,7 +22,7 @@ from conftest import pg_config, sqlite_config
 from guard_corpus import ALLOWED, SCHEMA, cases_for
 
 from nl2sql.db.base import DbConnection, DbOperations
-from nl2sql.db.factory import create_connection, create_operations
+from nl2sql.db.base import create_connection, create_operations
 from nl2sql.errors import QueryExecutionError, QueryRejectedError
 from nl2sql.inspection import DbSchemaExtractor
 
@@ -281,7 +281,7 @@ def test_the_server_could_write_the_guard_files(postgres_target: Target, pg_serv
 def test_postgres_sessions_pin_standard_conforming_strings(chinook) -> None:
     from sqlalchemy import text
 
-    from nl2sql.db.factory import create_connection
+    from nl2sql.db.base import create_connection
 
     with create_connection(chinook.config) as db, db.connect() as conn:
         assert conn.execute(text("SHOW standard_conforming_strings")).scalar() == "on"

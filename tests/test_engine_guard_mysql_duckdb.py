@@ -16,7 +16,7 @@ import pytest
 from conftest import duckdb_config, mysql_admin, mysql_config
 from guard_corpus import ALLOWED, SCHEMA, own_cases
 
-from nl2sql.db.factory import create_connection, create_operations
+from nl2sql.db.base import create_connection, create_operations
 from nl2sql.errors import Nl2SqlError, QueryRejectedError
 from nl2sql.inspection import DbSchemaExtractor
 

@@ -21,7 +21,7 @@ from conftest import PG_HOST, PG_PORT
 
 from nl2sql.config.registry import DatabaseType, DbConnectionConfig
 from nl2sql.db.base import DbOperations
-from nl2sql.db.factory import create_connection, create_operations
+from nl2sql.db.base import create_connection, create_operations
 from nl2sql.db.postgres_pages import PLANNER_PAGE_READS, Readings, suspects
 from nl2sql.errors import QueryExecutionError, QueryRejectedError
 from nl2sql.inspection import DbSchemaExtractor

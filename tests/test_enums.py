@@ -14,7 +14,7 @@ from sqlalchemy import event
 
 from nl2sql.config.registry import DbConnectionConfig
 from nl2sql.db.base import DbConnection
-from nl2sql.db.factory import create_connection
+from nl2sql.db.base import create_connection
 from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.inspection.enums import (ColumnStats, EnumScreeningSettings, apply_stats,
                                      is_screenable, screen_table)

@@ -17,7 +17,7 @@ from pydantic_ai.messages import (ModelMessage, ModelRequest, ModelResponse, Too
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from nl2sql.schema.cache import save_db_info
-from nl2sql.db.factory import create_connection
+from nl2sql.db.base import create_connection
 from nl2sql.errors import ModelSetupError
 from nl2sql.evaluation import EvalSettings, evaluate, load_predictions, load_questions
 from nl2sql.evaluation.generate import CACHE_NAME, generate_predictions, load_cache

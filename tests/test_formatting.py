@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from conftest import SampleDb, sqlite_config
 
-from nl2sql.db.factory import create_connection
+from nl2sql.db.base import create_connection
 from nl2sql.schema.formatting import format_schema, format_table, quote_identifier
 from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.schema.models import (ColumnInfo, DbInfo, ExampleQuery, ForeignKeyInfo, IndexInfo,

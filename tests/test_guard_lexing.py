@@ -26,7 +26,7 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ErrorLevel
 
-from nl2sql.db.factory import create_connection, create_operations
+from nl2sql.db.base import create_connection, create_operations
 from nl2sql.errors import Nl2SqlError, QueryRejectedError
 from nl2sql.schema.models import DbInfo
 from nl2sql.sql_guard import validate_read_only

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import nl2sql
 from nl2sql.schema.cache import load_db_info
-from nl2sql.db.factory import create_connection
+from nl2sql.db.base import create_connection
 from nl2sql.schema.formatting import format_schema
 from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.inspection.implied_keys import Link, infer_foreign_keys, overrides_path

@@ -18,7 +18,7 @@ from conftest import (BACKENDS, PG_HOST, PG_PORT, PG_USER, BackendDb, SampleDb, 
 
 from nl2sql.schema.cache import load_db_info, save_db_info
 from nl2sql.config.registry import DbConnectionConfig, DbConnectionConfigs
-from nl2sql.db.factory import create_connection
+from nl2sql.db.base import create_connection
 from nl2sql.errors import ConfigError
 from nl2sql.inspection import DbSchemaExtractor, DbSchemaInspector, create_inspector
 from nl2sql.inspection.postgres import PostgresSchemaInspector
@@ -466,7 +466,7 @@ def test_postgres_empty_schema_names_the_schemas_with_tables(
 def test_postgres_schema_list_and_star(pg_database: Callable[..., str], tmp_path: Path) -> None:
     from sqlalchemy import text as sql_text
 
-    from nl2sql.db.factory import create_operations
+    from nl2sql.db.base import create_operations
     from nl2sql.schema.formatting import format_schema
 
     dbname = pg_database(script=HR_SCRIPT)

@@ -20,7 +20,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from nl2sql.schema.cache import save_db_info
-from nl2sql.db.factory import create_connection
+from nl2sql.db.base import create_connection
 from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.queries import db_execute_sql_op

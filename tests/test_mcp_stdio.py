@@ -17,7 +17,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from nl2sql.schema.cache import save_db_info
-from nl2sql.db.factory import create_connection
+from nl2sql.db.base import create_connection
 from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.operations.registry import OPERATIONS
 

@@ -13,7 +13,7 @@ from test_enums import captured_statements
 
 from nl2sql.schema.cache import save_db_info
 from nl2sql.config.registry import DbConnectionConfig, DbConnectionConfigs
-from nl2sql.db.factory import create_connection
+from nl2sql.db.base import create_connection
 from nl2sql.errors import ConfigError, QueryExecutionError
 from nl2sql.schema.formatting import format_table
 from nl2sql.inspection import DbSchemaExtractor

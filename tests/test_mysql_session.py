@@ -12,7 +12,7 @@ import pytest
 from conftest import mysql_admin
 from guard_corpus import SCHEMA
 
-from nl2sql.db.factory import create_connection, create_operations
+from nl2sql.db.base import create_connection, create_operations
 from nl2sql.errors import QueryExecutionError, QueryRejectedError
 from nl2sql.schema.models import DbInfo
 

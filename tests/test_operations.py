@@ -10,7 +10,7 @@ import pytest
 
 from nl2sql.schema.cache import cache_path, save_db_info
 from nl2sql.config.registry import DbConnectionConfigs
-from nl2sql.db.factory import create_connection
+from nl2sql.db.base import create_connection
 from nl2sql.errors import SchemaCacheMissingError, UnknownDatabaseError, WorkspacePathError
 from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.schema.models import AnnotationRun

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from conftest import SampleDb
-from nl2sql.db.factory import create_connection, create_operations
+from nl2sql.db.base import create_connection, create_operations
 from nl2sql.schema.models import DbInfo
 from nl2sql.config.bundled import question_set_names, question_set_path
 

@@ -18,7 +18,7 @@ from conftest import duckdb_config, mysql_config, write_dbs_yaml
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from nl2sql.db.factory import create_connection, create_operations
+from nl2sql.db.base import create_connection, create_operations
 from nl2sql.errors import ConfigError, QueryExecutionError, QueryRejectedError
 from nl2sql.mcp.memory import parse_size
 from nl2sql.schema.models import DbInfo

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from conftest import BACKENDS, BackendDb, SampleDb, sqlite_config
 
 from nl2sql.config.registry import DbConnectionConfig
-from nl2sql.db.factory import create_connection
+from nl2sql.db.base import create_connection
 from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.inspection.samples import SampleSettings, collect_sample, format_value
 from nl2sql.config.sample import ensure_bookstore

@@ -24,7 +24,7 @@ from nl2sql.config import secrets
 from nl2sql.cli import secrets as cli
 from nl2sql.cli.errors import run_cli
 from nl2sql.config.registry import DbConnectionConfigs
-from nl2sql.db.factory import create_connection
+from nl2sql.db.base import create_connection
 from nl2sql.errors import ConfigError, Nl2SqlError, SecretsError
 
 PASSWORD = "s3cr%t p@ss:/'wörd"

@@ -1,6 +1,6 @@
 from sqlalchemy import inspect, text
 
-from nl2sql.db.factory import create_connection
+from nl2sql.db.base import create_connection
 
 
 def test_connects_to_chinook_on_each_backend(chinook):

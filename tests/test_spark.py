@@ -18,7 +18,7 @@ from stub_openai import MODEL_STRING, StubOpenAI, messages_text, tool_call
 from conftest import spark_config, spark_db, write_dbs_yaml
 from nl2sql.schema.cache import load_db_info, save_db_info
 from nl2sql.config.registry import DbConnectionConfig, DbConnectionConfigs
-from nl2sql.db.factory import create_connection, create_operations
+from nl2sql.db.base import create_connection, create_operations
 from nl2sql.db.spark_sql import SparkRemote, resolve_remote
 from nl2sql.errors import ConfigError, DatabaseConnectionError, QueryTimeoutError
 from nl2sql.schema.formatting import quote_identifier

@@ -19,7 +19,7 @@ import pytest
 from guard_corpus import ALLOWED, DENIED, EFFECTS, SPARK_SCHEMA
 
 from conftest import spark_db
-from nl2sql.db.factory import create_connection, create_operations
+from nl2sql.db.base import create_connection, create_operations
 from nl2sql.errors import QueryExecutionError, QueryRejectedError, QueryTimeoutError
 from nl2sql.schema.models import DbInfo
 from nl2sql.sql_guard import validate_read_only

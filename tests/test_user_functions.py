@@ -18,7 +18,7 @@ from conftest import mysql_admin, mysql_config, pg_config, run_mysql_script
 
 from nl2sql.annotation.pipeline import annotate_database
 from nl2sql.db.base import DbOperations
-from nl2sql.db.factory import create_connection, create_operations
+from nl2sql.db.base import create_connection, create_operations
 from nl2sql.errors import QueryRejectedError
 from nl2sql.schema.models import DbInfo
 from nl2sql.sql_guard import validate_read_only

@@ -16,8 +16,7 @@ from pydantic_ai.exceptions import UnexpectedModelBehavior
 from nl2sql.annotation import prompt_text
 from nl2sql.llm.prompt_files import render_prompt
 from nl2sql.annotation.runner import StepRunner
-from nl2sql.db.base import DbConnection, DbOperations
-from nl2sql.db.factory import create_operations
+from nl2sql.db.base import DbConnection, DbOperations, create_operations
 from nl2sql.errors import QueryExecutionError, QueryRejectedError
 from nl2sql.schema.models import DbInfo, ExampleQuery
 

@@ -25,7 +25,7 @@ from nl2sql.schema.provenance import stamp, without_placeholders
 from nl2sql.annotation.annotator import AnnotationContext, LlmAnnotationSteps, LlmSteps
 from nl2sql.schema.cache import load_db_info, save_db_info
 from nl2sql.config.registry import DbConnectionConfig
-from nl2sql.db.base import DbConnection
+from nl2sql.db.base import DbConnection, create_connection, create_operations
 from nl2sql.errors import SchemaCacheError, SchemaCacheMissingError
 from nl2sql._helpers import gc_paused
 from nl2sql.inspection.enums import (ColumnStats, EnumScreeningSettings, screen_table,
@@ -36,11 +36,10 @@ from nl2sql.schema.models import AnnotationRun, DbInfo, TableInfo, utc_now
 from nl2sql._helpers import NullProgress, ProgressReporter
 from nl2sql.annotation.verified_drift import recheck_verified
 from nl2sql.verified.store import VerifiedStore
-from nl2sql.db.factory import create_connection, create_operations
 from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.annotation.options import STEP_NAMES, AnnotatorOptions
 from nl2sql.context_engine.index import COLLECTED_VALUES_PER_COLUMN, build_index
-from nl2sql.inspection.factory import create_inspector
+from nl2sql.inspection.base import create_inspector
 
 __all__ = ["AnnotateOptions", "AnnotationContext", "AnnotationResult", "LlmSteps",
            "annotate_database", "default_llm_steps", "merge_previous", "run_offline_steps",

@@ -31,7 +31,7 @@ from nl2sql.annotation.pipeline import (AnnotateOptions, AnnotationResult, annot
 from nl2sql.schema.models import AnnotationRun
 from nl2sql._helpers import plural
 from nl2sql.annotation.drift import check_drift
-from nl2sql.db.factory import create_connection
+from nl2sql.db.base import create_connection
 from nl2sql.llm.usage import summary_lines
 
 log = logging.getLogger("nl2sql.annotate")

@@ -405,3 +405,13 @@ class DbOperations(ABC):
     @abstractmethod
     def _read_only(self, timeout: float) -> AbstractContextManager[Connection]:
         """A connection inside a read-only transaction that is always rolled back."""
+
+
+def create_connection(config: DbConnectionConfig) -> DbConnection:
+    """The connection class of ``config``'s backend (``nl2sql.backends``), opened lazily."""
+    return config.backend.load("connection_class")(config)
+
+
+def create_operations(connection: DbConnection, db_info: DbInfo) -> DbOperations:
+    """The runtime operations for ``connection``; ``db_info`` validates every identifier."""
+    return connection.config.backend.load("operations_class")(connection, db_info)

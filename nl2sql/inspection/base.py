@@ -403,3 +403,8 @@ def _merge(parts: list[ReflectedSchema], schemas: list[str]) -> ReflectedSchema:
         merged.database_comment = merged.database_comment or part.database_comment
     merged.tables.sort()
     return merged
+
+
+def create_inspector(connection: DbConnection) -> DbSchemaInspector:
+    """The schema inspector of ``connection``'s backend (``nl2sql.backends``)."""
+    return connection.config.backend.load("inspector_class")(connection)

@@ -23,7 +23,7 @@ from sqlalchemy import (Connection, FromClause, Text, cast, column, func, litera
 
 from nl2sql.db.base import DbConnection
 from nl2sql.inspection.base import DbSchemaInspector
-from nl2sql.inspection.factory import create_inspector
+from nl2sql.inspection.base import create_inspector
 from nl2sql.inspection.statistics import ColumnStats, EnumScreeningSettings, Relation
 from nl2sql.schema.models import ColumnInfo, EnumValueCount, TableInfo, is_label_type
 

@@ -24,7 +24,7 @@ from sqlalchemy import Connection
 from nl2sql.db.base import DbConnection
 from nl2sql._helpers import gc_paused
 from nl2sql.inspection.base import DbSchemaInspector, ReflectedSchema, RowCount
-from nl2sql.inspection.factory import create_inspector
+from nl2sql.inspection.base import create_inspector
 from nl2sql.schema.models import DbInfo, ForeignKeyInfo, IndexInfo, TableInfo
 
 

@@ -19,7 +19,7 @@ from sqlalchemy.exc import DBAPIError
 
 from nl2sql.db.base import DbConnection
 from nl2sql.errors import QueryRejectedError
-from nl2sql.inspection.factory import create_inspector
+from nl2sql.inspection.base import create_inspector
 from nl2sql.inspection.statistics import Relation
 from nl2sql.schema.models import TableInfo
 

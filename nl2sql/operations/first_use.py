@@ -87,7 +87,7 @@ def _backend_of(ctx: OpsContext, db_id: str | None) -> str:
 
 def _import_common() -> None:
     # The modules of the tools' calls (each also pulls SQLAlchemy, sqlglot and pydantic).
-    import nl2sql.db.factory  # noqa: F401
+    import nl2sql.db.base  # noqa: F401
     import encodings.utf_8_sig  # noqa: F401 (CSV files are read with a BOM check)
 
     import nl2sql.db.lookup  # noqa: F401

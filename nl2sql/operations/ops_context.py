@@ -74,7 +74,7 @@ class OpsContext:
         config = self.configs.get(db_id)
         with self._lock:
             if db_id not in self._connections:
-                from nl2sql.db.factory import create_connection
+                from nl2sql.db.base import create_connection
 
                 self._connections[db_id] = create_connection(config)
             return self._connections[db_id]
@@ -133,7 +133,7 @@ class OpsContext:
             cached = self._operations.get(db_id)
         if cached is not None and cached.db_info is info and cached.connection is connection:
             return cached
-        from nl2sql.db.factory import create_operations
+        from nl2sql.db.base import create_operations
 
         operations = create_operations(connection, info)
         with self._lock:
