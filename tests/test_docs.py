@@ -183,3 +183,27 @@ def test_annotating_from_python_example_runs_its_model(tmp_path: Path, monkeypat
     annotate_database(configs.get("bookstore"), configs.data_dir,  # type: ignore[attr-defined]
                       llm_steps=default_llm_steps())
     assert "LLM steps skipped" in caplog.text and "AnnotateOptions(model=...)" in caplog.text
+
+
+def _anchors(page: Path) -> set[str]:
+    """GitHub's anchors of a page's headings: lower case, punctuation dropped, spaces as -."""
+    headings = re.findall(r"^#+ (.+)$", page.read_text(encoding="utf-8"), re.MULTILINE)
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in headings}
+
+
+def test_links_between_pages_resolve() -> None:
+    """Every relative link of the README and docs/ names a file that exists, and a heading of
+    it when it has an anchor."""
+    broken = []
+    for page in [REPO / "README.md", *sorted(DOCS.glob("*.md"))]:
+        text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.DOTALL)
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if target.startswith(("http://", "https://", "mailto:")):
+                continue
+            path, _, anchor = target.partition("#")
+            dest = (page.parent / path) if path else page
+            if not dest.exists():
+                broken.append(f"{page.relative_to(REPO)}: {target} (no such file)")
+            elif anchor and dest.suffix == ".md" and anchor not in _anchors(dest):
+                broken.append(f"{page.relative_to(REPO)}: {target} (no such heading)")
+    assert not broken, "Broken links: " + "; ".join(broken)
