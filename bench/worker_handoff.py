@@ -1,7 +1,7 @@
 """Benchmark: the hand-off of one MCP tool call to a worker thread and back.
 
 Round trips of a function that does nothing, awaited from the asyncio event loop, through
-``anyio.to_thread.run_sync`` (what the tools used before) and ``nl2sql.mcp.worker.run_in_worker``
+``anyio.to_thread.run_sync`` (what the tools used before) and ``nl2sql._worker.run_in_worker``
 (what they use now), alternating; p50/p95 of each. On a virtual machine, compare with the
 process pinned to one CPU (``taskset -c 0 ...``): waking a thread on an idle virtual CPU is
 what a quiet machine pays on each hop.
@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable
 
 import anyio.to_thread
 
-from nl2sql.mcp.worker import run_in_worker
+from nl2sql._worker import run_in_worker
 
 
 def nothing() -> int:

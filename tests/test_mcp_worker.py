@@ -1,4 +1,4 @@
-"""The MCP tools' worker threads (``nl2sql.mcp.worker``): results, errors, overlap, cancel."""
+"""The MCP tools' worker threads (``nl2sql._worker``): results, errors, overlap, cancel."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from mcp import Client
 
 from nl2sql.mcp import build_server, tools
-from nl2sql.mcp.worker import WorkerPool, run_in_worker
+from nl2sql._worker import WorkerPool, run_in_worker
 
 REQUEST = contextvars.ContextVar("REQUEST", default="none")
 

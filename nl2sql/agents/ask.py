@@ -20,7 +20,6 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import anyio.to_thread
 from pydantic_ai.usage import RunUsage
 
 from nl2sql.agents.answer import Answer, Attempt, read_dataframe
@@ -40,6 +39,7 @@ from nl2sql.operations.ops_context import OpsContext, ops_context_for
 from nl2sql.operations.verified_serve import Served, serve_verified
 from nl2sql.workspace.results import new_result_id, remove_result
 from nl2sql.context_engine import context
+from nl2sql._worker import run_in_worker
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
@@ -117,7 +117,7 @@ async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Mode
     turns = store.turns(conversation_id) if store and conversation_id else []
     answer_id = new_result_id()
     if reuse and not turns:  # a follow-up depends on the turns before it: never reused
-        served = await anyio.to_thread.run_sync(functools.partial(
+        served = await run_in_worker(functools.partial(
             serve_verified, ops, question, db_id, answer_id=answer_id))
         if served is not None:
             answer = _verified_answer(ops, served, answer_id, rows, started, conversation_id)
@@ -141,7 +141,7 @@ async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Mode
     config = ops.config(db_id)  # an unknown id fails here, with the known ones
     # A follow-up ("and only for 2024?") names few tables: retrieve with the earlier questions.
     retrieval = " ".join([*(turn.question for turn in turns[-2:]), question])
-    prompt_context = await anyio.to_thread.run_sync(_prompt_context, ops, retrieval, db_id)
+    prompt_context = await run_in_worker(_prompt_context, ops, retrieval, db_id)
     render = functools.partial(nl2sql_instructions, db_type=config.type.value,
                                dialect=ops.connection(db_id).sqlglot_dialect,
                                data_dir=ops.data_dir)
@@ -158,15 +158,15 @@ async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Mode
         error.cost_usd = meter.cost_usd()
         raise error
     workspace = ops.workspace.resolve()
-    groups = await anyio.to_thread.run_sync(group_runs, runs, workspace,
-                                            ops.connection(db_id).sqlglot_dialect)
+    groups = await run_in_worker(group_runs, runs, workspace,
+                                 ops.connection(db_id).sqlglot_dialect)
     selection = await select(groups, question=question, db_id=db_id, retries=settings.retries,
                              model=llm, usage=usage, usage_limits=limits, capabilities=[meter])
     winner = selection.chosen.first
     query = winner.deps.result
     assert query is not None and winner.result is not None  # the validator ran its final SQL
     csv_path = workspace / query.csv_filename
-    await anyio.to_thread.run_sync(_remove_other_results, runs, winner, workspace)
+    await run_in_worker(_remove_other_results, runs, winner, workspace)
     answer = Answer(
         id=answer_id, question=question, db_id=config.db_id, sql=winner.result.output.sql,
         explanation=winner.result.output.explanation, df=read_dataframe(csv_path, rows),

@@ -21,6 +21,7 @@ from nl2sql.agents.tools import AgentDeps, tools_for
 from nl2sql.llm.runs import run_agent
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.context_engine import context
+from nl2sql._worker import run_in_worker
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
@@ -83,9 +84,8 @@ async def choose_database(ops: OpsContext, question: str, *, model: Model,
     if len(own) <= 1:
         only = (own or configs)[0]
         return CatalogChoice(db_id=only.db_id, reasoning="the only configured database")
-    import anyio.to_thread
 
-    ranked = await anyio.to_thread.run_sync(rank_databases, ops, question)
+    ranked = await run_in_worker(rank_databases, ops, question)
     candidates = ranked[:top]
     descriptions = {config.db_id: config.description or "" for config in configs}
     deps = CatalogDeps(ops=ops, candidates=[c.db_id for c in candidates])

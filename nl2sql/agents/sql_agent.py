@@ -16,7 +16,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-import anyio.to_thread
 from pydantic import BaseModel, Field, ValidationError
 from pydantic_ai import Agent, ModelRetry, RunContext, TextOutput, ToolOutput
 
@@ -24,6 +23,7 @@ from nl2sql.agents.answer import Attempt
 from nl2sql.agents.tools import PinnedDeps, agent_error, tools_for
 from nl2sql.errors import Nl2SqlError
 from nl2sql.operations.queries import QueryResult, db_execute_sql_op
+from nl2sql._worker import run_in_worker
 
 
 class SqlAnswer(BaseModel):
@@ -94,7 +94,7 @@ async def validate_answer(ctx: RunContext[Nl2SqlDeps], answer: SqlAnswer) -> Sql
                             overwrite=deps.output_file is not None, name_from=deps.question,
                             answer_id=deps.answer_id)
     try:
-        result = await anyio.to_thread.run_sync(run)
+        result = await run_in_worker(run)
     except Nl2SqlError as error:
         _record(deps, sql, str(error))
         raise agent_error(error) from None

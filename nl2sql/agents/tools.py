@@ -21,13 +21,13 @@ import inspect
 from dataclasses import dataclass
 from typing import Any
 
-import anyio.to_thread
 from pydantic_ai import ModelRetry, RunContext, Tool, UserError
 
 from nl2sql.errors import Nl2SqlError, as_one_sentence
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.first_use import call_prepared
 from nl2sql.operations.registry import OPERATIONS, AgentName, Operation, face_function
+from nl2sql._worker import run_in_worker
 
 
 def agent_error(error: Nl2SqlError) -> Exception:
@@ -72,7 +72,7 @@ async def run_operation(op: Operation, deps: OpsContext | AgentDeps,
     observe = deps.observe if isinstance(deps, AgentDeps) else None
     call = functools.partial(call_prepared, op.function, ops_context_of(deps), **arguments)
     try:
-        result = await anyio.to_thread.run_sync(call)
+        result = await run_in_worker(call)
     except Exception as exc:  # noqa: BLE001 - the face's edge: one sentence for everything
         error = as_one_sentence(exc, op.name)  # unexpected: "internal error, see the log"
         if observe:

@@ -17,7 +17,7 @@ from mcp.server.mcpserver.exceptions import MCPServerError
 
 from nl2sql.errors import Nl2SqlError, as_one_sentence
 from nl2sql.llm.prompt_files import render_prompt
-from nl2sql.mcp.worker import run_in_worker
+from nl2sql._worker import run_in_worker
 from nl2sql.operations.first_use import call_prepared, prepare_context_engine
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.agents.instructions import nl2sql_instructions

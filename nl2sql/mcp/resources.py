@@ -11,7 +11,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 
 from nl2sql.errors import UnknownDatabaseError, as_one_sentence
-from nl2sql.mcp.worker import run_in_worker
+from nl2sql._worker import run_in_worker
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.first_use import call_prepared
 from nl2sql.operations import db_list_op, db_show_schema_op

@@ -2,7 +2,7 @@
 
 Each tool takes the ``OpsContext`` the server's lifespan yields, runs its operation in a worker
 thread (database and file work must not block the event loop, so concurrent calls overlap;
-``nl2sql.mcp.worker``: persistent threads, a cheaper hand-off than ``anyio.to_thread``), and
+``nl2sql._worker``: persistent threads, a cheaper hand-off than ``anyio.to_thread``), and
 returns the operation's ``render()`` text. An ``Nl2SqlError`` becomes ``ToolError(message)``:
 the client gets ``isError=True`` and one sentence saying what to do next (the SDK puts
 "Error executing tool <name>: " before it); a file-system failure becomes one sentence too, and
@@ -40,7 +40,7 @@ from mcp_types import ToolAnnotations
 
 from nl2sql.db.call_stop import CallStop
 from nl2sql.errors import as_one_sentence
-from nl2sql.mcp.worker import run_in_worker
+from nl2sql._worker import run_in_worker
 from nl2sql.operations.first_use import call_prepared
 from nl2sql.operations.registry import OPERATIONS, Operation, face_function
 

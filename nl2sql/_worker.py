@@ -1,7 +1,8 @@
 """Run a blocking operation in a worker thread, with a cheaper hand-off than anyio's.
 
-Every MCP tool call runs its operation in a thread (database and file work must not block the
-event loop, so concurrent calls overlap). ``anyio.to_thread.run_sync`` costs 55-200 us per call
+Every MCP tool call and every blocking step of the agents runs in a thread (database and file
+work must not block the event loop, so concurrent calls overlap): one way to hand work to a
+thread. ``anyio.to_thread.run_sync`` costs 55-200 us per call
 on this project's 2-core machine (a quarter of a point query's MCP overhead): each call
 acquires a capacity limiter, enters cancel scopes, and wakes its worker through a
 ``queue.Queue`` (a ``Condition`` built of several Python-level locks). Here the workers are
