@@ -27,7 +27,7 @@ from nl2sql._helpers import gc_paused
 from nl2sql.schema.models import DbInfo
 from nl2sql.context_engine.index import build_index, embeddings_path, read_index
 from nl2sql.context_engine.retrieval import DbIndex
-from nl2sql.context_engine.embeddings import embed
+from nl2sql.context_engine import embeddings
 from nl2sql.schema.formatting import format_schema
 from nl2sql.context_engine.catalog import CatalogIndex
 
@@ -232,7 +232,7 @@ def value_hints(matches: list, kept: set[str]) -> list[ValueHint]:  # type: igno
 
 def question_vector(question: str) -> np.ndarray | None:
     try:
-        return embed([question])[0]
+        return embeddings.embed([question])[0]
     except Exception as exc:  # noqa: BLE001  (lexical retrieval still works without it)
         log.warning("semantic retrieval off: the embedding model did not load (%s)", exc)
         return None

@@ -12,7 +12,7 @@ from nl2sql.context_engine.prompt_context import ContextExample
 from nl2sql.schema.words import terms
 from nl2sql.schema.models import DbInfo
 from nl2sql.verified.store import VerifiedStore
-from nl2sql.context_engine.embeddings import embed
+from nl2sql.context_engine import embeddings
 
 if TYPE_CHECKING:
     import numpy as np
@@ -62,7 +62,8 @@ def _similar(question: str, question_vector: np.ndarray | None,
         return []
 
     query = set(terms(question))
-    vectors = embed([c.question for c in unique]) if question_vector is not None else None
+    vectors = (embeddings.embed([c.question for c in unique])
+               if question_vector is not None else None)
     scored = []
     for i, example in enumerate(unique):
         words = set(terms(example.question))

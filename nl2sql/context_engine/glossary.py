@@ -24,7 +24,8 @@ from nl2sql.context_engine.prompt_context import GlossaryEntry
 from nl2sql.schema.words import terms
 from nl2sql.config.dbs_yaml import mapping_entry, yaml_error
 from nl2sql.errors import GlossaryError
-from nl2sql.context_engine.embeddings import similarities, embed
+from nl2sql.context_engine import embeddings
+from nl2sql.context_engine.embeddings import similarities
 
 if TYPE_CHECKING:
     import numpy as np
@@ -231,7 +232,7 @@ def _semantic(loaded: _Loaded, question_vector: np.ndarray | None) -> np.ndarray
     if question_vector is None:
         return None
     if loaded.vectors is None:
-        loaded.vectors = embed([f"{', '.join(entry.names)}: {entry.definition}"
+        loaded.vectors = embeddings.embed([f"{', '.join(entry.names)}: {entry.definition}"
                                 for entry in loaded.entries])
 
     return similarities(loaded.vectors, question_vector)

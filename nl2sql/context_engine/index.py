@@ -27,7 +27,7 @@ from nl2sql.schema.models import DbInfo, TableInfo, is_label_type
 from nl2sql.context_engine.graph import foreign_keys
 from nl2sql.context_engine.narrow import key_columns, narrow_table
 from nl2sql._helpers import gc_paused
-from nl2sql.context_engine.embeddings import embed
+from nl2sql.context_engine import embeddings
 
 log = logging.getLogger(__name__)
 
@@ -283,8 +283,8 @@ def _build(info: DbInfo, data_dir: Path, *, collected: Values | None = None,
             rendered[table.name] = entries[-1].texts["full"]
     vectors = []
     missing = [e for e in entries if (e.key not in old_vectors)]
-    fresh = dict(zip([e.key for e in missing], embed([e.embed_text for e in missing]))) \
-        if missing else {}
+    fresh = dict(zip([e.key for e in missing],
+                     embeddings.embed([e.embed_text for e in missing]))) if missing else {}
     for entry in entries:
         vectors.append(old_vectors[entry.key] if entry.key in old_vectors else fresh[entry.key])
     matrix = np.vstack(vectors).astype(np.float32) if vectors else np.zeros((0, 256), np.float32)

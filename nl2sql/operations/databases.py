@@ -13,7 +13,7 @@ from nl2sql.errors import (SchemaCacheError, SchemaCacheMissingError, UnknownTab
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.params import DbId, TableNames
 from nl2sql._helpers import plural
-from nl2sql.schema.formatting import format_schema, format_tables
+from nl2sql.schema import formatting
 from nl2sql.operations.search import ENV_SCHEMA_TOKEN_CAP, schema_token_cap
 
 
@@ -91,9 +91,9 @@ def db_show_schema_op(ctx: OpsContext, db_id: DbId, tables: TableNames = None) -
                     f"Database '{db_id}' has no table '{name}'. {hint}Call db_show_schema "
                     f"without tables to list them.", db_id=db_id, table=name)
             chosen.append(table)
-        text = format_tables(info, chosen)
+        text = formatting.format_tables(info, chosen)
     else:
-        text = format_schema(info)
+        text = formatting.format_schema(info)
     tokens = (len(text) + 3) // 4
     cap = schema_token_cap()
     over = None
