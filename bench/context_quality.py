@@ -65,21 +65,10 @@ ANALYTICS = ("cricket", "retail", "hr", "finance")
 
 def sample_catalog(folder: Path) -> Path:
     """dbs.yaml for bookstore, Chinook and Northwind (SQLite) in ``folder``, annotated."""
-    from nl2sql.config.registry import DbConnectionConfigs
-    from nl2sql.annotation.pipeline import annotate_database
-
     shutil.copyfile(SAMPLES / "chinook" / "chinook.sqlite", folder / "chinook.sqlite")
-    with sqlite3.connect(folder / "northwind.db") as conn:
-        conn.executescript((SAMPLES / "northwind" / "northwind_sqlite.sql").read_text("utf-8"))
-    conn.close()
-    config = folder / "dbs.yaml"
-    config.write_text("databases:\n"
-                      "  chinook: {type: sqlite, path: chinook.sqlite}\n"
-                      "  northwind: {type: sqlite, path: northwind.db}\n", encoding="utf-8")
-    configs = DbConnectionConfigs.load(config, workspace=folder / "workspace")
-    for db in configs:
-        annotate_database(db, configs.data_dir)
-    return config
+    northwind = _load_script(SAMPLES / "northwind" / "northwind_sqlite.sql",
+                             folder / "northwind.db")
+    return _annotated(folder, {"chinook": folder / "chinook.sqlite", "northwind": northwind})
 
 
 def _annotated(folder: Path, databases: dict[str, Path]) -> Path:
