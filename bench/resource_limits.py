@@ -42,6 +42,7 @@ CASES = [
     ("duckdb", "SELECT count(*) FROM (SELECT unnest(generate_series(1, 300000000)))"),
     ("spark", "SELECT repeat('x', 200000000) AS b"),
     ("spark", "SELECT repeat('x', id * 200000000) AS b FROM range(1, 2) AS t(id)"),
+    ("spark", "SELECT size(sequence(1, id * 300000000)) AS n FROM range(1, 2) AS t(id)"),
 ]
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import duckdb
 import pytest
+import sqlglot
 from conftest import duckdb_config, mysql_config, write_dbs_yaml
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
@@ -22,6 +23,7 @@ from nl2sql.db.base import create_connection, create_operations
 from nl2sql.errors import ConfigError, QueryExecutionError, QueryRejectedError
 from nl2sql.mcp.memory import parse_size
 from nl2sql.schema.models import DbInfo
+from nl2sql.sql_guard.value_sizes import check_value_sizes
 from nl2sql.workspace.results import CsvResultWriter
 
 NL2SQL_MCP = Path(sys.executable).parent / "nl2sql-mcp"
@@ -66,16 +68,20 @@ def test_duckdb_memory_limit_threads_and_value_bound(lake: Path, tmp_path: Path)
 
 async def test_a_huge_list_fails_fast_and_the_server_goes_on(lake: Path, tmp_path: Path) -> None:
     """The audit's probe: DuckDB's memory_limit does not cover a list built whole (it reached
-    14.8 GB in 42 s); under the server's memory cap it is out of memory at once."""
+    14.8 GB in 42 s). Its constant count is refused before it runs; the same list from a
+    count in the data is out of memory at once under the server's memory cap."""
     config = duckdb_config("lake", lake, query_timeout_seconds=2)
     path = write_dbs_yaml(tmp_path, [config], include_sample=False)
     env = {"NL2SQL_CONFIG": str(path), "NL2SQL_WORKSPACE": str(tmp_path / "ws"),
            "NL2SQL_DATA_DIR": str(tmp_path / "data"), "NL2SQL_MAX_MEMORY": "1GB",
            **{key: os.environ[key] for key in ("PYTHONPATH",) if key in os.environ}}
     async with Client(StdioServerParameters(command=str(NL2SQL_MCP), env=env)) as client:
-        started = time.monotonic()
         result = await client.call_tool("db_execute_sql", {"db_id": "lake", "query": (
             "SELECT count(*) FROM (SELECT unnest(generate_series(1, 300000000)))")})
+        assert result.is_error and "would build a value larger" in result.content[0].text
+        started = time.monotonic()  # the same list from a count in the data: built, capped
+        result = await client.call_tool("db_execute_sql", {"db_id": "lake", "query": (
+            "SELECT count(*) FROM (SELECT unnest(generate_series(1, id * 300000000)) FROM t)")})
         elapsed = time.monotonic() - started
         assert result.is_error and "memory" in result.content[0].text.lower()
         assert elapsed <= 3.0, elapsed  # the time limit (2 s) + 1 s
@@ -104,20 +110,71 @@ def test_memory_sizes() -> None:
 
 def test_spark_refuses_huge_values_before_building_or_sending_them(
         request: pytest.FixtureRequest, tmp_path: Path) -> None:
-    """``repeat('x', 2e8)`` killed the Spark Connect server (executor out of memory): a literal
-    count over max_value_bytes is refused before anything runs; a computed one is stopped by
-    the server's own check of each text or binary value, which is then never sent."""
+    """``repeat('x', 2e8)`` and ``sequence(1, id * 3e8)`` killed the Spark Connect server
+    (executor out of memory): a constant count over max_value_bytes (folded, nested calls
+    multiplied) and any count computed from the data are refused before anything runs; a big
+    value that is already in the data is stopped by the server's own check of each text or
+    binary value, which is then never sent."""
     from conftest import spark_db
 
     db = spark_db(request, "sp", script="CREATE TABLE t (id INT, name STRING);\n"
-                                        "INSERT INTO t VALUES (1, 'a')",
+                                        "INSERT INTO t VALUES (1, 'a'), (2, repeat('y', 600000))",
                   max_value_bytes=1 << 20, query_timeout_seconds=20)
-    with pytest.raises(QueryRejectedError, match=r"repeat\(\.\.\., 200000000\) would build a "
-                                                 r"value larger than the limit of 1,048,576"):
-        _run(db.config, "SELECT repeat('x', 200000000) AS b", tmp_path)
-    for sql in ("SELECT repeat('x', id * 2000000) AS s, name FROM t",
-                "SELECT id, unhex(repeat('ab', id * 1100000)) AS b FROM t"):
-        with pytest.raises(QueryExecutionError, match=VALUE_TOO_BIG):
+    for sql, call in (("SELECT repeat('x', 200000000) AS b", r"repeat\(\.\.\., 200000000\)"),
+                      ("SELECT repeat('x', 2000 * 100000) AS b",
+                       r"repeat\(\.\.\., 2000 \* 100000\)"),
+                      ("SELECT repeat(repeat('x', 2000), 1000) AS b", r"repeat\(\.\.\., 1000\)"),
+                      ("SELECT size(sequence(1, 300000000)) AS n",
+                       r"sequence/generate_series\(1, 300000000\)")):
+        with pytest.raises(QueryRejectedError, match=call + r" would build a value larger than "
+                                                            r"the limit of 1,048,576"):
             _run(db.config, sql, tmp_path)
-    assert _run(db.config, "SELECT id, name, repeat('x', 10) AS `a``b`, id AS id FROM t",
+    for sql in ("SELECT repeat('x', id * 2000000) AS s, name FROM t",
+                "SELECT id, unhex(repeat('ab', id * 1100000)) AS b FROM t",
+                "SELECT size(sequence(1, id * 300000000)) AS n FROM t"):
+        with pytest.raises(QueryRejectedError, match=r"builds a value from a count computed "
+                                                     r"from the data"):
+            _run(db.config, sql, tmp_path)
+    with pytest.raises(QueryExecutionError, match=VALUE_TOO_BIG):  # built from the data
+        _run(db.config, "SELECT id, concat(name, name) AS b FROM t", tmp_path)
+    assert _run(db.config, "SELECT size(sequence(1, 10)) AS n, explode(sequence(DATE "
+                           "'2024-01-01', DATE '2024-12-31', INTERVAL 1 DAY)) AS d",
+                tmp_path)[0] == ["10", "2024-01-01"]
+    assert _run(db.config, "SELECT id, name, repeat('x', 10) AS `a``b`, id AS id FROM t "
+                           "WHERE id = 1",
                 tmp_path) == [["1", "a", "xxxxxxxxxx", "1"]]
+
+
+@pytest.mark.parametrize(("dialect", "sql", "refused"), [
+    ("spark", "SELECT repeat('x', 2000 * 100000)", "would build"),
+    ("spark", "SELECT repeat('x', CAST('2e8' AS INT))", "would build"),
+    ("spark", "SELECT repeat('x', POWER(10, 9))", "would build"),
+    ("spark", "SELECT repeat(repeat('x', 20000), 10000)", "would build"),
+    ("spark", "SELECT concat(repeat('ab', 5000000), repeat('cd', 5000000))", "would build"),
+    ("spark", "SELECT array_repeat('abcdefgh', 3000000)", "would build"),
+    ("spark", "SELECT explode(sequence(DATE '1000-01-01', DATE '9999-12-31', "
+              "INTERVAL 1 SECOND))", "would build"),
+    ("spark", "SELECT x FROM t LATERAL VIEW explode(sequence(1, 300000000)) v AS x",
+     "would build"),
+    ("spark", "SELECT rpad(name, length(name) + 5) FROM t", "computed from the data"),
+    ("duckdb", "SELECT repeat('ab', 5000000) || repeat('cd', 5000000)", "would build"),
+    ("duckdb", "SELECT range(300000000)", "would build"),
+    ("spark", "SELECT explode(sequence(to_date('2024-01-01'), DATE '2024-12-31', "
+              "INTERVAL 1 DAY))", None),
+    ("spark", "SELECT * FROM range(1000000000)", None),
+    ("spark", "SELECT lpad(name, 10, '0'), upper(name), concat(name, '!') FROM t", None),
+    ("duckdb", "SELECT * FROM range(300000000)", None),
+    ("duckdb", "SELECT repeat('x', id * 2000000) FROM t", None),  # DuckDB's own check
+])
+def test_value_bounds_before_the_query_runs(dialect: str, sql: str, refused: str | None) -> None:
+    """Variants of the audit's probes: constant counts folded, nested calls multiplied, joined
+    values added, series as values (not as row sources), computed counts on Spark."""
+    def check() -> None:
+        check_value_sizes(sqlglot.parse_one(sql, read=dialect), 16 << 20, db_id="d",
+                          computed_counts=dialect != "spark")
+
+    if refused is None:
+        check()
+    else:
+        with pytest.raises(QueryRejectedError, match=refused):
+            check()

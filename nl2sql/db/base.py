@@ -52,6 +52,8 @@ class DbConnection(ABC):
     #: The engine builds a value in nl2sql's own memory (DuckDB) or can die building a huge one
     #: (Spark's executor): a literal count over max_value_bytes is refused before the query runs.
     refuses_big_literal_counts: ClassVar[bool] = False
+    #: Building a big value kills the engine: a count computed from the data is refused too.
+    refuses_computed_counts: ClassVar[bool] = False
     #: Seconds a read of the catalogue's user-defined functions is used before it is read again.
     user_functions_seconds: ClassVar[float] = 60.0
 
@@ -120,7 +122,8 @@ class DbConnection(ABC):
         self.check_login()
         self.check_user_functions(query)
         if self.refuses_big_literal_counts:
-            check_value_sizes(query.expression, self.config.max_value_bytes, db_id=self.db_id)
+            check_value_sizes(query.expression, self.config.max_value_bytes, db_id=self.db_id,
+                              computed_counts=not self.refuses_computed_counts)
 
     def check_user_functions(self, query: ValidatedQuery) -> None:
         """Refuse ``query`` when it reaches a user-defined function dbs.yaml does not allow."""

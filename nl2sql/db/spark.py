@@ -107,6 +107,7 @@ class SparkConnection(DbConnection):
     max_retries: ClassVar[int] = 3
     sample_order_max_rows = 100_000  # no indexes: ORDER BY key LIMIT 3 would sort the table
     refuses_big_literal_counts = True  # repeat('x', 2e8) killed the server (executor memory)
+    refuses_computed_counts = True  # and so did sequence(1, id * 300000000)
 
     def __init__(self, config: DbConnectionConfig) -> None:
         super().__init__(config)
