@@ -94,6 +94,12 @@ def test_a_user_variable_does_not_outlive_its_call(mysql_ops) -> None:  # noqa: 
         assert _values(mysql_ops, "SELECT @x := 41 AS v, a FROM t", validate=False) \
             >= {"41"}
         assert _values(mysql_ops, "SELECT @x AS v", validate=False) == {"None"}
+    # LAST_INSERT_ID(expr) sets session state too: refused, and a session it set is dropped.
+    with pytest.raises(QueryRejectedError, match="last_insert_id is not allowed"):
+        _values(mysql_ops, "SELECT LAST_INSERT_ID(5) AS v")
+    for _ in range(3):
+        assert _values(mysql_ops, "SELECT LAST_INSERT_ID(5) AS v", validate=False) == {"5"}
+        assert _values(mysql_ops, "SELECT LAST_INSERT_ID() AS v", validate=False) == {"0"}
     # ... and a call that sets nothing keeps its session (no reconnect per query).
     pool = mysql_ops.connection.engine.pool
     _values(mysql_ops, "SELECT a FROM t")

@@ -308,14 +308,16 @@ class MysqlOperations(DbOperations):
 
     def _reset(self, raw: Any, conn: Connection) -> None:
         """Roll back always; release user-level locks, the one effect a rollback keeps; drop a
-        session in which the query set a user variable (``@x := ...``), so the next call, maybe
-        another client's, starts without it."""
+        session in which the query set a user variable (``@x := ...``) or the value
+        ``LAST_INSERT_ID()`` returns (``LAST_INSERT_ID(5)``; a session that only reads keeps 0),
+        so the next call, maybe another client's, starts without it."""
         variables = _USER_VARIABLES[getattr(raw, "nl2sql_is_mariadb", True)]
         try:
             raw.rollback()
             with raw.cursor() as cursor:
-                cursor.execute(f"SELECT RELEASE_ALL_LOCKS(), ({variables})")
-                if cursor.fetchone()[1]:
+                cursor.execute(f"SELECT RELEASE_ALL_LOCKS(), ({variables}), LAST_INSERT_ID()")
+                _, set_variables, last_insert_id = cursor.fetchone()
+                if set_variables or last_insert_id:
                     conn.invalidate()
         except MySQLdb.Error:
             conn.invalidate()  # a broken session goes away instead of back into the pool

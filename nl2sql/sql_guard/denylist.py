@@ -139,6 +139,10 @@ MYSQL: dict[str, tuple[str, ...]] = {
     "file": ("load_file",),
     "lock": ("get_lock", "release_lock", "release_all_locks", "is_free_lock", "is_used_lock"),
     "write": ("nextval", "setval", "lastval"),  # MariaDB sequences
+    # Session state a later call on the same connection (maybe another client's) would see:
+    # LAST_INSERT_ID(5) sets what LAST_INSERT_ID() returns next; FOUND_ROWS() and ROW_COUNT()
+    # report on the connection's previous statement.
+    "session": ("last_insert_id", "found_rows", "row_count"),
     "admin": ("master_pos_wait", "source_pos_wait", "master_gtid_wait",
               "wait_for_executed_gtid_set", "wait_until_sql_thread_after_gtids"),
 }
@@ -148,13 +152,13 @@ MYSQL_PREFIXES: tuple[str, ...] = ()
 MYSQL_BUILTINS = frozenset("""
 adddate addtime aes_decrypt aes_encrypt bin bit_count charset coercibility collation
 connection_id conv crc32 database elt export_set field find_in_set format_bytes
-format_pico_time found_rows from_days get_format geomcollection icu_version inet_aton
+format_pico_time from_days get_format geomcollection icu_version inet_aton
 inet_ntoa inet6_aton inet6_ntoa is_ipv4 is_ipv6 is_uuid json_array json_arrayagg
 json_contains json_contains_path json_depth json_insert json_length json_merge_patch
 json_merge_preserve json_overlaps json_pretty json_quote json_replace json_schema_valid
 json_search json_storage_size json_unquote json_valid json_detailed json_compact json_loose
-last_insert_id make_set makedate mid name_const now oct octet_length ord period_add
-period_diff quote random_bytes row_count sec_to_time strcmp subdate subtime sysdate
+make_set makedate mid name_const now oct octet_length ord period_add
+period_diff quote random_bytes sec_to_time strcmp subdate subtime sysdate
 system_user time_format time_to_sec timediff to_seconds uncompress uncompressed_length
 unix_timestamp user uuid uuid_short uuid_to_bin bin_to_uuid weekday yearweek
 natural_sort_key sformat schema session_user current_user version weight_string
