@@ -36,7 +36,6 @@ sys.path.insert(0, str(REPO_ROOT / "scripts"))  # load_sample.py loads MySQL/Duc
 # The public sample databases (Chinook, Northwind) ship with the tests (sources, licenses:
 # tests/data/samples/README.md).
 SAMPLE_DATA = REPO_ROOT / "tests" / "data" / "samples"
-SHARED_DATA = SAMPLE_DATA  # the name tests used before the data moved into the repository
 PG_HOST = os.environ.get("NL2SQL_TEST_PG_HOST", "127.0.0.1")
 PG_PORT = int(os.environ.get("NL2SQL_TEST_PG_PORT", "5432"))
 PG_USER = os.environ.get("NL2SQL_TEST_PG_USER", "postgres")
