@@ -97,6 +97,26 @@ def test_postgres_logins_are_reported_and_refused_when_required(
         strict.close()
 
 
+def test_a_grant_made_while_the_server_runs_is_refused_by_the_next_call(
+        pg_logins, pg_server: str, tmp_path: Path) -> None:  # noqa: ANN001
+    """With require_read_only_login, the login's privileges are read at every call: a GRANT
+    after the first call is refused by the next one, and its REVOKE lets the next one run."""
+    dbname, ro, _rw = pg_logins
+    strict = _ops(tmp_path, [_pg("ro", dbname, user=ro, require_read_only_login=True)])
+    dsn = pg_server.replace("dbname=postgres", f"dbname={dbname}")
+    try:
+        assert db_execute_sql_op(strict, "ro", "SELECT count(*) FROM t").row_count == 1
+        with psycopg.connect(dsn, autocommit=True) as admin:
+            admin.execute(f"GRANT INSERT ON t TO {ro}")
+        with pytest.raises(LoginNotReadOnlyError, match=f"login '{ro}' can write"):
+            db_execute_sql_op(strict, "ro", "SELECT count(*) FROM t")
+        with psycopg.connect(dsn, autocommit=True) as admin:
+            admin.execute(f"REVOKE INSERT ON t FROM {ro}")
+        assert db_execute_sql_op(strict, "ro", "SELECT count(*) FROM t").row_count == 1
+    finally:
+        strict.close()
+
+
 def test_annotation_summary_and_db_list_carry_the_warning(pg_logins, tmp_path: Path) -> None:  # noqa: ANN001
     dbname, ro, rw = pg_logins
     ops = _ops(tmp_path, [_pg("ro", dbname, user=ro), _pg("rw", dbname, user=rw)])

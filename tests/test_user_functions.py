@@ -258,33 +258,32 @@ def test_spark_sql_function_body_is_not_run(request: pytest.FixtureRequest,
         connection.dispose()
 
 
-def test_a_stale_catalogue_read_is_served_while_it_is_read_again() -> None:
-    """Only the first call waits for the catalogue; a later one gets the old value at once
-    while a thread reads it again (a failed read keeps the old value)."""
+def test_a_catalogue_read_is_kept_per_version_and_read_once_by_concurrent_calls() -> None:
+    """Concurrent first calls wait for one read; the read is kept while the version stays the
+    same and read again, in the call, as soon as it moved (no background thread)."""
     import threading
 
     from nl2sql.db.catalogue_reads import CatalogueRead
 
     reads: list[int] = []
-    release = threading.Event()
+    first = threading.Event()
 
-    def read() -> int:
-        if reads:
-            release.wait(5)
-        reads.append(len(reads))
-        if len(reads) == 3:
-            raise RuntimeError("catalogue down")
+    def read(_conn: object) -> int:
+        first.wait(5)  # hold the first read until every thread has asked
+        reads.append(len(reads) + 1)
         return len(reads)
 
-    kept = CatalogueRead(read, 0.0, "test facts")
-    assert kept.known() is None and kept.get() == 1 and kept.known() == 1
-    started = time.monotonic()
-    assert kept.get() == 1 and time.monotonic() - started < 0.5  # stale: served, not waited
-    release.set()
-    for _ in range(100):
-        if kept.known() == 2:
-            break
-        time.sleep(0.02)
-    assert kept.get() == 2  # the background read landed (and a third one starts)
-    time.sleep(0.2)
-    assert kept.get() == 2  # the failed third read kept the value
+    kept = CatalogueRead(read)
+    assert kept.known() is None
+    answers: list[int] = []
+    threads = [threading.Thread(target=lambda: answers.append(kept.get("v1")))
+               for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    time.sleep(0.1)
+    first.set()
+    for thread in threads:
+        thread.join(5)
+    assert answers == [1] * 8 and reads == [1]
+    assert kept.get("v1") == 1 and reads == [1]  # same version: no read
+    assert kept.get("v2") == 2 and kept.get("v2") == 2 and reads == [1, 2]  # moved: read now

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
@@ -34,6 +34,10 @@ if TYPE_CHECKING:
     from nl2sql.sql_guard import ValidatedQuery
 
 
+#: A check of one call against the catalogue's user-defined functions (raises to refuse).
+Admission = Callable[[UserFunctions], None]
+
+
 class DbConnection(ABC):
     """A lazily created SQLAlchemy engine for one configured database.
 
@@ -54,17 +58,15 @@ class DbConnection(ABC):
     refuses_big_literal_counts: ClassVar[bool] = False
     #: Building a big value kills the engine: a count computed from the data is refused too.
     refuses_computed_counts: ClassVar[bool] = False
-    #: Seconds a read of the catalogue's user-defined functions is used before it is read again.
-    user_functions_seconds: ClassVar[float] = 60.0
+    #: The catalogue version (``catalogue_version``) is read with SQL on a connection.
+    catalogue_version_in_sql: ClassVar[bool] = False
 
     def __init__(self, config: DbConnectionConfig) -> None:
         self.config = config
         self._engine: Engine | None = None
         self._engine_lock = threading.Lock()
-        self._user_functions = CatalogueRead(self.read_user_functions,
-                                             self.user_functions_seconds, "user functions")
-        self._login = CatalogueRead(self.read_login_privileges, self.user_functions_seconds,
-                                    "login's privileges")
+        self._user_functions = CatalogueRead(self.read_user_functions)
+        self._login: LoginPrivileges | None = None
 
     @property
     def db_id(self) -> str:
@@ -89,22 +91,47 @@ class DbConnection(ABC):
         return self._engine
 
     def user_functions(self) -> UserFunctions:
-        """The database's user-defined functions and the views that reach them (read from
-        the catalogue again in the background every ``user_functions_seconds``)."""
-        return self._user_functions.get()
+        """The database's user-defined functions and the views that reach them, as the
+        catalogue lists them now (its version read on a connection of its own)."""
+        if not self.catalogue_version_in_sql:
+            return self.user_functions_at(self.catalogue_version(None))
+        with self.connect() as conn:
+            return self.user_functions_at(self.catalogue_version(conn), conn)
 
-    def read_user_functions(self) -> UserFunctions:
-        """The catalogue's user-defined functions (a backend without any: none)."""
+    def user_functions_at(self, version: Hashable, conn: Any = None) -> UserFunctions:
+        """The user-defined functions at catalogue ``version`` (read just before on ``conn``,
+        the caller's connection): the kept read, or a new one on ``conn`` when it moved."""
+        return self._user_functions.get(version, conn)
+
+    def catalogue_version(self, conn: Any) -> Hashable:
+        """A value that changes whenever ``read_user_functions`` could answer differently,
+        read on ``conn`` (the call's own connection) before the call runs anything. Default:
+        a catalogue that cannot change (no user functions)."""
+        return None
+
+    def read_user_functions(self, conn: Any = None) -> UserFunctions:
+        """The catalogue's user-defined functions, read on ``conn`` (None: a connection of
+        its own); a backend without any: none."""
         return NO_USER_FUNCTIONS
 
+    @contextmanager
+    def _on(self, conn: Connection | None) -> Iterator[Connection]:
+        """``conn``, or a pooled connection of its own when None."""
+        if conn is not None:
+            yield conn
+        else:
+            with self.connect() as own:
+                yield own
+
     def login_privileges(self) -> LoginPrivileges | None:
-        """What the configured login may do (None: a backend without logins, whose files
-        nl2sql opens read-only), read again in the background every ``user_functions_seconds``."""
-        return self._login.get()
+        """What the configured login may do now (None: a backend without logins, whose files
+        nl2sql opens read-only); read at every call (a GRANT counts at once)."""
+        self._login = self.read_login_privileges()
+        return self._login
 
     def known_login_privileges(self) -> LoginPrivileges | None:
         """The last ``login_privileges`` read, without connecting (None: not read yet)."""
-        return self._login.known()
+        return self._login
 
     def read_login_privileges(self) -> LoginPrivileges | None:
         return None
@@ -118,23 +145,30 @@ class DbConnection(ABC):
 
     def check_query(self, query: ValidatedQuery) -> None:
         """What the guard cannot know alone, checked before the engine runs ``query``: the
-        login (``require_read_only_login``), user-defined functions, literal value sizes."""
+        login (``require_read_only_login``), literal value sizes. (User-defined functions are
+        checked in the query's own transaction: ``query_admission``.)"""
         self.check_login()
-        self.check_user_functions(query)
         if self.refuses_big_literal_counts:
             check_value_sizes(query.expression, self.config.max_value_bytes, db_id=self.db_id,
                               computed_counts=not self.refuses_computed_counts)
 
-    def check_user_functions(self, query: ValidatedQuery) -> None:
-        """Refuse ``query`` when it reaches a user-defined function dbs.yaml does not allow."""
-        check_user_functions(query.expression, self.user_functions(),
-                             self.config.allowed_functions, db_id=self.db_id)
+    def query_admission(self, query: ValidatedQuery) -> Admission:
+        """Refuses ``query`` when it reaches a user-defined function dbs.yaml does not allow."""
+        def admit(functions: UserFunctions) -> None:
+            check_user_functions(query.expression, functions, self.config.allowed_functions,
+                                 db_id=self.db_id)
+        return admit
+
+    def relation_admission(self, name: str) -> Admission:
+        """Refuses reading the table or view ``name`` when it is a view reaching a
+        user-defined function dbs.yaml does not allow (a row lookup, a sample)."""
+        def admit(functions: UserFunctions) -> None:
+            refuse_view(name, None, functions, self.config.allowed_functions, db_id=self.db_id)
+        return admit
 
     def check_relation(self, name: str) -> None:
-        """Refuse reading the table or view ``name`` when it is a view reaching a user-defined
-        function dbs.yaml does not allow (a row lookup, a sample)."""
-        refuse_view(name, None, self.user_functions(), self.config.allowed_functions,
-                    db_id=self.db_id)
+        """``relation_admission`` against the catalogue as it is now."""
+        self.relation_admission(name)(self.user_functions())
 
     @abstractmethod
     def _create_engine(self) -> Engine:
@@ -299,6 +333,7 @@ class DbOperations(ABC):
         config = self.connection.config
         max_rows = max_rows or config.max_rows
         timeout = timeout_seconds or config.query_timeout_seconds
+        admit: Admission | None = None
         if isinstance(query, str) and not validate:
             sql, is_explain = query, False
         else:
@@ -306,13 +341,14 @@ class DbOperations(ABC):
                 query = validate_read_only(query, self.connection.sqlglot_dialect,
                                            allowed_functions=config.allowed_functions)
             self.connection.check_query(query)
+            admit = self.connection.query_admission(query)
             sql, is_explain = query.sql, query.is_explain
         started = time.monotonic()
         bounded_type = _BoundedCsvSink if takes_csv_records(sink) else _BoundedSink
         bounded = bounded_type(sink, started + timeout, lambda: self._timeout_error(timeout))
         try:
             stats = self._stream(sql, bounded, max_rows=max_rows, timeout=timeout,
-                                 is_explain=is_explain)
+                                 is_explain=is_explain, admit=admit)
         except SinkFull:
             stats = QueryStats(bounded.columns, bounded.rows, True, truncated_by="bytes")
         stats.elapsed_seconds = time.monotonic() - started
@@ -349,10 +385,10 @@ class DbOperations(ABC):
 
     def _fetch_one(self, info: TableInfo, where: dict[str, Any]) -> dict[str, Any] | None:
         self.connection.check_login()
-        self.connection.check_relation(info.name)
         statement = lookup.select_where(info, where, schema=self.connection.schema)
         timeout = self.connection.config.query_timeout_seconds
-        with self._read_only(timeout) as conn:
+        admit = self.connection.relation_admission(info.name)
+        with self._read_only(timeout, admit=admit) as conn:
             try:
                 row = conn.execute(statement).mappings().first()
             except OverflowError:  # e.g. SQLite binds 64-bit integers only: no row has it
@@ -400,14 +436,24 @@ class DbOperations(ABC):
         per_row = max(1, (written - written_before) // max(rows, 1))
         return max(1, min(self.batch_size, size * 2, self.batch_bytes // per_row))
 
-    @abstractmethod
-    def _stream(self, sql: str, sink: ResultSink, *, max_rows: int, timeout: float,
-                is_explain: bool) -> QueryStats:
-        """Execute ``sql`` under every engine layer of the backend; feed ``sink``."""
+    def _admit(self, conn: Any, admit: Admission | None) -> None:
+        """Check the call against the catalogue as it is now: its version read on the call's
+        own connection ``conn``, once the transaction is open and before anything runs."""
+        if admit is not None:
+            connection = self.connection
+            admit(connection.user_functions_at(connection.catalogue_version(conn), conn))
 
     @abstractmethod
-    def _read_only(self, timeout: float) -> AbstractContextManager[Connection]:
-        """A connection inside a read-only transaction that is always rolled back."""
+    def _stream(self, sql: str, sink: ResultSink, *, max_rows: int, timeout: float,
+                is_explain: bool, admit: Admission | None = None) -> QueryStats:
+        """Execute ``sql`` under every engine layer of the backend; feed ``sink``. ``admit``
+        is passed to ``_read_only``."""
+
+    @abstractmethod
+    def _read_only(self, timeout: float, *, admit: Admission | None = None
+                   ) -> AbstractContextManager[Connection]:
+        """A connection inside a read-only transaction that is always rolled back; before it
+        is handed out, ``admit`` checks the call against the catalogue (``_admit``)."""
 
 
 def create_connection(config: DbConnectionConfig) -> DbConnection:

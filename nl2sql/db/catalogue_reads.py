@@ -1,38 +1,37 @@
-"""Facts read from a database's catalogue and kept for a while (its user-defined functions, what
-its login may do): the first read waits; after ``seconds`` the old value is still served while a
-thread reads it again, so only the first call after start waits for the catalogue (50-200 ms on a
-busy MariaDB), never the 10,000th.
+"""Facts read from a database's catalogue (its user-defined functions), kept while the
+catalogue's *version* stays the same: every call reads the version (one cheap statement, on
+PostgreSQL in the same round trip as the call's own setup) and the facts are read again, in the
+call, only when it moved. So a function created a moment ago is known by the next call, and
+nothing read in the background ever changes an answer.
+
+The version must be read before the facts it is passed with: a change between the two then
+leaves a newer read under an older version, which the next call reads again (never the other
+way round).
 """
 
 from __future__ import annotations
 
-import logging
 import threading
-import time
-from collections.abc import Callable
-from typing import Generic, TypeVar
+from collections.abc import Callable, Hashable
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
-logger = logging.getLogger(__name__)
 
 
 class CatalogueRead(Generic[T]):
-    """``read()``'s value, read again in the background once older than ``seconds``."""
+    """``read(conn)``'s value for the catalogue version it was read at."""
 
-    def __init__(self, read: Callable[[], T], seconds: float, what: str) -> None:
-        self._read, self._seconds, self._what = read, seconds, what
-        self._value: tuple[float, T] | None = None
+    def __init__(self, read: Callable[[Any], T]) -> None:
+        self._read = read
+        self._value: tuple[Hashable, T] | None = None
         self._lock = threading.Lock()
-        self._refreshing = False
 
-    def get(self) -> T:
+    def get(self, version: Hashable, conn: Any = None) -> T:
+        """The value for ``version``, read now on ``conn`` (once, whoever else waits) when the
+        kept one was read at another version or never."""
         with self._lock:
-            if self._value is None:  # the first read: every caller waits for it
-                self._value = (time.monotonic(), self._read())
-            elif time.monotonic() - self._value[0] > self._seconds and not self._refreshing:
-                self._refreshing = True
-                threading.Thread(target=self._refresh, name=f"nl2sql-{self._what}",
-                                 daemon=True).start()
+            if self._value is None or self._value[0] != version:
+                self._value = (version, self._read(conn))
             return self._value[1]
 
     def known(self) -> T | None:
@@ -40,16 +39,7 @@ class CatalogueRead(Generic[T]):
         value = self._value
         return value[1] if value is not None else None
 
-    def _refresh(self) -> None:
-        try:
-            fresh = self._read()
-        except Exception as exc:  # noqa: BLE001 - the old value stands; tried again later
-            logger.warning("could not read the %s again: %s", self._what, exc)
-            fresh = None
-            failed = True
-        else:
-            failed = False
+    def forget(self) -> None:
+        """Drop the kept value (the database was closed: its next opening reads again)."""
         with self._lock:
-            if self._value is not None:
-                self._value = (time.monotonic(), self._value[1] if failed else fresh)  # type: ignore[arg-type]
-            self._refreshing = False
+            self._value = None

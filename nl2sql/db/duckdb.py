@@ -26,7 +26,8 @@ from sqlalchemy import Connection, Engine, create_engine
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import QueuePool
 
-from nl2sql.db.base import CsvResultSink, DbConnection, DbOperations, QueryStats, ResultSink
+from nl2sql.db.base import (Admission, CsvResultSink, DbConnection, DbOperations, QueryStats,
+                            ResultSink)
 from nl2sql.db.call_stop import stop_with
 from nl2sql.errors import ConfigError, DatabaseConnectionError, QueryExecutionError, QueryTimeoutError
 from nl2sql.sql_guard.user_functions import UserFunctions, from_view_definitions
@@ -139,6 +140,8 @@ class DuckdbConnection(DbConnection):
     first_use_imports = ("nl2sql.workspace.csv_arrow", "pyarrow.pandas_compat",
                          "pyarrow.vendored.version", "pandas")
     _database: Any = None
+    #: How many times the database was opened: the catalogue's version (see ``catalogue_version``).
+    _openings = 0
 
     @property
     def views(self) -> dict[str, tuple[Path, str]]:
@@ -177,6 +180,7 @@ class DuckdbConnection(DbConnection):
                 f"Cannot open DuckDB database '{self.db_id}': {str(exc).splitlines()[0]}; "
                 f"check 'path' in dbs.yaml.", db_id=self.db_id) from None
         self._database = database
+        self._openings += 1
         statements = [f"CREATE TEMP VIEW {_identifier(name)} AS SELECT * FROM "
                       f"{reader}({_literal(str(file))})" for name, (file, reader) in views.items()]
 
@@ -192,13 +196,19 @@ class DuckdbConnection(DbConnection):
                                pool_size=5, max_overflow=-1)
         return engine
 
-    def read_user_functions(self) -> UserFunctions:
+    def catalogue_version(self, conn: Any) -> int:
+        """The database's opening: while nl2sql holds the file open read-only, no other
+        connection or process can write it (DuckDB's file lock), so its macros and views can
+        only have changed when it was closed and opened again."""
+        return self._openings
+
+    def read_user_functions(self, conn: Connection | None = None) -> UserFunctions:
         """Macros (DuckDB's user-defined functions) and the views that call one."""
-        with self.connect() as conn:
-            functions = [tuple(r) for r in conn.exec_driver_sql(
+        with self._on(conn) as on:
+            functions = [tuple(r) for r in on.exec_driver_sql(
                 "SELECT DISTINCT schema_name, function_name FROM duckdb_functions() "
                 "WHERE NOT internal")]
-            views = [tuple(r) for r in conn.exec_driver_sql(
+            views = [tuple(r) for r in on.exec_driver_sql(
                 "SELECT schema_name, view_name, sql FROM duckdb_views() WHERE NOT internal")]
         return from_view_definitions(functions, views, "duckdb")
 
@@ -213,13 +223,15 @@ class DuckdbOperations(DbOperations):
     connection: DuckdbConnection
 
     @contextmanager
-    def _read_only(self, timeout: float) -> Iterator[Connection]:
+    def _read_only(self, timeout: float, *, admit: Admission | None = None
+                   ) -> Iterator[Connection]:
         with self.connection.connect() as conn:
             raw = conn.connection.driver_connection
             timer = threading.Timer(timeout, raw.interrupt)
             timer.daemon = True
             timer.start()
             try:
+                self._admit(conn, admit)
                 with stop_with(f"database '{self.db_id}'", raw.interrupt):
                     yield conn
             except DBAPIError as exc:
@@ -234,8 +246,8 @@ class DuckdbOperations(DbOperations):
                     pass  # no transaction was open
 
     def _stream(self, sql: str, sink: ResultSink, *, max_rows: int, timeout: float,
-                is_explain: bool) -> QueryStats:
-        with self._read_only(timeout) as conn:
+                is_explain: bool, admit: Admission | None = None) -> QueryStats:
+        with self._read_only(timeout, admit=admit) as conn:
             raw = conn.connection.driver_connection
             statement = self._one_select(raw, sql, is_explain)
             if isinstance(sink, CsvResultSink) and not is_explain:

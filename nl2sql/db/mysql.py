@@ -27,7 +27,7 @@ from typing import Any
 from sqlalchemy import URL, Connection, Engine, create_engine, event
 from sqlalchemy.exc import DBAPIError
 
-from nl2sql.db.base import DbConnection, DbOperations, QueryStats, ResultSink
+from nl2sql.db.base import Admission, DbConnection, DbOperations, QueryStats, ResultSink
 from nl2sql.db.call_stop import stop_with
 from nl2sql.db.logins import LoginPrivileges, few
 from nl2sql.errors import DatabaseConnectionError, QueryExecutionError, QueryTimeoutError
@@ -107,6 +107,26 @@ _ADMIN_PRIVILEGES = frozenset({"SUPER", "FILE", "PROCESS", "SHUTDOWN", "RELOAD",
                                "GRANT OPTION", "CREATE TABLESPACE"})
 
 
+_SYSTEM_SCHEMAS = "('mysql', 'sys', 'information_schema', 'performance_schema')"
+_FUNCTIONS = ("SELECT ROUTINE_SCHEMA, ROUTINE_NAME FROM information_schema.ROUTINES "
+              "WHERE ROUTINE_TYPE = 'FUNCTION'")
+_VIEWS = ("SELECT TABLE_SCHEMA, TABLE_NAME, VIEW_DEFINITION FROM information_schema.VIEWS "
+          f"WHERE TABLE_SCHEMA NOT IN {_SYSTEM_SCHEMAS}")
+# The catalogue's version for the read of user functions: a SHA-256 of exactly what it reads
+# (function names, view names and definitions). Neither catalogue keeps a time of change for
+# everything that matters (CREATE OR REPLACE VIEW leaves none), and a sum of checksums could be
+# forged by whoever writes a view, so the text itself is hashed (group_concat_max_len is
+# raised per connection, ``_on_connect``). Hand-written: no library reads catalogue versions.
+_CATALOGUE_VERSION = (
+    "SELECT (SELECT SHA2(GROUP_CONCAT(CONCAT_WS(0x1f, ROUTINE_SCHEMA, ROUTINE_NAME) "
+    "ORDER BY ROUTINE_SCHEMA, ROUTINE_NAME SEPARATOR 0x1e), 256) FROM "
+    "information_schema.ROUTINES WHERE ROUTINE_TYPE = 'FUNCTION'), "
+    "(SELECT SHA2(GROUP_CONCAT(CONCAT_WS(0x1f, TABLE_SCHEMA, TABLE_NAME, VIEW_DEFINITION) "
+    "ORDER BY TABLE_SCHEMA, TABLE_NAME SEPARATOR 0x1e), 256) FROM information_schema.VIEWS "
+    f"WHERE TABLE_SCHEMA NOT IN {_SYSTEM_SCHEMAS})")
+_LOADABLE_VERSION = ", (SELECT SHA2(GROUP_CONCAT(name ORDER BY name SEPARATOR 0x1e), 256) FROM mysql.func)"
+
+
 #: Warning: "Result of repeat() was larger than max_allowed_packet (N) - truncated" (NULL).
 _VALUE_OVER_PACKET = 1301
 
@@ -143,6 +163,9 @@ class _ValueBoundCursor:
 
 class MysqlConnection(DbConnection):
     first_use_imports = ("MySQLdb.connections",)
+    catalogue_version_in_sql = True
+    #: The login may read ``mysql.func`` (loadable functions): learned by the first read.
+    _reads_loadable_functions = False
 
     def url(self) -> URL:
         config = self.config
@@ -205,23 +228,25 @@ class MysqlConnection(DbConnection):
                   for place, privileges in sorted(by_place.items())]
         return LoginPrivileges(user, tuple(privileged), tuple(writes))
 
-    def read_user_functions(self) -> UserFunctions:
+    def catalogue_version(self, conn: Connection) -> tuple[Any, ...]:
+        """``_CATALOGUE_VERSION`` (and the loadable functions', when the login reads them),
+        read in the call's own transaction."""
+        loadable = _LOADABLE_VERSION if self._reads_loadable_functions else ""
+        return tuple(conn.exec_driver_sql(_CATALOGUE_VERSION + loadable).one())
+
+    def read_user_functions(self, conn: Connection | None = None) -> UserFunctions:
         """Stored functions (and loadable ones, when ``mysql.func`` is readable), and the
         views that call one; built-ins are never schema-qualified here, so ``db.f()`` always
         calls a stored function."""
-        with self.connect() as conn:
-            functions = [tuple(r) for r in conn.exec_driver_sql(
-                "SELECT ROUTINE_SCHEMA, ROUTINE_NAME FROM information_schema.ROUTINES "
-                "WHERE ROUTINE_TYPE = 'FUNCTION'")]
+        with self._on(conn) as on:
+            functions = [tuple(r) for r in on.exec_driver_sql(_FUNCTIONS)]
             try:
-                functions += [("", r[0]) for r in conn.exec_driver_sql(
+                functions += [("", r[0]) for r in on.exec_driver_sql(
                     "SELECT name FROM mysql.func")]
+                self._reads_loadable_functions = True
             except DBAPIError:  # no privilege on the mysql schema: a read-only login
-                pass
-            views = [tuple(r) for r in conn.exec_driver_sql(
-                "SELECT TABLE_SCHEMA, TABLE_NAME, VIEW_DEFINITION FROM information_schema.VIEWS "
-                "WHERE TABLE_SCHEMA NOT IN ('mysql', 'sys', 'information_schema', "
-                "'performance_schema')")]
+                self._reads_loadable_functions = False
+            views = [tuple(r) for r in on.exec_driver_sql(_VIEWS)]
         return from_view_definitions(functions, views, "mysql", qualified_calls_are_user=True)
 
     def _on_connect(self, dbapi_connection: Any, _record: object) -> None:
@@ -250,6 +275,8 @@ class MysqlConnection(DbConnection):
                     f"The MySQL server of database '{self.db_id}' kept sql_mode {','.join(mode)}, "
                     f"which reads strings differently from nl2sql's checks; nl2sql will not "
                     f"query it.", db_id=self.db_id)
+            # the catalogue's version hashes every view definition in one GROUP_CONCAT
+            cursor.execute("SET SESSION group_concat_max_len = 4294967295")
             cursor.execute("SET SESSION TRANSACTION READ ONLY")
         dbapi_connection.commit()
         dbapi_connection.nl2sql_is_mariadb = is_mariadb
@@ -260,7 +287,8 @@ class MysqlOperations(DbOperations):
     connection: MysqlConnection
 
     @contextmanager
-    def _read_only(self, timeout: float) -> Iterator[Connection]:
+    def _read_only(self, timeout: float, *, admit: Admission | None = None
+                   ) -> Iterator[Connection]:
         with self.connection.connect() as conn:
             raw = conn.connection.driver_connection
             raw.rollback()
@@ -276,6 +304,7 @@ class MysqlOperations(DbOperations):
             killer.daemon = True
             killer.start()
             try:
+                self._admit(conn, admit)
                 with stop_with(f"database '{self.db_id}'",
                                functools.partial(self._kill_query, thread_id)):
                     yield conn
@@ -323,9 +352,9 @@ class MysqlOperations(DbOperations):
             conn.invalidate()  # a broken session goes away instead of back into the pool
 
     def _stream(self, sql: str, sink: ResultSink, *, max_rows: int, timeout: float,
-                is_explain: bool) -> QueryStats:
+                is_explain: bool, admit: Admission | None = None) -> QueryStats:
         body = sql.rstrip().rstrip(";").rstrip()
-        with self._read_only(timeout) as conn:
+        with self._read_only(timeout, admit=admit) as conn:
             raw = conn.connection.driver_connection
             if not is_explain:  # EXPLAIN cannot be a derived table; still one statement
                 self._check_is_query(raw, body)

@@ -32,8 +32,8 @@ from sqlalchemy import URL, Connection, Engine, create_engine
 from sqlalchemy.exc import DBAPIError
 
 from nl2sql.db import postgres_pages
-from nl2sql.db.base import (CsvResultSink, DbConnection, DbOperations, QueryStats, ResultSink,
-                            SinkFull)
+from nl2sql.db.base import (Admission, CsvResultSink, DbConnection, DbOperations, QueryStats,
+                            ResultSink, SinkFull)
 from nl2sql.db.call_stop import stop_with
 from nl2sql.db.logins import LoginPrivileges
 from nl2sql.errors import QueryExecutionError
@@ -91,6 +91,26 @@ WHERE t.oid <> v.oid AND t.relkind = 'v'
 """
 
 
+# The catalogue's version for the read above: count and sum of xmin (a row's xmin changes with
+# every CREATE, CREATE OR REPLACE, ALTER or RENAME of it) of every catalogue row the read (or
+# the check of a query) depends on: functions and their dependencies (extension membership),
+# views' rewrite rules and names, policies, schema names, operators and casts. Objects created
+# after initdb have oids >= 16384 (FirstNormalObjectId), so each part is an index range scan of
+# the user's own objects, not of the built-in ones. Hand-written: no library reads catalogue
+# row versions.
+_CATALOGUE_VERSION = """
+SELECT (SELECT count(*) || '/' || sum(xmin::text::bigint) FROM pg_proc WHERE oid >= 16384),
+  (SELECT count(*) || '/' || sum(xmin::text::bigint) FROM pg_depend
+   WHERE classid = 'pg_proc'::regclass AND objid >= 16384),
+  (SELECT count(*) || '/' || sum(xmin::text::bigint) FROM pg_rewrite WHERE oid >= 16384),
+  (SELECT count(*) || '/' || sum(xmin::text::bigint) FROM pg_class
+   WHERE oid >= 16384 AND relkind IN ('v', 'm')),
+  (SELECT count(*) || '/' || sum(xmin::text::bigint) FROM pg_policy),
+  (SELECT count(*) || '/' || sum(xmin::text::bigint) FROM pg_namespace),
+  (SELECT count(*) || '/' || sum(xmin::text::bigint) FROM pg_operator WHERE oid >= 16384),
+  (SELECT count(*) || '/' || sum(xmin::text::bigint) FROM pg_cast WHERE oid >= 16384)"""
+
+
 _LOGIN_PRIVILEGES = """
 SELECT current_user,
   array_remove(ARRAY[CASE WHEN r.rolsuper THEN 'superuser' END,
@@ -116,6 +136,8 @@ FROM pg_roles r WHERE r.rolname = current_user
 
 
 class PostgresConnection(DbConnection):
+    catalogue_version_in_sql = True
+
     def url(self) -> URL:
         config = self.config
         query = {"sslmode": config.sslmode} if config.sslmode else {}
@@ -150,11 +172,15 @@ class PostgresConnection(DbConnection):
         privileged = ["superuser"] if "superuser" in attributes else [*attributes, *roles]
         return LoginPrivileges(user, tuple(privileged), tuple(writes))
 
-    def read_user_functions(self) -> UserFunctions:
+    def catalogue_version(self, conn: Connection) -> tuple[Any, ...]:
+        """``_CATALOGUE_VERSION`` (a query's own transaction reads it in its setup)."""
+        return tuple(conn.exec_driver_sql(_CATALOGUE_VERSION).one())
+
+    def read_user_functions(self, conn: Connection | None = None) -> UserFunctions:
         """Functions outside pg_catalog that no extension installed; views (and row-level
         security policies) that call one, and views reading other views."""
-        with self.connect() as conn:
-            rows = conn.exec_driver_sql(_USER_FUNCTIONS).all()
+        with self._on(conn) as on:
+            rows = on.exec_driver_sql(_USER_FUNCTIONS).all()
         return UserFunctions.from_catalogue(
             [(r[1], r[2]) for r in rows if r[0] == "function"],
             [r[1:] for r in rows if r[0] == "calls"], [r[1:] for r in rows if r[0] == "reads"])
@@ -184,15 +210,19 @@ class PostgresOperations(DbOperations):
     connection: PostgresConnection
 
     @contextmanager
-    def _read_only(self, timeout: float) -> Iterator[Connection]:
-        with self._transaction(timeout) as (conn, _pages):
+    def _read_only(self, timeout: float, *, admit: Admission | None = None
+                   ) -> Iterator[Connection]:
+        with self._transaction(timeout, admit=admit) as (conn, _pages):
             yield conn
 
     @contextmanager
-    def _transaction(self, timeout: float, *, watch_pages: bool = False
+    def _transaction(self, timeout: float, *, watch_pages: bool = False,
+                     admit: Admission | None = None
                      ) -> Iterator[tuple[Connection, postgres_pages.Readings | None]]:
         """The read-only transaction; with ``watch_pages``, also the "before" readings of the
-        page-write check (``postgres_pages``), taken in the same round trip as the setup."""
+        page-write check (``postgres_pages``); with ``admit``, the catalogue's version, against
+        which the call is checked before anything runs. Both are read in the same round trip
+        as the setup."""
         with self.connection.connect() as conn:
             raw: psycopg.Connection[Any] = conn.connection.driver_connection
             raw.rollback()
@@ -205,14 +235,21 @@ class PostgresOperations(DbOperations):
                 setup += "; SET LOCAL ROLE pg_read_all_data"
             watchdog = threading.Timer(timeout + _CANCEL_GRACE_SECONDS, raw.cancel_safe)
             watchdog.daemon = True
+            if admit is not None:
+                setup += ";\n" + _CATALOGUE_VERSION
             if watch_pages:
                 setup += ";\n" + postgres_pages.readings_statement(conn.info)
             try:
                 cursor = raw.execute(setup)  # our own text: several statements, one round trip
-                while cursor.description is None and cursor.nextset():
-                    pass
-                pages = postgres_pages.before(raw, conn.info, cursor.fetchone()) \
-                    if watch_pages else None
+                rows = []  # the row of each SELECT, in order
+                while True:
+                    if cursor.description is not None:
+                        rows.append(cursor.fetchone())
+                    if not cursor.nextset():
+                        break
+                if admit is not None:
+                    admit(self.connection.user_functions_at(tuple(rows[0]), conn))
+                pages = postgres_pages.before(raw, conn.info, rows[-1]) if watch_pages else None
                 watchdog.start()
                 with stop_with(f"database '{self.db_id}'", raw.cancel_safe):
                     yield conn, pages
@@ -239,9 +276,9 @@ class PostgresOperations(DbOperations):
             conn.invalidate()  # a broken session goes away instead of back into the pool
 
     def _stream(self, sql: str, sink: ResultSink, *, max_rows: int, timeout: float,
-                is_explain: bool) -> QueryStats:
+                is_explain: bool, admit: Admission | None = None) -> QueryStats:
         body = sql.rstrip().rstrip(";").rstrip()
-        with self._transaction(timeout, watch_pages=True) as (conn, before):
+        with self._transaction(timeout, watch_pages=True, admit=admit) as (conn, before):
             raw = conn.connection.driver_connection
             offset = 0
             try:

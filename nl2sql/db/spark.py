@@ -34,7 +34,7 @@ from typing import Any, ClassVar, TypeVar
 from sqlalchemy.exc import DBAPIError
 
 from nl2sql.config.registry import DbConnectionConfig
-from nl2sql.db.base import DbConnection, DbOperations, QueryStats, ResultSink
+from nl2sql.db.base import Admission, DbConnection, DbOperations, QueryStats, ResultSink
 from nl2sql.db.call_stop import stop_with
 from nl2sql.db.logins import LoginPrivileges
 from nl2sql.db.spark_sql import SparkSqlConnection, resolve_remote
@@ -133,10 +133,22 @@ class SparkConnection(DbConnection):
         return LoginPrivileges(f"Spark Connect session at {self.remote_label}",
                                writes=("no read-only mode: the server's own rights",))
 
-    def read_user_functions(self) -> UserFunctions:
+    def catalogue_version(self, conn: Any) -> tuple[Any, ...]:
+        """What ``read_user_functions`` parses, fetched now: Spark's catalogue keeps no
+        version or time of change (``CREATE OR REPLACE VIEW``), so its text is the version
+        (two commands and one per view)."""
+        return self._catalogue_rows()
+
+    def read_user_functions(self, conn: Any = None) -> UserFunctions:
         """The database's user functions (``SHOW USER FUNCTIONS``: a SQL function's body is
         never seen by the guard) and its views that call one (their text parsed); any
         schema-qualified call counts as a user function (the guard refuses those anyway)."""
+        functions, views = self._catalogue_rows()
+        return from_view_definitions(functions, views, "spark", qualified_calls_are_user=True)
+
+    def _catalogue_rows(self) -> tuple[tuple[tuple[str, str], ...],
+                                       tuple[tuple[str, str, str], ...]]:
+        """``(schema, function)`` of each user function, ``(schema, view, text)`` of each view."""
         where = f" IN {_quote(self.schema)}" if self.schema else ""
         rows, _ = self.fetch(f"SHOW USER FUNCTIONS{where}")
         functions = []
@@ -149,7 +161,7 @@ class SparkConnection(DbConnection):
             relation = f"{_quote(schema)}.{_quote(view)}" if schema else _quote(view)
             text = str(self.fetch(f"SHOW CREATE TABLE {relation}")[0][0][0])
             views.append((schema, view, text))
-        return from_view_definitions(functions, views, "spark", qualified_calls_are_user=True)
+        return tuple(functions), tuple(views)
 
     def _create_engine(self) -> Any:
         raise NotImplementedError("the spark backend has no SQLAlchemy engine; use session()")
@@ -338,8 +350,9 @@ class SparkOperations(DbOperations):
     max_result_bytes: ClassVar[int] = 1 << 30
 
     def _stream(self, sql: str, sink: ResultSink, *, max_rows: int, timeout: float,
-                is_explain: bool) -> QueryStats:
+                is_explain: bool, admit: Admission | None = None) -> QueryStats:
         body = sql.rstrip().rstrip(";").rstrip()
+        self._admit(None, admit)  # Spark has no transaction: checked just before it runs
         started = threading.Event()  # set once the sink got something: no retry after that
 
         def run(session: Any) -> QueryStats:
@@ -472,8 +485,10 @@ class SparkOperations(DbOperations):
             f"try again.", db_id=self.db_id)
 
     @contextmanager
-    def _read_only(self, timeout: float) -> Iterator[SparkSqlConnection]:  # type: ignore[override]
+    def _read_only(self, timeout: float, *, admit: Admission | None = None
+                   ) -> Iterator[SparkSqlConnection]:  # type: ignore[override]
         """For the neutral row lookups: the SQLAlchemy-shaped face, tagged and time-limited."""
+        self._admit(None, admit)
         session = self.connection.session()
         try:
             with self._tagged(session, timeout):

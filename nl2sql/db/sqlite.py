@@ -23,7 +23,7 @@ from sqlalchemy.pool import QueuePool
 from sqlalchemy.exc import DBAPIError
 
 from nl2sql.config.registry import DbConnectionConfig
-from nl2sql.db.base import DbConnection, DbOperations, QueryStats, ResultSink
+from nl2sql.db.base import Admission, DbConnection, DbOperations, QueryStats, ResultSink
 from nl2sql.db.call_stop import stop_with
 from nl2sql.db.sqlite_columnar import ColumnarTakeOver, columnar_available
 from nl2sql.errors import DatabaseConnectionError, QueryExecutionError
@@ -166,12 +166,14 @@ class SqliteOperations(DbOperations):
     connection: SqliteConnection
 
     @contextmanager
-    def _read_only(self, timeout: float) -> Iterator[Connection]:
+    def _read_only(self, timeout: float, *, admit: Admission | None = None
+                   ) -> Iterator[Connection]:
         with self.connection.connect() as conn:
             raw = conn.connection.driver_connection
             deadline = time.monotonic() + timeout
             raw.set_progress_handler(lambda: time.monotonic() > deadline, _PROGRESS_STEPS)
             try:
+                self._admit(conn, admit)
                 with stop_with(f"database '{self.db_id}'", raw.interrupt):
                     yield conn
             except DBAPIError as exc:
@@ -183,8 +185,8 @@ class SqliteOperations(DbOperations):
                 conn.rollback()
 
     def _stream(self, sql: str, sink: ResultSink, *, max_rows: int, timeout: float,
-                is_explain: bool) -> QueryStats:
-        with self._read_only(timeout) as conn:
+                is_explain: bool, admit: Admission | None = None) -> QueryStats:
+        with self._read_only(timeout, admit=admit) as conn:
             raw = conn.connection.driver_connection
             cursor = raw.cursor()
             raw.set_authorizer(query_authorizer())
