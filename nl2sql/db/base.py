@@ -156,7 +156,7 @@ class DbConnection(ABC):
         """Refuses ``query`` when it reaches a user-defined function dbs.yaml does not allow."""
         def admit(functions: UserFunctions) -> None:
             check_user_functions(query.expression, functions, self.config.allowed_functions,
-                                 db_id=self.db_id)
+                                 db_id=self.db_id, sql=query.sql, dialect=self.sqlglot_dialect)
         return admit
 
     def relation_admission(self, name: str) -> Admission:

@@ -8,7 +8,9 @@ its functions, and the views that reach one, directly or through other views) an
 is checked against it here, after the guard and before the engine runs it: a call of such a
 function, or a reference to such a view, is refused unless every function it reaches is listed
 in the database's ``allowed_functions``. Built-in functions (and, on PostgreSQL, functions of
-installed extensions, which the deny list covers) are not user-defined.
+installed extensions, which the deny list covers) are not user-defined. On PostgreSQL a query can
+also reach one without naming it, through an operator, a cast, a domain's check or a type;
+``implicit_calls`` checks those.
 
 Names are compared in lower case, qualified (``schema.name``) and bare: a bare call is allowed
 when the bare name is listed or every user function of that name is listed qualified. On
@@ -26,6 +28,8 @@ import sqlglot.errors
 from sqlglot import exp
 
 from nl2sql.errors import QueryRejectedError
+from nl2sql.sql_guard.implicit_calls import (NO_IMPLICIT_CALLS, ImplicitCalls,
+                                             check_implicit_calls, refuse_relation)
 
 
 @dataclass(frozen=True)
@@ -38,12 +42,15 @@ class UserFunctions:
     views: Mapping[str, frozenset[str]] = field(default_factory=dict)
     #: True where built-ins are never schema-qualified: ``x.f()`` always calls a user function.
     qualified_calls_are_user: bool = False
+    #: Operators, casts and types that call a user function without naming it (PostgreSQL).
+    implicit: ImplicitCalls = NO_IMPLICIT_CALLS
 
     @classmethod
     def from_catalogue(cls, functions: Iterable[tuple[str, str]],
                        view_calls: Iterable[tuple[str, str, str, str]],
                        view_reads: Iterable[tuple[str, str, str, str]] = (),
-                       *, qualified_calls_are_user: bool = False) -> UserFunctions:
+                       *, qualified_calls_are_user: bool = False,
+                       implicit: ImplicitCalls = NO_IMPLICIT_CALLS) -> UserFunctions:
         """From ``(schema, function)`` rows, ``(view schema, view, schema, function)`` calls
         and ``(view schema, view, schema, relation)`` reads; a view reaches what the views it
         reads reach."""
@@ -75,7 +82,7 @@ class UserFunctions:
         for view, calls in reached.items():
             views[view] = frozenset(calls)
             views[_bare(view)] = views.get(_bare(view), frozenset()) | calls
-        return cls(names, views, qualified_calls_are_user)
+        return cls(names, views, qualified_calls_are_user, implicit)
 
 
 NO_USER_FUNCTIONS = UserFunctions()
@@ -83,7 +90,8 @@ NO_USER_FUNCTIONS = UserFunctions()
 
 def from_view_definitions(functions: Iterable[tuple[str, str]],
                           views: Iterable[tuple[str, str, str]], dialect: str, *,
-                          qualified_calls_are_user: bool = False) -> UserFunctions:
+                          qualified_calls_are_user: bool = False,
+                          implicit: ImplicitCalls = NO_IMPLICIT_CALLS) -> UserFunctions:
     """``UserFunctions`` from ``(schema, view, definition)`` rows: each definition is parsed
     for the functions it calls and the relations it reads (a backend whose catalogue keeps no
     dependencies). A definition that does not parse counts as calling every user function
@@ -102,38 +110,50 @@ def from_view_definitions(functions: Iterable[tuple[str, str]],
         reads += [(schema, view, t.db or schema, t.name) for t in tree.find_all(exp.Table)
                   if isinstance(t.this, exp.Identifier)]
     return UserFunctions.from_catalogue(functions, calls, reads,
-                                        qualified_calls_are_user=qualified_calls_are_user)
+                                        qualified_calls_are_user=qualified_calls_are_user,
+                                        implicit=implicit)
 
 
 def check_user_functions(expression: exp.Expr, catalogue: UserFunctions,
-                         allowed: Iterable[str], *, db_id: str) -> None:
+                         allowed: Iterable[str], *, db_id: str, sql: str | None = None,
+                         dialect: str = "postgres") -> None:
     """Refuse a query that calls a user-defined function, or reads a view that reaches one,
-    unless ``allowed`` lists it (``QueryRejectedError``, which the model can act on)."""
+    unless ``allowed`` lists it (``QueryRejectedError``, which the model can act on); with its
+    text ``sql`` (in ``dialect``), also one that reaches one through an operator, a cast or a
+    type (``implicit_calls``)."""
     allowed = frozenset(name.lower() for name in allowed)
+    called: set[str] = set()
     for qualifier, name in called_functions(expression):
         if qualifier is not None:
             qualified = f"{qualifier}.{name}"
             user = qualified in catalogue.functions or catalogue.qualified_calls_are_user
             if user and not {qualified, name} & allowed:
                 raise _refusal(qualified, None, db_id)
+            called.add(qualified)
             continue
         same_name = {f for f in catalogue.functions if _bare(f) == name}
         if same_name and name not in allowed and not same_name <= allowed:
             raise _refusal(min(same_name - allowed), None, db_id)
+        called |= same_name
     for table in expression.find_all(exp.Table):
         if isinstance(table.this, exp.Identifier):
             refuse_view(table.name, table.db or None, catalogue, allowed, db_id=db_id)
+    if sql is not None:
+        check_implicit_calls(sql, expression, catalogue.implicit, allowed, called,
+                             dialect=dialect, db_id=db_id)
 
 
 def refuse_view(name: str, schema: str | None, catalogue: UserFunctions,
                 allowed: Iterable[str], *, db_id: str) -> None:
     """Refuse reading the relation ``[schema.]name`` when it is a view reaching a user
-    function that ``allowed`` does not list (samples, row lookups and queries alike)."""
+    function that ``allowed`` does not list, or its rows hold a type whose values can reach
+    one (samples, row lookups and queries alike)."""
     calls = catalogue.views.get(_qualified(schema, name), frozenset())
     allowed = frozenset(a.lower() for a in allowed)
     for function in sorted(calls):
         if not {function, _bare(function)} & allowed:
             raise _refusal(function, name, db_id)
+    refuse_relation(_qualified(schema, name), catalogue.implicit, allowed, db_id=db_id)
 
 
 def called_functions(expression: exp.Expr) -> Iterator[tuple[str | None, str]]:
