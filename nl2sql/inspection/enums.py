@@ -24,6 +24,7 @@ from sqlalchemy import (Connection, FromClause, Text, cast, column, func, litera
 from nl2sql.db.base import DbConnection
 from nl2sql.inspection.base import DbSchemaInspector
 from nl2sql.inspection.base import create_inspector
+from nl2sql.inspection.samples import runs_user_function
 from nl2sql.inspection.statistics import ColumnStats, EnumScreeningSettings, Relation
 from nl2sql.schema.models import ColumnInfo, EnumValueCount, TableInfo, is_label_type
 
@@ -54,7 +55,8 @@ def screen_table(connection: DbConnection, table_info: TableInfo,
     """
     settings = settings or EnumScreeningSettings()
     columns = [c for c in table_info.columns if is_screenable(c)]
-    if table_info.is_view or not columns or table_info.row_count == 0:
+    if table_info.is_view or not columns or table_info.row_count == 0 \
+            or runs_user_function(connection, table_info, "enum screening"):
         return []
     with connection.connect() as conn:
         stats = _collect_stats(conn, create_inspector(connection), table_info, columns,
@@ -83,7 +85,8 @@ def screen_tables(connection: DbConnection, tables: list[TableInfo],
     jobs: list[tuple[TableInfo, list[ColumnInfo]]] = []
     for table_info in tables:
         columns = [c for c in table_info.columns if is_screenable(c)]
-        if not (table_info.is_view or not columns or table_info.row_count == 0):
+        if not (table_info.is_view or not columns or table_info.row_count == 0
+                or runs_user_function(connection, table_info, "enum screening")):
             jobs.append((table_info, columns))
     batched = [(t, cols) for t, cols in jobs
                if inspector.batch_size > 0 and (t.schema_name or connection.schema)

@@ -80,14 +80,16 @@ def collect_sample(connection: DbConnection, table_info: TableInfo,
     return rows_to_csv(names, rows, settings.max_chars)
 
 
-def runs_user_function(connection: DbConnection, table_info: TableInfo) -> bool:
+def runs_user_function(connection: DbConnection, table_info: TableInfo,
+                       what: str = "sample rows") -> bool:
     """Whether reading the table or view would run a user-defined function dbs.yaml does not
-    allow (a view calling one, a row-level security policy): it is not sampled (one warning),
-    by the same rule as queries."""
+    allow (a view calling one, a row-level security policy, a column of a type with a user
+    cast or domain check): it is not sampled or screened (one warning, "no ``what`` for"), by
+    the same rule as queries."""
     try:
         connection.check_relation(table_info.name)
     except QueryRejectedError as exc:
-        log.warning("no sample rows for %s: %s", table_info.name, exc)
+        log.warning("no %s for %s: %s", what, table_info.name, exc)
         return True
     return False
 
