@@ -30,6 +30,7 @@ from nl2sql.db.base import (Admission, CsvResultSink, DbConnection, DbOperations
                             ResultSink)
 from nl2sql.db.call_stop import stop_with
 from nl2sql.errors import ConfigError, DatabaseConnectionError, QueryExecutionError, QueryTimeoutError
+from nl2sql.sql_guard.implicit_calls import OPERATOR_CHARS, ImplicitCalls
 from nl2sql.sql_guard.user_functions import UserFunctions, from_view_definitions
 from nl2sql.workspace.csv_arrow import format_batch, record_bytes
 
@@ -203,14 +204,16 @@ class DuckdbConnection(DbConnection):
         return self._openings
 
     def read_user_functions(self, conn: Connection | None = None) -> UserFunctions:
-        """Macros (DuckDB's user-defined functions) and the views that call one."""
+        """Macros (DuckDB's user-defined functions) and the views that call one; macros
+        named like a built-in, which DuckDB also calls for SQL syntax (``_shadowing``)."""
         with self._on(conn) as on:
             functions = [tuple(r) for r in on.exec_driver_sql(
                 "SELECT DISTINCT schema_name, function_name FROM duckdb_functions() "
                 "WHERE NOT internal")]
             views = [tuple(r) for r in on.exec_driver_sql(
                 "SELECT schema_name, view_name, sql FROM duckdb_views() WHERE NOT internal")]
-        return from_view_definitions(functions, views, "duckdb")
+            shadowing = on.exec_driver_sql(_SHADOWING_MACROS).all()
+        return from_view_definitions(functions, views, "duckdb", implicit=_shadowing(shadowing))
 
     def dispose(self) -> None:
         super().dispose()
@@ -353,3 +356,24 @@ class DuckdbOperations(DbOperations):
         return QueryExecutionError(f"DuckDB rejected the query on database '{self.db_id}': "
                                    f"{message.rstrip('.')}; fix the SQL and try again.",
                                    db_id=self.db_id)
+
+
+# Macros named like a built-in function: DuckDB binds operators and syntax to functions by
+# name (``a - b`` to ``-``, ``LIKE`` to ``~~``, ``||``, ``EXTRACT`` to ``date_part``...) and
+# a macro of that name comes first, so it runs with no call of it in the query.
+_SHADOWING_MACROS = """
+SELECT DISTINCT schema_name, function_name FROM duckdb_functions()
+WHERE NOT internal AND function_type IN ('macro', 'table_macro')
+  AND function_name IN (SELECT function_name FROM duckdb_functions() WHERE internal)"""
+
+
+def _shadowing(macros: list[Any]) -> ImplicitCalls:
+    """A macro named like an operator is reached where the query spells the operator (or
+    LIKE, IN...); one named like a built-in function by any query (syntax that calls it,
+    such as ``EXTRACT``, names nothing)."""
+    rows = []
+    for schema, name in macros:
+        symbol = all(char in OPERATOR_CHARS for char in name)
+        what = f"the macro {schema}.{name}, which DuckDB calls in place of its built-in {name}"
+        rows.append(("operator" if symbol else "every query", schema, name, schema, name, what))
+    return ImplicitCalls.from_catalogue(rows)
