@@ -6,7 +6,8 @@ every 10th table; then times, median of ``--repeat``:
 
 - ``read_user_functions()`` (the catalogue read, one round trip; run again in the background
   every minute);
-- ``check_user_functions`` of one query (after the guard; the read served from memory).
+- the check of one query against that read (``query_admission``: after the guard, before
+  the query runs; the read at an unchanged catalogue version is served from memory).
 
 Run it with ``PYTHONPATH`` on another checkout to compare code versions.
 
@@ -76,12 +77,12 @@ def main() -> None:
         try:
             read = _median_ms(connection.read_user_functions, args.repeat)
             query = validate_read_only(QUERY, "postgres")
-            connection.user_functions()
+            functions = connection.user_functions()
             verdict = []
 
             def check_query() -> None:
                 try:
-                    connection.check_user_functions(query)
+                    connection.query_admission(query)(functions)
                     verdict.append("allowed")
                 except QueryRejectedError:
                     verdict.append("refused")

@@ -177,10 +177,10 @@ def test_enum_max_values_setting(small_db: DbConnectionConfig) -> None:
 def test_one_statement_per_table(small_db: DbConnectionConfig) -> None:
     connection = create_connection(small_db)
     info = DbSchemaExtractor(connection).extract()
-    connection.user_functions()  # the catalogue read (kept for a minute), as annotation does
     with captured_statements(connection) as statements:
         screen_table(connection, info.table("tickets"))
-    assert len(statements) == 1
+    # besides the catalogue's version (may a user function be reached by reading it?)
+    assert len([s for s in statements if "tickets" in s]) == 1
     connection.dispose()
 
 
@@ -220,6 +220,7 @@ def test_postgres_big_table_uses_sample_then_pg_stats(
     pg_execute(dbname, "ANALYZE big_events")
     with captured_statements(connection) as statements:
         screen_table(connection, table)
+    statements = [s for s in statements if "xmin" not in s]  # not the catalogue's version
     assert len(statements) == 1 and "pg_stats" in statements[0]
     assert "big_events" not in statements[0]  # the name is a parameter, not a scan
     assert kind.is_enum and set(kind.enum_values) == {"click", "view", "buy", "share", "like"}

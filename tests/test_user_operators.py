@@ -287,3 +287,29 @@ def test_duckdb_macro_named_like_a_built_in_is_refused(tmp_path, sql: str, macro
         assert sink.kept == [(42,)]
     finally:
         connection.dispose()
+
+
+def test_routes_created_while_running_are_known_at_the_next_call(pg_database) -> None:  # noqa: ANN001
+    """The catalogue's version covers what the read depends on: a domain check added, a
+    user cast created, then a table given a column of that type are each refused at once."""
+    from conftest import run_pg_script
+
+    dbname, hits = _database(pg_database, LOG_HIT)
+    connection, ops = _operations(pg_config("pgop", dbname))
+    try:
+        assert _rows(ops, "SELECT id FROM plain") == 1
+        run_pg_script(dbname, "CREATE DOMAIN positive AS int; "
+                              "ALTER DOMAIN positive ADD CHECK (log_hit() > 0)")
+        with pytest.raises(QueryRejectedError, match="domain positive"):
+            _rows(ops, "SELECT 1::positive")
+        run_pg_script(dbname, "CREATE FUNCTION mood_text(m mood) RETURNS text LANGUAGE sql "
+                              "AS $$ SELECT 'mood' || log_hit() $$; "
+                              "CREATE CAST (mood AS text) WITH FUNCTION mood_text(mood) "
+                              "AS IMPLICIT")
+        assert _rows(ops, "SELECT id FROM plain") == 1
+        run_pg_script(dbname, "ALTER TABLE plain ADD COLUMN m mood DEFAULT 'sad'")
+        with pytest.raises(QueryRejectedError, match="cast from mood to text.*through plain"):
+            _rows(ops, "SELECT length(m) FROM plain")
+        assert hits() == 0
+    finally:
+        connection.dispose()

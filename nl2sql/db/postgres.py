@@ -62,7 +62,9 @@ _EFFECTS_CHECK = """SELECT txid_current_if_assigned() IS NOT NULL,
 
 
 # The user-function catalogue read, hand-written (no library reads operators, casts or
-# pg_depend). Rows of (kind, schema, name, function schema, function, what).
+# pg_depend). Rows of (kind, schema, name, function schema, function, what). Operators, casts,
+# domains and types of initdb have oids below 16384 (FirstNormalObjectId) and only built-in
+# functions: each part reads the user's own objects by index where it can.
 _CATALOGUE = """
 user_schema AS (SELECT oid, nspname FROM pg_namespace
                 WHERE nspname NOT IN ('pg_catalog', 'information_schema')
@@ -84,21 +86,23 @@ trap (typ, fn, what) AS (
   FROM pg_cast c JOIN user_function f ON f.oid = c.castfunc
   CROSS JOIN LATERAL (VALUES (c.castsource), (c.casttarget)) t (typ)
   JOIN pg_type ty ON ty.oid = t.typ
-  WHERE ty.typnamespace <> 'pg_catalog'::regnamespace
+  WHERE c.oid >= 16384 AND ty.typnamespace <> 'pg_catalog'::regnamespace
   UNION ALL
   SELECT c.contypid, f.oid, 'the check of the domain ' || format_type(c.contypid, NULL)
   FROM pg_constraint c JOIN pg_depend d ON d.classid = 'pg_constraint'::regclass
     AND d.objid = c.oid AND d.refclassid = 'pg_proc'::regclass
   JOIN user_function f ON f.oid = d.refobjid
-  WHERE c.contypid <> 0
+  WHERE c.contypid >= 16384
   UNION ALL
   SELECT r.rngtypid, f.oid, 'the range type ' || format_type(r.rngtypid, NULL)
-  FROM pg_range r JOIN user_function f ON f.oid IN (r.rngsubdiff, r.rngcanonical)
+  FROM pg_range r CROSS JOIN LATERAL (VALUES (r.rngsubdiff), (r.rngcanonical)) u (fn)
+  JOIN user_function f ON f.oid = u.fn::oid
   UNION ALL
   SELECT t.oid, f.oid, 'the input or output of the type ' || format_type(t.oid, NULL)
-  FROM pg_type t JOIN user_function f ON f.oid IN (
-    t.typinput, t.typoutput, t.typreceive, t.typsend, t.typmodin, t.typmodout,
-    t.typanalyze, t.typsubscript))"""
+  FROM pg_type t CROSS JOIN LATERAL (VALUES (t.typinput), (t.typoutput), (t.typreceive),
+    (t.typsend), (t.typmodin), (t.typmodout), (t.typanalyze), (t.typsubscript)) u (fn)
+  JOIN user_function f ON f.oid = u.fn::oid
+  WHERE t.oid >= 16384 AND t.typtype = 'b' AND t.typcategory <> 'A')"""
 # One round trip, every time:
 # - ("function", schema, name) for each user-defined function (outside pg_catalog, not created
 #   by an extension);
@@ -117,7 +121,9 @@ operator AS (SELECT o.oid, n.nspname, o.oprname, f.oid AS fn,
                             ELSE format_type(o.oprleft, NULL) END
                     || ', ' || format_type(o.oprright, NULL) || ')' AS what
              FROM pg_operator o JOIN pg_namespace n ON n.oid = o.oprnamespace
-             JOIN user_function f ON f.oid IN (o.oprcode, o.oprrest, o.oprjoin))
+             CROSS JOIN LATERAL (VALUES (o.oprcode), (o.oprrest), (o.oprjoin)) u (fn)
+             JOIN user_function f ON f.oid = u.fn::oid
+             WHERE o.oid >= 16384)
 SELECT 'function', p.nspname, p.proname, NULL, NULL, NULL FROM user_function p
 UNION ALL
 SELECT DISTINCT 'calls', vn.nspname, v.relname, fn.nspname, f.proname, NULL
@@ -127,13 +133,11 @@ JOIN pg_proc f ON d.refclassid = 'pg_proc'::regclass AND f.oid = d.refobjid
 JOIN pg_namespace fn ON fn.oid = f.pronamespace
 UNION ALL
 SELECT DISTINCT 'calls', vn.nspname, v.relname, f.nspname, f.proname, NULL
-FROM operator u
-CROSS JOIN LATERAL (SELECT classid, objid FROM pg_depend
-                    WHERE refclassid = 'pg_operator'::regclass AND refobjid = u.oid
-                    OFFSET 0) d
+FROM pg_depend d JOIN operator u ON u.oid = d.refobjid
 JOIN owner o ON o.classid = d.classid AND o.objid = d.objid
 JOIN pg_class v ON v.oid = o.relid JOIN user_schema vn ON vn.oid = v.relnamespace
 JOIN user_function f ON f.oid = u.fn
+WHERE d.refclassid = 'pg_operator'::regclass AND d.refobjid >= 16384
 UNION ALL
 SELECT DISTINCT 'reads', vn.nspname, v.relname, tn.nspname, t.relname, NULL
 FROM owner o JOIN pg_depend d ON d.classid = o.classid AND d.objid = o.objid

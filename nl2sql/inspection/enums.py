@@ -85,9 +85,12 @@ def screen_tables(connection: DbConnection, tables: list[TableInfo],
     jobs: list[tuple[TableInfo, list[ColumnInfo]]] = []
     for table_info in tables:
         columns = [c for c in table_info.columns if is_screenable(c)]
-        if not (table_info.is_view or not columns or table_info.row_count == 0
-                or runs_user_function(connection, table_info, "enum screening")):
+        if not (table_info.is_view or not columns or table_info.row_count == 0):
             jobs.append((table_info, columns))
+    if jobs:  # the catalogue read once for all of them
+        functions = connection.user_functions()
+        jobs = [(t, cols) for t, cols in jobs
+                if not runs_user_function(connection, t, "enum screening", functions)]
     batched = [(t, cols) for t, cols in jobs
                if inspector.batch_size > 0 and (t.schema_name or connection.schema)
                and t.row_count is not None and t.row_count <= settings.sample_threshold_rows]

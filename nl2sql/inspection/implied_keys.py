@@ -35,6 +35,7 @@ from nl2sql.errors import QueryRejectedError
 from nl2sql.schema.models import ColumnInfo, DbInfo, ForeignKeyInfo, TableInfo
 from nl2sql.schema.words import split_identifier, stem
 from nl2sql.sql_guard import validate_read_only
+from nl2sql.sql_guard.user_functions import UserFunctions
 
 log = logging.getLogger(__name__)
 
@@ -123,9 +124,11 @@ def candidates(info: DbInfo) -> list[Link]:
     return found
 
 
-def confirm(connection: DbConnection, info: DbInfo, link: Link) -> str | None:
+def confirm(connection: DbConnection, info: DbInfo, link: Link,
+            functions: UserFunctions | None = None) -> str | None:
     """Evidence that the sampled values of ``link``'s column exist in the referenced key, or
-    None when they do not (or the column is empty)."""
+    None when they do not (or the column is empty, or the check could reach a user-defined
+    function: ``functions``, the catalogue as just read; default: read now)."""
     source, target = info.table(link.table), info.table(link.referenced_table)
     assert source is not None and target is not None
     src = table(source.table_name or source.name, column(link.column),
@@ -138,11 +141,13 @@ def confirm(connection: DbConnection, info: DbInfo, link: Link) -> str | None:
     missing = ~exists().where(ref.c[link.referenced_column] == distinct.c.v)
     query = select(func.count(), func.coalesce(func.sum(case((missing, 1), else_=0)), 0)
                    ).select_from(distinct)
-    if connection.user_functions().implicit:  # its `=` or a column's type could reach one
+    functions = functions or connection.user_functions()
+    if functions.implicit:  # its `=` or a column's type could reach a user function
         text = str(query.compile(dialect=connection.engine.dialect,
                                  compile_kwargs={"literal_binds": True}))
         try:
-            connection.check_user_functions(validate_read_only(text, connection.sqlglot_dialect))
+            connection.query_admission(validate_read_only(text, connection.sqlglot_dialect))(
+                functions)
         except QueryRejectedError as exc:
             log.warning("implied key %s not checked: %s", link, exc)
             return None
@@ -204,10 +209,10 @@ def infer_foreign_keys(connection: DbConnection, info: DbInfo,
     for table_info in info.tables:  # a re-run starts from the declared keys only
         table_info.foreign_keys = [fk for fk in table_info.foreign_keys if not is_inferred(fk)]
     added: list[Link] = []
-    for link in candidates(info):
-        if link in removed:
-            continue
-        evidence = confirm(connection, info, link)
+    links = [link for link in candidates(info) if link not in removed]
+    functions = connection.user_functions() if links else None  # read once for all
+    for link in links:
+        evidence = confirm(connection, info, link, functions)
         if evidence is None and link not in confirmed:
             continue
         _add(info, link, evidence or "confirmed by a person in the overrides file")

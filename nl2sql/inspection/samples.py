@@ -22,6 +22,7 @@ from nl2sql.errors import QueryRejectedError
 from nl2sql.inspection.base import create_inspector
 from nl2sql.inspection.statistics import Relation
 from nl2sql.schema.models import TableInfo
+from nl2sql.sql_guard.user_functions import UserFunctions
 
 log = logging.getLogger(__name__)
 
@@ -81,13 +82,16 @@ def collect_sample(connection: DbConnection, table_info: TableInfo,
 
 
 def runs_user_function(connection: DbConnection, table_info: TableInfo,
-                       what: str = "sample rows") -> bool:
+                       what: str = "sample rows", functions: UserFunctions | None = None) -> bool:
     """Whether reading the table or view would run a user-defined function dbs.yaml does not
     allow (a view calling one, a row-level security policy, a column of a type with a user
     cast or domain check): it is not sampled or screened (one warning, "no ``what`` for"), by
-    the same rule as queries."""
+    the same rule as queries. ``functions``: the catalogue as just read (default: read now)."""
     try:
-        connection.check_relation(table_info.name)
+        if functions is None:
+            connection.check_relation(table_info.name)
+        else:
+            connection.relation_admission(table_info.name)(functions)
     except QueryRejectedError as exc:
         log.warning("no %s for %s: %s", what, table_info.name, exc)
         return True
@@ -113,10 +117,11 @@ def collect_samples(connection: DbConnection, tables: list[TableInfo],
     inspector = create_inspector(connection)
     samples: dict[str, str | None] = {}
     batched: list[TableInfo] = []
+    functions = connection.user_functions() if tables and settings.rows > 0 else None
     for table_info in tables:
         schema = table_info.schema_name or connection.schema
         if settings.rows <= 0 or not table_info.columns or \
-                runs_user_function(connection, table_info):
+                runs_user_function(connection, table_info, functions=functions):
             samples[table_info.name] = None
         elif (table_info.row_count == 0 and not table_info.row_count_is_estimate
               and not table_info.is_view):
