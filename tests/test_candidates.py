@@ -18,6 +18,7 @@ from nl2sql.agents.candidates import GENERATORS, TEMPERATURE, candidate_instruct
 from nl2sql.context_engine.prompt_context import ContextExample, PromptContext
 from nl2sql.errors import Nl2SqlError, NoAnswerError
 from nl2sql.operations.ops_context import OpsContext
+from nl2sql.workspace.saved_query_index import SavedQueryIndex
 
 QUESTION = "How many tracks are in the Rock genre?"
 NAMES = {"sqlite": dict(Track="Track", Genre="Genre", GenreId="GenreId", Name="Name",
@@ -52,6 +53,7 @@ def test_three_texts_with_the_same_rows_outvote_two_others(chinook_ops: OpsConte
     scripts = CandidateScripts([[final(sql(ROCK_JOIN, b))], [final(sql(METAL, b))],
                                 [final(sql(ROCK_SUBQUERY, b))], [final(sql(ALL_TRACKS, b))],
                                 [final(sql(ROCK_CTE, b))]])
+    SavedQueryIndex(chinook_ops.workspace).sync()  # an index exists: the removals go into it
     answer = _ask(chinook_ops, scripts.model)
     majority = {sql(ROCK_JOIN, b), sql(ROCK_SUBQUERY, b), sql(ROCK_CTE, b)}
     assert answer.sql in majority and answer.confidence == 0.6
@@ -70,6 +72,8 @@ def test_three_texts_with_the_same_rows_outvote_two_others(chinook_ops: OpsConte
     assert csv.read_text().splitlines()[1] == "1297"
     assert sorted(p.name for p in csv.parent.glob("*.csv")) == [csv.name]
     assert len(list(csv.parent.glob("*.metadata.json"))) == 1
+    found, total = SavedQueryIndex(chinook_ops.workspace).search(limit=10)
+    assert total == 1 and found[0].sql_query == answer.sql
 
 
 def test_a_two_two_one_split_is_settled_by_the_selection_step(chinook_ops: OpsContext,

@@ -6,6 +6,7 @@ import json
 import os
 import sqlite3
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,9 @@ import pytest
 from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.errors import WorkspacePathError
 from nl2sql.operations import OpsContext, saved_queries_list_op, saved_query_get_details_op
+from nl2sql.operations.queries import db_execute_sql_op
+from nl2sql.workspace import saved_query_index
+from nl2sql.workspace.results import CsvResultWriter, remove_result
 from nl2sql.workspace.saved_query_index import INDEX_FILENAME, SavedQueryIndex, fts_query
 
 
@@ -318,3 +322,200 @@ def test_files_changed_in_place_and_folders_removed_are_seen(workspace: Path) ->
     (workspace / "gone" / "doomed.metadata.json").unlink()
     (workspace / "gone").rmdir()
     assert index.search("doomed", limit=5)[1] == 0
+
+
+# -- results this server writes are recorded in the index as they are saved -------------------
+
+@pytest.fixture
+def listed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The folders the index lists (``os.scandir`` calls) from now on."""
+    calls: list[str] = []
+    real_scandir = os.scandir
+    monkeypatch.setattr(saved_query_index.os, "scandir",
+                        lambda path: calls.append(str(path)) or real_scandir(path))
+    return calls
+
+
+def _known_index(ctx: OpsContext) -> SavedQueryIndex:
+    """The workspace's index, built and trusting the workspace folder's mtime (aged past the
+    racy window), so a call with nothing new lists nothing."""
+    index = SavedQueryIndex(ctx.workspace_root)
+    index.search(limit=1)
+    _age(ctx.workspace_root)
+    index.search(limit=1)
+    return index
+
+
+def _recorded_mtime(workspace: Path, folder: str = "") -> int:
+    with closing(sqlite3.connect(workspace / INDEX_FILENAME)) as db:
+        return db.execute("SELECT mtime_ns FROM folder WHERE path = ?", (folder,)).fetchone()[0]
+
+
+SQL = "SELECT title FROM books ORDER BY title LIMIT 2"
+
+
+def test_a_result_saved_by_the_server_is_found_without_listing_its_folder(
+        ctx: OpsContext, workspace: Path, listed: list[str]) -> None:
+    index = _known_index(ctx)
+    listed.clear()
+    saved = db_execute_sql_op(ctx, "bookstore", SQL, nl_query="Which unusual titles exist?")
+    assert _recorded_mtime(workspace) == workspace.stat().st_mtime_ns  # taken as known
+    found, total = index.search("unusual titles", limit=5)
+    assert total == 1 and found[0].path == saved.metadata_filename
+    assert saved_queries_list_op(ctx).total == 4
+    assert listed == []  # the folder was not listed again for the server's own result
+
+
+def test_overwrite_and_removal_by_the_server_are_recorded(
+        ctx: OpsContext, workspace: Path, listed: list[str]) -> None:
+    index = _known_index(ctx)
+    db_execute_sql_op(ctx, "bookstore", SQL, output_file="mine", nl_query="first wording")
+    db_execute_sql_op(ctx, "bookstore", SQL, output_file="mine", nl_query="second wording",
+                      overwrite=True)
+    listed.clear()
+    assert index.search("first wording", limit=5)[1] == 0
+    assert [q.path for q in index.search("second wording", limit=5)[0]] == \
+        ["mine.metadata.json"]
+    trace = remove_result(workspace / "mine.csv")  # as nl2sql-ask drops candidates not chosen
+    SavedQueryIndex(ctx.workspace_root).record(workspace / "mine.metadata.json", trace.marks)
+    assert index.search("second wording", limit=5)[1] == 0
+    assert _recorded_mtime(workspace) == workspace.stat().st_mtime_ns
+    assert listed == []
+
+
+@pytest.mark.parametrize("when", ["before the query", "while the query runs",
+                                  "after the result"])
+def test_a_foreign_write_beside_the_servers_result_is_still_found(
+        ctx: OpsContext, workspace: Path, listed: list[str], monkeypatch: pytest.MonkeyPatch,
+        when: str) -> None:
+    """Another program (no lock, nothing recorded) writes in the same folder around the
+    server's write: the server's result is in at once, and the foreign one is found by the
+    next call (its folder listed), not hidden behind the server's record."""
+    index = _known_index(ctx)
+
+    class ForeignWriteDuringQuery(CsvResultWriter):
+        def publish(self, *args, **kwargs) -> None:  # noqa: ANN002, ANN003
+            if when == "while the query runs":
+                _metadata(workspace, "foreign", "a foreign question")
+            super().publish(*args, **kwargs)
+            if when == "after the result":
+                _metadata(workspace, "foreign", "a foreign question")
+
+    monkeypatch.setattr("nl2sql.operations.queries.CsvResultWriter", ForeignWriteDuringQuery)
+    if when == "before the query":
+        _metadata(workspace, "foreign", "a foreign question")
+    db_execute_sql_op(ctx, "bookstore", SQL, nl_query="the server's own question")
+    listed.clear()
+    assert index.search("server's own question", limit=5)[1] == 1
+    assert [q.path for q in index.search("foreign question", limit=5)[0]] == \
+        ["foreign.metadata.json"]
+    assert set(listed) == {str(ctx.workspace_root)}  # found by listing the folder again
+
+
+def test_results_saved_by_two_writers_at_once_are_all_found(
+        ctx: OpsContext, workspace: Path) -> None:
+    """Two servers (threads here) save results into one folder at the same time, each
+    recording its own: every result is found."""
+    import threading
+
+    index = _known_index(ctx)
+    other = OpsContext(DbConnectionConfigs.load(None, data_dir=ctx.configs.data_dir,
+                                                workspace=workspace))
+
+    def write(ops: OpsContext, who: str) -> None:
+        for k in range(15):
+            db_execute_sql_op(ops, "bookstore", SQL, output_file=f"{who}_{k}",
+                              nl_query=f"concurrent {who} question {k}")
+
+    threads = [threading.Thread(target=write, args=(ops, who))
+               for ops, who in ((ctx, "alpha"), (other, "beta"))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    other.close()
+    assert index.search("concurrent alpha", limit=50)[1] == 15
+    assert index.search("concurrent beta", limit=50)[1] == 15
+
+
+def test_a_result_in_a_new_folder_is_found_and_the_folder_known(
+        ctx: OpsContext, workspace: Path) -> None:
+    index = _known_index(ctx)
+    db_execute_sql_op(ctx, "bookstore", SQL, output_file="reports/2026/q1",
+                      nl_query="quarterly titles")
+    assert [q.path for q in index.search("quarterly", limit=5)[0]] == \
+        ["reports/2026/q1.metadata.json"]
+    _metadata(workspace / "reports" / "2026", "later", "a later foreign question")
+    assert index.search("later foreign", limit=5)[1] == 1
+
+
+def test_recording_never_builds_waits_long_for_or_fails_on_the_index(
+        ctx: OpsContext, workspace: Path) -> None:
+    db_execute_sql_op(ctx, "bookstore", SQL, nl_query="before any index")
+    assert not (workspace / INDEX_FILENAME).exists()  # the first search builds it, whole
+    assert saved_queries_list_op(ctx, search="before any index").total == 1
+    blocker = sqlite3.connect(workspace / INDEX_FILENAME, isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")
+    try:  # another process holds the index: the result is saved all the same
+        db_execute_sql_op(ctx, "bookstore", SQL, nl_query="while the index was busy")
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    assert saved_queries_list_op(ctx, search="index was busy").total == 1
+
+
+def test_recording_follows_an_index_file_replaced_meanwhile(
+        ctx: OpsContext, workspace: Path, listed: list[str]) -> None:
+    """``record`` keeps its connection open; a deleted and rebuilt index gets a new one."""
+    _known_index(ctx)
+    db_execute_sql_op(ctx, "bookstore", SQL, nl_query="into the first index file")
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{workspace / INDEX_FILENAME}{suffix}").unlink(missing_ok=True)
+    index = _known_index(ctx)
+    listed.clear()
+    db_execute_sql_op(ctx, "bookstore", SQL, nl_query="into the second index file")
+    assert index.search("second index file", limit=5)[1] == 1
+    assert index.search("first index file", limit=5)[1] == 1
+    assert listed == []
+
+
+def _save_in_another_process(data_dir: str, workspace: str, question: str) -> None:
+    ops = OpsContext(DbConnectionConfigs.load(None, data_dir=Path(data_dir),
+                                              workspace=Path(workspace)))
+    db_execute_sql_op(ops, "bookstore", SQL, nl_query=question)
+    ops.close()
+
+
+def test_a_result_saved_by_another_nl2sql_process_is_recorded_by_it(
+        ctx: OpsContext, workspace: Path, listed: list[str]) -> None:
+    import multiprocessing
+
+    index = _known_index(ctx)
+    listed.clear()
+    other = multiprocessing.get_context("spawn").Process(
+        target=_save_in_another_process,
+        args=(str(ctx.configs.data_dir), str(workspace), "saved by another process"))
+    other.start()
+    other.join(timeout=120)
+    assert other.exitcode == 0
+    assert index.search("another process", limit=5)[1] == 1
+    assert listed == []  # it recorded its result itself: nothing to list here
+
+
+def test_the_folder_mtime_is_taken_only_from_an_unbroken_chain(
+        ctx: OpsContext, workspace: Path) -> None:
+    """``record`` takes a writer's last mark as the folder's mtime only when the chain starts
+    at the mtime the index knew, and the mark is not in whole milliseconds (coarse)."""
+    _known_index(ctx)
+    known = _recorded_mtime(workspace)
+    coarse = (known // 1_000_000 + 3) * 1_000_000
+    meta = workspace / "authors_by_country.metadata.json"
+    index = SavedQueryIndex(ctx.workspace_root)
+    index.record(meta, [known + 5, coarse + 7])  # something else changed the folder first
+    index.record(meta, [])  # the writer's chain broke
+    index.record(meta, [known, coarse])  # a file system with coarse timestamps
+    assert _recorded_mtime(workspace) == known
+    index.record(meta, [known, coarse + 1, coarse + 9])
+    assert _recorded_mtime(workspace) == coarse + 9
+    index.record(meta, [known, coarse + 11])  # the index has moved on meanwhile
+    assert _recorded_mtime(workspace) == coarse + 9

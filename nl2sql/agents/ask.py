@@ -37,7 +37,8 @@ from nl2sql.llm.providers import build_model, no_model_error
 from nl2sql.llm.usage import step_usage
 from nl2sql.operations.ops_context import OpsContext, ops_context_for
 from nl2sql.operations.verified_serve import Served, serve_verified
-from nl2sql.workspace.results import new_result_id, remove_result
+from nl2sql.workspace.results import metadata_name_for, new_result_id, remove_result
+from nl2sql.workspace.saved_query_index import SavedQueryIndex
 from nl2sql.context_engine import context
 from nl2sql._worker import run_in_worker
 
@@ -228,7 +229,10 @@ def _remove_other_results(runs: list[CandidateRun], winner: CandidateRun,
     """The result files of the candidates not chosen (each wrote new files of its own)."""
     for run in runs:
         if run is not winner and run.deps.output_file:
-            remove_result(workspace / run.deps.output_file)
+            csv_path = workspace / run.deps.output_file
+            trace = remove_result(csv_path)
+            SavedQueryIndex(workspace).record(
+                csv_path.with_name(metadata_name_for(csv_path.name)), trace.marks)
 
 
 def _stored_answer(ops: OpsContext, data: dict[str, Any], rows: int) -> Answer:

@@ -5,7 +5,9 @@ Contract (ARCHITECTURE.md, "Result files"): ``{workspace}/{name}.csv`` plus
 metadata last, so a reader (or the saved-queries index) never sees half a result. The two
 renames happen under an exclusive lock of the folder (``result_lock``), and readers that use
 both files take it shared, so two writers of the same name never leave, and a reader never
-sees, a CSV from one run beside the metadata of another. The CSV format is
+sees, a CSV from one run beside the metadata of another. Each change a writer makes to the
+folder is bracketed by two reads of the folder's mtime (``FolderTrace``), so the saved-query
+index can take the new result in without listing the folder. The CSV format is
 ``nl2sql.workspace.csv_dialect``.
 """
 
@@ -239,11 +241,50 @@ def refuse_existing_result(csv_path: Path) -> None:
             f"output_file, or pass overwrite=true to replace it.")
 
 
-def remove_result(csv_path: Path) -> None:
-    """Delete a result's CSV and metadata (either may be missing), under the folder's lock."""
-    with result_lock(csv_path.parent):
+class FolderTrace:
+    """The mtimes a folder went through while this process changed it, for as long as nothing
+    else did (as far as the mtime tells).
+
+    Each change is bracketed by two ``stat`` calls of the folder; the one before a change must
+    find the mtime the one after the previous change found. ``marks`` is that chain (the
+    mtime before the first change, then after each), or empty once it broke: something else
+    changed the folder between two of ours, or the folder was missing. The saved-query index
+    uses it to take this process's own result in without listing the folder
+    (``SavedQueryIndex.record``)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.marks: list[int] = []
+        self._broken = False
+
+    @contextmanager
+    def change(self) -> Iterator[None]:
+        """Around one change of the folder (a file created, renamed into it or deleted)."""
+        before = _mtime_ns(self.folder)
+        yield
+        after = _mtime_ns(self.folder)
+        if self._broken or before is None or after is None or \
+                (self.marks and self.marks[-1] != before):
+            self.marks, self._broken = [], True
+        else:
+            self.marks += [after] if self.marks else [before, after]
+
+
+def _mtime_ns(folder: Path) -> int | None:
+    try:
+        return os.stat(folder).st_mtime_ns
+    except OSError:
+        return None
+
+
+def remove_result(csv_path: Path) -> FolderTrace:
+    """Delete a result's CSV and metadata (either may be missing), under the folder's lock;
+    the folder's trace of the deletion (for ``SavedQueryIndex.record``)."""
+    trace = FolderTrace(csv_path.parent)
+    with result_lock(csv_path.parent), trace.change():
         csv_path.with_name(metadata_name_for(csv_path.name)).unlink(missing_ok=True)
         csv_path.unlink(missing_ok=True)
+    return trace
 
 
 class CsvResultWriter:
@@ -254,7 +295,7 @@ class CsvResultWriter:
     the first rows for the preview. With ``max_bytes``, keeps whole records up to that many
     bytes and then reports fewer rows kept than given (the caller marks the result truncated).
     ``publish`` renames the CSV into place and then writes the metadata; ``discard`` removes the
-    temporary file whatever happened.
+    temporary file whatever happened. ``trace`` follows the writer's changes to its folder.
     """
 
     def __init__(self, csv_path: Path, *, preview_rows: int = PREVIEW_ROWS,
@@ -266,7 +307,9 @@ class CsvResultWriter:
         self.columns: list[str] = []
         self.preview: list[list[str]] = []
         self._formatter = CsvRowFormatter()
-        fd, self._tmp = create_temporary(csv_path)
+        self.trace = FolderTrace(csv_path.parent)
+        with self.trace.change():
+            fd, self._tmp = create_temporary(csv_path)
         try:
             self._binary = os.fdopen(fd, "wb", buffering=1 << 20)
         except BaseException:
@@ -334,7 +377,8 @@ class CsvResultWriter:
     # -- a whole result written by another process (the columnar export) ----------------------
     def sibling_temp_file(self) -> Path:
         """A new empty temporary file beside the result, for another writer to fill."""
-        fd, tmp = create_temporary(self.csv_path)
+        with self.trace.change():
+            fd, tmp = create_temporary(self.csv_path)
         os.close(fd)
         return tmp
 
@@ -342,7 +386,8 @@ class CsvResultWriter:
         """Make ``path`` (a whole result with its header, from ``sibling_temp_file``) this
         writer's file instead of what it wrote so far; the preview is read back from it."""
         self._close()
-        self._tmp.unlink(missing_ok=True)
+        with self.trace.change():
+            self._tmp.unlink(missing_ok=True)
         self._tmp = path
         self.bytes_written = bytes_written
         self.preview = []
@@ -372,16 +417,22 @@ class CsvResultWriter:
                 self.csv_path = _free_result_path(self.csv_path)
                 metadata.csv_filename = PurePosixPath(metadata.csv_filename).with_name(
                     self.csv_path.name).as_posix()
-            metadata_path = self.csv_path.with_name(metadata_name_for(self.csv_path.name))
             data = metadata.model_dump_json(indent=2).encode("utf-8") + b"\n"
-            os.replace(self._tmp, self.csv_path)
-            # No fsync (it was half of a point query's time): the renames are what readers
-            # rely on (old or whole new file, metadata last, under the lock), and they stay
-            # atomic without it. fsync only adds survival of a power loss or OS crash, which a
-            # result does not need: it is re-run by calling the query again, and the CSV itself
-            # was never synced, so syncing the metadata alone never made the pair durable.
-            # After such a crash, readers treat a missing or empty metadata file as no result.
-            write_and_rename(metadata_path, data)
+            with self.trace.change():
+                os.replace(self._tmp, self.csv_path)
+                # No fsync (it was half of a point query's time): the renames are what readers
+                # rely on (old or whole new file, metadata last, under the lock), and they stay
+                # atomic without it. fsync only adds survival of a power loss or OS crash, which
+                # a result does not need: it is re-run by calling the query again, and the CSV
+                # itself was never synced, so syncing the metadata alone never made the pair
+                # durable. After such a crash, readers treat a missing or empty metadata file
+                # as no result.
+                write_and_rename(self.metadata_path, data)
+
+    @property
+    def metadata_path(self) -> Path:
+        """The metadata file beside the CSV (where ``publish`` writes it)."""
+        return self.csv_path.with_name(metadata_name_for(self.csv_path.name))
 
     def discard(self) -> None:
         """Remove the temporary file; never raises (a failed close must not keep it)."""

@@ -4,39 +4,59 @@ that does not grow with the workspace.
 The metadata files (``{name}.metadata.json``) are the truth; the index at
 ``{workspace}/.nl2sql/saved_queries.sqlite`` is a disposable copy of them (in a folder of its
 own, so that SQLite's ``-wal``/``-shm`` files coming and going do not move the workspace's
-mtime). Every search first syncs it,
-without walking the workspace:
+mtime). Every search first syncs it, without walking the workspace:
 
 - Folders: a file created, renamed or deleted in a folder changes the folder's mtime (results
   and their metadata are written to a temporary file and renamed, by this server and any other
   nl2sql). The index keeps each folder's mtime; a call stats the known folders only, and lists
   (``scandir``, no ``stat`` per file) just the folders whose mtime moved, re-reading the
-  entries whose inode is new. A folder mtime younger than ``_RACY_NS`` is not trusted (a
-  change within the same clock tick would not move it again): that folder is listed again on
-  the next call.
+  entries whose inode is new. A listed folder's mtime younger than ``_RACY_NS`` is not
+  trusted (a change within the same clock tick would not move it again): that folder is
+  listed again on the next call.
 - Files changed in place (same inode, same folder mtime): each call stats ``SWEEP_FILES`` known
   files in turn, so a small workspace is checked whole on every call and a large one within a
   few calls.
+- Results nl2sql saves or deletes itself (``db_execute_sql``; the candidates ``nl2sql-ask``
+  drops): the writer ``record``s each in the index as it is published, so it is listed and
+  searchable at once, whichever process searches. It also takes the folder's new mtime as
+  known, so that the next call lists nothing, when the writer's ``FolderTrace`` shows that
+  only the writer changed the folder since the mtime the index knew: each of its changes (the
+  temporary file at the query's start, the renames under the folder's lock) is bracketed by
+  two ``stat`` calls, and each ``stat`` before must find the mtime of the one after the
+  previous change. Anything else in between (another program's file, another query's
+  temporary file), or a folder the index has marked to list again (``-1``), and the folder is
+  listed as before. Another nl2sql process's results need no mtime: each records its own.
+  Not provable from mtimes, so found only when the folder is next listed (at its next change
+  not recorded): a program other than nl2sql changing the folder between the two ``stat``
+  calls around one of our changes (microseconds), or after them within the same clock tick
+  (none with the multigrain timestamps of Linux 6.13+; 1-10 ms before). A mtime in whole
+  milliseconds (a file system with coarse timestamps, as FAT's 2 s) is never taken.
 
-So a call with nothing new costs one ``stat`` per folder plus ``SWEEP_FILES``; a new result
-costs one listing of its folder (``bench/saved_queries_index.py``). A missing,
-corrupt or older-format index is rebuilt from the files; when the file stays locked past the busy
-timeout, or the workspace is read-only, one call builds a throwaway index in memory instead.
+So a call with nothing new costs one ``stat`` per folder plus ``SWEEP_FILES``; a result nl2sql
+saved costs its save one row written (~0.2 ms); a result written by anything else costs one
+listing of its folder (``bench/saved_queries_index.py``). A missing, corrupt or older-format
+index is rebuilt from the files; when the file stays locked past the busy timeout, or the
+workspace is read-only, one call builds a throwaway index in memory instead. ``record`` never
+builds an index, waits at most ``RECORD_BUSY_TIMEOUT_MS`` and never fails the save: what it
+could not record is found as another program's result is.
 
 Concurrency: WAL mode (readers never block the writer), a busy timeout so concurrent servers wait
 instead of failing, and ``BEGIN IMMEDIATE`` for the sync so two writers never deadlock on an
-upgrade from a read lock. Each call opens its own connection: nothing is shared across threads.
+upgrade from a read lock. Each call opens its own connection: nothing is shared across threads
+but the one ``record`` keeps open (behind a lock), as opening one costs more than a record.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import sqlite3
 import stat
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +66,8 @@ from nl2sql.workspace.results import METADATA_SUFFIX
 
 INDEX_FILENAME = ".nl2sql/saved_queries.sqlite"
 BUSY_TIMEOUT_MS = 30_000
+#: How long ``record`` waits for the index (it runs as a result is saved; giving up is safe).
+RECORD_BUSY_TIMEOUT_MS = 500
 _SCHEMA_VERSION = 3
 #: Known files stat'ed per call to catch metadata rewritten in place.
 SWEEP_FILES = 200
@@ -88,6 +110,13 @@ _TERM = re.compile(r"\w+", re.UNICODE)
 #: index file -> the last row id stat'ed by the sweep in this process (where the next begins).
 _SWEPT: dict[str, int] = {}
 _T = TypeVar("_T")
+#: The connection ``record`` keeps open, for one index file at a time: path -> (the file's
+#: inode, connection). Opening one costs ~2 ms when no other is open (SQLite sets up the WAL
+#: files), several times what a record itself costs; a replaced file gets a new connection.
+_RECORDER: dict[str, tuple[int, sqlite3.Connection]] = {}
+_RECORDER_LOCK = threading.Lock()
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -166,6 +195,36 @@ class SavedQueryIndex:
         """Bring the index in line with the metadata files (``search`` does this itself)."""
         self._run(self._sync)
 
+    def record(self, metadata_path: Path, marks: Sequence[int] = ()) -> None:
+        """This process just wrote, replaced or deleted ``metadata_path``: bring its row in
+        line with the file now, and take the folder's new mtime as known when ``marks`` (the
+        writer's ``FolderTrace``) shows that only this process changed the folder since the
+        index last knew it, so the next call does not list the folder.
+
+        Never raises and never waits long: when the index is missing (not built yet), of
+        another version, busy or broken, nothing is recorded, and the next call finds the
+        change as it finds anyone's (the folder's mtime moved)."""
+        try:
+            relative = metadata_path.relative_to(self.workspace)
+        except ValueError:
+            try:
+                relative = metadata_path.relative_to(self.workspace.resolve())
+            except (ValueError, OSError):
+                return
+        path = relative.as_posix()
+        if any(part.startswith(".") for part in relative.parts):
+            return  # in a hidden folder: never listed by the index either
+        with _RECORDER_LOCK:
+            try:
+                db = self._recorder()
+                if db is not None and \
+                        db.execute("PRAGMA user_version").fetchone()[0] == _SCHEMA_VERSION:
+                    self._record(db, path, marks)
+            except (sqlite3.Error, OSError) as exc:
+                _close_recorder()
+                logger.debug("saved-query index: %s not recorded (%s); the next search "
+                             "finds it", path, exc)
+
     # -- connection -----------------------------------------------------------------------
     def _run(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
         """``work`` on the index file. The files are the truth and the index only a cache, so:
@@ -192,16 +251,40 @@ class SavedQueryIndex:
             return work(db)
 
     def _open(self, target: Path | str) -> sqlite3.Connection:
+        db = self._connect(target, BUSY_TIMEOUT_MS)
+        try:
+            if db.execute("PRAGMA user_version").fetchone()[0] != _SCHEMA_VERSION:
+                self._create_schema(db)
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _recorder(self) -> sqlite3.Connection | None:
+        """The kept connection to this index (under ``_RECORDER_LOCK``); None when there is no
+        index file yet (the first search builds it)."""
+        try:
+            inode = os.stat(self.path).st_ino
+        except FileNotFoundError:
+            return None
+        kept = _RECORDER.get(str(self.path))
+        if kept is not None and kept[0] == inode:
+            return kept[1]
+        _close_recorder()
+        db = self._connect(self.path, RECORD_BUSY_TIMEOUT_MS)
+        _RECORDER[str(self.path)] = (inode, db)
+        return db
+
+    @staticmethod
+    def _connect(target: Path | str, busy_timeout_ms: int) -> sqlite3.Connection:
         # isolation_level=None: we issue BEGIN/COMMIT ourselves (BEGIN IMMEDIATE for writes).
-        db = sqlite3.connect(target, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+        db = sqlite3.connect(target, timeout=busy_timeout_ms / 1000, isolation_level=None,
                              check_same_thread=False)
         try:
-            db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            db.execute(f"PRAGMA busy_timeout = {busy_timeout_ms}")
             if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                 db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")
-            if db.execute("PRAGMA user_version").fetchone()[0] != _SCHEMA_VERSION:
-                self._create_schema(db)
         except BaseException:
             db.close()
             raise
@@ -319,6 +402,28 @@ class SavedQueryIndex:
                 folders)} if folders else set()
             pending += [sub for sub in folders if sub not in known]
 
+    def _record(self, db: sqlite3.Connection, path: str, marks: Sequence[int]) -> None:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if db.execute("SELECT 1 FROM folder WHERE path = ''").fetchone() is None:
+                db.execute("COMMIT")
+                return  # never built: the first call lists the whole workspace anyway
+            self._sync_file(db, path)
+            folder = path.rpartition("/")[0]
+            row = db.execute("SELECT mtime_ns FROM folder WHERE path = ?", (folder,)).fetchone()
+            if row is None:  # a folder the index has not seen (new, or created meanwhile)
+                db.execute("INSERT INTO folder (path, mtime_ns) VALUES (?, -1)", (folder,))
+            elif marks and row[0] != -1 and row[0] in marks[:-1] and marks[-1] % 1_000_000:
+                # The index knew the folder at one of the writer's marks, and from there on
+                # only the writer changed it: its last mark is the folder with this row in.
+                # (A mark in whole milliseconds suggests a file system with coarse timestamps,
+                # where a later change could keep that mtime: not taken, the folder is listed.)
+                db.execute("UPDATE folder SET mtime_ns = ? WHERE path = ?", (marks[-1], folder))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
     def _sweep(self, db: sqlite3.Connection) -> list[str]:
         """The next ``SWEEP_FILES`` known files (in turn) whose mtime or size changed."""
         last = _SWEPT.get(str(self.path), 0)
@@ -372,6 +477,12 @@ class SavedQueryIndex:
             db.execute("INSERT INTO saved_query_fts (rowid, natural_language_query, sql_query) "
                        "VALUES (?, ?, ?)", (cursor.lastrowid, values.get("natural_language_query"),
                                             values.get("sql_query")))
+
+
+def _close_recorder() -> None:
+    for _inode, db in _RECORDER.values():
+        db.close()
+    _RECORDER.clear()
 
 
 def _like_escape(text: str) -> str:
