@@ -33,6 +33,11 @@ CREATE FUNCTION public.log_hit() RETURNS int LANGUAGE sql SECURITY DEFINER AS $$
   SELECT length(dblink_exec('host=127.0.0.1 port=5432 user=postgres dbname='
                             || current_database(), 'INSERT INTO hits VALUES (1)')) $$;
 CREATE FUNCTION public.twice(x int) RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT 2 * x $$;
+CREATE FUNCTION public.row_hit(r t) RETURNS int LANGUAGE sql SECURITY DEFINER AS $$
+  SELECT length(dblink_exec('host=127.0.0.1 port=5432 user=postgres dbname='
+                            || current_database(), 'INSERT INTO hits VALUES (2)')) $$;
+CREATE FUNCTION public.any_hit(r record, n int DEFAULT 0) RETURNS int LANGUAGE plpgsql
+  SECURITY DEFINER AS $$ BEGIN RETURN public.log_hit(); END $$;
 CREATE VIEW hit_view AS SELECT log_hit() AS n;
 CREATE VIEW outer_view AS SELECT * FROM hit_view;
 CREATE VIEW policy_free AS SELECT id, twice(id) AS d FROM t;
@@ -83,6 +88,36 @@ def test_postgres_user_function_is_refused_and_writes_nothing(pg_functions, sql:
             assert hits() >= 1
     finally:
         connection.dispose()
+
+
+@pytest.mark.parametrize(("sql", "function"), [
+    ("SELECT t.row_hit FROM t", "row_hit"), ("SELECT (t).row_hit FROM t", "row_hit"),
+    ("SELECT x.row_hit FROM t AS x", "row_hit"), ("SELECT public.t.row_hit FROM t", "row_hit"),
+    ("SELECT id FROM t WHERE t.row_hit > 0", "row_hit"),
+    ("SELECT ((x)).any_hit FROM t AS x", "any_hit"),
+    ("SELECT (ROW(1, 'a')::t).row_hit", "row_hit")])
+def test_postgres_function_written_as_a_column_is_refused(pg_functions, sql: str,  # noqa: ANN001
+                                                          function: str) -> None:
+    """PostgreSQL's functional notation: ``t.f`` and ``(t).f`` call ``f(t)`` without the
+    function's name followed by a parenthesis anywhere in the text."""
+    dbname, hits = pg_functions
+    connection, ops = _operations(pg_config("pgfn", dbname))
+    try:
+        with pytest.raises(QueryRejectedError, match=f"function public.{function} \\(written as "
+                                                     f"the column {function}"):
+            _rows(ops, sql)
+        assert hits() == 0
+        _rows(ops, sql, validate=False)  # the side effect is real: the engine alone runs it
+        assert hits() >= 1
+    finally:
+        connection.dispose()
+    allowed, ops = _operations(pg_config("pgfn", dbname, allowed_functions=[
+        "public.row_hit", "public.any_hit", "public.log_hit"]))
+    try:
+        assert _rows(ops, sql) == 1
+        assert _rows(ops, "SELECT t.id, t.name, (t).name FROM t") == 1  # real columns
+    finally:
+        allowed.dispose()
 
 
 def test_postgres_allowed_functions_run_and_others_stay_refused(pg_functions) -> None:  # noqa: ANN001

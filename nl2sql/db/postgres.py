@@ -126,6 +126,13 @@ operator AS (SELECT o.oid, n.nspname, o.oprname, f.oid AS fn,
              WHERE o.oid >= 16384)
 SELECT 'function', p.nspname, p.proname, NULL, NULL, NULL FROM user_function p
 UNION ALL
+-- callable as a column: t.f and (t).f call f(t) ("functional notation") when f takes one
+-- argument (others with defaults) of a row type (composite, a domain, or a pseudo-type)
+SELECT 'attribute', p.nspname, p.proname, NULL, NULL, NULL
+FROM user_function p JOIN pg_proc pp ON pp.oid = p.oid
+JOIN pg_type a ON a.oid = pp.proargtypes[0]
+WHERE pp.pronargs >= 1 AND pp.pronargs - pp.pronargdefaults <= 1 AND a.typtype IN ('c', 'd', 'p')
+UNION ALL
 SELECT DISTINCT 'calls', vn.nspname, v.relname, fn.nspname, f.proname, NULL
 FROM owner o JOIN pg_depend d ON d.classid = o.classid AND d.objid = o.objid
 JOIN pg_class v ON v.oid = o.relid JOIN user_schema vn ON vn.oid = v.relnamespace
@@ -318,8 +325,10 @@ class PostgresConnection(DbConnection):
         return UserFunctions.from_catalogue(
             [(r[1], r[2]) for r in rows if r[0] == "function"],
             [r[1:5] for r in rows if r[0] == "calls"], [r[1:5] for r in rows if r[0] == "reads"],
+            attribute_functions=[(r[1], r[2]) for r in rows if r[0] == "attribute"],
             implicit=ImplicitCalls.from_catalogue(
-                [tuple(r) for r in rows if r[0] not in ("function", "calls", "reads", "types")]))
+                [tuple(r) for r in rows if r[0] not in ("function", "calls", "reads", "types",
+                                                         "attribute")]))
 
 
 def _quote_option(identifier: str) -> str:

@@ -44,13 +44,17 @@ class UserFunctions:
     qualified_calls_are_user: bool = False
     #: Operators, casts and types that call a user function without naming it (PostgreSQL).
     implicit: ImplicitCalls = NO_IMPLICIT_CALLS
+    #: ``schema.name`` of the user functions a query can call written as a column: PostgreSQL's
+    #: functional notation, ``t.f`` or ``(t).f`` for ``f(t)``.
+    attribute_functions: frozenset[str] = frozenset()
 
     @classmethod
     def from_catalogue(cls, functions: Iterable[tuple[str, str]],
                        view_calls: Iterable[tuple[str, str, str, str]],
                        view_reads: Iterable[tuple[str, str, str, str]] = (),
                        *, qualified_calls_are_user: bool = False,
-                       implicit: ImplicitCalls = NO_IMPLICIT_CALLS) -> UserFunctions:
+                       implicit: ImplicitCalls = NO_IMPLICIT_CALLS,
+                       attribute_functions: Iterable[tuple[str, str]] = ()) -> UserFunctions:
         """From ``(schema, function)`` rows, ``(view schema, view, schema, function)`` calls
         and ``(view schema, view, schema, relation)`` reads; a view reaches what the views it
         reads reach."""
@@ -82,7 +86,8 @@ class UserFunctions:
         for view, calls in reached.items():
             views[view] = frozenset(calls)
             views[_bare(view)] = views.get(_bare(view), frozenset()) | calls
-        return cls(names, views, qualified_calls_are_user, implicit)
+        return cls(names, views, qualified_calls_are_user, implicit,
+                   frozenset(_qualified(s, f) for s, f in attribute_functions))
 
 
 NO_USER_FUNCTIONS = UserFunctions()
@@ -135,6 +140,11 @@ def check_user_functions(expression: exp.Expr, catalogue: UserFunctions,
         if same_name and name not in allowed and not same_name <= allowed:
             raise _refusal(min(same_name - allowed), None, db_id)
         called |= same_name
+    for name in attribute_names(expression) if catalogue.attribute_functions else ():
+        same_name = {f for f in catalogue.attribute_functions if _bare(f) == name}
+        if same_name and name not in allowed and not same_name <= allowed:
+            raise _refusal(min(same_name - allowed), None, db_id, as_column=name)
+        called |= same_name
     for table in expression.find_all(exp.Table):
         if isinstance(table.this, exp.Identifier):
             refuse_view(table.name, table.db or None, catalogue, allowed, db_id=db_id)
@@ -173,8 +183,22 @@ def called_functions(expression: exp.Expr) -> Iterator[tuple[str | None, str]]:
                 yield qualifier, name.lower()
 
 
-def _refusal(function: str, view: str | None, db_id: str) -> QueryRejectedError:
+def attribute_names(expression: exp.Expr) -> Iterator[str]:
+    """The last name of every qualified column (``t.f``, ``s.t.f``) and field selection
+    (``(t).f``), lower case: where PostgreSQL may call a function ``f(t)`` instead."""
+    for node in expression.find_all(exp.Column, exp.Dot):
+        if isinstance(node, exp.Column):
+            if node.table and isinstance(node.this, exp.Identifier):
+                yield node.name.lower()
+        elif isinstance(node.expression, exp.Identifier):
+            yield node.expression.name.lower()
+
+
+def _refusal(function: str, view: str | None, db_id: str, *,
+             as_column: str | None = None) -> QueryRejectedError:
     through = f" (through the view {view})" if view else ""
+    if as_column:
+        through = f" (written as the column {as_column}, which PostgreSQL reads as a call)"
     return QueryRejectedError(
         f"The query calls the user-defined function {function}{through}, which can change data "
         f"or read files as its owner, so it is not run: use built-in functions and tables. "
