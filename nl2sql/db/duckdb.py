@@ -245,6 +245,8 @@ class DuckdbOperations(DbOperations):
                 timer.cancel()
                 try:
                     raw.rollback()
+                except duckdb.ResourceInUseException:
+                    conn.invalidate()  # a result still open: the connection is not reusable
                 except duckdb.Error:
                     pass  # no transaction was open
 
@@ -297,14 +299,17 @@ class DuckdbOperations(DbOperations):
         reader = reader(_ARROW_BATCH_ROWS)
         sink.begin(columns)
         count, truncated = 0, False
-        for batch in reader:
-            if count + batch.num_rows > max_rows:
-                batch, truncated = batch.slice(0, max_rows - count), True
-            if batch.num_rows:
-                sink.write_csv_block(*record_bytes(format_batch(batch)))
-                count += batch.num_rows
-            if truncated:
-                break
+        try:
+            for batch in reader:
+                if count + batch.num_rows > max_rows:
+                    batch, truncated = batch.slice(0, max_rows - count), True
+                if batch.num_rows:
+                    sink.write_csv_block(*record_bytes(format_batch(batch)))
+                    count += batch.num_rows
+                if truncated:
+                    break
+        finally:  # a reader left open holds the connection: nothing else runs on it
+            reader.close()
         return QueryStats(columns, count, truncated)
 
     def _bounded(self, raw: Any, query: str) -> str:
