@@ -8,7 +8,12 @@ calling one), then times on one warm connection, median of ``--repeat``:
 - the version statement alone (on PostgreSQL it rides in the transaction's setup round trip;
   on MariaDB it is one more statement in the query's own transaction);
 - the full read of the catalogue (what a moved version costs, once);
-- a whole ``execute_select_query("SELECT id FROM t WHERE id = 1")`` through the backend.
+- a whole ``execute_select_query("SELECT id FROM t WHERE id = 1")`` through the backend;
+- on MariaDB, the same through two levels of plain views (``pv2`` over ``pv1`` over ``t``),
+  and with three built-in calls (``abs``, ``round``, ``concat``: bare names are looked up).
+
+On MariaDB there is no version any more: each call looks up, by exact name, only what it
+reaches (nl2sql/db/mysql_reach.py): one round trip per level of views.
 
 Run it on this code and on the code before (``PYTHONPATH=<other checkout>``): the script uses
 only what both have, and skips the version statement where there is none.
@@ -55,7 +60,8 @@ def _median_ms(action: Callable[[], object], repeat: int) -> float:
     return statistics.median(times) * 1000
 
 
-def _measure(config: DbConnectionConfig, version_sql: str | None, repeat: int) -> None:
+def _measure(config: DbConnectionConfig, version_sql: str | None, repeat: int, *,
+             views: bool = False) -> None:
     connection = create_connection(config)
     ops = create_operations(connection, DbInfo(db_id=config.db_id, db_type=config.type.value))
     try:
@@ -66,6 +72,11 @@ def _measure(config: DbConnectionConfig, version_sql: str | None, repeat: int) -
         print(f"  full catalogue read  {_median_ms(connection.read_user_functions, max(5, repeat // 20)):8.3f} ms")
         query = "SELECT id FROM t WHERE id = 1"
         print(f"  whole query          {_median_ms(lambda: ops.execute_select_query(query, _Sink()), repeat):8.3f} ms")
+        if views:
+            over = "SELECT id FROM pv2 WHERE id = 1"
+            print(f"  whole query, 2 views {_median_ms(lambda: ops.execute_select_query(over, _Sink()), repeat):8.3f} ms")
+            calls = "SELECT abs(id), round(id), concat(id, 'x') FROM t WHERE id = 1"
+            print(f"  whole query, 3 calls {_median_ms(lambda: ops.execute_select_query(calls, _Sink()), repeat):8.3f} ms")
     finally:
         connection.dispose()
 
@@ -115,6 +126,8 @@ def _mariadb(n: int, repeat: int) -> None:
             cursor.execute(f"USE `{dbname}`")
             cursor.execute("CREATE TABLE t (id int PRIMARY KEY)")
             cursor.execute("INSERT INTO t VALUES (1)")
+            cursor.execute("CREATE VIEW pv1 AS SELECT id FROM t")
+            cursor.execute("CREATE VIEW pv2 AS SELECT id FROM pv1")
             for i in range(1, n + 1):
                 cursor.execute(f"CREATE FUNCTION f{i}(x int) RETURNS int DETERMINISTIC "
                                f"RETURN x + {i}")
@@ -124,7 +137,7 @@ def _mariadb(n: int, repeat: int) -> None:
         version = getattr(mysql_backend, "_CATALOGUE_VERSION", None)
         _measure(DbConnectionConfig(db_id="my", type=DatabaseType.MYSQL, host="127.0.0.1",
                                     port=3306, user="root", dbname=dbname),
-                 version, repeat)
+                 version, repeat, views=True)
     finally:
         with my.cursor() as cursor:
             cursor.execute(f"DROP DATABASE IF EXISTS `{dbname}`")

@@ -145,7 +145,7 @@ MY_FUNCTION = ("CREATE FUNCTION format_bytes(x int) RETURNS int DETERMINISTIC "
 
 
 @pytest.mark.parametrize("sql", ["SELECT format_bytes(1)", "SELECT * FROM fb_view",
-                                 "SELECT id FROM plain"])
+                                 "SELECT id FROM plain", "SELECT FORMAT_BYTES(id) FROM t"])
 def test_mariadb_function_created_after_the_read_is_refused_at_once(mysql_fresh, sql: str) -> None:  # noqa: ANN001
     admin_run, ops, _dbname, global_value = mysql_fresh
     before = global_value()
@@ -166,6 +166,136 @@ def test_mariadb_dropping_the_function_allows_the_next_call(mysql_fresh) -> None
         _rows(ops, "SELECT id FROM plain")
     admin_run("CREATE OR REPLACE VIEW plain AS SELECT id FROM t", "DROP FUNCTION format_bytes")
     assert _rows(ops, "SELECT id FROM plain") == 1
+
+
+def test_mariadb_views_over_views_created_after_the_read(mysql_fresh) -> None:  # noqa: ANN001
+    """Three levels of views created after the first call, the middle one in another database
+    and named with a backtick and a space: the query, the row lookup and the sample check are
+    refused at once (each level is looked up in turn); with the guard off the function runs."""
+    admin_run, ops, dbname, global_value = mysql_fresh
+    side = f"{dbname}_side"
+    before = global_value()
+    admin_run(f"CREATE DATABASE `{side}`", MY_FUNCTION,
+              "CREATE VIEW fb_view AS SELECT format_bytes(1) AS x",
+              f"CREATE VIEW `{side}`.`mid``dle view` AS SELECT x FROM `{dbname}`.fb_view",
+              f"CREATE VIEW top_view AS SELECT x FROM `{side}`.`mid``dle view`")
+    try:
+        from nl2sql.schema.models import ColumnInfo, DbInfo, TableInfo
+
+        refused = f"user-defined function {dbname}.format_bytes"
+        for sql in ("SELECT x FROM top_view", f"SELECT x FROM `{side}`.`mid``dle view`",
+                    "WITH w AS (SELECT x FROM top_view) SELECT x FROM w"):
+            with pytest.raises(QueryRejectedError, match=refused):
+                _rows(ops, sql)
+        ops.db_info = DbInfo(db_id="mynew", db_type="mysql", tables=[TableInfo(
+            name="top_view", columns=[ColumnInfo(name="x", data_type="int",
+                                                 is_primary_key=True)])])
+        with pytest.raises(QueryRejectedError, match="through the view top_view"):
+            ops.fetch_row_by_id("top_view", 1)
+        with pytest.raises(QueryRejectedError, match="through the view top_view"):
+            ops.connection.check_relation("top_view")  # the annotation's sample check
+        assert global_value() == before
+        _rows(ops, "SELECT x FROM top_view", validate=False)
+        assert global_value() == before - 1
+    finally:
+        admin_run(f"DROP DATABASE IF EXISTS `{side}`")
+
+
+def test_mariadb_schema_qualified_call_into_another_database(mysql_fresh) -> None:  # noqa: ANN001
+    """A function of another database, called qualified (any case, quoted or not), or through
+    a view of that database (whose definition names it bare) or of this one: refused by the
+    next call, unless allowed_functions lists it."""
+    admin_run, ops, dbname, global_value = mysql_fresh
+    side = f"{dbname}_fn"
+    before = global_value()
+    admin_run(f"CREATE DATABASE `{side}`", f"USE `{side}`", MY_FUNCTION,
+              "CREATE VIEW own_view AS SELECT format_bytes(1) AS x", f"USE `{dbname}`",
+              f"CREATE VIEW cross_view AS SELECT `{side}`.format_bytes(1) AS x")
+    probes = [f"SELECT `{side}`.`format_bytes`(1) AS x", f"SELECT {side.upper()}.FORMAT_BYTES(1)",
+              f"SELECT x FROM `{side}`.own_view", "SELECT x FROM cross_view"]
+    try:
+        for sql in probes:
+            with pytest.raises(QueryRejectedError, match=f"function {side}.format_bytes"):
+                _rows(ops, sql)
+        assert global_value() == before
+        _rows(ops, probes[2], validate=False)
+        assert global_value() == before - 1
+        connection, allowed = _operations(mysql_config(
+            "mynew", dbname, allowed_functions=[f"{side}.format_bytes"]))
+        try:
+            assert _rows(allowed, "SELECT x FROM cross_view") == 1
+        finally:
+            connection.dispose()
+    finally:
+        admin_run(f"DROP DATABASE IF EXISTS `{side}`")
+
+
+def test_mariadb_view_whose_definition_the_login_cannot_read_is_refused(mysql_fresh) -> None:  # noqa: ANN001
+    """A login with SELECT but without SHOW VIEW sees a view's definition empty, while the view
+    runs as its definer: it is refused (guard off: the function runs)."""
+    admin_run, _ops, dbname, global_value = mysql_fresh
+    user = f"nl2sql_sel_{uuid.uuid4().hex[:6]}"
+    before = global_value()
+    admin_run(MY_FUNCTION, "CREATE VIEW fb_view AS SELECT format_bytes(1) AS x",
+              *(f"CREATE USER '{user}'@'{host}' IDENTIFIED BY 'pw'" for host in ("%", "localhost")),
+              *(f"GRANT SELECT ON `{dbname}`.* TO '{user}'@'{host}'" for host in ("%", "localhost")))
+    connection, ops = _operations(mysql_config("mysel", dbname, user=user, password="pw"))
+    try:
+        assert _rows(ops, "SELECT id FROM t") == 1
+        with pytest.raises(QueryRejectedError, match="grant the login SHOW VIEW"):
+            _rows(ops, "SELECT x FROM fb_view")
+        assert global_value() == before
+        _rows(ops, "SELECT x FROM fb_view", validate=False)
+        assert global_value() == before - 1
+    finally:
+        connection.dispose()
+        admin_run(*(f"DROP USER IF EXISTS '{user}'@'{host}'" for host in ("%", "localhost")))
+
+
+def test_mariadb_concurrent_calls_see_a_replaced_view_at_once(mysql_fresh) -> None:  # noqa: ANN001
+    """Threads calling on one connection pool while the admin replaces the plain view with one
+    calling the function: every call that starts after the replace is refused (nothing is
+    kept between calls that could be stale)."""
+    import threading
+
+    admin_run, ops, _dbname, _global_value = mysql_fresh
+    replaced = threading.Event()
+    late_runs: list[str] = []
+
+    def call() -> None:
+        for _ in range(15):
+            after = replaced.is_set()
+            try:
+                _rows(ops, "SELECT id FROM plain")
+            except QueryRejectedError:
+                continue
+            if after:
+                late_runs.append("ran")
+
+    threads = [threading.Thread(target=call) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    admin_run(MY_FUNCTION, "CREATE OR REPLACE VIEW plain AS SELECT format_bytes(id) AS id FROM t")
+    replaced.set()
+    for thread in threads:
+        thread.join(30)
+    assert not late_runs
+    with pytest.raises(QueryRejectedError, match="through the view plain"):
+        _rows(ops, "SELECT id FROM plain")
+
+
+def test_mariadb_view_definitions_name_their_stored_functions() -> None:
+    """What a view's definition (as MariaDB prints it) calls and reads: a quoted bare call is a
+    stored function of the view's schema, an unquoted one a built-in; text sqlglot cannot
+    parse still yields its quoted qualified names."""
+    from nl2sql.db.mysql_reach import view_reach
+
+    calls, reads = view_reach("s", "select `f`(`s`.`t`.`id`) AS `y`,lcase('A') AS `l`,"
+                                   "`o`.`g`(1) AS `z` from `s`.`t` join `o`.`v`")
+    assert {("s", "f"), ("o", "g"), ("", "lcase")} <= set(calls)
+    assert ("s", "f") in calls and set(reads) == {("s", "t"), ("o", "v")}
+    calls, reads = view_reach("s", "select `o`.`g`(1) ,,, from `o`.`v` ((")
+    assert ("o", "g") in calls and ("o", "v") in reads
 
 
 # -- DuckDB -----------------------------------------------------------------------------------

@@ -11,12 +11,13 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError
+from sqlglot import exp
 
 from nl2sql.config.registry import DbConnectionConfig
 from nl2sql.errors import (DatabaseConnectionError, QueryExecutionError, QueryTimeoutError,
@@ -34,8 +35,19 @@ if TYPE_CHECKING:
     from nl2sql.sql_guard import ValidatedQuery
 
 
-#: A check of one call against the catalogue's user-defined functions (raises to refuse).
-Admission = Callable[[UserFunctions], None]
+@dataclass(frozen=True)
+class Admission:
+    """A check of one call against the catalogue's user-defined functions: ``check`` raises to
+    refuse. What the call reaches, for a backend that looks up only that
+    (``admission_functions``): the query's ``expression``, or the ``relation`` it reads (a row
+    lookup, a sample)."""
+
+    check: Callable[[UserFunctions], None]
+    expression: exp.Expr | None = None
+    relation: str | None = None
+
+    def __call__(self, functions: UserFunctions) -> None:
+        self.check(functions)
 
 
 class DbConnection(ABC):
@@ -98,6 +110,16 @@ class DbConnection(ABC):
         with self.connect() as conn:
             return self.user_functions_at(self.catalogue_version(conn), conn)
 
+    def warm_user_functions(self) -> None:
+        """Read what the first call would otherwise wait for (at the server's start)."""
+        self.user_functions()
+
+    def admission_functions(self, conn: Any, admission: Admission) -> UserFunctions:
+        """The user-defined functions ``admission`` is checked against, read on ``conn`` (the
+        call's own connection, its transaction open): by default the whole catalogue at its
+        current version (``user_functions_at``)."""
+        return self.user_functions_at(self.catalogue_version(conn), conn)
+
     def user_functions_at(self, version: Hashable, conn: Any = None) -> UserFunctions:
         """The user-defined functions at catalogue ``version`` (read just before on ``conn``,
         the caller's connection): the kept read, or a new one on ``conn`` when it moved."""
@@ -157,18 +179,21 @@ class DbConnection(ABC):
         def admit(functions: UserFunctions) -> None:
             check_user_functions(query.expression, functions, self.config.allowed_functions,
                                  db_id=self.db_id, sql=query.sql, dialect=self.sqlglot_dialect)
-        return admit
+        return Admission(admit, expression=query.expression)
 
     def relation_admission(self, name: str) -> Admission:
         """Refuses reading the table or view ``name`` when it is a view reaching a
         user-defined function dbs.yaml does not allow (a row lookup, a sample)."""
         def admit(functions: UserFunctions) -> None:
             refuse_view(name, None, functions, self.config.allowed_functions, db_id=self.db_id)
-        return admit
+        return Admission(admit, relation=name)
 
     def check_relation(self, name: str) -> None:
-        """``relation_admission`` against the catalogue as it is now."""
-        self.relation_admission(name)(self.user_functions())
+        """``relation_admission`` against the catalogue as it is now (on a connection of its
+        own where the catalogue is read with SQL)."""
+        admission = self.relation_admission(name)
+        with self._on(None) if self.catalogue_version_in_sql else nullcontext() as conn:
+            admission(self.admission_functions(conn, admission))
 
     @abstractmethod
     def _create_engine(self) -> Engine:
@@ -441,7 +466,7 @@ class DbOperations(ABC):
         own connection ``conn``, once the transaction is open and before anything runs."""
         if admit is not None:
             connection = self.connection
-            admit(connection.user_functions_at(connection.catalogue_version(conn), conn))
+            admit(connection.admission_functions(conn, admit))
 
     @abstractmethod
     def _stream(self, sql: str, sink: ResultSink, *, max_rows: int, timeout: float,

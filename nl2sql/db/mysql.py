@@ -31,6 +31,7 @@ from nl2sql.db.base import Admission, DbConnection, DbOperations, QueryStats, Re
 from nl2sql.db.call_stop import stop_with
 from nl2sql.db.logins import LoginPrivileges, few
 from nl2sql.errors import DatabaseConnectionError, QueryExecutionError, QueryTimeoutError
+from nl2sql.db.mysql_reach import SYSTEM_SCHEMAS, query_reach, reached_functions
 from nl2sql.sql_guard.user_functions import UserFunctions, from_view_definitions
 
 try:
@@ -107,24 +108,12 @@ _ADMIN_PRIVILEGES = frozenset({"SUPER", "FILE", "PROCESS", "SHUTDOWN", "RELOAD",
                                "GRANT OPTION", "CREATE TABLESPACE"})
 
 
-_SYSTEM_SCHEMAS = "('mysql', 'sys', 'information_schema', 'performance_schema')"
 _FUNCTIONS = ("SELECT ROUTINE_SCHEMA, ROUTINE_NAME FROM information_schema.ROUTINES "
               "WHERE ROUTINE_TYPE = 'FUNCTION'")
 _VIEWS = ("SELECT TABLE_SCHEMA, TABLE_NAME, VIEW_DEFINITION FROM information_schema.VIEWS "
-          f"WHERE TABLE_SCHEMA NOT IN {_SYSTEM_SCHEMAS}")
-# The catalogue's version for the read of user functions: a SHA-256 of exactly what it reads
-# (function names, view names and definitions). Neither catalogue keeps a time of change for
-# everything that matters (CREATE OR REPLACE VIEW leaves none), and a sum of checksums could be
-# forged by whoever writes a view, so the text itself is hashed (group_concat_max_len is
-# raised per connection, ``_on_connect``). Hand-written: no library reads catalogue versions.
-_CATALOGUE_VERSION = (
-    "SELECT (SELECT SHA2(GROUP_CONCAT(CONCAT_WS(0x1f, ROUTINE_SCHEMA, ROUTINE_NAME) "
-    "ORDER BY ROUTINE_SCHEMA, ROUTINE_NAME SEPARATOR 0x1e), 256) FROM "
-    "information_schema.ROUTINES WHERE ROUTINE_TYPE = 'FUNCTION'), "
-    "(SELECT SHA2(GROUP_CONCAT(CONCAT_WS(0x1f, TABLE_SCHEMA, TABLE_NAME, VIEW_DEFINITION) "
-    "ORDER BY TABLE_SCHEMA, TABLE_NAME SEPARATOR 0x1e), 256) FROM information_schema.VIEWS "
-    f"WHERE TABLE_SCHEMA NOT IN {_SYSTEM_SCHEMAS})")
-_LOADABLE_VERSION = ", (SELECT SHA2(GROUP_CONCAT(name ORDER BY name SEPARATOR 0x1e), 256) FROM mysql.func)"
+          f"WHERE TABLE_SCHEMA NOT IN {tuple(sorted(SYSTEM_SCHEMAS))}")
+#: No privilege on a table of the mysql schema (``mysql.func``): a read-only login.
+_NO_TABLE_ACCESS = {1142, 1044}
 
 
 #: Warning: "Result of repeat() was larger than max_allowed_packet (N) - truncated" (NULL).
@@ -164,8 +153,8 @@ class _ValueBoundCursor:
 class MysqlConnection(DbConnection):
     first_use_imports = ("MySQLdb.connections",)
     catalogue_version_in_sql = True
-    #: The login may read ``mysql.func`` (loadable functions): learned by the first read.
-    _reads_loadable_functions = False
+    #: The login may read ``mysql.func`` (loadable functions): until a lookup is denied.
+    _reads_loadable_functions = True
 
     def url(self) -> URL:
         config = self.config
@@ -228,11 +217,36 @@ class MysqlConnection(DbConnection):
                   for place, privileges in sorted(by_place.items())]
         return LoginPrivileges(user, tuple(privileged), tuple(writes))
 
-    def catalogue_version(self, conn: Connection) -> tuple[Any, ...]:
-        """``_CATALOGUE_VERSION`` (and the loadable functions', when the login reads them),
-        read in the call's own transaction."""
-        loadable = _LOADABLE_VERSION if self._reads_loadable_functions else ""
-        return tuple(conn.exec_driver_sql(_CATALOGUE_VERSION + loadable).one())
+    def user_functions(self) -> UserFunctions:
+        """The whole catalogue's user functions, read now (nothing is kept: calls look up
+        only what they reach, ``admission_functions``)."""
+        return self.read_user_functions()
+
+    def warm_user_functions(self) -> None:
+        """Nothing to read ahead: each call looks up what it reaches."""
+
+    def admission_functions(self, conn: Connection, admission: Admission) -> UserFunctions:
+        """The user functions the call of ``admission`` reaches, looked up by exact name in
+        its own transaction on ``conn`` (``mysql_reach``): its bare calls, the relations it
+        reads, the views among them, recursively."""
+        if admission.expression is not None:
+            bare, relations = query_reach(admission.expression, self.config.allowed_functions)
+        else:
+            bare, relations = frozenset(), frozenset({(None, admission.relation or "")})
+
+        def run(sql: str, params: tuple[Any, ...]) -> Any:
+            return conn.exec_driver_sql(sql, params).all()
+
+        if self._reads_loadable_functions:
+            try:
+                return reached_functions(run, self.config.dbname, bare, relations,
+                                         loadable=True, db_id=self.db_id)
+            except DBAPIError as exc:  # mysql.func denied: a read-only login
+                if not exc.orig.args or exc.orig.args[0] not in _NO_TABLE_ACCESS:
+                    raise
+                self._reads_loadable_functions = False
+        return reached_functions(run, self.config.dbname, bare, relations,
+                                 loadable=False, db_id=self.db_id)
 
     def read_user_functions(self, conn: Connection | None = None) -> UserFunctions:
         """Stored functions (and loadable ones, when ``mysql.func`` is readable), and the
@@ -243,9 +257,8 @@ class MysqlConnection(DbConnection):
             try:
                 functions += [("", r[0]) for r in on.exec_driver_sql(
                     "SELECT name FROM mysql.func")]
-                self._reads_loadable_functions = True
             except DBAPIError:  # no privilege on the mysql schema: a read-only login
-                self._reads_loadable_functions = False
+                pass
             views = [tuple(r) for r in on.exec_driver_sql(_VIEWS)]
         return from_view_definitions(functions, views, "mysql", qualified_calls_are_user=True)
 
@@ -275,8 +288,6 @@ class MysqlConnection(DbConnection):
                     f"The MySQL server of database '{self.db_id}' kept sql_mode {','.join(mode)}, "
                     f"which reads strings differently from nl2sql's checks; nl2sql will not "
                     f"query it.", db_id=self.db_id)
-            # the catalogue's version hashes every view definition in one GROUP_CONCAT
-            cursor.execute("SET SESSION group_concat_max_len = 4294967295")
             cursor.execute("SET SESSION TRANSACTION READ ONLY")
         dbapi_connection.commit()
         dbapi_connection.nl2sql_is_mariadb = is_mariadb
