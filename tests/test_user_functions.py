@@ -38,6 +38,10 @@ CREATE FUNCTION public.row_hit(r t) RETURNS int LANGUAGE sql SECURITY DEFINER AS
                             || current_database(), 'INSERT INTO hits VALUES (2)')) $$;
 CREATE FUNCTION public.any_hit(r record, n int DEFAULT 0) RETURNS int LANGUAGE plpgsql
   SECURITY DEFINER AS $$ BEGIN RETURN public.log_hit(); END $$;
+CREATE FUNCTION public.date_trunc(unit text, d date) RETURNS date LANGUAGE sql
+  SECURITY DEFINER AS $$ SELECT d + public.log_hit() * 0 $$;
+CREATE TABLE days (d date);
+INSERT INTO days VALUES ('2024-05-17');
 CREATE VIEW hit_view AS SELECT log_hit() AS n;
 CREATE VIEW outer_view AS SELECT * FROM hit_view;
 CREATE VIEW policy_free AS SELECT id, twice(id) AS d FROM t;
@@ -120,6 +124,27 @@ def test_postgres_function_written_as_a_column_is_refused(pg_functions, sql: str
         allowed.dispose()
 
 
+@pytest.mark.parametrize("sql", [
+    "SELECT date_trunc('month', d) FROM days",
+    "SELECT DATE_TRUNC('month', d) AS m FROM days",
+    "SELECT count(*) FROM days WHERE date_trunc('year', d) IS NOT NULL"])
+def test_postgres_user_function_named_like_a_built_in_sqlglot_renames(
+        pg_functions, sql: str) -> None:  # noqa: ANN001
+    """sqlglot parses date_trunc as TIMESTAMP_TRUNC; PostgreSQL calls public.date_trunc(text,
+    date) for a date column (a better match than the built-in's timestamp): the name written
+    in the text counts."""
+    dbname, hits = pg_functions
+    connection, ops = _operations(pg_config("pgfn", dbname))
+    try:
+        with pytest.raises(QueryRejectedError, match="user-defined function public.date_trunc"):
+            _rows(ops, sql)
+        assert hits() == 0
+        _rows(ops, sql, validate=False)  # the engine alone picks the user function
+        assert hits() >= 1
+    finally:
+        connection.dispose()
+
+
 def test_postgres_allowed_functions_run_and_others_stay_refused(pg_functions) -> None:  # noqa: ANN001
     dbname, hits = pg_functions
     connection, ops = _operations(pg_config("pgfn", dbname, allowed_functions=["public.twice"]))
@@ -163,6 +188,8 @@ def mysql_functions(mysql_server: str) -> Iterator[tuple[str, Any]]:
         cursor.execute("INSERT INTO t VALUES (1, 'a')")
         cursor.execute(f"CREATE FUNCTION format_bytes(x int) RETURNS int DETERMINISTIC "
                        f"BEGIN SET GLOBAL max_prepared_stmt_count = {before - 1}; RETURN x; END")
+        cursor.execute(f"CREATE FUNCTION strpos(a text, b text) RETURNS int DETERMINISTIC "
+                       f"BEGIN SET GLOBAL max_prepared_stmt_count = {before - 1}; RETURN 1; END")
         cursor.execute("CREATE VIEW fb_view AS SELECT format_bytes(1) AS x")
         cursor.execute("CREATE VIEW outer_view AS SELECT * FROM fb_view")
 
@@ -192,6 +219,25 @@ def test_mariadb_stored_function_is_refused_and_global_unchanged(mysql_functions
     sql = sql.format(db=dbname)
     try:
         with pytest.raises(QueryRejectedError, match="user-defined function.*format_bytes"):
+            _rows(ops, sql)
+        assert global_value() == before
+        _rows(ops, sql, validate=False)  # the engine alone: the stored function runs
+        assert global_value() == before - 1
+    finally:
+        connection.dispose()
+
+
+@pytest.mark.parametrize("sql", ["SELECT strpos(name, 'a') FROM t",
+                                 "SELECT STRPOS('ab', 'b') AS p"])
+def test_mariadb_stored_function_named_like_a_function_sqlglot_knows(mysql_functions,  # noqa: ANN001
+                                                                    sql: str) -> None:
+    """sqlglot parses strpos (not a MariaDB built-in) as STR_POSITION; MariaDB calls the
+    stored function: the name written in the text is looked up."""
+    dbname, global_value = mysql_functions
+    before = global_value()
+    connection, ops = _operations(mysql_config("myfn", dbname))
+    try:
+        with pytest.raises(QueryRejectedError, match="user-defined function.*strpos"):
             _rows(ops, sql)
         assert global_value() == before
         _rows(ops, sql, validate=False)  # the engine alone: the stored function runs

@@ -45,6 +45,8 @@ class Admission:
     check: Callable[[UserFunctions], None]
     expression: exp.Expr | None = None
     relation: str | None = None
+    #: The query's text (``expression`` was parsed from it): the names written before ``(``.
+    sql: str | None = None
 
     def __call__(self, functions: UserFunctions) -> None:
         self.check(functions)
@@ -179,7 +181,7 @@ class DbConnection(ABC):
         def admit(functions: UserFunctions) -> None:
             check_user_functions(query.expression, functions, self.config.allowed_functions,
                                  db_id=self.db_id, sql=query.sql, dialect=self.sqlglot_dialect)
-        return Admission(admit, expression=query.expression)
+        return Admission(admit, expression=query.expression, sql=query.sql)
 
     def relation_admission(self, name: str) -> Admission:
         """Refuses reading the table or view ``name`` when it is a view reaching a

@@ -230,7 +230,8 @@ class MysqlConnection(DbConnection):
         its own transaction on ``conn`` (``mysql_reach``): its bare calls, the relations it
         reads, the views among them, recursively."""
         if admission.expression is not None:
-            bare, relations = query_reach(admission.expression, self.config.allowed_functions)
+            bare, relations = query_reach(admission.expression, self.config.allowed_functions,
+                                          sql=admission.sql)
         else:
             bare, relations = frozenset(), frozenset({(None, admission.relation or "")})
 

@@ -20,16 +20,22 @@ call is a user function even when the catalogue did not list it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import sqlglot
 import sqlglot.errors
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
+from sqlglot.tokens import TokenType
 
 from nl2sql.errors import QueryRejectedError
 from nl2sql.sql_guard.implicit_calls import (NO_IMPLICIT_CALLS, ImplicitCalls,
                                              check_implicit_calls, refuse_relation)
+
+#: A keyword or name token that can name a function when ``(`` follows (``LEFT(``, ``DATE(``).
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
 
 
 @dataclass(frozen=True)
@@ -111,7 +117,8 @@ def from_view_definitions(functions: Iterable[tuple[str, str]],
             text = definition.lower()
             calls += [(schema, view, s, f) for s, f in functions if f.lower() in text]
             continue
-        calls += [(schema, view, q or "", name) for q, name in called_functions(tree)]
+        calls += [(schema, view, q or "", name)
+                  for q, name in called_functions(tree, _view_body(definition, dialect), dialect)]
         reads += [(schema, view, t.db or schema, t.name) for t in tree.find_all(exp.Table)
                   if isinstance(t.this, exp.Identifier)]
     return UserFunctions.from_catalogue(functions, calls, reads,
@@ -128,7 +135,7 @@ def check_user_functions(expression: exp.Expr, catalogue: UserFunctions,
     type (``implicit_calls``)."""
     allowed = frozenset(name.lower() for name in allowed)
     called: set[str] = set()
-    for qualifier, name in called_functions(expression):
+    for qualifier, name in called_functions(expression, sql, dialect):
         if qualifier is not None:
             qualified = f"{qualifier}.{name}"
             user = qualified in catalogue.functions or catalogue.qualified_calls_are_user
@@ -166,9 +173,52 @@ def refuse_view(name: str, schema: str | None, catalogue: UserFunctions,
     refuse_relation(_qualified(schema, name), catalogue.implicit, allowed, db_id=db_id)
 
 
-def called_functions(expression: exp.Expr) -> Iterator[tuple[str | None, str]]:
+def called_functions(expression: exp.Expr, sql: str | None = None,
+                     dialect: str | None = None) -> Iterator[tuple[str | None, str]]:
     """``(qualifier or None, name)`` of every function call in the tree, lower case; a known
-    function is named by each of its SQL names (``LCASE`` and ``LOWER``)."""
+    function is named by each of its SQL names (``LCASE`` and ``LOWER``); with the text the
+    tree was parsed from, also by the name written there (``written_calls``)."""
+    yield from _tree_calls(expression)
+    if sql is not None:
+        yield from written_calls(sql, dialect)
+
+
+def _view_body(definition: str, dialect: str) -> str:
+    """The query of a view's definition: what follows ``AS`` in ``CREATE VIEW v (a, b) AS
+    SELECT ...`` (the column list is no call), or the whole text when it is only the query."""
+    tokens = Dialect.get_or_raise(dialect).tokenize(definition)
+    if not tokens or tokens[0].token_type != TokenType.CREATE:
+        return definition
+    for token, after in zip(tokens, tokens[1:]):
+        if token.token_type == TokenType.ALIAS and after.token_type in (
+                TokenType.SELECT, TokenType.WITH, TokenType.FROM, TokenType.VALUES,
+                TokenType.L_PAREN):
+            return definition[after.start:]
+    return definition
+
+
+def written_calls(sql: str, dialect: str | None) -> Iterator[tuple[str | None, str]]:
+    """``(qualifier or None, name)`` of every name followed by ``(`` in ``sql`` as
+    ``dialect`` tokenizes it, lower case. sqlglot renames functions it knows (``date_trunc`` is
+    ``TIMESTAMP_TRUNC``, MySQL's ``date_format`` ``TIME_TO_STR``), so the tree alone would miss a
+    user function of a built-in's name that the engine calls (PostgreSQL picks a user
+    ``date_trunc(text, date)`` over the built-in for a ``date`` column)."""
+    try:
+        tokens = Dialect.get_or_raise(dialect).tokenize(sql)
+    except sqlglot.errors.SqlglotError:
+        return  # the guard parsed this text: it tokenizes
+    for i in range(len(tokens) - 1):
+        token = tokens[i]
+        if tokens[i + 1].token_type != TokenType.L_PAREN or not (
+                token.token_type in (TokenType.VAR, TokenType.IDENTIFIER)
+                or _WORD.fullmatch(token.text)):
+            continue
+        qualifier = tokens[i - 2].text.lower() if i >= 2 \
+            and tokens[i - 1].token_type == TokenType.DOT else None
+        yield qualifier, token.text.lower()
+
+
+def _tree_calls(expression: exp.Expr) -> Iterator[tuple[str | None, str]]:
     for node in expression.find_all(exp.Func):
         parent = node.parent
         qualifier = None
