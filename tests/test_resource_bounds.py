@@ -20,8 +20,8 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from nl2sql.db.base import create_connection, create_operations
+from nl2sql.config.memory_cap import parse_size
 from nl2sql.errors import ConfigError, QueryExecutionError, QueryRejectedError
-from nl2sql.mcp.memory import parse_size
 from nl2sql.schema.models import DbInfo
 from nl2sql.sql_guard.value_sizes import check_value_sizes
 from nl2sql.workspace.results import CsvResultWriter
@@ -178,3 +178,27 @@ def test_value_bounds_before_the_query_runs(dialect: str, sql: str, refused: str
     else:
         with pytest.raises(QueryRejectedError, match=refused):
             check()
+
+
+@pytest.mark.parametrize(("module", "argv"), [
+    ("ask", ["--list-conversations"]), ("eval", ["no-such-questions.yaml"]),
+    ("annotate", ["no_such_db"])])
+def test_every_shell_face_caps_its_memory(module: str, argv: list[str], tmp_path: Path) -> None:
+    """DuckDB runs in the process of each command that queries it: each caps its data segment
+    (NL2SQL_MAX_MEMORY) once its command line is read, whatever happens next (nl2sql-mcp:
+    test_a_huge_list_fails_fast_and_the_server_goes_on)."""
+    import subprocess
+
+    script = ("import resource\n"
+              f"from nl2sql.cli.{module} import main\n"
+              "try:\n"
+              f"    main({argv!r})\n"
+              "except SystemExit:\n"
+              "    pass\n"
+              "print('cap', resource.getrlimit(resource.RLIMIT_DATA)[0])\n")
+    env = {**os.environ, "NL2SQL_MAX_MEMORY": "3GB", "NL2SQL_DATA_DIR": str(tmp_path / "d"),
+           "NL2SQL_WORKSPACE": str(tmp_path / "w")}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                          text=True, timeout=60, cwd=tmp_path)
+    caps = [line for line in done.stdout.splitlines() if line.startswith("cap ")]
+    assert caps == [f"cap {3 << 30}"], (done.stdout, done.stderr)

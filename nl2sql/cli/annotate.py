@@ -18,6 +18,7 @@ from nl2sql.annotation.options import AnnotatorOptions
 from nl2sql.schema.provenance import (REANNOTATE_CHOICES, is_placeholder_model,
                                          reannotate_steps, without_placeholders)
 from nl2sql.cli.errors import add_version_flag, run_cli
+from nl2sql.config.memory_cap import limit_process_memory
 from nl2sql.cli.options import DATA_DIR_HELP, non_negative_int, parse_command_line, positive_int
 from nl2sql.cli.progress import progress_reporter
 from nl2sql.config.registry import (ENV_CONFIG, ENV_DATA_DIR, ENV_MODEL, DbConnectionConfig,
@@ -112,6 +113,7 @@ def main(argv: list[str] | None = None) -> int:
 def _run(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parse_command_line(parser, argv)
+    limit_process_memory()  # NL2SQL_MAX_MEMORY: DuckDB runs in this process
     if not args.db_ids and not args.all:
         parser.error("name one or more db_ids, or pass --all")
     configs = DbConnectionConfigs.load(args.config, data_dir=args.data_dir, model=args.model)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from nl2sql.schema.provenance import is_placeholder_model
 from nl2sql.cli.errors import EXIT_USAGE, add_version_flag, run_cli
+from nl2sql.config.memory_cap import limit_process_memory
 from nl2sql.cli.options import add_common_options, parse_command_line, positive_int
 from nl2sql.config.registry import ENV_CONFIG, ENV_MODEL
 from nl2sql.errors import Nl2SqlError, NoAnswerError, UsageError
@@ -103,6 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _run(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parse_command_line(parser, argv)
+    limit_process_memory()  # NL2SQL_MAX_MEMORY: DuckDB runs in this process
 
     ops = OpsContext.load(args.config, data_dir=args.data_dir, workspace=args.workspace)
     try:

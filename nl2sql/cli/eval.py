@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from nl2sql.cli.errors import EXIT_ERROR, EXIT_USAGE, add_version_flag, run_cli
+from nl2sql.config.memory_cap import limit_process_memory
 from nl2sql.cli.options import add_common_options, parse_command_line
 from nl2sql.config.registry import ENV_CONFIG, ENV_MODEL
 from nl2sql.errors import Nl2SqlError
@@ -105,6 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _run(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parse_command_line(parser, argv)
+    limit_process_memory()  # NL2SQL_MAX_MEMORY: DuckDB runs in this process
     if not args.questions and not args.set_name:
         parser.error("give a question set file, or --set NAME for a bundled one")
     if args.questions and args.set_name:

@@ -12,10 +12,10 @@ import textwrap
 from pathlib import Path
 
 from nl2sql.cli.errors import add_version_flag, run_cli
+from nl2sql.config.memory_cap import limit_process_memory
 from nl2sql.cli.options import add_common_options, parse_command_line
 from nl2sql.config.registry import ENV_AUTH_TOKEN, ENV_CONFIG, ENV_DATA_DIR, ENV_WORKSPACE
 from nl2sql.operations.registry import OPERATIONS
-from nl2sql.mcp.memory import limit_server_memory
 from nl2sql.mcp.server import build_server
 from nl2sql.mcp.http import serve_http
 
@@ -67,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _run(argv: list[str] | None) -> int:
     args = parse_command_line(build_parser(), argv)  # logging before the SDK's, which then defers
 
-    limit_server_memory()  # NL2SQL_MAX_MEMORY: one query cannot take the server's host down
+    limit_process_memory()  # NL2SQL_MAX_MEMORY: one query cannot take the server's host down
 
     server = build_server(args.config, data_dir=args.data_dir, workspace=args.workspace,
                           log_level="INFO" if args.verbose else "WARNING")

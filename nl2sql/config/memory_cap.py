@@ -1,11 +1,13 @@
-"""The MCP server's own memory bound: a cap on the process's data segment (``RLIMIT_DATA``).
+"""A cap on the memory of nl2sql's own process: its data segment (``RLIMIT_DATA``).
 
-DuckDB runs inside this process. Its ``memory_limit`` bounds what its buffer manager holds
+DuckDB runs inside the process of every face that queries it (the MCP server, ``nl2sql-ask``,
+``nl2sql-eval``, ``annotate-schema``). Its ``memory_limit`` bounds what its buffer manager holds
 (joins, sorts, aggregates), but not a value a function builds whole: with a 5 s time limit,
 ``SELECT count(*) FROM (SELECT unnest(generate_series(1, 300000000)))`` ran 42 s and reached
 14.8 GB, and neither the limit nor an interrupt stopped it. Under the cap such an allocation
-fails, DuckDB reports it as out of memory, and the server and its next call go on.
-``NL2SQL_MAX_MEMORY`` sets the cap (``4GB`` by default; ``0`` for none).
+fails, DuckDB reports it as out of memory, and the process and its next call go on.
+``NL2SQL_MAX_MEMORY`` sets the cap (``4GB`` by default; ``0`` for none). A notebook's process is
+the user's: ``nl2sql.ask()`` does not cap it.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ def parse_size(text: str) -> int:
     return int(number * 1024 ** " KMGT".index(unit or " "))
 
 
-def limit_server_memory() -> int | None:
+def limit_process_memory() -> int | None:
     """Cap this process's data segment at ``NL2SQL_MAX_MEMORY`` (default 4 GB); returns the
     cap in bytes, or None when there is none."""
     text = os.environ.get(ENV_MAX_MEMORY, "").strip()
