@@ -85,7 +85,7 @@ async def test_a_cancelled_call_stops_its_query(backend: str, make_db: Any, make
     dbname = db.config.dbname or ""
     busy = BUSY[backend]
     query = f"/* {MARK} */ {ENDLESS}"
-    caplog.set_level(logging.WARNING, logger="nl2sql.db.call_stop")
+    caplog.set_level(logging.WARNING, logger="nl2sql._call_stop")
     async with Client(server) as client:
         first = await client.call_tool("db_execute_sql", {  # the first call loads the driver
             "db_id": "cancelme", "query": "SELECT count(*) AS n FROM t"})
@@ -157,7 +157,7 @@ async def test_a_cancelled_call_stops_its_spark_job(spark_server: Any, make_regi
                           workspace=registry.workspace)
     endless = ("SELECT count(*) AS n FROM range(1000000) a CROSS JOIN range(10000000) b "
                "WHERE (a.id * b.id) % 7 = 3")
-    caplog.set_level(logging.WARNING, logger="nl2sql.db.call_stop")
+    caplog.set_level(logging.WARNING, logger="nl2sql._call_stop")
     async with Client(server) as client:
         first = await client.call_tool("db_execute_sql", {"db_id": "cancelme",
                                                           "query": "SELECT 1 AS n"})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import threading
 import time
@@ -46,19 +47,60 @@ async def test_concurrent_calls_run_at_the_same_time() -> None:
 
 async def test_a_cancelled_call_returns_only_after_its_thread_finished() -> None:
     finished = threading.Event()
+    returned: list[str] = []
 
     def slow() -> str:
         time.sleep(0.3)
         finished.set()
         return "done"
 
-    with anyio.move_on_after(0.05):
-        result = await run_in_worker(slow)
-        # As with anyio.to_thread.run_sync: the cancel waits for the thread (no half-done
-        # operation left behind) and its result is still returned.
-        assert finished.is_set()
-        assert result == "done"
+    with anyio.move_on_after(0.05) as scope:
+        returned.append(await run_in_worker(slow))
+    # As with anyio.to_thread.run_sync, the cancel waits for the thread (no half-done operation
+    # left behind); then the cancellation goes on and the result is dropped (nobody waits).
+    assert finished.is_set() and scope.cancelled_caught and returned == []
+
+
+async def test_a_plain_asyncio_cancel_waits_for_the_thread_too() -> None:
+    finished = threading.Event()
+
+    def slow() -> None:
+        time.sleep(0.3)
+        finished.set()
+
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(run_in_worker(slow), timeout=0.05)
     assert finished.is_set()
+
+
+def test_a_cancel_that_crosses_the_threads_answer_does_not_hang() -> None:
+    """The thread's answer is queued on the loop before the cancel, and handled after it (the
+    cancelled future drops it): the cancelled call must still end, not wait for it again. (On
+    a loop of its own in a daemon thread, so that a hang fails the test, not the session.)"""
+    running, release = threading.Event(), threading.Event()
+    ended: list[str] = []
+
+    def quick() -> str:
+        running.set()
+        release.wait(5)
+        return "done"
+
+    async def scenario() -> None:
+        task = asyncio.create_task(run_in_worker(quick))
+        while not running.is_set():
+            await asyncio.sleep(0.01)
+        release.set()
+        time.sleep(0.2)  # the loop blocked: the thread's answer is queued, not handled yet
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            ended.append("cancelled")
+
+    thread = threading.Thread(target=asyncio.run, args=(scenario(),), daemon=True)
+    thread.start()
+    thread.join(10)
+    assert ended == ["cancelled"]
 
 
 def test_idle_workers_exit_and_busy_ones_are_replaced() -> None:

@@ -94,7 +94,7 @@ async def validate_answer(ctx: RunContext[Nl2SqlDeps], answer: SqlAnswer) -> Sql
                             overwrite=deps.output_file is not None, name_from=deps.question,
                             answer_id=deps.answer_id)
     try:
-        result = await run_in_worker(run)
+        result = await run_in_worker(run, name="db_execute_sql")
     except Nl2SqlError as error:
         _record(deps, sql, str(error))
         raise agent_error(error) from None

@@ -72,7 +72,7 @@ async def run_operation(op: Operation, deps: OpsContext | AgentDeps,
     observe = deps.observe if isinstance(deps, AgentDeps) else None
     call = functools.partial(call_prepared, op.function, ops_context_of(deps), **arguments)
     try:
-        result = await run_in_worker(call)
+        result = await run_in_worker(call, name=op.name)
     except Exception as exc:  # noqa: BLE001 - the face's edge: one sentence for everything
         error = as_one_sentence(exc, op.name)  # unexpected: "internal error, see the log"
         if observe:

@@ -28,7 +28,7 @@ from sqlalchemy.pool import QueuePool
 
 from nl2sql.db.base import (Admission, CsvResultSink, DbConnection, DbOperations, QueryStats,
                             ResultSink)
-from nl2sql.db.call_stop import stop_with
+from nl2sql._call_stop import stop_with
 from nl2sql.errors import ConfigError, DatabaseConnectionError, QueryExecutionError, QueryTimeoutError
 from nl2sql.sql_guard.implicit_calls import OPERATOR_CHARS, ImplicitCalls
 from nl2sql.sql_guard.user_functions import UserFunctions, from_view_definitions

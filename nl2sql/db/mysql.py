@@ -28,7 +28,7 @@ from sqlalchemy import URL, Connection, Engine, create_engine, event
 from sqlalchemy.exc import DBAPIError
 
 from nl2sql.db.base import Admission, DbConnection, DbOperations, QueryStats, ResultSink
-from nl2sql.db.call_stop import stop_with
+from nl2sql._call_stop import stop_with
 from nl2sql.db.logins import LoginPrivileges, few
 from nl2sql.errors import DatabaseConnectionError, QueryExecutionError, QueryTimeoutError
 from nl2sql.db.mysql_reach import SYSTEM_SCHEMAS, query_reach, reached_functions

@@ -34,7 +34,7 @@ from sqlalchemy.exc import DBAPIError
 from nl2sql.db import postgres_pages
 from nl2sql.db.base import (Admission, CsvResultSink, DbConnection, DbOperations, QueryStats,
                             ResultSink, SinkFull)
-from nl2sql.db.call_stop import stop_with
+from nl2sql._call_stop import stop_with
 from nl2sql.db.logins import LoginPrivileges
 from nl2sql.errors import QueryExecutionError
 from nl2sql.sql_guard.implicit_calls import ImplicitCalls

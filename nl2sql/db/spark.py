@@ -35,7 +35,7 @@ from sqlalchemy.exc import DBAPIError
 
 from nl2sql.config.registry import DbConnectionConfig
 from nl2sql.db.base import Admission, DbConnection, DbOperations, QueryStats, ResultSink
-from nl2sql.db.call_stop import stop_with
+from nl2sql._call_stop import stop_with
 from nl2sql.db.logins import LoginPrivileges
 from nl2sql.db.spark_sql import SparkSqlConnection, resolve_remote
 from nl2sql.sql_guard.user_functions import UserFunctions, from_view_definitions

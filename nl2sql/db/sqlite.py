@@ -24,7 +24,7 @@ from sqlalchemy.exc import DBAPIError
 
 from nl2sql.config.registry import DbConnectionConfig
 from nl2sql.db.base import Admission, DbConnection, DbOperations, QueryStats, ResultSink
-from nl2sql.db.call_stop import stop_with
+from nl2sql._call_stop import stop_with
 from nl2sql.db.sqlite_columnar import ColumnarTakeOver, columnar_available
 from nl2sql.errors import DatabaseConnectionError, QueryExecutionError
 from nl2sql.config.sample import ensure_bookstore

@@ -2,13 +2,14 @@
 
 Each tool takes the ``OpsContext`` the server's lifespan yields, runs its operation in a worker
 thread (database and file work must not block the event loop, so concurrent calls overlap;
-``nl2sql._worker``: persistent threads, a cheaper hand-off than ``anyio.to_thread``), and
-returns the operation's ``render()`` text. An ``Nl2SqlError`` becomes ``ToolError(message)``:
-the client gets ``isError=True`` and one sentence saying what to do next (the SDK puts
-"Error executing tool <name>: " before it); a file-system failure becomes one sentence too, and
-anything else "internal error, see the log" with the details only in the log
-(``nl2sql.errors.as_one_sentence``; argument errors and stray stdio lines: ``edge.py``).
-Names, titles, descriptions and parameter docs come from the operation list and
+``nl2sql._worker``: persistent threads, a cheaper hand-off than ``anyio.to_thread``; a call the
+client cancels, or whose session ends, stops its query there), and returns the operation's
+``render()`` text. An ``Nl2SqlError`` becomes ``ToolError(message)``: the client gets
+``isError=True`` and one sentence saying what to do next (the SDK puts "Error executing tool
+<name>: " before it); a file-system failure becomes one sentence too, and anything else
+"internal error, see the log" with the details only in the log
+(``nl2sql.errors.as_one_sentence``; argument errors and stray stdio lines: ``edge.py``). Names,
+titles, descriptions and parameter docs come from the operation list and
 ``nl2sql.operations.params``; nothing is repeated here.
 
 Annotations: ``readOnlyHint`` describes the tool's effect on its environment. Every tool is
@@ -31,14 +32,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import anyio
-
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.utilities.types import Image
 from mcp_types import ToolAnnotations
 
-from nl2sql.db.call_stop import CallStop
 from nl2sql.errors import as_one_sentence
 from nl2sql._worker import run_in_worker
 from nl2sql.operations.first_use import call_prepared
@@ -46,38 +44,17 @@ from nl2sql.operations.registry import OPERATIONS, Operation, face_function
 
 
 def mcp_tool(op: Operation) -> Any:
-    """The async tool function for ``op``: its parameters plus the MCP ``Context``."""
+    """The async tool function for ``op``: its parameters plus the MCP ``Context``. A call the
+    client cancels, or whose session ends, stops its query (``run_in_worker``)."""
 
     async def call(ctx: Context, arguments: dict[str, Any]) -> str | list[Any]:
         ops_context = ctx.request_context.lifespan_context
-        switch = CallStop(op.name)
-        outcome: list[Any] = []
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(_stop_when_cancelled, switch, outcome)
-            with switch.active():  # the worker runs in a copy of this context
-                try:
-                    outcome.append(await run_in_worker(_run, op, ops_context, arguments))
-                except Exception as exc:  # noqa: BLE001 - the face's edge: one sentence for all
-                    message = "The call was cancelled, and its query stopped." \
-                        if switch.stopped else str(as_one_sentence(exc, op.name))
-                    outcome.append(ToolError(message))
-            tasks.cancel_scope.cancel()  # the watcher: the call is over
-        if isinstance(outcome[0], ToolError):
-            raise outcome[0] from None
-        return outcome[0]
+        try:
+            return await run_in_worker(_run, op, ops_context, arguments, name=op.name)
+        except Exception as exc:  # noqa: BLE001 - the face's edge: one sentence for all
+            raise ToolError(str(as_one_sentence(exc, op.name))) from None
 
     return face_function(op, ("ctx", Context), call)
-
-
-async def _stop_when_cancelled(switch: CallStop, outcome: list[Any]) -> None:
-    """Wait; when the call is cancelled (by the client, or its session ends) while its worker
-    still runs (the worker's await is shielded), stop its query."""
-    try:
-        await anyio.sleep_forever()
-    except anyio.get_cancelled_exc_class():
-        if not outcome:  # cancelled from outside, not because the call is over
-            switch.stop()
-        raise
 
 
 def _run(op: Operation, ops_context: Any, arguments: dict[str, Any]) -> str | list[Any]:

@@ -1,13 +1,15 @@
 """Stop a running query when nobody waits for its answer any more.
 
-A face that can lose its caller (the MCP server: the client cancels the call, or its session
-ends) runs each operation with a ``CallStop`` as the current one (``CallStop.current``); each
-backend registers how to stop its query for as long as the query runs (``stop_with``): SQLite
-and DuckDB ``interrupt()``, PostgreSQL a cancel request, MySQL/MariaDB ``KILL QUERY`` from a
-second connection, Spark ``interruptTag``. ``CallStop.stop`` runs them (in a thread of its
-own, since ``KILL QUERY`` opens a connection) and logs it, so the engine is free again within
-about a second instead of at the time limit. Without a current ``CallStop`` (CLI, notebook,
-agents) nothing changes.
+Every hand-off of blocking work to a thread (``nl2sql._worker``) runs it with a ``CallStop`` of
+its own as the current one (``CallStop.current``), and stops it when the awaiting task is
+cancelled (an MCP client cancels or its session ends, an ``asyncio`` task running
+``ask_async`` is cancelled or times out, Ctrl-C in ``nl2sql-ask``) or, in a synchronous caller,
+when Ctrl-C interrupts the wait. Each backend registers how to stop its query for as long as
+the query runs (``stop_with``): SQLite and DuckDB ``interrupt()``, PostgreSQL a cancel request,
+MySQL/MariaDB ``KILL QUERY`` from a second connection, Spark ``interruptTag``.
+``CallStop.stop`` runs them (in a thread of its own, since ``KILL QUERY`` opens a connection)
+and logs it (the record's ``stopped``: what was stopped), so the engine is free again within
+about a second instead of at the time limit. Without a current ``CallStop`` nothing changes.
 """
 
 from __future__ import annotations
@@ -39,6 +41,10 @@ class CallStop:
     def current(cls) -> CallStop | None:
         return cls._current.get()
 
+    def make_current(self) -> None:
+        """Make this the current stop switch of the running context (a hand-off's copy)."""
+        self._current.set(self)
+
     @contextmanager
     def active(self) -> Iterator[CallStop]:
         """Make this the current stop switch (for the code run, and threads started, in it)."""
@@ -60,7 +66,8 @@ class CallStop:
             self._stopped = True
             actions = list(self._actions.values())
         for what, action in actions:
-            logger.warning("%s was cancelled: stopping its query on %s", self.name, what)
+            logger.warning("%s was cancelled: stopping its query on %s", self.name, what,
+                           extra={"stopped": what})
             threading.Thread(target=_run, args=(action, what), daemon=True,
                              name="nl2sql-call-stop").start()
 
@@ -95,7 +102,7 @@ def stop_with(what: str, action: Callable[[], object]) -> Iterator[None]:
     key = switch._add(what, action)
     if key is None:  # stopped before the query began: do not begin it
         logger.warning("%s was cancelled before its query on %s began: not run", switch.name,
-                       what)
+                       what, extra={"not_run": what})
         raise QueryExecutionError(f"The call was cancelled before its query ran on {what}.")
     try:
         yield
