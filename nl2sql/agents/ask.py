@@ -7,7 +7,8 @@ once: ``candidates.py``) bounded by ``UsageLimits`` for the whole answer, pick t
 the candidates by their results (``selection.py``), read the result CSV into a DataFrame, and
 store the turn when a conversation id is given.
 ``ask()`` also works where an event loop is already running (Jupyter): the run then happens on a
-private loop in a worker thread.
+private loop in a worker thread, and interrupting the cell cancels it there. A cancelled run
+(a cancelled or timed-out task, Ctrl-C) stops the query it is running (``nl2sql._worker``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import functools
 import time
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic_ai.usage import RunUsage
 
@@ -42,6 +44,8 @@ from nl2sql.workspace.saved_query_index import SavedQueryIndex
 from nl2sql.context_engine import context
 from nl2sql._worker import run_in_worker
 
+T = TypeVar("T")
+
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
 
@@ -63,8 +67,36 @@ def ask(question: str, *, db_id: str | None = None, model: Model | str | None = 
     except RuntimeError:
         return asyncio.run(run())
     # A loop already runs in this thread (Jupyter, an async app): run on a private loop.
+    return _on_private_loop(run)
+
+
+def _on_private_loop(run: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """``run()`` on a loop of its own in another thread, this one waiting. Ctrl-C here
+    (interrupting a Jupyter cell) cancels it there, so its query stops (``run_in_worker``), and
+    is raised once it has ended."""
+    running: concurrent.futures.Future[tuple[asyncio.AbstractEventLoop, asyncio.Task[T]]] = \
+        concurrent.futures.Future()
+
+    async def main() -> T:
+        task = asyncio.current_task()
+        assert task is not None
+        running.set_result((asyncio.get_running_loop(), task))
+        return await run()
+
     with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="nl2sql-ask") as pool:
-        return pool.submit(lambda: asyncio.run(run())).result()
+        done = pool.submit(asyncio.run, main())
+        try:
+            return done.result()
+        except KeyboardInterrupt:
+            concurrent.futures.wait([running, done], return_when="FIRST_COMPLETED")
+            if running.done() and not done.done():
+                loop, task = running.result()
+                try:
+                    loop.call_soon_threadsafe(task.cancel)
+                except RuntimeError:  # its loop closed meanwhile: it has ended
+                    pass
+            concurrent.futures.wait([done])  # a second Ctrl-C ends this wait
+            raise
 
 
 async def ask_async(question: str, *, db_id: str | None = None,

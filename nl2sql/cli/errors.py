@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from collections.abc import Callable
 
+from nl2sql._call_stop import logger as stop_logger
 from nl2sql.errors import Nl2SqlError, UsageError, as_one_sentence
 from nl2sql import __version__
 
@@ -25,9 +26,21 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
 def run_cli(func: Callable[[list[str] | None], int | None], argv: list[str] | None = None) -> int:
     """Run ``func(argv)`` and return its exit code. ``Nl2SqlError`` prints one line to stderr
     (1; a ``UsageError`` such as an unknown database id 2); argparse usage errors keep their
-    code (2); Ctrl-C is 130. A file-system failure (disk
-    full, no permission...) is one line too; anything else is "internal error, see the log" with
-    the traceback logged (stderr, ``-v`` for the nl2sql logger's details)."""
+    code (2); Ctrl-C is 130, with one line saying which running queries it stopped. A
+    file-system failure (disk full, no permission...) is one line too; anything else is
+    "internal error, see the log" with the traceback logged (stderr, ``-v`` for the nl2sql
+    logger's details)."""
+    stops = _HeldStops()
+    stop_logger.addFilter(stops)
+    try:
+        return _run_cli(func, argv, stops)
+    finally:
+        stop_logger.removeFilter(stops)
+        stops.release()
+
+
+def _run_cli(func: Callable[[list[str] | None], int | None], argv: list[str] | None,
+             stops: _HeldStops) -> int:
     try:
         return func(argv) or 0
     except UsageError as exc:
@@ -42,7 +55,7 @@ def run_cli(func: Callable[[list[str] | None], int | None], argv: list[str] | No
             return EXIT_ERROR
         return exc.code if isinstance(exc.code, int) else 0
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        print(stops.interrupted_line(), file=sys.stderr)
         return EXIT_INTERRUPTED
     except Exception as exc:  # noqa: BLE001 - the edge: a file-system fault or a bug, one line
         if isinstance(exc, OSError) or logging.getLogger("nl2sql").isEnabledFor(logging.DEBUG):
@@ -52,6 +65,35 @@ def run_cli(func: Callable[[list[str] | None], int | None], argv: list[str] | No
                        f"again with -v to see the details in the log.")
         print(f"error: {message}", file=sys.stderr)
         return EXIT_ERROR
+
+
+class _HeldStops(logging.Filter):
+    """The log records of queries stopped while a command runs (``nl2sql._call_stop``), held so
+    that Ctrl-C says them in its one line; on any other exit they are logged as usual."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.held: list[logging.LogRecord] = []
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not hasattr(record, "stopped") and not hasattr(record, "not_run"):
+            return True  # e.g. a stop that failed: logged at once
+        self.held.append(record)
+        return False
+
+    def interrupted_line(self) -> str:
+        stopped = [getattr(r, "stopped") for r in self.held if hasattr(r, "stopped")]
+        count = len(stopped)
+        self.held.clear()  # said here (a query not run: nothing to say), not logged again
+        if not count:
+            return "interrupted"
+        queries = "the running query" if count == 1 else f"{count} running queries"
+        return f"interrupted; stopped {queries} on {', '.join(dict.fromkeys(stopped))}"
+
+    def release(self) -> None:
+        for record in self.held:
+            stop_logger.handle(record)
+        self.held.clear()
 
 
 def _command_name() -> str:

@@ -7,6 +7,7 @@ Backend facts (``sqlglot_dialect``, ``default_schema``...) come from the registr
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from abc import ABC, abstractmethod
@@ -30,6 +31,7 @@ from nl2sql.sql_guard.user_functions import (NO_USER_FUNCTIONS, UserFunctions,
                                              check_user_functions, refuse_view)
 from nl2sql.sql_guard import validate_read_only
 from nl2sql.db import lookup
+from nl2sql._worker import call_stoppably
 
 if TYPE_CHECKING:
     from nl2sql.sql_guard import ValidatedQuery
@@ -373,9 +375,10 @@ class DbOperations(ABC):
         started = time.monotonic()
         bounded_type = _BoundedCsvSink if takes_csv_records(sink) else _BoundedSink
         bounded = bounded_type(sink, started + timeout, lambda: self._timeout_error(timeout))
-        try:
-            stats = self._stream(sql, bounded, max_rows=max_rows, timeout=timeout,
-                                 is_explain=is_explain, admit=admit)
+        stream = functools.partial(self._stream, sql, bounded, max_rows=max_rows,
+                                   timeout=timeout, is_explain=is_explain, admit=admit)
+        try:  # in the main thread: in a worker, so that Ctrl-C stops it
+            stats = call_stoppably(stream, name="the interrupted call")
         except SinkFull:
             stats = QueryStats(bounded.columns, bounded.rows, True, truncated_by="bytes")
         stats.elapsed_seconds = time.monotonic() - started
@@ -411,6 +414,9 @@ class DbOperations(ABC):
         return self._fetch_one(info, lookup.column_values(info, column, value))
 
     def _fetch_one(self, info: TableInfo, where: dict[str, Any]) -> dict[str, Any] | None:
+        return call_stoppably(self._fetch_one_here, info, where, name="the interrupted call")
+
+    def _fetch_one_here(self, info: TableInfo, where: dict[str, Any]) -> dict[str, Any] | None:
         self.connection.check_login()
         statement = lookup.select_where(info, where, schema=self.connection.schema)
         timeout = self.connection.config.query_timeout_seconds

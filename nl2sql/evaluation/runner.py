@@ -3,12 +3,14 @@ the report. Predictions come from a file or from ``generate.py`` (``--model``)."
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from nl2sql._call_stop import CallStop
 from nl2sql.errors import UnknownDatabaseError, did_you_mean
 from nl2sql.workspace.result_compare import ExtraColumns
 from nl2sql.evaluation.inputs import EvaluationInputError, Question
@@ -82,11 +84,17 @@ def evaluate(questions: list[Question], predictions: Mapping[str, str | Generati
 
     progress.start("scoring", len(questions))
     results: list[QuestionResult] = []
+    switch = CallStop("scoring")  # Ctrl-C: the queries still running stop, no more start
     try:
         with ThreadPoolExecutor(max_workers=max(1, settings.concurrency)) as pool:
-            for result in pool.map(one, questions):
-                results.append(result)
-                progress.advance(result.id)
+            try:
+                for result in pool.map(functools.partial(_under, switch, one), questions):
+                    results.append(result)
+                    progress.advance(result.id)
+            except BaseException:
+                switch.stop()
+                pool.shutdown(cancel_futures=True)
+                raise
     finally:
         progress.finish()
     return Report.build(results, settings={**(report_settings or {}),
@@ -94,6 +102,12 @@ def evaluate(questions: list[Question], predictions: Mapping[str, str | Generati
                                            "max_rows": settings.max_rows,
                                            "extra_columns": settings.extra_columns},
                         elapsed_seconds=round(time.monotonic() - started, 3))
+
+
+def _under(switch: CallStop, one: Callable[[Question], QuestionResult],
+           question: Question) -> QuestionResult:
+    with switch.active():  # a pool thread: the queries it runs register with the switch
+        return one(question)
 
 
 def _add_generation(result: QuestionResult, generation: Generation) -> None:
