@@ -223,11 +223,15 @@ def test_ctrl_c_in_an_evaluation_stops_every_query(
 
 def _pg_active(dbname: str) -> int:
     """Queries running in ``dbname`` (the scorer's row path shows "FETCH FORWARD 1 FROM
-    nl2sql_rows" in pg_stat_activity, not the query and its mark)."""
+    nl2sql_rows" in pg_stat_activity, not the query and its mark). Only the query itself
+    counts: a call still in its transaction's setup or catalogue read is active too, but its
+    stop is not registered yet (Ctrl-C then keeps it from starting instead)."""
     with psycopg.connect(host=PG_HOST, port=PG_PORT, user=PG_USER, dbname="postgres",
                          autocommit=True) as conn:
         row = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND "
-                           "state = 'active' AND pid <> pg_backend_pid()", (dbname,)).fetchone()
+                           "state = 'active' AND pid <> pg_backend_pid() AND "
+                           "(query LIKE 'FETCH FORWARD%%' OR query LIKE %s)",
+                           (dbname, f"%{MARK}%")).fetchone()
     return int(row[0]) if row else 0
 
 
