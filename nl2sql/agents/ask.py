@@ -123,17 +123,13 @@ async def ask_async(question: str, *, db_id: str | None = None,
     question = question.strip()
     if not question:
         raise Nl2SqlError("The question is empty; ask something about the data.")
-    ops, owned = ops_context_for(config)
-    try:
+    with ops_context_for(config) as ops:
         answer = await _ask(ops, question, db_id=db_id, model=model,
                             conversation_id=conversation_id, max_rows=max_rows,
                             candidates=candidates, request_id=request_id, started=started,
                             reuse=reuse)
         answer._registry = ops.configs  # answer.accept() keeps to the same data dir
         return answer
-    finally:
-        if owned:
-            ops.close()
 
 
 async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Model | str | None,

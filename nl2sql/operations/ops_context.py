@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 import stat
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -148,12 +150,18 @@ class OpsContext:
             self._operations.clear()
 
 
+@contextmanager
 def ops_context_for(config: DbConnectionConfigs | OpsContext | str | Path | None
-                    ) -> tuple[OpsContext, bool]:
+                    ) -> Iterator[OpsContext]:
     """The ``OpsContext`` for a Python API call's ``config`` (a registry, a context, a dbs.yaml
-    path or None) and whether the call owns it (and closes it)."""
+    path or None), closed at the end of the block when the call made it (a context given in
+    ``config`` stays open: it is the caller's)."""
     if isinstance(config, OpsContext):
-        return config, False
-    if isinstance(config, DbConnectionConfigs):
-        return OpsContext(config), True
-    return OpsContext.load(config), True
+        yield config
+        return
+    ops = OpsContext(config) if isinstance(config, DbConnectionConfigs) \
+        else OpsContext.load(config)
+    try:
+        yield ops
+    finally:
+        ops.close()

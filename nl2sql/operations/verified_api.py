@@ -26,12 +26,8 @@ def accept(answer_id: str, *, config: DbConnectionConfigs | OpsContext | str | P
         >>> answer = nl2sql.ask("How many customers are there?")
         >>> nl2sql.accept(answer.id)
     """
-    ops, owned = ops_context_for(config)
-    try:
+    with ops_context_for(config) as ops:
         return workflow.accept_answer(ops, answer_id)
-    finally:
-        if owned:
-            ops.close()
 
 
 def list_verified(db_id: str | None = None, *,
@@ -39,21 +35,13 @@ def list_verified(db_id: str | None = None, *,
                   ) -> list[VerifiedAnswer]:
     """The verified answers of ``db_id`` (all databases when None), newest first; stale ones
     have ``stale_reason``."""
-    ops, owned = ops_context_for(config)
-    try:
+    with ops_context_for(config) as ops:
         return workflow.list_verified(ops, db_id)
-    finally:
-        if owned:
-            ops.close()
 
 
 def unverify(verified_id: str, *,
              config: DbConnectionConfigs | OpsContext | str | Path | None = None
              ) -> VerifiedAnswer:
     """Remove the verified answer ``verified_id``; returns what was removed."""
-    ops, owned = ops_context_for(config)
-    try:
+    with ops_context_for(config) as ops:
         return workflow.unverify(ops, verified_id)
-    finally:
-        if owned:
-            ops.close()
