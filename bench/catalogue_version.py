@@ -25,11 +25,7 @@ only what both have, and skips the version statement where there is none.
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 import uuid
-from collections.abc import Callable, Sequence
-from typing import Any
 
 import MySQLdb
 import psycopg
@@ -39,25 +35,7 @@ from nl2sql.db import mysql as mysql_backend
 from nl2sql.db import postgres as postgres_backend
 from nl2sql.db.base import create_connection, create_operations
 from nl2sql.schema.models import DbInfo
-
-
-class _Sink:
-    def begin(self, columns: Sequence[str]) -> None:
-        pass
-
-    def write_rows(self, rows: Sequence[Sequence[Any]]) -> None:
-        pass
-
-
-def _median_ms(action: Callable[[], object], repeat: int) -> float:
-    for _ in range(min(20, repeat)):
-        action()
-    times = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times) * 1000
+from timing import DiscardingSink, median_ms  # bench/ is on sys.path
 
 
 def _measure(config: DbConnectionConfig, version_sql: str | None, repeat: int, *,
@@ -67,16 +45,16 @@ def _measure(config: DbConnectionConfig, version_sql: str | None, repeat: int, *
     try:
         with connection.connect() as conn:
             if version_sql:
-                print(f"  version statement    {_median_ms(lambda: conn.exec_driver_sql(version_sql).all(), repeat):8.3f} ms")
-            print(f"  SELECT 1 (for scale) {_median_ms(lambda: conn.exec_driver_sql('SELECT 1').all(), repeat):8.3f} ms")
-        print(f"  full catalogue read  {_median_ms(connection.read_user_functions, max(5, repeat // 20)):8.3f} ms")
+                print(f"  version statement    {median_ms(lambda: conn.exec_driver_sql(version_sql).all(), repeat):8.3f} ms")
+            print(f"  SELECT 1 (for scale) {median_ms(lambda: conn.exec_driver_sql('SELECT 1').all(), repeat):8.3f} ms")
+        print(f"  full catalogue read  {median_ms(connection.read_user_functions, max(5, repeat // 20)):8.3f} ms")
         query = "SELECT id FROM t WHERE id = 1"
-        print(f"  whole query          {_median_ms(lambda: ops.execute_select_query(query, _Sink()), repeat):8.3f} ms")
+        print(f"  whole query          {median_ms(lambda: ops.execute_select_query(query, DiscardingSink()), repeat):8.3f} ms")
         if views:
             over = "SELECT id FROM pv2 WHERE id = 1"
-            print(f"  whole query, 2 views {_median_ms(lambda: ops.execute_select_query(over, _Sink()), repeat):8.3f} ms")
+            print(f"  whole query, 2 views {median_ms(lambda: ops.execute_select_query(over, DiscardingSink()), repeat):8.3f} ms")
             calls = "SELECT abs(id), round(id), concat(id, 'x') FROM t WHERE id = 1"
-            print(f"  whole query, 3 calls {_median_ms(lambda: ops.execute_select_query(calls, _Sink()), repeat):8.3f} ms")
+            print(f"  whole query, 3 calls {median_ms(lambda: ops.execute_select_query(calls, DiscardingSink()), repeat):8.3f} ms")
     finally:
         connection.dispose()
 

@@ -17,11 +17,7 @@ catalogue holds about four relations per table), then times, on one connection:
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 import uuid
-from collections.abc import Callable, Sequence
-from typing import Any
 
 import psycopg
 
@@ -29,25 +25,7 @@ from nl2sql.config.registry import DatabaseType, DbConnectionConfig
 from nl2sql.db import postgres_pages
 from nl2sql.db.base import create_connection, create_operations
 from nl2sql.inspection import DbSchemaExtractor
-
-
-class _Sink:
-    def begin(self, columns: Sequence[str]) -> None:
-        pass
-
-    def write_rows(self, rows: Sequence[Sequence[Any]]) -> None:
-        pass
-
-
-def _median_ms(action: Callable[[], object], repeat: int) -> float:
-    for _ in range(min(20, repeat)):
-        action()
-    times = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times) * 1000
+from timing import DiscardingSink, median_ms  # bench/ is on sys.path
 
 
 def main() -> None:
@@ -67,11 +45,11 @@ def main() -> None:
             relations = conn.execute("SELECT count(*) FROM pg_class").fetchone()[0]  # type: ignore[index]
             readings = postgres_pages.readings_statement({})
             rows = {
-                "SELECT 1": _median_ms(lambda: conn.execute("SELECT 1").fetchall(),
+                "SELECT 1": median_ms(lambda: conn.execute("SELECT 1").fetchall(),
                                        args.repeat),
-                "readings (every call)": _median_ms(
+                "readings (every call)": median_ms(
                     lambda: conn.execute(readings).fetchall(), args.repeat),
-                "at-risk list (per session, on change)": _median_ms(
+                "at-risk list (per session, on change)": median_ms(
                     lambda: conn.execute(postgres_pages._AT_RISK).fetchall(), args.repeat),
             }
         params = dict(args.dsn.replace("=", " ").split()[i:i + 2]
@@ -82,8 +60,8 @@ def main() -> None:
                                     user=params.get("user", "postgres"), dbname=dbname)
         with create_connection(config) as connection:
             ops = create_operations(connection, DbSchemaExtractor(connection).extract("bench"))
-            rows["execute_select_query('SELECT 1')"] = _median_ms(
-                lambda: ops.execute_select_query("SELECT 1", _Sink()), args.repeat)
+            rows["execute_select_query('SELECT 1')"] = median_ms(
+                lambda: ops.execute_select_query("SELECT 1", DiscardingSink()), args.repeat)
     finally:
         with psycopg.connect(f"{args.dsn} dbname=postgres", autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{dbname}" WITH (FORCE)')

@@ -17,10 +17,7 @@ Run it with ``PYTHONPATH`` on another checkout to compare code versions.
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 import uuid
-from collections.abc import Callable
 
 import psycopg
 
@@ -28,6 +25,7 @@ from nl2sql.config.registry import DatabaseType, DbConnectionConfig
 from nl2sql.db.base import create_connection
 from nl2sql.errors import QueryRejectedError
 from nl2sql.sql_guard import validate_read_only
+from timing import median_ms  # bench/ is on sys.path
 
 DSN = "host=127.0.0.1 port=5432 user=postgres"
 TRAPS = """
@@ -39,16 +37,6 @@ CREATE OPERATOR public.= (leftarg = mood, rightarg = mood, function = mood_eq);
 """
 QUERY = ("SELECT a.c1, b.c2 FROM t1 a JOIN t2 b ON a.c1 = b.c1 WHERE a.c3 LIKE 'x%' "
          "AND b.c4 IN ('a', 'b') ORDER BY 1 LIMIT 10")
-
-
-def _median_ms(action: Callable[[], object], repeat: int) -> float:
-    action()
-    times = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times) * 1000
 
 
 def main() -> None:
@@ -75,7 +63,7 @@ def main() -> None:
                                     port=5432, user="postgres", dbname=dbname)
         connection = create_connection(config)
         try:
-            read = _median_ms(connection.read_user_functions, args.repeat)
+            read = median_ms(connection.read_user_functions, args.repeat, warm_up=1)
             query = validate_read_only(QUERY, "postgres")
             functions = connection.user_functions()
             verdict = []
@@ -87,7 +75,7 @@ def main() -> None:
                 except QueryRejectedError:
                     verdict.append("refused")
 
-            check = _median_ms(check_query, args.repeat * 50)
+            check = median_ms(check_query, args.repeat * 50, warm_up=1)
         finally:
             connection.dispose()
         print(f"tables {args.tables}, traps {args.traps}: catalogue read {read:.1f} ms, "

@@ -1,0 +1,34 @@
+"""What the micro-benchmarks share: a median of repeated calls and a sink that keeps no rows.
+
+Imported by the scripts beside it (``bench/`` is on ``sys.path`` when one of them runs).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+
+class DiscardingSink:
+    """A result sink that takes the rows and keeps nothing (the query's cost alone)."""
+
+    def begin(self, columns: Sequence[str]) -> None:
+        pass
+
+    def write_rows(self, rows: Sequence[Sequence[Any]]) -> None:
+        pass
+
+
+def median_ms(action: Callable[[], object], repeat: int, *, warm_up: int = 20) -> float:
+    """The median of ``repeat`` timed calls of ``action``, in milliseconds, after
+    ``min(warm_up, repeat)`` untimed ones."""
+    for _ in range(min(warm_up, repeat)):
+        action()
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        action()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times) * 1000
