@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import time
 import uuid
+from contextlib import contextmanager
 from pathlib import Path
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import psycopg
@@ -78,6 +79,23 @@ def _operations(config: Any) -> tuple[Any, DbOperations]:
                                                             db_type=config.type.value))
 
 
+def _refused_then_run_unguarded(config: Any, sql: str, refusal: str,
+                                untouched: Callable[[], bool],
+                                touched: Callable[[], bool]) -> None:
+    """Guard on: ``sql`` is refused (``refusal``) and the probe's side effect did not happen
+    (``untouched``); guard off: the engine alone runs it and it happens (``touched``), so the
+    probe is real."""
+    connection, ops = _operations(config)
+    try:
+        with pytest.raises(QueryRejectedError, match=refusal):
+            _rows(ops, sql)
+        assert untouched()
+        _rows(ops, sql, validate=False)
+        assert touched()
+    finally:
+        connection.dispose()
+
+
 @pytest.mark.parametrize("sql", PG_PROBES)
 def test_postgres_user_function_is_refused_and_writes_nothing(pg_functions, sql: str) -> None:  # noqa: ANN001
     dbname, hits = pg_functions
@@ -105,16 +123,10 @@ def test_postgres_function_written_as_a_column_is_refused(pg_functions, sql: str
     """PostgreSQL's functional notation: ``t.f`` and ``(t).f`` call ``f(t)`` without the
     function's name followed by a parenthesis anywhere in the text."""
     dbname, hits = pg_functions
-    connection, ops = _operations(pg_config("pgfn", dbname))
-    try:
-        with pytest.raises(QueryRejectedError, match=f"function public.{function} \\(written as "
-                                                     f"the column {function}"):
-            _rows(ops, sql)
-        assert hits() == 0
-        _rows(ops, sql, validate=False)  # the side effect is real: the engine alone runs it
-        assert hits() >= 1
-    finally:
-        connection.dispose()
+    _refused_then_run_unguarded(
+        pg_config("pgfn", dbname), sql,
+        f"function public.{function} \\(written as the column {function}",
+        lambda: hits() == 0, lambda: hits() >= 1)
     allowed, ops = _operations(pg_config("pgfn", dbname, allowed_functions=[
         "public.row_hit", "public.any_hit", "public.log_hit"]))
     try:
@@ -134,15 +146,9 @@ def test_postgres_user_function_named_like_a_built_in_sqlglot_renames(
     date) for a date column (a better match than the built-in's timestamp): the name written
     in the text counts."""
     dbname, hits = pg_functions
-    connection, ops = _operations(pg_config("pgfn", dbname))
-    try:
-        with pytest.raises(QueryRejectedError, match="user-defined function public.date_trunc"):
-            _rows(ops, sql)
-        assert hits() == 0
-        _rows(ops, sql, validate=False)  # the engine alone picks the user function
-        assert hits() >= 1
-    finally:
-        connection.dispose()
+    _refused_then_run_unguarded(pg_config("pgfn", dbname), sql,
+                                "user-defined function public.date_trunc",
+                                lambda: hits() == 0, lambda: hits() >= 1)
 
 
 def test_postgres_allowed_functions_run_and_others_stay_refused(pg_functions) -> None:  # noqa: ANN001
@@ -174,24 +180,21 @@ def test_postgres_annotation_does_not_sample_a_view_that_calls_a_user_function(
 
 # -- MariaDB ----------------------------------------------------------------------------------
 
-@pytest.fixture
-def mysql_functions(mysql_server: str) -> Iterator[tuple[str, Any]]:
-    dbname = f"nl2sql_fn_{uuid.uuid4().hex[:8]}"
+@contextmanager
+def mariadb_probe_database(prefix: str, *statements: str
+                           ) -> Iterator[tuple[str, Any, int, Callable[[], int]]]:
+    """A throwaway MariaDB database holding ``t (id, name)`` with one row, then
+    ``statements`` (``{lowered}``: the global ``max_prepared_stmt_count`` minus one, what the
+    probes' stored functions set it to: their side effect). Yields the database's name, the
+    admin connection (in it), the global's value before, and a reader of it; drops the
+    database and restores the global after."""
+    dbname = f"{prefix}_{uuid.uuid4().hex[:8]}"
     admin = mysql_admin()
     with admin.cursor() as cursor:
         cursor.execute("SELECT @@GLOBAL.max_prepared_stmt_count")
         before = cursor.fetchone()[0]
         cursor.execute(f"CREATE DATABASE `{dbname}`")
     admin.select_db(dbname)
-    with admin.cursor() as cursor:
-        cursor.execute("CREATE TABLE t (id int PRIMARY KEY, name text)")
-        cursor.execute("INSERT INTO t VALUES (1, 'a')")
-        cursor.execute(f"CREATE FUNCTION format_bytes(x int) RETURNS int DETERMINISTIC "
-                       f"BEGIN SET GLOBAL max_prepared_stmt_count = {before - 1}; RETURN x; END")
-        cursor.execute(f"CREATE FUNCTION strpos(a text, b text) RETURNS int DETERMINISTIC "
-                       f"BEGIN SET GLOBAL max_prepared_stmt_count = {before - 1}; RETURN 1; END")
-        cursor.execute("CREATE VIEW fb_view AS SELECT format_bytes(1) AS x")
-        cursor.execute("CREATE VIEW outer_view AS SELECT * FROM fb_view")
 
     def global_value() -> int:
         with admin.cursor() as cursor:
@@ -199,7 +202,11 @@ def mysql_functions(mysql_server: str) -> Iterator[tuple[str, Any]]:
             return cursor.fetchone()[0]
 
     try:
-        yield dbname, global_value
+        with admin.cursor() as cursor:
+            for statement in ("CREATE TABLE t (id int PRIMARY KEY, name text)",
+                              "INSERT INTO t VALUES (1, 'a')", *statements):
+                cursor.execute(statement.format(lowered=before - 1))
+        yield dbname, admin, before, global_value
     finally:
         with admin.cursor() as cursor:
             cursor.execute(f"SET GLOBAL max_prepared_stmt_count = {before}")
@@ -207,43 +214,36 @@ def mysql_functions(mysql_server: str) -> Iterator[tuple[str, Any]]:
         admin.close()
 
 
-@pytest.mark.parametrize("sql", ["SELECT {db}.format_bytes(1)", "SELECT format_bytes(1)",
-                                 "SELECT `{db}`.`format_bytes`(1) AS x",
-                                 "SELECT * FROM fb_view", "SELECT x FROM {db}.outer_view",
-                                 "SELECT name FROM t WHERE id IN (SELECT format_bytes(1))"])
+@pytest.fixture
+def mysql_functions(mysql_server: str) -> Iterator[tuple[str, Any]]:
+    with mariadb_probe_database(
+            "nl2sql_fn",
+            "CREATE FUNCTION format_bytes(x int) RETURNS int DETERMINISTIC "
+            "BEGIN SET GLOBAL max_prepared_stmt_count = {lowered}; RETURN x; END",
+            "CREATE FUNCTION strpos(a text, b text) RETURNS int DETERMINISTIC "
+            "BEGIN SET GLOBAL max_prepared_stmt_count = {lowered}; RETURN 1; END",
+            "CREATE VIEW fb_view AS SELECT format_bytes(1) AS x",
+            "CREATE VIEW outer_view AS SELECT * FROM fb_view") as (dbname, _admin, _before,
+                                                                   global_value):
+        yield dbname, global_value
+
+
+@pytest.mark.parametrize(("sql", "function"), [
+    ("SELECT {db}.format_bytes(1)", "format_bytes"), ("SELECT format_bytes(1)", "format_bytes"),
+    ("SELECT `{db}`.`format_bytes`(1) AS x", "format_bytes"),
+    ("SELECT * FROM fb_view", "format_bytes"), ("SELECT x FROM {db}.outer_view", "format_bytes"),
+    ("SELECT name FROM t WHERE id IN (SELECT format_bytes(1))", "format_bytes"),
+    # sqlglot parses strpos (not a MariaDB built-in) as STR_POSITION; MariaDB calls the stored
+    # function: the name written in the text is looked up
+    ("SELECT strpos(name, 'a') FROM t", "strpos"), ("SELECT STRPOS('ab', 'b') AS p", "strpos")])
 def test_mariadb_stored_function_is_refused_and_global_unchanged(mysql_functions,  # noqa: ANN001
-                                                                 sql: str) -> None:
+                                                                 sql: str, function: str) -> None:
     dbname, global_value = mysql_functions
     before = global_value()
-    connection, ops = _operations(mysql_config("myfn", dbname))
-    sql = sql.format(db=dbname)
-    try:
-        with pytest.raises(QueryRejectedError, match="user-defined function.*format_bytes"):
-            _rows(ops, sql)
-        assert global_value() == before
-        _rows(ops, sql, validate=False)  # the engine alone: the stored function runs
-        assert global_value() == before - 1
-    finally:
-        connection.dispose()
-
-
-@pytest.mark.parametrize("sql", ["SELECT strpos(name, 'a') FROM t",
-                                 "SELECT STRPOS('ab', 'b') AS p"])
-def test_mariadb_stored_function_named_like_a_function_sqlglot_knows(mysql_functions,  # noqa: ANN001
-                                                                    sql: str) -> None:
-    """sqlglot parses strpos (not a MariaDB built-in) as STR_POSITION; MariaDB calls the
-    stored function: the name written in the text is looked up."""
-    dbname, global_value = mysql_functions
-    before = global_value()
-    connection, ops = _operations(mysql_config("myfn", dbname))
-    try:
-        with pytest.raises(QueryRejectedError, match="user-defined function.*strpos"):
-            _rows(ops, sql)
-        assert global_value() == before
-        _rows(ops, sql, validate=False)  # the engine alone: the stored function runs
-        assert global_value() == before - 1
-    finally:
-        connection.dispose()
+    _refused_then_run_unguarded(mysql_config("myfn", dbname), sql.format(db=dbname),
+                                f"user-defined function.*{function}",
+                                lambda: global_value() == before,
+                                lambda: global_value() == before - 1)
 
 
 def test_mariadb_annotation_skips_the_views_and_goes_on(mysql_functions, tmp_path: Path,  # noqa: ANN001

@@ -14,8 +14,8 @@ from typing import Any
 
 import psycopg
 import pytest
-from conftest import duckdb_config, mysql_admin, mysql_config, pg_config
-from test_user_functions import _operations, _rows
+from conftest import duckdb_config, mysql_config, pg_config
+from test_user_functions import _operations, _rows, mariadb_probe_database
 
 from nl2sql.errors import QueryRejectedError
 
@@ -106,38 +106,20 @@ def test_postgres_row_lookup_sees_a_replaced_view_at_once(pg_fresh) -> None:  # 
 
 @pytest.fixture
 def mysql_fresh(mysql_server: str) -> Iterator[tuple[Any, Any, str, Any]]:
-    dbname = f"nl2sql_new_{uuid.uuid4().hex[:8]}"
-    admin = mysql_admin()
-    with admin.cursor() as cursor:
-        cursor.execute("SELECT @@GLOBAL.max_prepared_stmt_count")
-        before = cursor.fetchone()[0]
-        cursor.execute(f"CREATE DATABASE `{dbname}`")
-    admin.select_db(dbname)
-    with admin.cursor() as cursor:
-        cursor.execute("CREATE TABLE t (id int PRIMARY KEY, name text)")
-        cursor.execute("INSERT INTO t VALUES (1, 'a')")
-        cursor.execute("CREATE VIEW plain AS SELECT id FROM t")
-    connection, ops = _operations(mysql_config("mynew", dbname))
+    with mariadb_probe_database("nl2sql_new", "CREATE VIEW plain AS SELECT id FROM t") as (
+            dbname, admin, before, global_value):
+        connection, ops = _operations(mysql_config("mynew", dbname))
 
-    def global_value() -> int:
-        with admin.cursor() as cursor:
-            cursor.execute("SELECT @@GLOBAL.max_prepared_stmt_count")
-            return cursor.fetchone()[0]
+        def admin_run(*statements: str) -> None:
+            with admin.cursor() as cursor:
+                for statement in statements:
+                    cursor.execute(statement.format(lowered=before - 1))
 
-    def admin_run(*statements: str) -> None:
-        with admin.cursor() as cursor:
-            for statement in statements:
-                cursor.execute(statement.format(lowered=before - 1))
-
-    try:
-        assert _rows(ops, "SELECT id FROM plain") == 1  # the catalogue is read (no function)
-        yield admin_run, ops, dbname, global_value
-    finally:
-        connection.dispose()
-        with admin.cursor() as cursor:
-            cursor.execute(f"SET GLOBAL max_prepared_stmt_count = {before}")
-            cursor.execute(f"DROP DATABASE IF EXISTS `{dbname}`")
-        admin.close()
+        try:
+            assert _rows(ops, "SELECT id FROM plain") == 1  # the catalogue is read (no function)
+            yield admin_run, ops, dbname, global_value
+        finally:
+            connection.dispose()
 
 
 MY_FUNCTION = ("CREATE FUNCTION format_bytes(x int) RETURNS int DETERMINISTIC "
