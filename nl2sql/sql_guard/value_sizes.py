@@ -62,11 +62,11 @@ class _Sized:
         counts = ", ".join(c.sql() for c in self.counts)
         return f"{self.name}({counts})" if self.series else f"{self.name}(..., {counts})"
 
-    def size(self) -> float:
-        """Bytes, an upper bound (``inf`` when a count is not a constant)."""
+    def size(self) -> float | None:
+        """Bytes, an upper bound; None when a count is computed from the data."""
         values = [_constant(c) for c in self.counts]
         if any(v is None for v in values):
-            return math.inf
+            return None
         if self.series:
             start, end, step = (values + [1.0])[:3] if len(values) > 1 else [1.0, values[0], 1.0]
             return _ELEMENT_BYTES * (abs(end - start) / (abs(step) or 1.0) + 1)
@@ -83,7 +83,8 @@ def check_value_sizes(expression: exp.Expr, max_value_bytes: int, *, db_id: str,
         sized = _sized_call(node)
         if sized is None:
             continue
-        if any(_constant(c) is None for c in sized.counts):
+        size = sized.size()
+        if size is None:
             if computed_counts:
                 continue  # the engine's own check of the values it hands out
             raise QueryRejectedError(
@@ -91,7 +92,7 @@ def check_value_sizes(expression: exp.Expr, max_value_bytes: int, *, db_id: str,
                 f"'{db_id}' builds the whole value before nl2sql can check its size, and a big "
                 f"one takes its server down, so it is not run: use a constant count (the value "
                 f"at most {max_value_bytes:,} bytes, max_value_bytes).", db_id=db_id)
-        if sized.size() > max_value_bytes:
+        if size > max_value_bytes:
             raise _too_big(sized.shown(), max_value_bytes, db_id)
     for node in expression.find_all(exp.Func, exp.Binary):  # values joined: concat, ||
         if not isinstance(node, exp.AggFunc) and _size(node) > max_value_bytes:
@@ -114,7 +115,8 @@ def _sized_call(node: exp.Expr) -> _Sized | None:
         return None
     if isinstance(node, exp.GenerateSeries):
         counts = [node.args.get(k) for k in ("start", "end", "step")]
-        return _Sized("sequence/generate_series", tuple(c for c in counts if c is not None), series=True)
+        return _Sized("sequence/generate_series", tuple(c for c in counts if c is not None),
+                      series=True)
     if isinstance(node, exp.Repeat):
         return _Sized("repeat", (node.args["times"],), node.this)
     if isinstance(node, exp.Pad):
@@ -141,9 +143,7 @@ def _size(node: exp.Expr | None) -> float:
         return len(str(node.this).encode()) if node.is_string else _ELEMENT_BYTES
     sized = _sized_call(node)
     if sized is not None:
-        size = sized.size()
-        return 0.0 if math.isinf(size) and any(
-            _constant(c) is None for c in sized.counts) else size
+        return sized.size() or 0.0  # computed from the data: the engine's check
     return sum(_size(child) for child in node.iter_expressions())
 
 
