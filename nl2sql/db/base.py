@@ -47,8 +47,8 @@ class Admission:
     check: Callable[[UserFunctions], None]
     expression: exp.Expr | None = None
     relation: str | None = None
-    #: The query's text (``expression`` was parsed from it): the names written before ``(``.
-    sql: str | None = None
+    #: The query's calls as its text writes them (``ValidatedQuery.written_calls``).
+    written_calls: frozenset[tuple[str | None, str]] = frozenset()
 
     def __call__(self, functions: UserFunctions) -> None:
         self.check(functions)
@@ -182,8 +182,9 @@ class DbConnection(ABC):
         """Refuses ``query`` when it reaches a user-defined function dbs.yaml does not allow."""
         def admit(functions: UserFunctions) -> None:
             check_user_functions(query.expression, functions, self.config.allowed_functions,
-                                 db_id=self.db_id, sql=query.sql, dialect=self.sqlglot_dialect)
-        return Admission(admit, expression=query.expression, sql=query.sql)
+                                 db_id=self.db_id, sql=query.sql, dialect=self.sqlglot_dialect,
+                                 written=query.written_calls)
+        return Admission(admit, expression=query.expression, written_calls=query.written_calls)
 
     def relation_admission(self, name: str) -> Admission:
         """Refuses reading the table or view ``name`` when it is a view reaching a

@@ -231,7 +231,7 @@ class MysqlConnection(DbConnection):
         reads, the views among them, recursively."""
         if admission.expression is not None:
             bare, relations = query_reach(admission.expression, self.config.allowed_functions,
-                                          sql=admission.sql)
+                                          written=admission.written_calls)
         else:
             bare, relations = frozenset(), frozenset({(None, admission.relation or "")})
 

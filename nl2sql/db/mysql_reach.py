@@ -51,13 +51,13 @@ _QUOTED_PAIR = re.compile(r"`((?:[^`]|``)+)`\.`((?:[^`]|``)+)`")
 Run = Callable[[str, tuple[Any, ...]], Sequence[Sequence[Any]]]
 
 
-def query_reach(expression: exp.Expr, allowed: Iterable[str], *, sql: str | None = None
+def query_reach(expression: exp.Expr, allowed: Iterable[str], *,
+                written: Iterable[tuple[str | None, str]] = ()
                 ) -> tuple[frozenset[str], frozenset[tuple[str | None, str]]]:
-    """The bare names ``expression`` calls (with its text ``sql``, also as written there)
-    that ``allowed`` does not list (to look up), and the ``(schema or None, name)`` relations
-    it reads."""
+    """The bare names ``expression`` calls (and its text, as ``written``) that ``allowed`` does
+    not list (to look up), and the ``(schema or None, name)`` relations it reads."""
     allowed = frozenset(a.lower() for a in allowed)
-    bare = frozenset(name for qualifier, name in called_functions(expression, sql, "mysql")
+    bare = frozenset(name for qualifier, name in called_functions(expression, written)
                      if qualifier is None and name not in allowed)
     relations = frozenset((t.db or None, t.name) for t in expression.find_all(exp.Table)
                           if isinstance(t.this, exp.Identifier))

@@ -18,6 +18,7 @@ from nl2sql.errors import QueryRejectedError
 from nl2sql.sql_guard import checks, lexing, messages
 from nl2sql.sql_guard.dialect_checks import CheckedQuery
 from nl2sql.sql_guard.profiles import GuardProfile, profile_for
+from nl2sql.sql_guard.user_functions import written_calls
 
 # First words a query may start with; anything else is refused before parsing.
 _QUERY_STARTS = {"SELECT", "WITH", "VALUES", "TABLE", "("}
@@ -44,6 +45,8 @@ class ValidatedQuery:
     expression: exp.Expr
     is_explain: bool
     statement_type: str
+    #: ``(qualifier or None, name)`` of each name written before ``(`` (``written_calls``).
+    written_calls: frozenset[tuple[str | None, str]] = frozenset()
 
 
 #: Verdicts kept (accepted queries and refusals), least recently used dropped first.
@@ -119,13 +122,15 @@ def _validate(sql: str, dialect: str, allowed: frozenset[str] = _NONE) -> Valida
     text = _TRAILING.sub("", sql)
     try:
         tokens = _tokenize(text, engine)
-        if tokens and tokens[0].text.upper() == "EXPLAIN":
-            inner, end = _explain_target(text, tokens[0], rules)
-            validated = ValidatedQuery(text[:end], inner, True, "explain")
+        is_explain = bool(tokens) and tokens[0].text.upper() == "EXPLAIN"
+        if is_explain:
+            expression, end = _explain_target(text, tokens[0], rules)
         else:
             expression, end = _validate_query(text, tokens, rules)
-            validated = ValidatedQuery(text[:end], expression, False,
-                                       checks.statement_type(expression))
+        validated = ValidatedQuery(
+            text[:end], expression, is_explain,
+            "explain" if is_explain else checks.statement_type(expression),
+            written_calls([t for t in tokens if t.end < end]))
     except RecursionError:
         raise messages.reject(messages.TOO_DEEP) from None
     return validated

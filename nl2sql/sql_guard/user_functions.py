@@ -21,14 +21,14 @@ call is a user function even when the catalogue did not list it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import sqlglot
 import sqlglot.errors
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
-from sqlglot.tokens import TokenType
+from sqlglot.tokens import Token, TokenType
 
 from nl2sql.errors import QueryRejectedError
 from nl2sql.sql_guard.implicit_calls import (NO_IMPLICIT_CALLS, ImplicitCalls,
@@ -118,7 +118,8 @@ def from_view_definitions(functions: Iterable[tuple[str, str]],
             calls += [(schema, view, s, f) for s, f in functions if f.lower() in text]
             continue
         calls += [(schema, view, q or "", name)
-                  for q, name in called_functions(tree, _view_body(definition, dialect), dialect)]
+                  for q, name in called_functions(tree, written_calls(
+                      Dialect.get_or_raise(dialect).tokenize(_view_body(definition, dialect))))]
         reads += [(schema, view, t.db or schema, t.name) for t in tree.find_all(exp.Table)
                   if isinstance(t.this, exp.Identifier)]
     return UserFunctions.from_catalogue(functions, calls, reads,
@@ -128,14 +129,16 @@ def from_view_definitions(functions: Iterable[tuple[str, str]],
 
 def check_user_functions(expression: exp.Expr, catalogue: UserFunctions,
                          allowed: Iterable[str], *, db_id: str, sql: str | None = None,
-                         dialect: str = "postgres") -> None:
+                         dialect: str = "postgres",
+                         written: Iterable[tuple[str | None, str]] = ()) -> None:
     """Refuse a query that calls a user-defined function, or reads a view that reaches one,
     unless ``allowed`` lists it (``QueryRejectedError``, which the model can act on); with its
     text ``sql`` (in ``dialect``), also one that reaches one through an operator, a cast or a
-    type (``implicit_calls``)."""
+    type (``implicit_calls``). ``written``: the calls as the text writes them
+    (``written_calls``)."""
     allowed = frozenset(name.lower() for name in allowed)
     called: set[str] = set()
-    for qualifier, name in called_functions(expression, sql, dialect):
+    for qualifier, name in called_functions(expression, written):
         if qualifier is not None:
             qualified = f"{qualifier}.{name}"
             user = qualified in catalogue.functions or catalogue.qualified_calls_are_user
@@ -173,14 +176,13 @@ def refuse_view(name: str, schema: str | None, catalogue: UserFunctions,
     refuse_relation(_qualified(schema, name), catalogue.implicit, allowed, db_id=db_id)
 
 
-def called_functions(expression: exp.Expr, sql: str | None = None,
-                     dialect: str | None = None) -> Iterator[tuple[str | None, str]]:
+def called_functions(expression: exp.Expr, written: Iterable[tuple[str | None, str]] = ()
+                     ) -> Iterator[tuple[str | None, str]]:
     """``(qualifier or None, name)`` of every function call in the tree, lower case; a known
-    function is named by each of its SQL names (``LCASE`` and ``LOWER``); with the text the
-    tree was parsed from, also by the name written there (``written_calls``)."""
+    function is named by each of its SQL names (``LCASE`` and ``LOWER``); and the calls
+    ``written`` in the text the tree was parsed from (``written_calls``)."""
     yield from _tree_calls(expression)
-    if sql is not None:
-        yield from written_calls(sql, dialect)
+    yield from written
 
 
 def _view_body(definition: str, dialect: str) -> str:
@@ -197,16 +199,14 @@ def _view_body(definition: str, dialect: str) -> str:
     return definition
 
 
-def written_calls(sql: str, dialect: str | None) -> Iterator[tuple[str | None, str]]:
-    """``(qualifier or None, name)`` of every name followed by ``(`` in ``sql`` as
-    ``dialect`` tokenizes it, lower case. sqlglot renames functions it knows (``date_trunc`` is
-    ``TIMESTAMP_TRUNC``, MySQL's ``date_format`` ``TIME_TO_STR``), so the tree alone would miss a
-    user function of a built-in's name that the engine calls (PostgreSQL picks a user
-    ``date_trunc(text, date)`` over the built-in for a ``date`` column)."""
-    try:
-        tokens = Dialect.get_or_raise(dialect).tokenize(sql)
-    except sqlglot.errors.SqlglotError:
-        return  # the guard parsed this text: it tokenizes
+def written_calls(tokens: Sequence[Token]) -> frozenset[tuple[str | None, str]]:
+    """``(qualifier or None, name)`` of every name followed by ``(`` in a text's ``tokens``,
+    lower case. sqlglot renames functions it knows (``date_trunc`` is ``TIMESTAMP_TRUNC``,
+    MySQL's ``date_format`` ``TIME_TO_STR``), so the tree alone would miss a user function of a
+    built-in's name that the engine calls (PostgreSQL picks a user ``date_trunc(text, date)``
+    over the built-in for a ``date`` column). The guard keeps a query's
+    (``ValidatedQuery.written_calls``)."""
+    calls = set()
     for i in range(len(tokens) - 1):
         token = tokens[i]
         if tokens[i + 1].token_type != TokenType.L_PAREN or not (
@@ -215,7 +215,8 @@ def written_calls(sql: str, dialect: str | None) -> Iterator[tuple[str | None, s
             continue
         qualifier = tokens[i - 2].text.lower() if i >= 2 \
             and tokens[i - 1].token_type == TokenType.DOT else None
-        yield qualifier, token.text.lower()
+        calls.add((qualifier, token.text.lower()))
+    return frozenset(calls)
 
 
 def _tree_calls(expression: exp.Expr) -> Iterator[tuple[str | None, str]]:
