@@ -5,7 +5,8 @@ database (the argument, the conversation's database, or the catalog agent), ask
 ``nl2sql.context()`` for the prompt context, run the NL2SQL agent (once, or as N candidates at
 once: ``candidates.py``) bounded by ``UsageLimits`` for the whole answer, pick the answer among
 the candidates by their results (``selection.py``), read the result CSV into a DataFrame, and
-store the turn when a conversation id is given.
+store the turn when a conversation id is given: what was said and done, never the context,
+which is rebuilt for every turn (``history.py``).
 ``ask()`` also works where an event loop is already running (Jupyter): the run then happens on a
 private loop in a worker thread, and interrupting the cell cancels it there. A cancelled run
 (a cancelled or timed-out task, Ctrl-C) stops the query it is running (``nl2sql._worker``).
@@ -29,6 +30,7 @@ from nl2sql.agents.candidates import (CandidateRun, candidate_instructions, no_a
                                       plan_candidates, run_candidates)
 from nl2sql.agents.catalog import choose_database
 from nl2sql.agents.conversations import ConversationStore, trim_turns
+from nl2sql.agents.history import said_and_done, turn_history
 from nl2sql.agents.instructions import nl2sql_instructions
 from nl2sql.agents.selection import candidate_records, group_runs, select
 from nl2sql.agents.settings import MAX_CANDIDATES, AgentSettings
@@ -153,7 +155,8 @@ async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Mode
             if store and conversation_id:
                 store.append(conversation_id, request_id=request_id or uuid.uuid4().hex,
                              question=question, db_id=answer.db_id,
-                             answer=answer.model_dump(mode="json"), messages=[])
+                             answer=answer.model_dump(mode="json"),
+                             messages=said_and_done(question, answer.sql, answer.explanation))
             return answer
     chosen = model or ops.configs.model or (settings.models[0] if settings.models else None)
     if not chosen:
@@ -210,7 +213,8 @@ async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Mode
     if store and conversation_id:
         store.append(conversation_id, request_id=request_id or uuid.uuid4().hex,
                      question=question, db_id=db_id, answer=answer.model_dump(mode="json"),
-                     messages=winner.result.new_messages())
+                     messages=turn_history(winner.result.new_messages(),
+                                           result_preview=query.preview))
     return answer
 
 

@@ -2,7 +2,8 @@
 ``{data_dir}/conversations.sqlite``.
 
 Like a chat-history repository: ``ConversationStore`` appends one turn per answered question
-(the run's new messages, serialized with pydantic-ai's ``ModelMessagesTypeAdapter``, plus the
+(what was said and done in it, ``agents/history.py``: the run's messages without the context
+the model was shown, serialized with pydantic-ai's ``ModelMessagesTypeAdapter``, plus the
 ``Answer`` fields), and gives back the history for the next question trimmed to a token budget,
 oldest turns first. Turns are whole agent runs, so trimming never separates a tool call from its
 return. SQLite in WAL mode with a busy timeout; every write is one ``BEGIN IMMEDIATE``
@@ -17,10 +18,14 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from pydantic_ai.messages import ModelMessagesTypeAdapter
+
 from nl2sql._helpers import sqlite_store
+from nl2sql.agents.history import history_tokens, turn_history
 from nl2sql.errors import Nl2SqlError
 from nl2sql.schema.models import utc_now
 
@@ -56,14 +61,17 @@ class Turn:
     messages_json: bytes
 
     def messages(self) -> list[Any]:
-        from pydantic_ai.messages import ModelMessagesTypeAdapter
+        """What was said and done in this turn (a turn stored with its context: without it)."""
+        return list(self._messages)
 
-        return ModelMessagesTypeAdapter.validate_json(self.messages_json)
+    @cached_property
+    def _messages(self) -> list[Any]:
+        return turn_history(ModelMessagesTypeAdapter.validate_json(self.messages_json))
 
     @property
     def tokens(self) -> int:
-        """A size estimate of what this turn adds to a prompt (JSON characters / 4)."""
-        return len(self.messages_json) // 4
+        """A size estimate of what this turn adds to a prompt (``history_tokens``)."""
+        return history_tokens(self._messages)
 
 
 @dataclass
@@ -138,8 +146,6 @@ class ConversationStore:
     def append(self, conversation_id: str, *, request_id: str, question: str,
                db_id: str | None, answer: dict[str, Any] | None, messages: list[Any]) -> bool:
         """Add one turn; False (and nothing written) when ``request_id`` is already stored."""
-        from pydantic_ai.messages import ModelMessagesTypeAdapter
-
         data = ModelMessagesTypeAdapter.dump_json(messages)
         with self._connect() as conn:
             conn.execute("BEGIN IMMEDIATE")

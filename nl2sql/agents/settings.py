@@ -7,7 +7,8 @@ agent:
   max_tokens: 200000      # input + output tokens per answer; unset: 200000 per candidate
   retries: 4              # times the model may fix its SQL (tool and final-answer retries)
   max_rows: 1000          # rows of the result read into Answer.df
-  history_tokens: 6000    # conversation history sent with a follow-up question
+  history_tokens: 6000    # conversation history sent with a follow-up question (the context
+                          # is rebuilt each turn and not counted: history.py)
   catalog_candidates: 5   # databases the catalog agent chooses among
   candidates: 1           # SQL candidates per answer, grouped by result (see candidates.py)
   models: []              # models the candidates take turns with (default: the one model)

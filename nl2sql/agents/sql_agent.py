@@ -26,6 +26,10 @@ from nl2sql.operations.queries import QueryResult, db_execute_sql_op
 from nl2sql._worker import run_in_worker
 
 
+#: The output tool's name: the model answers by calling it with a ``SqlAnswer``.
+FINAL_RESULT = "final_result"
+
+
 class SqlAnswer(BaseModel):
     sql: str = Field(description="The read-only SQL query that answers the question; it is run "
                                  "to produce the result file.")
@@ -65,7 +69,7 @@ def parse_json_text(text: str, output: type[_Output], example: str) -> _Output:
                                                     else match.group(0)))
         except (ValueError, ValidationError):
             pass
-    raise ModelRetry(f"Answer with the final_result tool, or with only a JSON object {example}.")
+    raise ModelRetry(f"Answer with the {FINAL_RESULT} tool, or with only a JSON object {example}.")
 
 
 def parse_text_answer(text: str) -> SqlAnswer:
@@ -77,7 +81,7 @@ def parse_text_answer(text: str) -> SqlAnswer:
 def build_sql_agent(retries: int) -> Agent[Nl2SqlDeps, SqlAnswer]:
     agent: Agent[Nl2SqlDeps, SqlAnswer] = Agent(
         deps_type=Nl2SqlDeps,
-        output_type=[ToolOutput(SqlAnswer, name="final_result"), TextOutput(parse_text_answer)],
+        output_type=[ToolOutput(SqlAnswer, name=FINAL_RESULT), TextOutput(parse_text_answer)],
         tools=tools_for("nl2sql"), retries=retries, name="nl2sql")
     agent.output_validator(validate_answer)
     return agent

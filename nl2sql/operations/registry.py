@@ -46,6 +46,9 @@ class Operation:
     agents: tuple[AgentName, ...] = ("nl2sql",)
     #: The result also has ``png`` (bytes): the MCP face answers it as image content.
     image: bool = False
+    #: The result is schema text, context rebuilt for every question: a conversation keeps
+    #: the call, not the text (``agents/history.py``).
+    context: bool = False
 
     def parameters(self, hidden: frozenset[str] = frozenset()) -> list[inspect.Parameter]:
         """The public parameters (after ``ctx``) but ``hidden``, annotations resolved, as
@@ -70,13 +73,14 @@ OPERATIONS: list[Operation] = [
         db_show_schema_op, "db_show_schema", "Show a database's annotated schema",
         "The annotated schema of one database as SQL DDL with comments: keys, enum values, "
         "descriptions, sample rows, example queries. Read it before writing SQL, in the dialect "
-        "it names. tables=[...] for some tables; too big for one answer: db_search_schema.", agents=("catalog",)),
+        "it names. tables=[...] for some tables; too big for one answer: db_search_schema.",
+        agents=("catalog",), context=True),
     Operation(
         db_search_schema_op, "db_search_schema", "Find the tables and values a question needs",
         "For a question: the tables it needs (each with its reason, plus join paths), the "
         "stored values it names (Artist.Name = 'AC/DC'), similar example queries, as SQL DDL "
         "within a token budget. Prefer it to db_show_schema for large databases. Without db_id: "
-        "the databases ranked for the question.", agents=("catalog", "nl2sql")),
+        "the databases ranked for the question.", agents=("catalog", "nl2sql"), context=True),
     Operation(
         db_execute_sql_op, "db_execute_sql", "Run a read-only SQL query and save the result",
         "Run one read-only SQL query. The full result is saved as a CSV in the workspace; you "

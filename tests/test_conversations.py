@@ -1,0 +1,125 @@
+"""Conversations keep what was said and done, never the context: a three-turn conversation on
+the annotated Chinook sample (the full-size context of default settings) sends its earlier turns
+as history, whatever the context weighs, and turns stored with their context still load."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from agent_scripts import Script, final, tool, tool_pairs_complete
+from pydantic_ai.messages import (ModelMessage, ModelMessagesTypeAdapter, ModelRequest,
+                                  ModelResponse, UserPromptPart)
+
+import nl2sql
+from conftest import SAMPLE_DATA, SampleDb, sqlite_config
+from nl2sql.agents.conversations import ConversationStore
+from nl2sql.agents.history import CONTEXT_OMITTED
+from nl2sql.agents.settings import AgentSettings
+from nl2sql.annotation.pipeline import annotate_database
+from nl2sql.config.registry import DbConnectionConfigs
+from nl2sql.operations.ops_context import OpsContext
+
+ROCK = "SELECT count(*) AS tracks FROM Track t JOIN Genre g ON g.GenreId = t.GenreId " \
+       "WHERE g.Name = 'Rock'"
+JAZZ = ROCK.replace("'Rock'", "'Jazz'")
+BOTH = ("SELECT g.Name, count(*) AS tracks FROM Track t JOIN Genre g ON g.GenreId = t.GenreId "
+        "WHERE g.Name IN ('Rock', 'Jazz') GROUP BY g.Name")
+
+
+@pytest.fixture
+def annotated_chinook(make_registry: Callable[..., DbConnectionConfigs],
+                      tmp_path: Path) -> Iterator[OpsContext]:
+    """A copy of the real Chinook SQLite file, annotated by the pipeline (samples, enums, the
+    value index), with default settings (no ``agent:`` block)."""
+    path = Path(shutil.copy(SAMPLE_DATA / "chinook" / "chinook.sqlite", tmp_path))
+    registry = make_registry(sqlite_config("chinook", path))
+    annotate_database(registry.get("chinook"), registry.data_dir)
+    ops = OpsContext(registry)
+    yield ops
+    ops.close()
+
+
+def _said(messages: list[ModelMessage]) -> str:
+    """Everything the messages say: prompts, tool arguments and results, retries."""
+    return " ".join(json.dumps(getattr(p, "args", None)) + str(getattr(p, "content", ""))
+                    for m in messages for p in m.parts)
+
+
+def test_a_third_turn_sees_the_first_two_with_a_full_size_context(
+        annotated_chinook: OpsContext) -> None:
+    ops = annotated_chinook
+    typo = ROCK.replace("g.Name", "g.GenreName")
+    first = Script([final(typo), final(ROCK, "Counts the Rock tracks.")])  # one retry
+    rock = nl2sql.ask("How many Rock tracks are there?", db_id="chinook", model=first.model,
+                      config=ops, conversation_id="c")
+    assert rock.df.iloc[0]["tracks"] == 1297 and len(rock.attempts) == 2
+    context = first.instructions[0] or ""
+    # Full size: the whole annotated schema, with two requests of this turn holding it.
+    assert all(f"CREATE TABLE {table}" in context
+               for table in ("Album", "Artist", "InvoiceLine", "PlaylistTrack", "Employee"))
+    budget = AgentSettings().history_tokens
+    assert len(first.instructions) == 2 and 2 * len(context) // 4 > budget // 2
+
+    second = Script([tool("db_search_schema", question="jazz tracks"),
+                     final(JAZZ, "Counts the Jazz tracks.")])
+    jazz = nl2sql.ask("And how many in Jazz?", model=second.model, config=ops,
+                      conversation_id="c")
+    assert jazz.db_id == "chinook" and jazz.df.iloc[0]["tracks"] == 130
+    assert "How many Rock tracks are there?" in _said(second.requests[0])
+
+    third = Script([final(BOTH, "Both genres side by side.")])
+    nl2sql.ask("Show both side by side", model=third.model, config=ops, conversation_id="c")
+    sent = third.requests[0]
+    said = _said(sent)
+    for earlier in ("How many Rock tracks are there?", typo, "GenreName", ROCK,
+                    "And how many in Jazz?", JAZZ, "1297"):
+        assert earlier in said, earlier
+    assert said.count("Show both side by side") == 1 and tool_pairs_complete(sent)
+    assert all(isinstance(m, ModelRequest | ModelResponse) for m in sent)
+    assert all(m.instructions is None for m in sent[:-1] if isinstance(m, ModelRequest))
+    assert "CREATE TABLE Track" in (third.instructions[0] or "")  # rebuilt for this turn
+
+    store = ConversationStore.in_data_dir(ops.data_dir)
+    turns = store.turns("c")
+    assert len(turns) == 3 and sum(t.tokens for t in turns) < budget // 4
+    for turn in turns:
+        stored = turn.messages_json.decode()
+        assert "CREATE TABLE" not in stored and context[:200] not in stored
+        assert '"instructions":null' in stored.replace(" ", "")
+    assert CONTEXT_OMITTED in turns[1].messages_json.decode()  # db_search_schema's text
+
+
+def test_a_turn_stored_with_its_context_loads_without_it(tmp_path: Path) -> None:
+    store = ConversationStore(tmp_path / "conversations.sqlite")
+    context = "CREATE TABLE t (a INT);\n" * 5000  # ~30,000 tokens, far past the budget
+    old = [ModelRequest(parts=[UserPromptPart("How many rows in t?")], instructions=context),
+           ModelResponse(parts=[final("SELECT count(*) FROM t")]),
+           ModelRequest(parts=[], instructions=context)]
+    # The old writer: the run's messages as they were, instructions and all.
+    store.append("old", request_id="r1", question="How many rows in t?", db_id="x",
+                 answer=None, messages=old)
+    assert len(store.turns("old")[0].messages_json) > 100_000
+    history = store.history("old", AgentSettings().history_tokens)
+    assert "How many rows in t?" in _said(history) and "CREATE TABLE" not in _said(history)
+    assert all(m.instructions is None for m in history if isinstance(m, ModelRequest))
+    assert len(history) == 2  # a request left with no parts is dropped
+    assert ModelMessagesTypeAdapter.validate_json(ModelMessagesTypeAdapter.dump_json(history))
+
+
+@pytest.mark.parametrize("chinook", ["sqlite"], indirect=True)  # history is backend-neutral
+def test_a_follow_up_to_a_verified_answer_sees_its_question_and_sql(
+        chinook_ops: OpsContext, chinook: SampleDb) -> None:
+    first = Script([final(ROCK, "Counts the Rock tracks.")])
+    nl2sql.ask("How many Rock tracks are there?", db_id="chinook", model=first.model,
+               config=chinook_ops).accept()
+    served = nl2sql.ask("How many Rock tracks are there?", model=Script([]).model,
+                        config=chinook_ops, conversation_id="v")
+    assert served.source.startswith("verified:")
+    follow = Script([final(JAZZ)])
+    nl2sql.ask("And in Jazz?", model=follow.model, config=chinook_ops, conversation_id="v")
+    said = _said(follow.requests[0])
+    assert "How many Rock tracks are there?" in said and ROCK in said
