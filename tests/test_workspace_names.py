@@ -6,12 +6,15 @@ outside the workspace is not read, invisible characters are refused in result na
 from __future__ import annotations
 
 import os
+import unicodedata
 from pathlib import Path
 
 import pytest
 from mcp import Client
 
+from nl2sql.errors import WorkspacePathError
 from nl2sql.mcp import build_server
+from nl2sql.workspace.results import resolve_workspace_path
 
 
 @pytest.fixture
@@ -78,3 +81,96 @@ async def test_output_file_with_a_slash_makes_a_sub_folder(server: object,
             assert is_error, (name, text)
     assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("q1.csv")) == [
         "ws/reports/2024/q1.csv"]
+
+
+# -- lookalike characters and deep folders (issue 28) ----------------------------------------
+
+#: The audit's names and variants: characters that look like (or normalise to) a dot or a slash,
+#: fullwidth letters, mixed-script words, overlays, and folders nested 300 deep.
+LOOKALIKES = [
+    "\u2024\u2024/evil.csv",          # ONE DOT LEADER: NFKC '.'
+    "..\u2215evil.csv",               # DIVISION SLASH: looks like '/', NFKC keeps it
+    "\u2025/evil.csv",                # TWO DOT LEADER: NFKC '..'
+    "..\uff0fevil.csv",               # FULLWIDTH SOLIDUS: NFKC '/'
+    "\uff0e\uff0e/evil.csv",          # FULLWIDTH FULL STOP
+    "..\u2044evil.csv",               # FRACTION SLASH
+    "..\u29f8evil.csv",               # BIG SOLIDUS
+    "\ufe52\ufe52/evil.csv",          # SMALL FULL STOP: NFKC '.'
+    "..\uff3cevil.csv",               # FULLWIDTH REVERSE SOLIDUS: NFKC '\'
+    "report\u3002csv",                # IDEOGRAPHIC FULL STOP
+    "x\u0338y.csv",                   # COMBINING LONG SOLIDUS OVERLAY
+    "\uff52\uff45\uff50\uff4f\uff52\uff54.csv",  # fullwidth 'report'
+    "r\u0435\u0440\u043ert.csv",      # Cyrillic е р о inside a Latin word
+    "\u2460.csv",                     # CIRCLED DIGIT ONE: NFKC '1'
+    "\ufb01le.csv",                   # LATIN SMALL LIGATURE FI: NFKC 'fi'
+    "cafe\u0301.csv",                 # decomposed é: NFKC composes it
+    "a\\b.csv",                       # a backslash reads as a separator elsewhere
+    "./x.csv", ".hidden.csv", "a//b.csv", "...", " lead.csv",
+    "a/" * 300 + "deep.csv",          # 300 folders
+    "a/" * 9 + "deep.csv",            # one past the limit
+]
+
+
+@pytest.mark.parametrize("name", LOOKALIKES)
+async def test_lookalike_and_deep_names_are_refused(server: object, tmp_path: Path,
+                                                    name: str) -> None:
+    async with Client(server) as client:
+        is_error, text = await _call(client, "db_execute_sql", db_id="bookstore",
+                                     query="SELECT 1 AS x", output_file=name)
+        assert is_error, text
+        assert "\n" not in text and "Traceback" not in text
+        is_error, text = await _call(client, "csv_head", csv_file=name)
+        assert is_error, text
+    assert list((tmp_path / "ws").rglob("*")) == []  # no file and no folder was made
+
+
+@pytest.mark.parametrize("name", [
+    "отчёт.csv", "销售_2024.csv", "Ελλάδα_report.csv", "हिन्दी रिपोर्ट.csv", "sales (2024).csv",
+    "売上sales.csv", "a/" * 8 + "deep.csv",
+])
+async def test_names_in_one_script_per_word_are_written_and_read(server: object, tmp_path: Path,
+                                                                  name: str) -> None:
+    async with Client(server) as client:
+        is_error, text = await _call(client, "db_execute_sql", db_id="bookstore",
+                                     query="SELECT 1 AS x", output_file=name)
+        assert not is_error, text
+        is_error, text = await _call(client, "csv_head", csv_file=name)
+        assert not is_error and text.endswith("x\n1"), text
+    assert (tmp_path / "ws" / name).read_text() == "x\n1\n"
+
+
+def _one_of_many(char: str) -> bool:
+    return unicodedata.category(char) == "Cn" or unicodedata.name(char, "").startswith(
+        ("CJK UNIFIED IDEOGRAPH", "HANGUL SYLLABLE", "TANGUT", "YI SYLLABLE"))
+
+
+def test_every_accepted_character_reads_as_itself(tmp_path: Path) -> None:
+    """Over every assigned code point (every 97th unassigned one, Han ideograph or Hangul
+    syllable: thousands of letters alike): a name holding it is
+    refused, or it is NFKC-stable, no separator, dot, symbol, space or invisible character
+    but the ASCII ones the rule lists, and no overlay; and every character whose NFKC form
+    holds a dot, slash or backslash is refused."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    root = workspace.resolve()
+    accepted = []
+    for code in range(0x110000):
+        char = chr(code)
+        if 0xD800 <= code <= 0xDFFF or (code % 97 and _one_of_many(char)):
+            continue
+        name = f"1{char}1.csv"  # digits: a word of its own, a mark joins them
+        try:
+            resolve_workspace_path(root, name, resolved=True)
+        except WorkspacePathError as refused:
+            assert "\n" not in str(refused)
+            continue
+        accepted.append(char)
+        assert unicodedata.normalize("NFKC", name) == name, hex(code)
+        category = unicodedata.category(char)
+        if not char.isascii():
+            assert category[0] in "LMN" and category not in ("Nl", "No", "Me"), hex(code)
+            assert unicodedata.combining(char) != 1, hex(code)  # no overlay
+            assert not set(unicodedata.normalize("NFKC", char)) & set("./\\"), hex(code)
+    assert set("._- ") <= set(accepted) and {"é", "ж", "あ", "ア"} <= set(accepted)
+    assert not set(accepted) & set("\\\u2024\u2215\uff0f\u2044")
+    assert list(workspace.iterdir()) == []  # resolving created nothing

@@ -24,7 +24,6 @@ import os
 import re
 import secrets
 import stat
-import unicodedata
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -34,6 +33,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from nl2sql.workspace.csv_dialect import CsvRowFormatter, format_value
+from nl2sql.workspace.names import HINT, MAX_NAME_BYTES, check_name
 from nl2sql.errors import ResultExistsError, WorkspaceFileError, WorkspacePathError, free_space
 from nl2sql.schema.models import utc_now
 from nl2sql._helpers import shorten
@@ -42,16 +42,10 @@ PREVIEW_ROWS = 10
 PREVIEW_CELL_CHARS = 80
 CSV_SUFFIX = ".csv"
 METADATA_SUFFIX = ".metadata.json"
-#: Longest file name (one path part, in UTF-8 bytes): file systems allow 255, and the
-#: temporary ``.{name}.XXXXXXXX.tmp`` and the ``.metadata.json`` sibling need room.
-MAX_NAME_BYTES = 200
 #: The words of a query that make its file name (``safe_name_from_query``).
 _WORD = re.compile(r"[a-z0-9]+")
 #: One path part of ASCII letters, digits, ``_``, ``-`` and ``.``, not starting with a dot.
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*\Z")
-#: Unicode categories refused in names: control, format (bidi overrides, zero-width), line and
-#: paragraph separators. A name must read as what it is.
-_INVISIBLE = frozenset({"Cc", "Cf", "Zl", "Zp"})
 
 logger = logging.getLogger(__name__)
 
@@ -60,8 +54,9 @@ def resolve_workspace_path(workspace: Path, name: str, *, must_exist: bool = Fal
                            resolved: bool = False) -> Path:
     """``name`` resolved inside ``workspace`` (created if missing), or ``WorkspacePathError``.
 
-    Refused: empty names, NUL bytes, absolute paths, ``..`` parts, and anything whose real path
-    (after following symlinks) lies outside the workspace. ``resolved``: ``workspace`` is
+    Refused: any name ``names.check_name`` refuses (empty, invisible or lookalike characters,
+    absolute, ``..``, too long or too deep), and anything whose real path (after following
+    symlinks) lies outside the workspace. ``resolved``: ``workspace`` is
     already the real path of an existing folder (``OpsContext.workspace_root``), so neither
     created nor resolved again; ``name`` is still resolved on every call.
     """
@@ -79,25 +74,8 @@ def resolve_workspace_path(workspace: Path, name: str, *, must_exist: bool = Fal
             if must_exist:
                 _check_readable(target, name)
             return target
-    hint = "use a file name relative to the workspace, e.g. 'sales_2024.csv'"
-    if not isinstance(name, str) or not name.strip():
-        raise WorkspacePathError(f"The file name is empty; {hint}.")
-    if "\x00" in name:
-        raise WorkspacePathError(f"The file name contains a NUL byte; {hint}.")
-    hidden = next((c for c in name if unicodedata.category(c) in _INVISIBLE), None)
-    if hidden is not None:  # bidi overrides, zero-width and control characters
-        raise WorkspacePathError(f"The file name contains an invisible or control character "
-                                 f"(U+{ord(hidden):04X}); {hint}.")
+    check_name(name)
     relative = Path(name)
-    if relative.is_absolute() or name.startswith(("/", "\\", "~")):
-        raise WorkspacePathError(f"Absolute path '{name}' is not allowed; {hint}.")
-    if ".." in relative.parts or ".." in Path(name.replace("\\", "/")).parts:
-        raise WorkspacePathError(f"Path '{name}' leaves the workspace; {hint}.")
-    longest = max((len(part.encode("utf-8", "surrogatepass")) for part in relative.parts),
-                  default=0)
-    if longest > MAX_NAME_BYTES:
-        raise WorkspacePathError(f"The file name is too long ({longest} bytes, at most "
-                                 f"{MAX_NAME_BYTES} per folder or file name); {hint}.")
     if resolved:
         root = workspace
     else:
@@ -105,7 +83,7 @@ def resolve_workspace_path(workspace: Path, name: str, *, must_exist: bool = Fal
         root = workspace.resolve()
     target = (root / relative).resolve()
     if target == root or not target.is_relative_to(root):
-        raise WorkspacePathError(f"Path '{name}' resolves outside the workspace; {hint}.")
+        raise WorkspacePathError(f"Path '{name}' resolves outside the workspace; {HINT}.")
     if must_exist:
         _check_readable(target, name)
     return target
