@@ -4,6 +4,7 @@ refusal of a non-loopback --host without a token."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import queue
@@ -86,13 +87,18 @@ def test_loopback_without_token_prints_its_url_and_answers(tmp_path: Path) -> No
         stop_process(process)
 
 
-@pytest.mark.parametrize(("args", "expected"), [
-    (["--host", "192.0.2.10"], "pass --auth-token"),
-    (["--host", "0.0.0.0", "--auth-token", TOKEN], "--allowed-host"),
-    (["--auth-token", "short"], "shorter than 16 characters"),
+@pytest.mark.parametrize(("args", "token", "expected"), [
+    (["--host", "192.0.2.10"], None, "pass --auth-token-file"),
+    (["--host", "0.0.0.0"], TOKEN, "--allowed-host"),
+    ([], "short", "shorter than 16 characters"),
+    (["--allowed-host", "nl2sql.example:8000"], None, "is not a host name"),
+    (["--allowed-host", "http://nl2sql.example"], None, "is not a host name"),
 ])
-def test_unsafe_http_settings_are_refused(tmp_path: Path, args: list[str], expected: str) -> None:
+def test_unsafe_http_settings_are_refused(tmp_path: Path, args: list[str], token: str | None,
+                                          expected: str) -> None:
     env = {k: v for k, v in os.environ.items() if k != "NL2SQL_MCP_AUTH_TOKEN"}
+    if token is not None:
+        env["NL2SQL_MCP_AUTH_TOKEN"] = token
     done = subprocess.run([str(NL2SQL_MCP), "--transport", "http", "--port", "0", *args],
                           capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path,
                           stdin=subprocess.DEVNULL)
@@ -145,3 +151,145 @@ def test_another_loopback_address_with_a_token_answers(tmp_path: Path) -> None:
         assert _post(url, {}) == 401
     finally:
         stop_process(process)
+
+
+def _raw(url: str, headers: list[tuple[str, str]]) -> int:
+    """POST initialize with exactly these headers (none added: no Host unless given, repeats
+    kept), through http.client."""
+    netloc = url.split("/")[2]
+    host, port = netloc.rsplit(":", 1)
+    connection = http.client.HTTPConnection(host.strip("[]"), int(port), timeout=10)
+    try:
+        connection.putrequest("POST", "/mcp", skip_host=True, skip_accept_encoding=True)
+        for name, value in [("Content-Type", "application/json"),
+                            ("Accept", "application/json, text/event-stream"),
+                            ("Content-Length", str(len(INITIALIZE))), *headers]:
+            connection.putheader(name, value)
+        connection.endheaders(INITIALIZE)
+        return connection.getresponse().status
+    finally:
+        connection.close()
+
+
+@pytest.fixture(scope="module")
+def loopback_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    process, url = _start(tmp_path_factory.mktemp("loopback"))
+    try:
+        yield url
+    finally:
+        stop_process(process)
+
+
+def test_loopback_names_with_and_without_a_port_are_accepted(loopback_server: str) -> None:
+    """``Host: localhost`` (no port) answered 421: the SDK's check wanted ``localhost:*``."""
+    port = loopback_server.split("/")[2].rsplit(":", 1)[1]
+    for name in ("localhost", "LOCALHOST", "LocalHost", "localhost.", "127.0.0.1", "[::1]",
+                 "[0:0:0:0:0:0:0:1]", "[0::1]"):
+        for host in (name, f"{name}:{port}"):
+            assert _raw(loopback_server, [("Host", host)]) == 200, host
+    for origin in ("http://localhost", f"http://LOCALHOST:{port}", f"http://localhost.:{port}",
+                   f"https://[::1]:{port}", "http://127.0.0.1", f"HTTP://127.0.0.1:{port}"):
+        assert _raw(loopback_server, [("Host", "localhost"), ("Origin", origin)]) == 200, origin
+
+
+def test_rebinding_hosts_and_origins_are_still_refused(loopback_server: str) -> None:
+    port = loopback_server.split("/")[2].rsplit(":", 1)[1]
+    netloc = f"127.0.0.1:{port}"
+    for host in (f"{netloc}@evil.example", f"{netloc}.evil.example", "localhost.evil.example",
+                 "evil.example", f"evil.example:{port}", "localhost..", "localhost.:", ".localhost",
+                 f"localhost:{port}:80", "[::1", "::1", "[::1]]", f"[::1]:{port}@evil.example",
+                 "localhost:999999", "127.0.0.1.", "127.1", "2130706433", "[::ffff:127.0.0.1]",
+                 "xn--localhost", "local%68ost", "localhost evil.example", "local\thost",
+                 f"user@localhost:{port}", ""):
+        assert _raw(loopback_server, [("Host", host)]) == 421, host
+    # no Host, or two (HTTP/1.1 requires exactly one: uvicorn's parser may answer 400 first)
+    for hosts in ([], ["localhost", "evil.example"], ["evil.example", "localhost"]):
+        assert _raw(loopback_server, [("Host", host) for host in hosts]) in (400, 421), hosts
+    for origin in ("http://evil.example", f"http://{netloc}.evil.example", "null",
+                   f"http://{netloc}@evil.example", f"ftp://{netloc}", "http://localhost.evil",
+                   "http://", f"http://localhost:{port}/path", "http://[::1"):
+        assert _raw(loopback_server, [("Host", "localhost"), ("Origin", origin)]) == 403, origin
+    assert _raw(loopback_server, [("Host", "localhost"), ("Origin", "http://localhost"),
+                                  ("Origin", "http://evil.example")]) == 403
+
+
+def test_an_ipv6_loopback_bind_answers_its_names(tmp_path: Path) -> None:
+    process, url = _start(tmp_path, "--host", "::1")
+    try:
+        assert url.startswith("http://[::1]:")
+        port = url.split("/")[2].rsplit(":", 1)[1]
+        for host in ("[::1]", f"[::1]:{port}", "[0:0:0:0:0:0:0:1]", "localhost"):
+            assert _raw(url, [("Host", host)]) == 200, host
+        assert _raw(url, [("Host", f"[::2]:{port}")]) == 421
+    finally:
+        stop_process(process)
+
+
+# -- where the token comes from ---------------------------------------------------------------
+
+
+def _token_file(tmp_path: Path, text: str, mode: int = 0o600) -> Path:
+    path = tmp_path / "token"
+    path.write_text(text)
+    path.chmod(mode)
+    return path
+
+
+def test_the_token_from_a_file_is_required_and_never_shown(tmp_path: Path) -> None:
+    path = _token_file(tmp_path, TOKEN + "\n")
+    process, url = _start(tmp_path, "--host", "127.0.0.2", "--auth-token-file", str(path))
+    try:
+        assert _post(url, {}) == 401
+        assert _post(url, {"Authorization": f"Bearer {TOKEN}"}) == 200
+        assert TOKEN not in " ".join(process.args)  # what ps shows
+    finally:
+        stop_process(process)
+
+
+def test_a_token_on_the_command_line_works_and_is_warned_about(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "NL2SQL_MCP_AUTH_TOKEN"}
+    lines = _start_lines(tmp_path, env, "--auth-token", TOKEN)
+    warnings = [line for line in lines if "--auth-token" in line]
+    assert len(warnings) == 1 and "process list" in warnings[0] and "--auth-token-file" in \
+        warnings[0]
+    assert TOKEN not in "".join(lines)
+    # from the environment: no warning
+    lines = _start_lines(tmp_path, {**env, "NL2SQL_MCP_AUTH_TOKEN": TOKEN})
+    assert not [line for line in lines if "process list" in line]
+
+
+def _start_lines(tmp_path: Path, env: dict[str, str], *args: str) -> list[str]:
+    """What the server prints on stderr up to its URL line (it is stopped then)."""
+    process = subprocess.Popen([str(NL2SQL_MCP), "--transport", "http", "--port", "0", *args],
+                               env={**env, "NL2SQL_WORKSPACE": str(tmp_path / "ws"),
+                                    "NL2SQL_DATA_DIR": str(tmp_path / "data")},
+                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    lines = []
+    try:
+        for line in process.stderr:  # type: ignore[union-attr]
+            lines.append(line)
+            if "MCP over streamable HTTP at " in line:
+                break
+    finally:
+        stop_process(process)
+    return lines
+
+
+@pytest.mark.parametrize(("text", "mode", "expected"), [
+    (TOKEN, 0o644, "readable by group/others (mode 0644); run: chmod 600"),
+    ("", 0o600, "must hold the token alone on one line"),
+    (f"{TOKEN}\n{TOKEN}\n", 0o600, "must hold the token alone on one line"),
+    ("short", 0o600, "shorter than 16 characters"),
+    (None, 0o600, "Cannot read the auth token file"),
+])
+def test_a_bad_token_file_is_one_sentence(tmp_path: Path, text: str | None, mode: int,
+                                          expected: str) -> None:
+    path = _token_file(tmp_path, text, mode) if text is not None else tmp_path / "missing"
+    done = subprocess.run([str(NL2SQL_MCP), "--transport", "http", "--port", "0",
+                           "--auth-token-file", str(path)], capture_output=True, text=True,
+                          timeout=60, cwd=tmp_path, stdin=subprocess.DEVNULL)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode in (1, 2) and len(lines) == 1, done.stderr
+    assert lines[0].startswith("error: ") and expected in lines[0], lines[0]
+    assert TOKEN not in done.stderr

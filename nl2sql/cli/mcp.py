@@ -6,7 +6,6 @@ stdout belongs to the stdio transport: everything else (logs, errors) goes to st
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import textwrap
 from pathlib import Path
@@ -17,6 +16,7 @@ from nl2sql.cli.options import add_common_options, parse_command_line
 from nl2sql.config.registry import ENV_AUTH_TOKEN, ENV_CONFIG, ENV_DATA_DIR, ENV_WORKSPACE
 from nl2sql.operations.registry import OPERATIONS
 from nl2sql.mcp.server import build_server
+from nl2sql.mcp.auth import load_token
 from nl2sql.mcp.http import serve_http
 
 _TOOLS = ", ".join(op.name for op in OPERATIONS)
@@ -40,7 +40,7 @@ Example:
   nl2sql-mcp                                     # stdio, for an MCP client to launch
   nl2sql-mcp --config ~/nl2sql/dbs.yaml --workspace ~/nl2sql/results
   nl2sql-mcp --transport http --port 8000        # streamable HTTP at http://127.0.0.1:8000/mcp
-  {ENV_AUTH_TOKEN}=... nl2sql-mcp --transport http --host 192.168.1.5   # others need the token
+  nl2sql-mcp --transport http --host 192.168.1.5 --auth-token-file ~/.config/nl2sql/token
   claude mcp add nl2sql -e NL2SQL_CONFIG=$PWD/dbs.yaml -e NL2SQL_WORKSPACE=$PWD/workspace \\
     -- {_executable()}
 (Claude Code starts the server without your shell's PATH or venv: give the absolute path.)"""
@@ -54,9 +54,13 @@ def build_parser() -> argparse.ArgumentParser:
                         help="stdio (default) or streamable HTTP")
     parser.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000; 0: any)")
-    parser.add_argument("--auth-token", help=f"HTTP: require 'Authorization: Bearer TOKEN' on "
-                        f"every request (default: ${ENV_AUTH_TOKEN}); needed for a non-loopback "
-                        f"--host")
+    parser.add_argument("--auth-token-file", metavar="PATH",
+                        help=f"HTTP: require 'Authorization: Bearer TOKEN' on every request, "
+                             f"the token read from PATH (mode 0600; default: ${ENV_AUTH_TOKEN}); "
+                             f"needed for a non-loopback --host")
+    parser.add_argument("--auth-token", metavar="TOKEN",
+                        help="HTTP: the token itself (visible to other users in the process "
+                             "list: prefer --auth-token-file)")
     parser.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
                         help="HTTP: a host name clients use (Host header check against DNS "
                              "rebinding); repeatable; needed with --host 0.0.0.0")
@@ -69,11 +73,12 @@ def _run(argv: list[str] | None) -> int:
 
     limit_process_memory()  # NL2SQL_MAX_MEMORY: one query cannot take the server's host down
 
+    token = (load_token(flag=args.auth_token, file=args.auth_token_file)
+             if args.transport == "http" else None)
     server = build_server(args.config, data_dir=args.data_dir, workspace=args.workspace,
                           log_level="INFO" if args.verbose else "WARNING")
     if args.transport == "http":
-        serve_http(server, host=args.host, port=args.port,
-                   token=args.auth_token or os.environ.get(ENV_AUTH_TOKEN) or None,
+        serve_http(server, host=args.host, port=args.port, token=token,
                    allowed_hosts=args.allowed_host,
                    log_level="INFO" if args.verbose else "WARNING")
     else:

@@ -1,43 +1,38 @@
 """Streamable HTTP for ``nl2sql-mcp --transport http``.
 
 - The URL is printed to stderr once the socket is bound (``--port 0`` prints the chosen port).
-- A non-loopback ``--host`` needs a bearer token (``--auth-token`` or ``NL2SQL_MCP_AUTH_TOKEN``);
-  with one, every HTTP request must carry ``Authorization: Bearer <token>`` (401 otherwise,
-  compared in constant time). The token is never printed or logged.
+- A non-loopback ``--host`` needs a bearer token (``nl2sql.mcp.auth``); with one, every HTTP
+  request must carry ``Authorization: Bearer <token>`` (401 otherwise). The token is never
+  printed or logged.
 - The SDK's DNS-rebinding protection (Host and Origin checks) stays on for every bind address:
   the SDK turns it on by itself only for loopback hosts, so the settings are always passed.
-  Its ``host:*`` patterns match by prefix (``127.0.0.1:8000@evil.example`` passed), so
-  ``HostCheck`` first requires an exact ``name[:digits]`` Host and ``scheme://name[:digits]``
-  Origin, ``name`` one of the allowed names (loopback names, the bind host, ``--allowed-host``).
-- The ``Bearer`` scheme name is case-insensitive (RFC 9110, section 11.1).
+  Its ``host:*`` patterns match by prefix (``127.0.0.1:8000@evil.example`` passed) and it
+  refused ``Host: localhost`` without a port, so ``HostCheck`` decides first: one Host header,
+  exactly ``name[:digits]``, and at most one Origin, ``scheme://name[:digits]``, ``name`` one of
+  the allowed names (loopback names, the bind host, ``--allowed-host``) in any case, with a
+  DNS name's trailing dot, an IPv6 address in any spelling; it passes them on as the SDK's
+  settings list them.
+- The token (where it comes from, and its check on every request): ``nl2sql.mcp.auth``.
 """
 
 from __future__ import annotations
 
 import errno
 import functools
-import hmac
 import ipaddress
-import json
 import re
 import socket
 import sys
-from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from mcp.server.transport_security import TransportSecuritySettings
 
 from nl2sql.config.registry import ENV_AUTH_TOKEN
 from nl2sql.errors import ConfigError, UsageError
+from nl2sql.mcp.auth import App, BearerTokenMiddleware, Receive, Scope, Send, check_token_strength
 
 MCP_PATH = "/mcp"
-MIN_TOKEN_CHARS = 16
 _LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
-
-Scope = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
-Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
-App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 def is_loopback(host: str) -> bool:
@@ -61,12 +56,14 @@ def check_http_settings(host: str, token: str | None, allowed_hosts: list[str]) 
     """Refuse what would expose the server: a non-loopback bind without a token, a short
     token, or a wildcard bind without the host names clients use."""
     if not is_loopback(host) and not token:
-        raise ConfigError(f"--host {host} is reachable from other machines: pass --auth-token "
-                          f"(or set {ENV_AUTH_TOKEN}) so every request must carry it, or bind "
-                          f"to 127.0.0.1.")
-    if token is not None and len(token) < MIN_TOKEN_CHARS:
-        raise ConfigError(f"The auth token is shorter than {MIN_TOKEN_CHARS} characters; make "
-                          f"one with: python -c 'import secrets; print(secrets.token_urlsafe(32))'")
+        raise ConfigError(f"--host {host} is reachable from other machines: pass "
+                          f"--auth-token-file PATH (or set {ENV_AUTH_TOKEN}) so every request "
+                          f"must carry the token, or bind to 127.0.0.1.")
+    check_token_strength(token)
+    unusable = [name for name in allowed_hosts if host_key(_netloc(name)) is None]
+    if unusable:
+        raise ConfigError(f"--allowed-host {unusable[0]} is not a host name; give the name "
+                          f"alone (no scheme, port or path), e.g. --allowed-host nl2sql.example.")
     if is_wildcard(host) and not allowed_hosts:
         raise ConfigError(f"--host {host} listens on every interface: name the host names "
                           f"clients use with --allowed-host (the DNS-rebinding protection "
@@ -74,82 +71,101 @@ def check_http_settings(host: str, token: str | None, allowed_hosts: list[str]) 
 
 
 def allowed_names(host: str, allowed_hosts: list[str]) -> list[str]:
-    """The host names a request may name: loopback names, the bind host (``127.0.0.2`` too)
-    unless it is a wildcard, and ``allowed_hosts``; IPv6 addresses in brackets."""
-    names = list(_LOOPBACK_HOSTS)
-    if not is_wildcard(host) and _netloc(host) not in names:
-        names.append(_netloc(host))
-    names += [_netloc(name) for name in allowed_hosts]
-    return names
+    """The host names a request may name, as ``host_key`` writes them: loopback names, the bind
+    host (``127.0.0.2`` too) unless it is a wildcard, and ``allowed_hosts``."""
+    names = [*_LOOPBACK_HOSTS, *([] if is_wildcard(host) else [_netloc(host)]),
+             *(_netloc(name) for name in allowed_hosts)]
+    keys = (host_key(name) for name in names)
+    return list(dict.fromkeys(key for key in keys if key is not None))
+
+
+def host_key(name: str) -> str | None:
+    """``name`` as the Host check compares it: lower case, a DNS name without its one trailing
+    dot (``localhost.`` is ``localhost``, fully qualified), an IPv6 address compressed in
+    brackets (``[0:0::1]`` is ``[::1]``); None when it is no host name."""
+    if name.startswith("[") or name.endswith("]"):
+        if not (name.startswith("[") and name.endswith("]")):
+            return None
+        try:
+            return f"[{ipaddress.IPv6Address(name[1:-1]).compressed}]"
+        except ValueError:
+            return None
+    name = name.lower()
+    if name.endswith(".") and not _is_ipv4(name[:-1]):
+        name = name[:-1]
+    if not name or name.startswith((".", "-")) or ".." in name:
+        return None
+    return name
+
+
+def _is_ipv4(text: str) -> bool:
+    try:
+        ipaddress.IPv4Address(text)
+    except ValueError:
+        return False
+    return True
 
 
 def transport_security(host: str, allowed_hosts: list[str]) -> TransportSecuritySettings:
-    """DNS-rebinding protection on: loopback names, the bind host and ``allowed_hosts``."""
+    """DNS-rebinding protection on: loopback names, the bind host and ``allowed_hosts``, with and
+    without a port (``HostCheck`` hands the SDK's check the headers as ``host_key`` writes
+    them, so the two checks agree)."""
     names = allowed_names(host, allowed_hosts)
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
-        allowed_hosts=[f"{name}:*" for name in names] + list(allowed_hosts),
-        allowed_origins=[f"{scheme}://{name}:*" for name in names
-                         for scheme in ("http", "https")])
+        allowed_hosts=[f"{name}{port}" for name in names for port in ("", ":*")],
+        allowed_origins=[f"{scheme}://{name}{port}" for name in names
+                         for scheme in ("http", "https") for port in ("", ":*")])
 
 
-class BearerTokenMiddleware:
-    """ASGI middleware: every HTTP request needs ``Authorization: Bearer <token>`` (the scheme
-    name in any case)."""
-
-    def __init__(self, app: App, token: str) -> None:
-        self.app = app
-        self._expected = token.encode()
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            scheme, _, credentials = given.partition(b" ")
-            if not (scheme.lower() == b"bearer"
-                    and hmac.compare_digest(credentials.strip(b" "), self._expected)):
-                await _unauthorized(send)
-                return
-        await self.app(scope, receive, send)
+#: A Host header: ``name`` or ``name:port``, ``name`` an IPv6 address in brackets or letters,
+#: digits, dots and hyphens (no user part, path, space or second colon).
+_NETLOC = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::(\d{1,5}))?")
+_ORIGIN = re.compile(r"(https?)://(.+)", re.IGNORECASE)
 
 
 class HostCheck:
-    """ASGI middleware: the Host header is exactly ``name`` or ``name:port`` and an Origin
-    header, when sent, exactly ``http(s)://name[:port]``, ``name`` an allowed name (421 / 403
-    otherwise, as the SDK answers)."""
+    """ASGI middleware: exactly one Host header, ``name`` or ``name:port``, and at most one
+    Origin header, ``http(s)://name[:port]``, ``name`` an allowed name (421 / 403 otherwise, as
+    the SDK answers). Names compare as ``host_key`` writes them (any case, ``localhost.``,
+    ``[0:0:0:0:0:0:0:1]``), and go on to the app (and the SDK's own check) written that way."""
 
     def __init__(self, app: App, names: list[str]) -> None:
         self.app = app
-        alternatives = "|".join(re.escape(name) for name in names)
-        self._host = re.compile(rf"(?:{alternatives})(?::\d{{1,5}})?", re.IGNORECASE)
-        self._origin = re.compile(rf"https?://(?:{alternatives})(?::\d{{1,5}})?", re.IGNORECASE)
+        self._names = frozenset(names)
+
+    def _netloc(self, value: bytes) -> str | None:
+        match = _NETLOC.fullmatch(value.decode("latin-1"))
+        key = host_key(match[1]) if match else None
+        if key is None or key not in self._names:
+            return None
+        return f"{key}:{match[2]}" if match[2] else key  # type: ignore[index]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            headers = dict(scope.get("headers") or [])
-            host = headers.get(b"host", b"").decode("latin-1")
-            origin = headers.get(b"origin")
-            if not self._host.fullmatch(host):
+            headers = list(scope.get("headers") or [])
+            hosts = [value for name, value in headers if name == b"host"]
+            origins = [value for name, value in headers if name == b"origin"]
+            host = self._netloc(hosts[0]) if len(hosts) == 1 else None
+            if host is None:
                 await _plain(send, 421, b"Invalid Host header")
                 return
-            if origin is not None and not self._origin.fullmatch(origin.decode("latin-1")):
-                await _plain(send, 403, b"Invalid Origin header")
-                return
+            kept = [(name, value) for name, value in headers if name not in (b"host", b"origin")]
+            kept.append((b"host", host.encode()))
+            if origins:
+                origin = _ORIGIN.fullmatch(origins[0].decode("latin-1"))
+                netloc = self._netloc(origin[2].encode("latin-1")) if origin else None
+                if len(origins) > 1 or netloc is None:
+                    await _plain(send, 403, b"Invalid Origin header")
+                    return
+                kept.append((b"origin", f"{origin[1].lower()}://{netloc}".encode()))  # type: ignore[index]
+            scope = {**scope, "headers": kept}
         await self.app(scope, receive, send)
 
 
 async def _plain(send: Send, status: int, body: bytes) -> None:
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"text/plain"),
-                            (b"content-length", str(len(body)).encode())]})
-    await send({"type": "http.response.body", "body": body})
-
-
-async def _unauthorized(send: Send) -> None:
-    body = json.dumps({"error": "unauthorized", "error_description":
-                       "Send the server's token as 'Authorization: Bearer <token>'."}).encode()
-    await send({"type": "http.response.start", "status": 401,
-                "headers": [(b"content-type", b"application/json"),
-                            (b"www-authenticate", b'Bearer realm="nl2sql-mcp"'),
                             (b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body})
 
