@@ -15,7 +15,8 @@ if TYPE_CHECKING:
     from nl2sql.agents.ask import ask, ask_async
     from nl2sql.context_engine.api import context
     from nl2sql.context_engine.prompt_context import PromptContext
-    from nl2sql.operations.verified_api import accept, list_verified, unverify
+    from nl2sql.operations.verified_api import (accept, list_proposed, list_verified,
+                                                reject, unverify)
 
 # name -> module that defines it, imported on first access
 _LAZY = {
@@ -26,11 +27,13 @@ _LAZY = {
     "PromptContext": "nl2sql.context_engine.prompt_context",
     "accept": "nl2sql.operations.verified_api",
     "list_verified": "nl2sql.operations.verified_api",
+    "list_proposed": "nl2sql.operations.verified_api",
+    "reject": "nl2sql.operations.verified_api",
     "unverify": "nl2sql.operations.verified_api",
 }
 
 __all__ = ["Answer", "Nl2SqlError", "PromptContext", "__version__", "accept", "ask", "ask_async",
-           "context", "list_verified", "unverify"]
+           "context", "list_proposed", "list_verified", "reject", "unverify"]
 __version__ = "0.1.0"
 
 

@@ -261,7 +261,7 @@ def test_dropping_a_column_the_sql_reads_makes_it_stale(chinook: dict) -> None:
 
 
 # -- through MCP ------------------------------------------------------------------------------
-async def test_mcp_saved_query_accept_then_the_agents_use_it(chinook: dict) -> None:
+async def test_mcp_saved_query_accept_confirmed_by_a_person_then_the_agents_use_it(chinook: dict) -> None:
     from mcp import Client
 
     from nl2sql.agents.ask import ask_async
@@ -279,7 +279,8 @@ async def test_mcp_saved_query_accept_then_the_agents_use_it(chinook: dict) -> N
         accepted = await client.call_tool("saved_query_accept", {"csv_file": "rock.csv"})
         assert not accepted.is_error, accepted.content[0].text
         text = accepted.content[0].text
-        assert "verified" in text and QUESTION in text and "reads: Genre, Track" in text
+        assert text.startswith("Proposed ") and "until a person confirms it" in text
+        assert QUESTION in text and "reads: Genre, Track" in text
         refused = await client.call_tool("saved_query_accept", {"csv_file": "staff"})
         assert refused.is_error and "no question" in refused.content[0].text
         outside = await client.call_tool("saved_query_accept", {"csv_file": "../dbs.yaml"})
@@ -290,7 +291,10 @@ async def test_mcp_saved_query_accept_then_the_agents_use_it(chinook: dict) -> N
             is False
     ops = OpsContext(registry)
     try:
-        # The same question: served from the verified answer, no model request.
+        # A person confirms the model's proposal ...
+        [proposal] = nl2sql.list_proposed(config=ops)
+        assert nl2sql.accept(proposal.id, config=ops).state == "verified"
+        # ... then the same question is served from the verified answer, no model request.
         served = await ask_async("how many tracks are in the rock genre", model=Script([]).model,
                                  config=ops)
         assert served.source.startswith("verified:") and served.usage.requests == 0

@@ -55,6 +55,8 @@ Example:
   nl2sql-ask --list-conversations
   nl2sql-ask --accept 3f2a9c1b7d4e                           # the answer's id: mark it right
   nl2sql-ask --list-verified --db chinook
+  nl2sql-ask --list-proposed                                 # what models proposed as right
+  nl2sql-ask --reject 9b1c2d3e4f50                           # a proposal that is wrong
   nl2sql-ask --unverify 3f2a9c1b7d4e
   nl2sql-ask "How many tracks are in the Rock genre?" --no-reuse   # ask the model anyway"""
 
@@ -88,12 +90,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-reuse", action="store_true",
                         help="ask the model even when the question has a verified answer")
     parser.add_argument("--accept", metavar="ID",
-                        help="mark the answer with this id right (its SQL is run again and kept "
-                             "as a verified answer) and exit")
+                        help="mark the answer or proposal with this id right (its SQL is run "
+                             "again and kept as a verified answer) and exit")
     parser.add_argument("--list-verified", action="store_true",
                         help="list the verified answers (of --db, else all), stale ones with "
                              "the reason, and exit")
     parser.add_argument("--unverify", metavar="ID", help="remove a verified answer and exit")
+    parser.add_argument("--list-proposed", action="store_true",
+                        help="list the proposals (answers a model accepted, waiting for a "
+                             "person; of --db, else all) and exit")
+    parser.add_argument("--reject", metavar="ID",
+                        help="reject the proposal with this id (never served, not proposed "
+                             "again) and exit")
     parser.add_argument("--list-conversations", action="store_true",
                         help="list the stored conversations and exit")
     parser.add_argument("--delete-conversation", metavar="ID", help="delete a conversation")
@@ -110,7 +118,8 @@ def _run(argv: list[str] | None) -> int:
     try:
         if args.list_conversations or args.delete_conversation:
             return _conversations(ops, args)
-        if args.accept or args.list_verified or args.unverify:
+        if args.accept or args.list_verified or args.unverify or args.list_proposed \
+                or args.reject:
             return _verified(ops, args)
         if not args.question or not args.question.strip():
             parser.error("give a question, e.g. nl2sql-ask \"How many books are there?\"")
@@ -173,13 +182,21 @@ def _conversations(ops: Any, args: argparse.Namespace) -> int:
 
 
 def _verified(ops: Any, args: argparse.Namespace) -> int:
+    listing = args.list_verified or args.list_proposed
     if args.accept:
         found = [workflow.accept_answer(ops, args.accept)]
         print(f"Verified {found[0].id} on {found[0].db_id}: the same question is now answered "
-              f"from it with no model request.")
+              f"from it with no model request.", file=sys.stderr if args.json else sys.stdout)
+    elif args.reject:
+        found = [workflow.reject_proposal(ops, args.reject)]
+        print(f"Rejected proposal {found[0].id}: it is never served and not proposed again.",
+              file=sys.stderr if args.json else sys.stdout)
     elif args.unverify:
         found = [workflow.unverify(ops, args.unverify)]
-        print(f"Removed verified answer {found[0].id}.")
+        print(f"Removed verified answer {found[0].id}.",
+              file=sys.stderr if args.json else sys.stdout)
+    elif args.list_proposed:
+        found = workflow.list_proposed(ops, args.db)
     else:
         found = workflow.list_verified(ops, args.db)
     if args.json:
@@ -187,7 +204,9 @@ def _verified(ops: Any, args: argparse.Namespace) -> int:
         return 0
     if args.list_verified and not found:
         print("No verified answers yet; accept one with --accept ID (the answer's id).")
-    for answer in found if args.list_verified else []:
+    if args.list_proposed and not found:
+        print("No proposals waiting; a model's saved_query_accept makes one.")
+    for answer in found if listing else []:
         print(answer.render())
     return 0
 

@@ -14,7 +14,8 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import anyio
@@ -29,6 +30,18 @@ from pydantic import ValidationError
 from nl2sql.errors import as_one_sentence, did_you_mean
 
 logger = logging.getLogger(__name__)
+
+
+@contextmanager
+def tool_errors(tool: str) -> Iterator[None]:
+    """A tool's failure as one sentence: ``ToolError`` (``isError=True``) with the message of an
+    ``Nl2SqlError``, "internal error, see the log" for anything else."""
+    try:
+        yield
+    except ToolError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the face's edge: one sentence for all
+        raise ToolError(str(as_one_sentence(exc, tool))) from None
 
 
 def unknown_arguments(tool: str, arguments: dict[str, Any], accepted: list[str]) -> None:

@@ -33,12 +33,12 @@ from __future__ import annotations
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.utilities.types import Image
 from mcp_types import ToolAnnotations
 
-from nl2sql.errors import as_one_sentence
 from nl2sql._worker import run_in_worker
+from nl2sql.mcp.confirm import confirming_tool
+from nl2sql.mcp.edge import tool_errors
 from nl2sql.operations.first_use import call_prepared
 from nl2sql.operations.registry import OPERATIONS, Operation, face_function
 
@@ -47,12 +47,13 @@ def mcp_tool(op: Operation) -> Any:
     """The async tool function for ``op``: its parameters plus the MCP ``Context``. A call the
     client cancels, or whose session ends, stops its query (``run_in_worker``)."""
 
+    if op.asks_person:  # a proposal: the person may confirm it at once (elicitation)
+        return confirming_tool(op)
+
     async def call(ctx: Context, arguments: dict[str, Any]) -> str | list[Any]:
-        ops_context = ctx.request_context.lifespan_context
-        try:
-            return await run_in_worker(_run, op, ops_context, arguments, name=op.name)
-        except Exception as exc:  # noqa: BLE001 - the face's edge: one sentence for all
-            raise ToolError(str(as_one_sentence(exc, op.name))) from None
+        with tool_errors(op.name):
+            return await run_in_worker(_run, op, ctx.request_context.lifespan_context,
+                                       arguments, name=op.name)
 
     return face_function(op, ("ctx", Context), call)
 

@@ -49,6 +49,9 @@ class Operation:
     #: The result is schema text, context rebuilt for every question: a conversation keeps
     #: the call, not the text (``agents/history.py``).
     context: bool = False
+    #: The result may be a proposal only a person can confirm (``AcceptResult``): the MCP face
+    #: asks the person (elicitation) when the client can.
+    asks_person: bool = False
 
     def parameters(self, hidden: frozenset[str] = frozenset()) -> list[inspect.Parameter]:
         """The public parameters (after ``ctx``) but ``hidden``, annotations resolved, as
@@ -99,10 +102,10 @@ OPERATIONS: list[Operation] = [
         "One saved result: its SQL, question, database, time, row and column counts, and "
         "its first rows."),
     Operation(
-        saved_query_accept_op, "saved_query_accept", "Mark a saved result as right",
-        "Only when the user confirms a saved result is right: its SQL is re-run and kept as "
-        "the verified answer to its question, reused for that question and shown first as "
-        "an example for similar ones.", read_only=False, agents=()),
+        saved_query_accept_op, "saved_query_accept", "Propose a saved result as right",
+        "Only when the user says a saved result is right: its SQL is re-run and proposed as "
+        "the answer to its question. A person confirms it (then it is reused and shown as an "
+        "example) or rejects it.", read_only=False, agents=(), asks_person=True),
     Operation(
         csv_head_op, "csv_head", "First rows of a result file",
         "Show the header and the first n rows of a result CSV in the workspace."),

@@ -1,5 +1,5 @@
 """``saved_queries_list_op`` / ``saved_query_get_details_op`` / ``saved_query_accept_op``: the
-results saved in the workspace, and marking one right (a verified answer).
+results saved in the workspace, and proposing one as right (a person makes it verified).
 
 Every ``db_execute_sql_op`` call leaves ``{name}.csv`` + ``{name}.metadata.json``; these
 operations list them (newest first, optionally full-text searched through
@@ -118,13 +118,35 @@ def saved_query_get_details_op(ctx: OpsContext, csv_file: CsvFile, *,
     return SavedQueryDetails(csv_file=name, metadata=metadata, preview=preview)
 
 
-def saved_query_accept_op(ctx: OpsContext, csv_file: CsvFile) -> VerifiedAnswer:
-    """Mark the saved result ``csv_file`` right: its SQL is run again read-only (it must still
-    run) and kept as the verified answer to its question (``nl_query``)."""
-    # Imported here: it loads sqlglot (0.1-0.3 s), which the MCP server's start-up must not
-    # (tests/test_mcp_stdio.py::test_start_up_imports_stay_light).
+class AcceptResult(BaseModel):
+    """What an accept made: a proposal (waiting for a person), a verified answer, or a
+    proposal a person rejected."""
 
-    return accept_saved_result(ctx, csv_file)
+    model_config = ConfigDict(defer_build=True)  # built on first use: not at start-up
+
+    answer: VerifiedAnswer
+
+    def render(self) -> str:
+        answer = self.answer
+        if answer.state == "proposed":
+            note = (f"Proposed {answer.id} as the answer to its question on {answer.db_id}: it "
+                    f"is not reused nor shown as an example until a person confirms it "
+                    f"(nl2sql-ask --accept {answer.id}).")
+        elif answer.state == "rejected":
+            note = f"A person rejected {answer.id}; it is not proposed again."
+        else:
+            note = (f"{answer.id} is the verified answer to its question on {answer.db_id}"
+                    f"{f' (accepted by {answer.accepted_by})' if answer.accepted_by else ''}.")
+        return f"{note}\n{answer.render()}"
+
+
+def saved_query_accept_op(ctx: OpsContext, csv_file: CsvFile, *, user: str | None = None,
+                          curator: bool = False) -> AcceptResult:
+    """Propose the saved result ``csv_file`` as right: its SQL is run again read-only (it must
+    still run) and kept as a proposal for its question (``nl_query``), which a person confirms
+    (then it is the verified answer) or rejects. ``curator``: a person with the right to
+    curate accepts it, so it is verified at once."""
+    return AcceptResult(answer=accept_saved_result(ctx, csv_file, user=user, curator=curator))
 
 
 def _csv_file_of(metadata_path: str, csv_filename: str | None) -> str:

@@ -1,18 +1,27 @@
 """Accepting an answer: its SQL is run again through the read-only path (it must still run),
 then stored with the question, the tables it reads and the schema it was checked on.
 
-An answer is found by its id (``Answer.id``, written into its result's metadata) or by its
-result file (the MCP tool ``saved_query_accept``); a verified answer's own id checks it again
-(after it went stale). Also: listing and removing across the configured databases.
+Who accepts decides what it becomes: a person with the right to curate (``curator``: the CLI,
+Python and other local faces, or a curator of the team server) makes a *verified* answer, served
+again and shown as an example; anyone else, and every model (the MCP tool
+``saved_query_accept``), makes a *proposal*, kept apart and never served nor shown until a person
+confirms it (``accept_answer`` with its id) or rejects it (``reject_proposal``). A proposal never
+replaces a verified answer.
+
+An answer is found by its id (``Answer.id``, written into its result's metadata), by its result
+file (``saved_query_accept``), or as a verified answer or proposal with that id (a verified
+answer's id checks it again, after it went stale). Also: listing and removing across the
+configured databases.
 """
 
 from __future__ import annotations
 
 import getpass
 from pathlib import PurePosixPath
+from typing import Literal
 
 from nl2sql.errors import Nl2SqlError, SchemaCacheMissingError, VerifiedAnswerError
-from nl2sql.schema.models import DbInfo
+from nl2sql.schema.models import DbInfo, utc_now
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.workspace.results import (CSV_SUFFIX, METADATA_SUFFIX, new_result_id, read_metadata_for_csv,
                             resolve_workspace_path)
@@ -20,28 +29,33 @@ from nl2sql.workspace.saved_query_index import SavedQueryIndex
 from nl2sql.verified.questions import question_key, tables_read
 from nl2sql.verified.store import VerifiedAnswer, VerifiedStore
 
+#: What a person answered when asked to confirm a proposal (the MCP elicitation's actions).
+Decision = Literal["accept", "decline", "cancel"]
 
-def accept_answer(ops: OpsContext, answer_id: str, *,
-                  accepted_by: str | None = None) -> VerifiedAnswer:
-    """Verify the answer (or saved result) with id ``answer_id``, or check a verified answer
-    with that id again."""
+
+def accept_answer(ops: OpsContext, answer_id: str, *, user: str | None = None,
+                  curator: bool = True) -> VerifiedAnswer:
+    """Accept the answer, saved result or proposal with id ``answer_id`` (or check a verified
+    answer with that id again): verified when ``curator``, else a proposal. ``user``: who
+    accepts (default: the OS user)."""
     answer_id = answer_id.strip()
-    existing = find_verified(ops, answer_id)
+    existing = find_verified(ops, answer_id) or find_proposal(ops, answer_id)
     if existing is not None:
-        return verify(ops, existing.db_id, existing.question, existing.sql, existing.id,
-                      accepted_by=accepted_by)
+        return settle(ops, existing.db_id, existing.question, existing.sql, existing.id,
+                      user=user, curator=curator)
     found = SavedQueryIndex(ops.workspace).find(answer_id) if answer_id else None
     if found is None or not found.db_id or not found.sql_query:
         raise VerifiedAnswerError(
             f"No answer with id '{answer_id}' in the workspace {ops.workspace}; the id is in "
             f"`nl2sql-ask --json` output (\"id\") and in the result's metadata file.")
-    return verify(ops, found.db_id, found.natural_language_query, found.sql_query, answer_id,
-                  accepted_by=accepted_by)
+    return settle(ops, found.db_id, found.natural_language_query, found.sql_query, answer_id,
+                  user=user, curator=curator)
 
 
-def accept_saved_result(ops: OpsContext, csv_file: str, *,
-                        accepted_by: str | None = None) -> VerifiedAnswer:
-    """Verify the saved result ``csv_file`` (workspace-relative; ``.csv`` may be left out)."""
+def accept_saved_result(ops: OpsContext, csv_file: str, *, user: str | None = None,
+                        curator: bool = False) -> VerifiedAnswer:
+    """Accept the saved result ``csv_file`` (workspace-relative; ``.csv`` may be left out): a
+    proposal unless ``curator``."""
     name = csv_file.removesuffix(METADATA_SUFFIX)
     if not PurePosixPath(name).suffix:
         name += CSV_SUFFIX
@@ -50,14 +64,27 @@ def accept_saved_result(ops: OpsContext, csv_file: str, *,
     if metadata is None:
         raise VerifiedAnswerError(f"{name} has no readable metadata file beside it; run the "
                                   f"query again with db_execute_sql and accept that result.")
-    return verify(ops, metadata.db_id, metadata.natural_language_query, metadata.sql_query,
-                  metadata.id or new_result_id(), accepted_by=accepted_by)
+    return settle(ops, metadata.db_id, metadata.natural_language_query, metadata.sql_query,
+                  metadata.id or new_result_id(), user=user, curator=curator)
 
 
-def verify(ops: OpsContext, db_id: str, question: str | None, sql: str, verified_id: str, *,
-           accepted_by: str | None = None) -> VerifiedAnswer:
+def settle(ops: OpsContext, db_id: str, question: str | None, sql: str, answer_id: str, *,
+           user: str | None, curator: bool) -> VerifiedAnswer:
     """Run ``sql`` read-only on ``db_id`` (it must run) and store it as the verified answer to
-    ``question``."""
+    ``question`` (``curator``) or as a proposal for it."""
+    checked = _checked(ops, db_id, question, sql, answer_id)
+    store = VerifiedStore(ops.data_dir, db_id)
+    who = user or os_user()
+    if not curator:
+        return store.propose(checked.model_copy(update={
+            "state": "proposed", "proposed_by": who, "proposed_at": utc_now()}))
+    answer = checked.model_copy(update={"accepted_by": who, "accepted_at": utc_now()})
+    store.add(answer)
+    return answer
+
+
+def _checked(ops: OpsContext, db_id: str, question: str | None, sql: str,
+             answer_id: str) -> VerifiedAnswer:
     if not question or not question.strip():
         raise VerifiedAnswerError(
             "This result has no question, so it cannot be reused for one; run it again with "
@@ -69,26 +96,66 @@ def verify(ops: OpsContext, db_id: str, question: str | None, sql: str, verified
         raise VerifiedAnswerError(f"Not accepted: the SQL no longer runs on {db_id}: {exc}",
                                   db_id=db_id, sql=sql) from None
     info = _cache(ops, db_id)
-    answer = VerifiedAnswer(
-        id=verified_id, db_id=db_id, question=question.strip(),
+    return VerifiedAnswer(
+        id=answer_id, db_id=db_id, question=question.strip(),
         question_key=question_key(question), sql=sql.strip(),
         tables=tables_read(sql, operations.connection.sqlglot_dialect, info),
-        schema_fingerprint=info.fingerprint() if info is not None else None,
-        accepted_by=accepted_by or _user())
-    VerifiedStore(ops.data_dir, db_id).add(answer)
-    return answer
+        schema_fingerprint=info.fingerprint() if info is not None else None)
+
+
+def reject_proposal(ops: OpsContext, proposal_id: str, *,
+                    user: str | None = None) -> VerifiedAnswer:
+    """A person rejects the waiting proposal ``proposal_id``: never served, not proposed
+    again; the rejected proposal."""
+    found = find_proposal(ops, proposal_id.strip())
+    if found is None or found.state != "proposed" or not VerifiedStore(
+            ops.data_dir, found.db_id).reject(found.id, rejected_by=user or os_user()):
+        raise VerifiedAnswerError(f"No proposal '{proposal_id}' waiting for a decision; list "
+                                  f"them with nl2sql-ask --list-proposed.")
+    rejected = VerifiedStore(ops.data_dir, found.db_id).get_proposal(found.id)
+    assert rejected is not None
+    return rejected
+
+
+def decide_proposal(ops: OpsContext, proposal_id: str, decision: Decision, *,
+                    user: str | None = None) -> VerifiedAnswer:
+    """What a person answered when asked to confirm a proposal: accept verifies it, decline
+    rejects it, cancel leaves it waiting."""
+    if decision == "accept":
+        return accept_answer(ops, proposal_id, user=user, curator=True)
+    if decision == "decline":
+        return reject_proposal(ops, proposal_id, user=user)
+    found = find_proposal(ops, proposal_id)
+    if found is None:
+        raise VerifiedAnswerError(f"No proposal '{proposal_id}'.")
+    return found
 
 
 def list_verified(ops: OpsContext, db_id: str | None = None) -> list[VerifiedAnswer]:
     """The verified answers of ``db_id`` (every configured database when None), stale ones
     included (``stale_reason`` says why)."""
-    db_ids = [ops.config(db_id).db_id] if db_id else ops.configs.ids()
-    return [answer for one in db_ids for answer in VerifiedStore(ops.data_dir, one).list()]
+    return [answer for one in _db_ids(ops, db_id)
+            for answer in VerifiedStore(ops.data_dir, one).list()]
+
+
+def list_proposed(ops: OpsContext, db_id: str | None = None) -> list[VerifiedAnswer]:
+    """The proposals waiting for a person, of ``db_id`` (every configured database when
+    None)."""
+    return [answer for one in _db_ids(ops, db_id)
+            for answer in VerifiedStore(ops.data_dir, one).proposals()]
 
 
 def find_verified(ops: OpsContext, verified_id: str) -> VerifiedAnswer | None:
     for db_id in ops.configs.ids():
         found = VerifiedStore(ops.data_dir, db_id).get(verified_id)
+        if found is not None:
+            return found
+    return None
+
+
+def find_proposal(ops: OpsContext, proposal_id: str) -> VerifiedAnswer | None:
+    for db_id in ops.configs.ids():
+        found = VerifiedStore(ops.data_dir, db_id).get_proposal(proposal_id)
         if found is not None:
             return found
     return None
@@ -103,6 +170,10 @@ def unverify(ops: OpsContext, verified_id: str) -> VerifiedAnswer:
     return found
 
 
+def _db_ids(ops: OpsContext, db_id: str | None) -> list[str]:
+    return [ops.config(db_id).db_id] if db_id else ops.configs.ids()
+
+
 def _cache(ops: OpsContext, db_id: str) -> DbInfo | None:
     try:
         return ops.db_info(db_id)
@@ -110,7 +181,8 @@ def _cache(ops: OpsContext, db_id: str) -> DbInfo | None:
         return None
 
 
-def _user() -> str | None:
+def os_user() -> str | None:
+    """The OS user: who a local face (CLI, Python, stdio MCP) acts as."""
     try:
         return getpass.getuser()
     except (KeyError, OSError):  # no user name in a container

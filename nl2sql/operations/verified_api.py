@@ -1,5 +1,6 @@
 """The Python API of verified answers: ``nl2sql.accept(answer_id)``, ``nl2sql.list_verified()``,
-``nl2sql.unverify(verified_id)``. ``config``: a registry, an ``OpsContext``, a dbs.yaml path, or
+``nl2sql.unverify(verified_id)``, and of proposals: ``nl2sql.list_proposed()``,
+``nl2sql.reject(proposal_id)``. These are a person's calls (the OS user's). ``config``: a registry, an ``OpsContext``, a dbs.yaml path, or
 None (``NL2SQL_CONFIG`` or ./dbs.yaml, as ``nl2sql.ask()``)."""
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ if TYPE_CHECKING:
 
 def accept(answer_id: str, *, config: DbConnectionConfigs | OpsContext | str | Path | None = None
            ) -> VerifiedAnswer:
-    """Mark the answer with id ``answer_id`` (``Answer.id``) right: its SQL is run again
-    read-only (it must still run) and kept as a verified answer of its database. The id of a
-    verified answer checks it again (clears a stale mark when it runs).
+    """Mark the answer with id ``answer_id`` (``Answer.id``, or a proposal's id) right: its SQL
+    is run again read-only (it must still run) and kept as a verified answer of its database,
+    ``accepted_by`` the OS user. The id of a verified answer checks it again (clears a stale
+    mark when it runs).
 
     Example:
         >>> answer = nl2sql.ask("How many customers are there?")
@@ -45,3 +47,21 @@ def unverify(verified_id: str, *,
     """Remove the verified answer ``verified_id``; returns what was removed."""
     with ops_context_for(config) as ops:
         return workflow.unverify(ops, verified_id)
+
+
+def list_proposed(db_id: str | None = None, *,
+                  config: DbConnectionConfigs | OpsContext | str | Path | None = None
+                  ) -> list[VerifiedAnswer]:
+    """The proposals (answers a model accepted) of ``db_id`` (all databases when None) waiting
+    for a person, newest first; ``nl2sql.accept(id)`` confirms one, ``nl2sql.reject(id)``
+    rejects it."""
+    with ops_context_for(config) as ops:
+        return workflow.list_proposed(ops, db_id)
+
+
+def reject(proposal_id: str, *,
+           config: DbConnectionConfigs | OpsContext | str | Path | None = None
+           ) -> VerifiedAnswer:
+    """Reject the proposal ``proposal_id``: never served, not proposed again; returns it."""
+    with ops_context_for(config) as ops:
+        return workflow.reject_proposal(ops, proposal_id)

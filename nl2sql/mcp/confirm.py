@@ -1,0 +1,100 @@
+"""Asking the person behind an MCP client to confirm what a model proposed.
+
+A tool whose operation ``asks_person`` (``saved_query_accept``) only makes a proposal. When the
+client declares the elicitation capability (form mode), the tool then asks the person through
+the client: accept makes it the verified answer (``accepted_by`` = the person), decline rejects
+it, cancel leaves it waiting for ``nl2sql-ask --accept ID``. The question is the SDK's
+``Resolve``/``Elicit`` resolver, so it works on every protocol version: a request to the client
+in the middle of the call (2025-11-25 and before), or an ``InputRequiredResult`` the client
+answers and retries with (2026-07-28); the proposal is made again on each round (the same
+result is the same proposal). The client is trusted to show the question to a person, as the
+MCP specification asks; a client without the capability is never asked.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Annotated, Any
+
+from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.resolve import Elicit, Resolve
+from pydantic import BaseModel
+
+from nl2sql._worker import run_in_worker
+from nl2sql.mcp.edge import tool_errors
+from nl2sql.operations.first_use import call_prepared
+from nl2sql.operations.registry import Operation, face_function
+from nl2sql.operations.saved_queries import AcceptResult
+from nl2sql.operations.verified_answers import decide_proposal, os_user
+
+
+class Confirmation(BaseModel):
+    """Nothing to fill in: the person's answer is the action (accept, decline or cancel)."""
+
+
+def can_elicit(ctx: Context) -> bool:
+    """The client declared form-mode elicitation (an empty ``elicitation: {}`` means form)."""
+    declared = ctx.client_capabilities
+    elicitation = declared.elicitation if declared is not None else None
+    return elicitation is not None and (elicitation.form is not None or elicitation.url is None)
+
+
+def person(ctx: Context) -> tuple[str | None, bool]:
+    """Who answers an elicitation on this connection, and whether they may curate: the OS user
+    with full rights (a local face; the HTTP server's one token is its owner's)."""
+    return os_user(), True
+
+
+def confirming_tool(op: Operation) -> Any:
+    """The MCP tool of ``op``: its proposal, confirmed by the person when the client can ask."""
+
+    async def propose(ctx: Context, arguments: dict[str, Any]) -> AcceptResult | Elicit[Any]:
+        result: AcceptResult = await _run(op, ctx, _ops_call(op, arguments))
+        _user, curator = person(ctx)
+        if result.answer.state != "proposed" or not curator or not can_elicit(ctx):
+            return result
+        return Elicit(_message(result.answer), Confirmation)
+
+    proposal = face_function(op, ("ctx", Context), propose, name=f"{op.name}_proposal")
+    proposal.__annotations__["return"] = AcceptResult | Elicit[Confirmation]
+
+    async def call(ctx: Context, arguments: dict[str, Any]) -> str:
+        outcome = arguments.pop("confirmation")
+        if isinstance(outcome, AcceptedElicitation) and isinstance(outcome.data, AcceptResult):
+            return outcome.data.render()  # not asked: the proposal (or what it already was)
+        result: AcceptResult = await _run(op, ctx, _ops_call(op, arguments))
+        decided = await _run(op, ctx, functools.partial(
+            decide_proposal, proposal_id=result.answer.id, decision=outcome.action,
+            user=person(ctx)[0]))
+        return AcceptResult(answer=decided).render()
+
+    tool = face_function(op, ("ctx", Context), call)
+    resolved = inspect.Parameter("confirmation", inspect.Parameter.KEYWORD_ONLY,
+                                 annotation=Annotated[ElicitationResult[Confirmation],
+                                                      Resolve(proposal)])
+    signature = inspect.signature(tool)
+    tool.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=[*signature.parameters.values(), resolved])
+    tool.__annotations__["confirmation"] = resolved.annotation
+    return tool
+
+
+def _ops_call(op: Operation, arguments: dict[str, Any]) -> Any:
+    return lambda ops: call_prepared(op.function, ops, **arguments)
+
+
+async def _run(op: Operation, ctx: Context, function: Any) -> Any:
+    """``function(the server's OpsContext)`` in a worker; a failure as one sentence."""
+    with tool_errors(op.name):
+        return await run_in_worker(function, ctx.request_context.lifespan_context,
+                                   name=op.name)
+
+
+def _message(proposal: Any) -> str:
+    sql = " ".join(proposal.sql.split())
+    return (f"The assistant proposes this as the right answer on database '{proposal.db_id}'. "
+            f"Accept to make it a verified answer (reused for the same question with no model "
+            f"request and shown as an example); decline to reject it.\n\n"
+            f"Question: {proposal.question}\nSQL: {sql}")
