@@ -60,6 +60,13 @@ class UnknownDatabaseError(UsageError):
     model_fixable = True
 
 
+class AccessDeniedError(Nl2SqlError):
+    """The caller may not do this: a database outside their groups, or curating without being
+    a curator."""
+
+    model_fixable = True  # a model can use one of the caller's own databases instead
+
+
 class SecretsError(Nl2SqlError):
     """The secrets key is missing, unsafe or wrong, or an ENC: value cannot be decrypted."""
 

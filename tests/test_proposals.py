@@ -28,7 +28,7 @@ from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.errors import VerifiedAnswerError
 from nl2sql.mcp import build_server
 from nl2sql.operations.ops_context import OpsContext
-from nl2sql.operations.verified_answers import os_user
+from nl2sql.access.caller import os_user_name as os_user
 
 BIN = Path(sys.executable).parent
 QUESTION = "How many artists are there?"

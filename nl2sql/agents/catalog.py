@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field, ValidationError
 from pydantic_ai import Agent, ModelRetry, RunContext, TextOutput, ToolOutput
 
 from nl2sql.agents.instructions import catalog_instructions
+from nl2sql.errors import AccessDeniedError
 from nl2sql.agents.tools import AgentDeps, tools_for
 from nl2sql.llm.runs import run_agent
 from nl2sql.operations.ops_context import OpsContext
@@ -79,7 +80,10 @@ async def choose_database(ops: OpsContext, question: str, *, model: Model,
                           usage: RunUsage, top: int = 5, retries: int = 3,
                           **run_kwargs: Any) -> CatalogChoice:
     """The database for ``question``: without a model call when only one is configured."""
-    configs = list(ops.configs)
+    configs = list(ops.configs)  # the caller's databases
+    if not configs:
+        raise AccessDeniedError(f"No database is open to {ops.configs.scoped_for or 'you'}; "
+                                f"ask an administrator to add you to a group that has one.")
     own = [config for config in configs if not config.is_bundled_sample]
     if len(own) <= 1:
         only = (own or configs)[0]

@@ -114,7 +114,8 @@ def _run(argv: list[str] | None) -> int:
     args = parse_command_line(parser, argv)
     limit_process_memory()  # NL2SQL_MAX_MEMORY: DuckDB runs in this process
 
-    ops = OpsContext.load(args.config, data_dir=args.data_dir, workspace=args.workspace)
+    ops = OpsContext.load_local(args.config, "cli", data_dir=args.data_dir,
+                                workspace=args.workspace)
     try:
         if args.list_conversations or args.delete_conversation:
             return _conversations(ops, args)

@@ -125,8 +125,8 @@ def _run(argv: list[str] | None) -> int:
 def _evaluate(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    ctx = OpsContext.load(args.config, data_dir=args.data_dir, workspace=args.workspace,
-                          model=args.model)
+    ctx = OpsContext.load_local(args.config, "cli", data_dir=args.data_dir,
+                                workspace=args.workspace, model=args.model)
     if args.set_name:
         backends = {c.db_id: c.type.value for c in ctx.configs}
         path = bundled_set_path(args.set_name, backends)

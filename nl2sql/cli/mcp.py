@@ -76,7 +76,8 @@ def _run(argv: list[str] | None) -> int:
     token = (load_token(flag=args.auth_token, file=args.auth_token_file)
              if args.transport == "http" else None)
     server = build_server(args.config, data_dir=args.data_dir, workspace=args.workspace,
-                          log_level="INFO" if args.verbose else "WARNING")
+                          log_level="INFO" if args.verbose else "WARNING",
+                          transport=args.transport)
     if args.transport == "http":
         serve_http(server, host=args.host, port=args.port, token=token,
                    allowed_hosts=args.allowed_host,

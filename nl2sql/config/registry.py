@@ -20,8 +20,9 @@ from pydantic import (BaseModel, ConfigDict, Field, ValidationError, field_valid
 from nl2sql.backends import BACKENDS, Backend, DatabaseType, get_backend  # noqa: F401 (re-export)
 from nl2sql.config.dbs_yaml import (interpolate, mapping_entry, not_a_mapping_error, url_settings,
                              yaml_error)
-from nl2sql.errors import ConfigError, UnknownDatabaseError, did_you_mean
+from nl2sql.errors import AccessDeniedError, ConfigError, UnknownDatabaseError, did_you_mean
 from nl2sql.config import secrets
+from nl2sql.config.server import ServerSettings, parse_server_settings
 
 ENV_CONFIG = "NL2SQL_CONFIG"
 ENV_DATA_DIR = "NL2SQL_DATA_DIR"
@@ -165,23 +166,48 @@ def sample_database_path(data_dir: Path) -> Path:
 
 
 class DbConnectionConfigs:
-    """The registry of configured databases plus the resolved data dir, workspace and model."""
+    """The registry of configured databases plus the resolved data dir, workspace and model.
+
+    ``scoped()`` makes the registry one caller sees: their databases only, their workspace;
+    asking it for another configured database raises ``AccessDeniedError``."""
 
     def __init__(self, databases: dict[str, DbConnectionConfig], *, config_path: Path | None,
                  data_dir: Path, workspace: Path, model: str | None = None,
-                 agent: dict[str, Any] | None = None) -> None:
+                 agent: dict[str, Any] | None = None,
+                 server: ServerSettings | None = None) -> None:
         self.databases = databases
         self.config_path = config_path
         self.data_dir = data_dir
         self.workspace = workspace
         self.model = model
         self.agent = agent or {}  # the 'agent:' settings (nl2sql.agents.settings reads them)
+        self.server = server or ServerSettings()  # the 'server:' settings: groups, oidc
+        #: Set on a scoped registry: the configured databases it hides, and for whom.
+        self.hidden: frozenset[str] = frozenset()
+        self.scoped_for: str | None = None
+
+    def scoped(self, db_ids: list[str], *, who: str, workspace: Path) -> DbConnectionConfigs:
+        """This registry as ``who`` sees it: only ``db_ids`` (in registry order), results in
+        ``workspace``; the other databases are refused by ``get``, not reported unknown."""
+        visible = {db_id: config for db_id, config in self.databases.items() if db_id in db_ids}
+        scoped = DbConnectionConfigs(visible, config_path=self.config_path,
+                                     data_dir=self.data_dir, workspace=workspace,
+                                     model=self.model, agent=self.agent, server=self.server)
+        scoped.hidden = frozenset(self.databases) - frozenset(visible) | self.hidden
+        scoped.scoped_for = who
+        return scoped
 
     # -- lookup ---------------------------------------------------------------------------
     def get(self, db_id: str) -> DbConnectionConfig:
         try:
             return self.databases[db_id]
         except KeyError:
+            if db_id in self.hidden:
+                yours = ", ".join(self.databases) or "none"
+                raise AccessDeniedError(
+                    f"Database '{db_id}' is not open to {self.scoped_for}; use one of your "
+                    f"databases ({yours}), or ask an administrator to add it to one of your "
+                    f"groups.", db_id=db_id) from None
             raise UnknownDatabaseError(self._unknown_message(db_id), db_id=db_id) from None
 
     def _unknown_message(self, db_id: str) -> str:
@@ -253,12 +279,14 @@ class DbConnectionConfigs:
             entry = databases[SAMPLE_DB_ID]
             if entry.type == SAMPLE_TYPE and entry.path == sample_path:
                 databases[SAMPLE_DB_ID] = entry.model_copy(update={"is_bundled_sample": True})
+        server = parse_server_settings(document.get("server"), str(path), list(databases))
         return cls(databases, config_path=path, data_dir=resolved_data_dir,
                    workspace=resolved_workspace, model=resolved_model,
-                   agent=document.get("agent") or {})
+                   agent=document.get("agent") or {}, server=server)
 
 
-_TOP_LEVEL_KEYS = {"databases", "data_dir", "workspace", "model", "agent", "include_sample"}
+_TOP_LEVEL_KEYS = {"databases", "data_dir", "workspace", "model", "agent", "include_sample",
+                   "server"}
 
 
 def _read_yaml(path: Path) -> tuple[dict[str, Any], yaml.Node | None]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
+from nl2sql.access.identity import local_caller
+from nl2sql.access.permissions import scope
 from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.context_engine.engine import engine_for
 from nl2sql.context_engine.prompt_context import PromptContext
@@ -17,17 +19,23 @@ class HasConfigs(Protocol):
 
 
 def resolve_configs(config: object = None) -> DbConnectionConfigs:
-    """The registry from ``config``: a ``DbConnectionConfigs``, an ``OpsContext``, a dbs.yaml
-    path, or None (``NL2SQL_CONFIG`` or ./dbs.yaml, as everywhere else)."""
-    if isinstance(config, DbConnectionConfigs):
-        return config
+    """The registry from ``config``: a ``DbConnectionConfigs``, an ``OpsContext`` (its caller's
+    view), a dbs.yaml path, or None (``NL2SQL_CONFIG`` or ./dbs.yaml, as everywhere else). A
+    registry that is not a caller's view yet is the OS account's (``local_caller``): a
+    configured user sees their groups' databases only."""
     configs = getattr(config, "configs", None)
     if isinstance(configs, DbConnectionConfigs):
         return configs
-    if config is None or isinstance(config, (str, Path)):
-        return DbConnectionConfigs.load(config)
-    raise TypeError(f"config must be a DbConnectionConfigs, an OpsContext or a path to dbs.yaml, "
-                    f"not {type(config).__name__}")
+    if isinstance(config, DbConnectionConfigs):
+        registry = config
+    elif config is None or isinstance(config, (str, Path)):
+        registry = DbConnectionConfigs.load(config)
+    else:
+        raise TypeError(f"config must be a DbConnectionConfigs, an OpsContext or a path to "
+                        f"dbs.yaml, not {type(config).__name__}")
+    if registry.scoped_for is not None:
+        return registry
+    return scope(registry, local_caller(registry))
 
 def context(question: str, *, db_id: str | None = None, budget_tokens: int | None = None,
             config: DbConnectionConfigs | HasConfigs | str | Path | None = None) -> PromptContext:

@@ -100,9 +100,12 @@ class ContextEngine:
     #: Seconds during which the caches' modification times are not checked again.
     FRESHNESS_SECONDS = 1.0
 
-    def __init__(self, configs: DbConnectionConfigs) -> None:
+    def __init__(self, configs: DbConnectionConfigs,
+                 loaded: dict[str, Loaded] | None = None) -> None:
         self.configs = configs
-        self._loaded: dict[str, Loaded] = {}
+        #: db_id -> its loaded index; shared by the engines of one data dir (callers who see
+        #: different databases have an engine each, the indexes are loaded once).
+        self._loaded: dict[str, Loaded] = {} if loaded is None else loaded
         self._catalog: tuple[tuple[tuple[str, int], ...], CatalogIndex] | None = None
         self._available: tuple[float, list[Loaded]] | None = None
         self._lock = threading.RLock()
@@ -239,16 +242,19 @@ def question_vector(question: str) -> np.ndarray | None:
 
 
 _ENGINES: dict[tuple[Path, tuple[str, ...]], ContextEngine] = {}
+_LOADED: dict[Path, dict[str, Loaded]] = {}
 _ENGINES_LOCK = threading.Lock()
 
 
 def engine_for(configs: DbConnectionConfigs) -> ContextEngine:
-    """The shared engine of ``configs``' data dir and databases (indexes load once)."""
-    key = (configs.data_dir.resolve(), tuple(sorted(configs.ids())))
+    """The shared engine of ``configs``' data dir and databases (indexes load once per data
+    dir, whichever databases a caller sees)."""
+    data_dir = configs.data_dir.resolve()
+    key = (data_dir, tuple(sorted(configs.ids())))
     with _ENGINES_LOCK:
         engine = _ENGINES.get(key)
         if engine is None:
-            engine = _ENGINES[key] = ContextEngine(configs)
+            engine = _ENGINES[key] = ContextEngine(configs, _LOADED.setdefault(data_dir, {}))
         else:
             engine.configs = configs
         return engine

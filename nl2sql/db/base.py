@@ -7,6 +7,7 @@ Backend facts (``sqlglot_dialect``, ``default_schema``...) come from the registr
 
 from __future__ import annotations
 
+import copy
 import functools
 import threading
 import time
@@ -343,10 +344,23 @@ class DbOperations(ABC):
     batch_size: ClassVar[int] = 2000
     #: Bytes of CSV a batch may grow to before batches get smaller (see ``_drain``).
     batch_bytes: ClassVar[int] = 4 << 20
+    #: Who the database is told is asking (``for_session``); PostgreSQL sets them in each
+    #: query's transaction (``application_name``, ``SET LOCAL ROLE``), others ignore them.
+    application_name: str = "nl2sql"
+    session_role: str | None = None
 
     def __init__(self, connection: DbConnection, db_info: DbInfo) -> None:
         self.connection = connection
         self.db_info = db_info
+
+    def for_session(self, application_name: str, role: str | None) -> DbOperations:
+        """These operations for one caller: the same connection and schema, the database told
+        ``application_name`` and, where it has roles (PostgreSQL), taking ``role``."""
+        if (application_name, role) == (self.application_name, self.session_role):
+            return self
+        view = copy.copy(self)
+        view.application_name, view.session_role = application_name, role
+        return view
 
     @property
     def db_id(self) -> str:

@@ -36,7 +36,7 @@ from nl2sql.db.base import (Admission, CsvResultSink, DbConnection, DbOperations
                             ResultSink, SinkFull)
 from nl2sql._call_stop import stop_with
 from nl2sql.db.logins import LoginPrivileges
-from nl2sql.errors import QueryExecutionError
+from nl2sql.errors import ConfigError, QueryExecutionError
 from nl2sql.sql_guard.implicit_calls import ImplicitCalls
 from nl2sql.sql_guard.user_functions import UserFunctions
 
@@ -374,8 +374,11 @@ class PostgresOperations(DbOperations):
             ms = max(1, int(timeout * 1000))
             setup = (f"SET TRANSACTION READ ONLY; SET LOCAL statement_timeout = {ms}; "
                      f"SET LOCAL lock_timeout = {ms}; "
-                     f"SET LOCAL idle_in_transaction_session_timeout = {ms + 10_000}")
-            if raw.info.parameter_status("is_superuser") == "on" \
+                     f"SET LOCAL idle_in_transaction_session_timeout = {ms + 10_000}; "
+                     f"SET LOCAL application_name = {_literal(self._application_name)}")
+            if self.session_role:  # the caller's group's role: the database's grants and RLS
+                setup += f"; SET LOCAL ROLE {_quote_identifier(self.session_role)}"
+            elif raw.info.parameter_status("is_superuser") == "on" \
                     and raw.info.server_version >= 140000:
                 setup += "; SET LOCAL ROLE pg_read_all_data"
             watchdog = threading.Timer(timeout + _CANCEL_GRACE_SECONDS, raw.cancel_safe)
@@ -385,7 +388,12 @@ class PostgresOperations(DbOperations):
             if watch_pages:
                 setup += ";\n" + postgres_pages.readings_statement(conn.info)
             try:
-                cursor = raw.execute(setup)  # our own text: several statements, one round trip
+                try:  # our own text: several statements, one round trip
+                    cursor = raw.execute(setup)
+                except (pg_errors.InsufficientPrivilege, pg_errors.InvalidParameterValue) as exc:
+                    if self.session_role:  # the login is not a member of the group's role
+                        raise self._role_error(exc) from None
+                    raise
                 rows = []  # the row of each SELECT, in order
                 while True:
                     if cursor.description is not None:
@@ -405,6 +413,20 @@ class PostgresOperations(DbOperations):
             finally:
                 watchdog.cancel()
                 self._reset(raw, conn)
+
+    @property
+    def _application_name(self) -> str:
+        """``application_name`` as the server keeps it: printable ASCII, at most 63 bytes."""
+        text = "".join(c if " " <= c <= "~" else "?" for c in self.application_name)
+        return text[:63]
+
+    def _role_error(self, exc: psycopg.Error) -> ConfigError:
+        message = exc.diag.message_primary or type(exc).__name__
+        return ConfigError(
+            f"Database '{self.db_id}': the login cannot take the role '{self.session_role}' "
+            f"that a group's db_role names ({message}); run GRANT {self.session_role} TO "
+            f"{self.connection.config.user or 'the login'} on the database, or change db_role "
+            f"in dbs.yaml.", db_id=self.db_id)
 
     def _reset(self, raw: psycopg.Connection[Any], conn: Connection) -> None:
         """Roll back always; then undo the session state a rollback keeps, so nothing passes
@@ -552,7 +574,8 @@ class PostgresOperations(DbOperations):
         wrote, locked, settings = raw.execute(_EFFECTS_CHECK).fetchone()  # type: ignore[misc]
         ms = max(1, int(timeout * 1000))
         own = {f"statement_timeout={ms}", f"lock_timeout={ms}", "transaction_read_only=on",
-               f"idle_in_transaction_session_timeout={ms + 10_000}"}
+               f"idle_in_transaction_session_timeout={ms + 10_000}",
+               f"application_name={self._application_name}"}
         changed = sorted(s.split("=", 1)[0] for s in set(settings) - own)
         effects = (["wrote data"] if wrote else []) + (["took an advisory lock"] if locked else [])
         effects += [f"changed settings ({', '.join(changed)})"] if changed else []
@@ -606,6 +629,11 @@ def _describe(raw: psycopg.Connection[Any], query: str) -> list[tuple[str, int]]
 
 def _quote_identifier(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
+
+
+def _literal(text: str) -> str:
+    """``text`` as a string literal (standard_conforming_strings is pinned on)."""
+    return "'" + text.replace("'", "''") + "'"
 
 
 def _json_as_text(cursor: psycopg.Cursor[Any]) -> None:

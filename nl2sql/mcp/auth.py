@@ -1,11 +1,19 @@
-"""Who may call the MCP server over HTTP: the bearer token, where it comes from, and its check.
+"""Who may call the MCP server over HTTP: one token for a one-user server, or each user's own.
 
-One token for the whole server, from (first found) ``--auth-token-file PATH``, ``--auth-token``
-or ``NL2SQL_MCP_AUTH_TOKEN``. A token on the command line is visible to every user of the
-machine in the process list (``ps``), so it is warned about; the file (mode 0600, as the
-secrets key file) and the variable are not. ``load_token`` is the one place a token is read and
-``BearerTokenMiddleware`` the one place a request's is checked: per-user tokens would extend
-these two.
+One-user server: one token for the whole server, from (first found) ``--auth-token-file PATH``,
+``--auth-token`` or ``NL2SQL_MCP_AUTH_TOKEN``. A token on the command line is visible to every
+user of the machine in the process list (``ps``), so it is warned about; the file (mode 0600, as
+the secrets key file) and the variable are not. ``load_token`` is the one place a token is read
+and ``BearerTokenMiddleware`` the one place a request's is checked.
+
+Team server (users, or ``server:`` groups or ``oidc:`` in dbs.yaml): the MCP SDK's own
+bearer-token support (``AuthSettings`` and a ``TokenVerifier``, ``http_auth``) checks each
+request's token against nl2sql's users and identity provider (``nl2sql.access``): a user's own
+token (looked up by its hash) or the provider's JWT. The SDK's middleware answers 401 to a
+request without one, or with a wrong or expired one, and puts the ``CallerToken`` on the
+request; ``nl2sql.mcp.callers`` reads it for every tool call, resource read and prompt. With
+``oidc: resource_url`` the server also publishes OAuth protected resource metadata (RFC 9728)
+naming the identity provider, so OAuth clients find where to sign in.
 """
 
 from __future__ import annotations
@@ -19,10 +27,21 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
 from typing import Any
 
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
+
+from nl2sql.access.authenticate import Authenticator
+from nl2sql.access.caller import Caller
 from nl2sql.config.registry import ENV_AUTH_TOKEN
 from nl2sql.errors import ConfigError, UsageError
+from nl2sql._worker import run_in_worker
+from nl2sql.mcp.callers import CallerToken
+from nl2sql.operations.ops_context import OpsContext
 
 MIN_TOKEN_CHARS = 16
+#: ``AuthSettings`` wants an authorization server; without ``oidc:`` there is none (user tokens
+#: are nl2sql's own), and no route or header uses this name.
+_NO_AUTHORIZATION_SERVER = "https://nl2sql.invalid"
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -98,3 +117,34 @@ async def _unauthorized(send: Send) -> None:
                             (b"www-authenticate", b'Bearer realm="nl2sql-mcp"'),
                             (b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body})
+
+
+class CallerTokenVerifier:
+    """``TokenVerifier``: a bearer token -> the caller it names (checked in a worker thread:
+    a user token is a store lookup, a JWT may need the provider's keys fetched)."""
+
+    def __init__(self, identify: Callable[[str], Caller | None]) -> None:
+        self._identify = identify
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        caller = await run_in_worker(self._identify, token, name="checking a bearer token")
+        if caller is None:
+            return None
+        # The token itself is not kept on the request.
+        return CallerToken(token="", client_id=caller.name, subject=caller.name, scopes=[],
+                           caller=caller)
+
+
+def http_auth(ops: OpsContext) -> tuple[CallerTokenVerifier, AuthSettings] | None:
+    """The verifier and settings for a team server, or None for a one-user server (no users,
+    no groups, no identity provider: one token, or none on loopback)."""
+    authenticator = Authenticator(ops.configs)
+    if not authenticator.required:
+        return None
+    oidc = ops.configs.server.oidc
+    settings = AuthSettings(
+        issuer_url=oidc.issuer if oidc else _NO_AUTHORIZATION_SERVER,  # type: ignore[arg-type]
+        resource_server_url=oidc.resource_url if oidc else None,  # type: ignore[arg-type]
+        validate_token_resource=False,  # the audience is checked with the signature
+        required_scopes=[])
+    return CallerTokenVerifier(authenticator.caller), settings

@@ -23,11 +23,12 @@ from mcp.server.mcpserver.resolve import Elicit, Resolve
 from pydantic import BaseModel
 
 from nl2sql._worker import run_in_worker
+from nl2sql.mcp.callers import authenticated_caller, request_ops
 from nl2sql.mcp.edge import tool_errors
 from nl2sql.operations.first_use import call_prepared
 from nl2sql.operations.registry import Operation, face_function
 from nl2sql.operations.saved_queries import AcceptResult
-from nl2sql.operations.verified_answers import decide_proposal, os_user
+from nl2sql.operations.verified_answers import decide_proposal
 
 
 class Confirmation(BaseModel):
@@ -41,19 +42,19 @@ def can_elicit(ctx: Context) -> bool:
     return elicitation is not None and (elicitation.form is not None or elicitation.url is None)
 
 
-def person(ctx: Context) -> tuple[str | None, bool]:
-    """Who answers an elicitation on this connection, and whether they may curate: the OS user
-    with full rights (a local face; the HTTP server's one token is its owner's)."""
-    return os_user(), True
+def person() -> str:
+    """Who answers an elicitation on this connection: the request's caller (the OS account
+    over stdio, the token's user over HTTP); whether they may curate the database the accept
+    path asks (``nl2sql.access.can``)."""
+    return request_ops().caller.name
 
 
 def confirming_tool(op: Operation) -> Any:
     """The MCP tool of ``op``: its proposal, confirmed by the person when the client can ask."""
 
     async def propose(ctx: Context, arguments: dict[str, Any]) -> AcceptResult | Elicit[Any]:
-        result: AcceptResult = await _run(op, ctx, _ops_call(op, arguments))
-        _user, curator = person(ctx)
-        if result.answer.state != "proposed" or not curator or not can_elicit(ctx):
+        result: AcceptResult = await _run(op, ctx, _ops_call(op, ctx, arguments))
+        if result.answer.state != "proposed" or not can_elicit(ctx):
             return result
         return Elicit(_message(result.answer), Confirmation)
 
@@ -64,10 +65,10 @@ def confirming_tool(op: Operation) -> Any:
         outcome = arguments.pop("confirmation")
         if isinstance(outcome, AcceptedElicitation) and isinstance(outcome.data, AcceptResult):
             return outcome.data.render()  # not asked: the proposal (or what it already was)
-        result: AcceptResult = await _run(op, ctx, _ops_call(op, arguments))
+        result: AcceptResult = await _run(op, ctx, _ops_call(op, ctx, arguments))
         decided = await _run(op, ctx, functools.partial(
             decide_proposal, proposal_id=result.answer.id, decision=outcome.action,
-            user=person(ctx)[0]))
+            user=person()))
         return AcceptResult(answer=decided).render()
 
     tool = face_function(op, ("ctx", Context), call)
@@ -81,15 +82,18 @@ def confirming_tool(op: Operation) -> Any:
     return tool
 
 
-def _ops_call(op: Operation, arguments: dict[str, Any]) -> Any:
-    return lambda ops: call_prepared(op.function, ops, **arguments)
+def _ops_call(op: Operation, ctx: Context, arguments: dict[str, Any]) -> Any:
+    """The accept itself: a person's when the HTTP server checked the user's own token (it
+    then verifies if they may curate), a model's proposal otherwise (stdio, a one-user HTTP
+    server)."""
+    person_asks = authenticated_caller(ctx) is not None
+    return lambda ops: call_prepared(op.function, ops, curator=person_asks, **arguments)
 
 
 async def _run(op: Operation, ctx: Context, function: Any) -> Any:
-    """``function(the server's OpsContext)`` in a worker; a failure as one sentence."""
+    """``function(the request's OpsContext view)`` in a worker; a failure as one sentence."""
     with tool_errors(op.name):
-        return await run_in_worker(function, ctx.request_context.lifespan_context,
-                                   name=op.name)
+        return await run_in_worker(function, request_ops(), name=op.name)
 
 
 def _message(proposal: Any) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 import anyio
@@ -27,7 +27,10 @@ from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-from nl2sql.errors import as_one_sentence, did_you_mean
+from nl2sql.access.caller import Caller
+from nl2sql.errors import AccessDeniedError, as_one_sentence, did_you_mean
+from nl2sql.mcp.callers import acting, authenticated_caller
+from nl2sql.operations.ops_context import OpsContext
 
 logger = logging.getLogger(__name__)
 
@@ -66,14 +69,28 @@ def validation_sentence(tool: str, error: ValidationError) -> str:
 
 
 class Nl2SqlServer(MCPServer[Any]):
-    """``MCPServer`` with nl2sql's error edge for argument errors and stray stdio lines.
+    """``MCPServer`` with nl2sql's error edge for argument errors and stray stdio lines, and
+    every tool call, resource read and prompt run for its caller (``nl2sql.mcp.callers``).
 
     ``on_initialized``: called once when the client's ``notifications/initialized`` arrives on
     stdio (the server's warm-up, ``nl2sql.mcp.warmup``). ``startup_note``: a line for stderr once
-    the server is up (where the caches and results are without a dbs.yaml)."""
+    the server is up (where the caches and results are without a dbs.yaml). ``ops_context``:
+    the server's context; ``face``: ``mcp-stdio`` or ``mcp-http``; ``default_caller``: who a
+    request without a checked bearer token is made for (None when every request needs one)."""
 
     on_initialized: Callable[[], object] | None = None
     startup_note: str | None = None
+    ops_context: OpsContext | None = None
+    face: str = "mcp-stdio"
+    default_caller: Caller | None = None
+
+    def acting(self, context: Any) -> AbstractContextManager[OpsContext]:
+        """The block runs as the request's caller (``request_ops()`` is their view)."""
+        caller = authenticated_caller(context) or self.default_caller
+        if caller is None or self.ops_context is None:
+            raise AccessDeniedError("This server needs a user's bearer token; send it as "
+                                    "'Authorization: Bearer <token>'.")
+        return acting(self.ops_context, caller, self.face)
 
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         context: Any = None) -> Any:
@@ -81,7 +98,8 @@ class Nl2SqlServer(MCPServer[Any]):
         if schema is not None:  # an argument the tool does not take is an error, not dropped
             unknown_arguments(name, arguments, list(schema.get("properties", {})))
         try:
-            return await super().call_tool(name, arguments, context)
+            with self.acting(context):
+                return await super().call_tool(name, arguments, context)
         except UnexpectedToolError as exc:  # raised outside our tool body (e.g. a validator)
             error = as_one_sentence(exc.__cause__ or exc, name)
             raise ToolError(f"Error executing tool {name}: {error}") from exc
@@ -89,6 +107,15 @@ class Nl2SqlServer(MCPServer[Any]):
             if isinstance(exc.__cause__, ValidationError):
                 raise ToolError(validation_sentence(name, exc.__cause__)) from None
             raise
+
+    async def read_resource(self, uri: Any, context: Any = None) -> Any:
+        with self.acting(context):
+            return await super().read_resource(uri, context)
+
+    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None,
+                         context: Any = None) -> Any:
+        with self.acting(context):
+            return await super().get_prompt(name, arguments, context)
 
     async def run_stdio_async(self) -> None:
         async with stdio_server() as (read_stream, write_stream):

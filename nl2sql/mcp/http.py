@@ -52,13 +52,15 @@ def _netloc(host: str) -> str:
     return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
-def check_http_settings(host: str, token: str | None, allowed_hosts: list[str]) -> None:
-    """Refuse what would expose the server: a non-loopback bind without a token, a short
-    token, or a wildcard bind without the host names clients use."""
-    if not is_loopback(host) and not token:
+def check_http_settings(host: str, token: str | None, allowed_hosts: list[str], *,
+                        users: bool = False) -> None:
+    """Refuse what would expose the server: a non-loopback bind without a token (or users),
+    a short token, or a wildcard bind without the host names clients use."""
+    if not is_loopback(host) and not token and not users:
         raise ConfigError(f"--host {host} is reachable from other machines: pass "
                           f"--auth-token-file PATH (or set {ENV_AUTH_TOKEN}) so every request "
-                          f"must carry the token, or bind to 127.0.0.1.")
+                          f"must carry the token, configure users (docs/team.md), or bind to "
+                          f"127.0.0.1.")
     check_token_strength(token)
     unusable = [name for name in allowed_hosts if host_key(_netloc(name)) is None]
     if unusable:
@@ -176,7 +178,13 @@ def serve_http(server: Any, *, host: str, port: int, token: str | None,
     import anyio
     import uvicorn
 
-    check_http_settings(host, token, allowed_hosts)
+    users = server.settings.auth is not None  # the SDK checks each request's user token
+    if users and token:
+        raise UsageError(f"The server token (--auth-token, --auth-token-file or "
+                         f"{ENV_AUTH_TOKEN}) is for a one-user server; with users, groups or "
+                         f"oidc configured every request carries its user's own token: drop "
+                         f"it.")
+    check_http_settings(host, token, allowed_hosts, users=users)
     app: App = server.streamable_http_app(
         streamable_http_path=MCP_PATH, host=host,
         transport_security=transport_security(host, allowed_hosts))
@@ -194,7 +202,8 @@ def serve_http(server: Any, *, host: str, port: int, token: str | None,
                     return
                 await anyio.sleep(0.05)
             bound = web.servers[0].sockets[0].getsockname()[1] if web.servers else port
-            note = " (bearer token required)" if token else ""
+            note = " (user tokens required)" if users else \
+                " (bearer token required)" if token else ""
             print(f"nl2sql-mcp: MCP over streamable HTTP at http://{_netloc(host)}:{bound}"
                   f"{MCP_PATH}{note}", file=sys.stderr, flush=True)
             if getattr(server, "startup_note", None):

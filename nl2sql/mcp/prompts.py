@@ -13,11 +13,13 @@ from __future__ import annotations
 import functools
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import MCPServerError
+from mcp.shared.exceptions import MCPError
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 
-from nl2sql.errors import Nl2SqlError, as_one_sentence
+from nl2sql.errors import InternalError, Nl2SqlError, as_one_sentence
 from nl2sql.llm.prompt_files import render_prompt
 from nl2sql._worker import run_in_worker
+from nl2sql.mcp.callers import request_ops
 from nl2sql.operations.first_use import call_prepared, prepare_context_engine
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.agents.instructions import nl2sql_instructions
@@ -53,12 +55,16 @@ def ask_database_text(ops: OpsContext, question: str, db_id: str | None = None) 
             f"{render_prompt('nl2sql/candidates_by_hand', db_id=chosen).strip()}\n")
 
 
-def register_prompts(server: MCPServer, ops_context: OpsContext) -> None:
+def register_prompts(server: MCPServer) -> None:
     @server.prompt(name="ask_database", title="Answer a question from a database",
                    description=DESCRIPTION)
     async def ask_database(question: str, db_id: str | None = None) -> str:
         try:
             return await run_in_worker(functools.partial(
-                call_prepared, ask_database_text, ops_context, question=question, db_id=db_id))
+                call_prepared, ask_database_text, request_ops(), question=question, db_id=db_id))
         except Exception as exc:  # noqa: BLE001 - the face's edge: one sentence for everything
-            raise MCPServerError(str(as_one_sentence(exc, "building the prompt"))) from None
+            # An MCPError reaches the client with its message (the SDK turns any other
+            # exception from a prompt into "Internal server error").
+            error = as_one_sentence(exc, "building the prompt")
+            code = INTERNAL_ERROR if isinstance(error, InternalError) else INVALID_PARAMS
+            raise MCPError(code=code, message=str(error)) from None

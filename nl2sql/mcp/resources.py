@@ -1,8 +1,8 @@
 """The MCP resources: the catalog (``db://catalog``) and each schema (``db://{db_id}/schema``).
 
 Same content as the ``db_list`` and ``db_show_schema`` tools, for clients that attach context
-as resources. The SDK gives static resources no request context, so both read the server's one
-``OpsContext`` through a closure (``build_server`` passes the object its lifespan yields).
+as resources, for the request's caller (``request_ops()``: the server runs every read as its
+caller, ``nl2sql.mcp.callers``): the catalog lists their databases, another's schema is refused.
 """
 
 from __future__ import annotations
@@ -12,25 +12,26 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 
 from nl2sql.errors import UnknownDatabaseError, as_one_sentence
 from nl2sql._worker import run_in_worker
+from nl2sql.mcp.callers import request_ops
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.first_use import call_prepared
 from nl2sql.operations import db_list_op, db_show_schema_op
 
 
-def register_resources(server: MCPServer, ops_context: OpsContext) -> None:
+def register_resources(server: MCPServer) -> None:
     @server.resource("db://catalog", name="catalog", title="Database catalog",
                      mime_type="text/markdown",
                      description="Every configured database: db_id, type, description, table "
                                  "count and whether its annotated schema is cached.")
     async def catalog() -> str:
-        return await _render(db_list_op, ops_context)
+        return await _render(db_list_op, request_ops())
 
     @server.resource("db://{db_id}/schema", name="schema", title="Annotated database schema",
                      mime_type="text/x-sql",
                      description="The annotated schema of one database as commented SQL DDL "
                                  "(tables, keys, enums, descriptions, samples, example queries).")
     async def schema(db_id: str) -> str:
-        return await _render(db_show_schema_op, ops_context, db_id=db_id)
+        return await _render(db_show_schema_op, request_ops(), db_id=db_id)
 
 
 async def _render(op, ops_context: OpsContext, **arguments: object) -> str:  # noqa: ANN001

@@ -10,6 +10,9 @@ from typing import Literal
 from mcp.server.mcpserver import MCPServer
 
 from nl2sql import __version__
+from nl2sql.access.caller import os_caller
+from nl2sql.access.identity import local_caller
+from nl2sql.mcp.auth import http_auth
 from nl2sql.mcp.edge import Nl2SqlServer
 from nl2sql.mcp.prompts import register_prompts
 from nl2sql.mcp.resources import register_resources
@@ -27,13 +30,17 @@ INSTRUCTIONS = (
 
 
 def build_server(config_path: str | Path | None = None, *, data_dir: str | Path | None = None,
-                 workspace: str | Path | None = None,
-                 log_level: LogLevel = "WARNING") -> Nl2SqlServer:
+                 workspace: str | Path | None = None, log_level: LogLevel = "WARNING",
+                 transport: Literal["stdio", "http"] = "stdio") -> Nl2SqlServer:
     """The server for the registry at ``config_path`` (flags win over NL2SQL_* variables).
 
     The registry is loaded now, so a broken dbs.yaml fails at start with its message.
-    ``log_level`` is the HTTP server's (uvicorn's); WARNING keeps per-request lines out."""
+    ``log_level`` is the HTTP server's (uvicorn's); WARNING keeps per-request lines out.
+    Over stdio every request acts as the OS account (``local_caller``); over HTTP as the user
+    its bearer token names when users are configured (``http_auth``), else as the account
+    running the server (a one-user server)."""
     ops_context = OpsContext.load(config_path, data_dir=data_dir, workspace=workspace)
+    auth = http_auth(ops_context) if transport == "http" else None
 
     @asynccontextmanager
     async def lifespan(_server: MCPServer[OpsContext]) -> AsyncIterator[OpsContext]:
@@ -42,13 +49,19 @@ def build_server(config_path: str | Path | None = None, *, data_dir: str | Path 
         finally:
             ops_context.close()  # dispose pooled connections; reopened if the server runs again
 
+    verifier, settings = auth or (None, None)
     server = Nl2SqlServer("nl2sql", version=__version__, instructions=INSTRUCTIONS,
-                       lifespan=lifespan, log_level=log_level)
+                          lifespan=lifespan, log_level=log_level, token_verifier=verifier,
+                          auth=settings)
+    server.ops_context = ops_context
+    server.face = f"mcp-{transport}"
+    server.default_caller = local_caller(ops_context.configs) if transport == "stdio" \
+        else None if auth else os_caller()
     server.on_initialized = lambda: start_warm_up(ops_context)
     server.startup_note = startup_note(ops_context)
     register_tools(server)
-    register_resources(server, ops_context)
-    register_prompts(server, ops_context)
+    register_resources(server)
+    register_prompts(server)
     return server
 
 

@@ -1,6 +1,7 @@
 """The MCP tools: ``nl2sql.operations.registry.OPERATIONS`` adapted, one tool per operation.
 
-Each tool takes the ``OpsContext`` the server's lifespan yields, runs its operation in a worker
+Each tool takes its caller's view of the server's ``OpsContext`` (``nl2sql.mcp.callers``), runs
+its operation in a worker
 thread (database and file work must not block the event loop, so concurrent calls overlap;
 ``nl2sql._worker``: persistent threads, a cheaper hand-off than ``anyio.to_thread``; a call the
 client cancels, or whose session ends, stops its query there), and returns the operation's
@@ -37,6 +38,7 @@ from mcp.server.mcpserver.utilities.types import Image
 from mcp_types import ToolAnnotations
 
 from nl2sql._worker import run_in_worker
+from nl2sql.mcp.callers import request_ops
 from nl2sql.mcp.confirm import confirming_tool
 from nl2sql.mcp.edge import tool_errors
 from nl2sql.operations.first_use import call_prepared
@@ -52,8 +54,7 @@ def mcp_tool(op: Operation) -> Any:
 
     async def call(ctx: Context, arguments: dict[str, Any]) -> str | list[Any]:
         with tool_errors(op.name):
-            return await run_in_worker(_run, op, ctx.request_context.lifespan_context,
-                                       arguments, name=op.name)
+            return await run_in_worker(_run, op, request_ops(), arguments, name=op.name)
 
     return face_function(op, ("ctx", Context), call)
 

@@ -3,6 +3,9 @@ connections, cached schemas and operations, created lazily and reused across cal
 
 One ``OpsContext`` lives for the life of a process face (an MCP server's lifespan, a CLI call, an
 agent's deps); it holds no per-request state, so it is safe to share between concurrent calls.
+``for_caller`` gives the view one caller works through (``nl2sql.access``): the same caches,
+the registry they see (their databases, their results folder), the face they came through, and
+operations that tell the database who is asking (PostgreSQL ``application_name``, ``db_role``).
 """
 
 from __future__ import annotations
@@ -12,10 +15,13 @@ import stat
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from nl2sql.access.caller import Caller, os_caller
+from nl2sql.access.identity import local_caller
+from nl2sql.access.permissions import db_role, scope
 from nl2sql.schema.provenance import without_placeholders
 from nl2sql.schema.cache import cache_path, load_db_info
 from nl2sql.config.registry import DbConnectionConfig, DbConnectionConfigs
@@ -26,10 +32,18 @@ if TYPE_CHECKING:  # keeps SQLAlchemy out of MCP start-up
     from nl2sql.db.base import DbConnection, DbOperations
     from nl2sql.db.logins import LoginPrivileges
 
+#: The faces a call comes through (the audit's ``face``).
+FACES = ("python", "cli", "mcp-stdio", "mcp-http", "web")
+
 
 @dataclass
 class OpsContext:
-    configs: DbConnectionConfigs
+    configs: DbConnectionConfigs  # what this context's caller sees (``scope``)
+    #: Who the calls are made for, and through which face.
+    caller: Caller = field(default_factory=os_caller)
+    face: str = "python"
+    #: The whole registry, shared by every caller's view (``configs`` when None).
+    registry: DbConnectionConfigs | None = field(default=None, repr=False)
     _connections: dict[str, DbConnection] = field(default_factory=dict, repr=False)
     _db_infos: dict[str, tuple[float, DbInfo]] = field(default_factory=dict, repr=False)
     # db_id -> operations built on the current connection and DbInfo (stateless: shared).
@@ -39,9 +53,27 @@ class OpsContext:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _workspace_root: Path | None = field(default=None, repr=False)
 
+    def __post_init__(self) -> None:
+        if self.registry is None:
+            self.registry = self.configs
+
     @classmethod
     def load(cls, config_path: str | Path | None = None, **overrides: object) -> OpsContext:
         return cls(DbConnectionConfigs.load(config_path, **overrides))  # type: ignore[arg-type]
+
+    @classmethod
+    def load_local(cls, config_path: str | Path | None, face: str,
+                   **overrides: object) -> OpsContext:
+        """``load``, as the OS account running a local face (``local_caller``)."""
+        ops = cls.load(config_path, **overrides)
+        return ops.for_caller(local_caller(ops.configs), face)
+
+    def for_caller(self, caller: Caller, face: str) -> OpsContext:
+        """The view ``caller`` works through, coming through ``face``: the same connections and
+        caches, the registry they see. Closing a view closes the shared connections."""
+        assert self.registry is not None
+        return replace(self, configs=scope(self.registry, caller), caller=caller, face=face,
+                       _workspace_root=None)
 
     def known_login(self, db_id: str) -> LoginPrivileges | None:
         """The login check already made for ``db_id`` (at server start, or by a call), without
@@ -134,13 +166,19 @@ class OpsContext:
         with self._lock:
             cached = self._operations.get(db_id)
         if cached is not None and cached.db_info is info and cached.connection is connection:
-            return cached
+            return self._as_caller(cached)
         from nl2sql.db.base import create_operations
 
         operations = create_operations(connection, info)
         with self._lock:
             self._operations[db_id] = operations
-        return operations
+        return self._as_caller(operations)
+
+    def _as_caller(self, operations: DbOperations) -> DbOperations:
+        """``operations`` telling the database who is asking (PostgreSQL: application_name
+        ``nl2sql/<user>``, and the caller's ``db_role``)."""
+        return operations.for_session(f"nl2sql/{self.caller.name}",
+                                      db_role(self.caller, operations.db_id))
 
     def close(self) -> None:
         with self._lock:
@@ -155,13 +193,14 @@ def ops_context_for(config: DbConnectionConfigs | OpsContext | str | Path | None
                     ) -> Iterator[OpsContext]:
     """The ``OpsContext`` for a Python API call's ``config`` (a registry, a context, a dbs.yaml
     path or None), closed at the end of the block when the call made it (a context given in
-    ``config`` stays open: it is the caller's)."""
+    ``config`` stays open: it is the caller's, and so is its caller). A context made here acts
+    as the OS account (``local_caller``)."""
     if isinstance(config, OpsContext):
         yield config
         return
     ops = OpsContext(config) if isinstance(config, DbConnectionConfigs) \
         else OpsContext.load(config)
     try:
-        yield ops
+        yield ops.for_caller(local_caller(ops.configs), "python")
     finally:
         ops.close()

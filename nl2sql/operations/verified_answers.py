@@ -1,12 +1,14 @@
 """Accepting an answer: its SQL is run again through the read-only path (it must still run),
 then stored with the question, the tables it reads and the schema it was checked on.
 
-Who accepts decides what it becomes: a person with the right to curate (``curator``: the CLI,
-Python and other local faces, or a curator of the team server) makes a *verified* answer, served
-again and shown as an example; anyone else, and every model (the MCP tool
-``saved_query_accept``), makes a *proposal*, kept apart and never served nor shown until a person
-confirms it (``accept_answer`` with its id) or rejects it (``reject_proposal``). A proposal never
-replaces a verified answer.
+Who accepts decides what it becomes: a person (``curator=True``: the CLI, Python and other local
+faces, a user of the team server, a person answering an MCP elicitation) who may curate the
+database (``nl2sql.access.can(caller, "curate", db_id)``: the OS account of a local face, a
+member of a ``curator: true`` group) makes a *verified* answer, served again and shown as an
+example; anyone else, and every model over stdio (the MCP tool ``saved_query_accept``), makes a
+*proposal*, kept apart and never served nor shown until a curator confirms it (``accept_answer``
+with its id) or rejects it (``reject_proposal``). A proposal never replaces a verified answer.
+``accepted_by``, ``proposed_by`` and ``rejected_by`` name the caller.
 
 An answer is found by its id (``Answer.id``, written into its result's metadata), by its result
 file (``saved_query_accept``), or as a verified answer or proposal with that id (a verified
@@ -16,11 +18,12 @@ configured databases.
 
 from __future__ import annotations
 
-import getpass
 from pathlib import PurePosixPath
 from typing import Literal
 
-from nl2sql.errors import Nl2SqlError, SchemaCacheMissingError, VerifiedAnswerError
+from nl2sql.access.permissions import can
+from nl2sql.errors import (AccessDeniedError, Nl2SqlError, SchemaCacheMissingError,
+                           VerifiedAnswerError)
 from nl2sql.schema.models import DbInfo, utc_now
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.workspace.results import (CSV_SUFFIX, METADATA_SUFFIX, new_result_id, read_metadata_for_csv,
@@ -36,8 +39,8 @@ Decision = Literal["accept", "decline", "cancel"]
 def accept_answer(ops: OpsContext, answer_id: str, *, user: str | None = None,
                   curator: bool = True) -> VerifiedAnswer:
     """Accept the answer, saved result or proposal with id ``answer_id`` (or check a verified
-    answer with that id again): verified when ``curator``, else a proposal. ``user``: who
-    accepts (default: the OS user)."""
+    answer with that id again): verified when ``curator`` and the caller may curate its
+    database, else a proposal. ``user``: who accepts (default: the caller)."""
     answer_id = answer_id.strip()
     existing = find_verified(ops, answer_id) or find_proposal(ops, answer_id)
     if existing is not None:
@@ -71,11 +74,11 @@ def accept_saved_result(ops: OpsContext, csv_file: str, *, user: str | None = No
 def settle(ops: OpsContext, db_id: str, question: str | None, sql: str, answer_id: str, *,
            user: str | None, curator: bool) -> VerifiedAnswer:
     """Run ``sql`` read-only on ``db_id`` (it must run) and store it as the verified answer to
-    ``question`` (``curator``) or as a proposal for it."""
+    ``question`` (``curator``, and the caller may curate ``db_id``) or as a proposal for it."""
     checked = _checked(ops, db_id, question, sql, answer_id)
     store = VerifiedStore(ops.data_dir, db_id)
-    who = user or os_user()
-    if not curator:
+    who = user or ops.caller.name
+    if not (curator and can(ops.caller, "curate", db_id)):
         return store.propose(checked.model_copy(update={
             "state": "proposed", "proposed_by": who, "proposed_at": utc_now()}))
     answer = checked.model_copy(update={"accepted_by": who, "accepted_at": utc_now()})
@@ -108,8 +111,10 @@ def reject_proposal(ops: OpsContext, proposal_id: str, *,
     """A person rejects the waiting proposal ``proposal_id``: never served, not proposed
     again; the rejected proposal."""
     found = find_proposal(ops, proposal_id.strip())
+    if found is not None:
+        require_curator(ops, found.db_id, "reject a proposal")
     if found is None or found.state != "proposed" or not VerifiedStore(
-            ops.data_dir, found.db_id).reject(found.id, rejected_by=user or os_user()):
+            ops.data_dir, found.db_id).reject(found.id, rejected_by=user or ops.caller.name):
         raise VerifiedAnswerError(f"No proposal '{proposal_id}' waiting for a decision; list "
                                   f"them with nl2sql-ask --list-proposed.")
     rejected = VerifiedStore(ops.data_dir, found.db_id).get_proposal(found.id)
@@ -164,6 +169,8 @@ def find_proposal(ops: OpsContext, proposal_id: str) -> VerifiedAnswer | None:
 def unverify(ops: OpsContext, verified_id: str) -> VerifiedAnswer:
     """Remove the verified answer ``verified_id``; the removed answer."""
     found = find_verified(ops, verified_id.strip())
+    if found is not None:
+        require_curator(ops, found.db_id, "remove a verified answer")
     if found is None or not VerifiedStore(ops.data_dir, found.db_id).remove(found.id):
         raise VerifiedAnswerError(f"No verified answer '{verified_id}'; list them with "
                                   f"nl2sql-ask --list-verified.")
@@ -181,9 +188,8 @@ def _cache(ops: OpsContext, db_id: str) -> DbInfo | None:
         return None
 
 
-def os_user() -> str | None:
-    """The OS user: who a local face (CLI, Python, stdio MCP) acts as."""
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):  # no user name in a container
-        return None
+def require_curator(ops: OpsContext, db_id: str, what: str) -> None:
+    """Only a caller who may curate ``db_id`` may ``what``."""
+    if not can(ops.caller, "curate", db_id):
+        raise AccessDeniedError(f"Only a curator of database '{db_id}' may {what}; "
+                                f"{ops.caller.describe()} is not one.", db_id=db_id)

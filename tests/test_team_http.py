@@ -1,0 +1,136 @@
+"""A team server as real processes: ``nl2sql-mcp --transport http`` with groups and an identity
+provider (a local JWKS, tokens signed in the test), probed with a real MCP client over HTTP: who
+may connect (401 without a token, with a wrong one, with an expired or foreign JWT) and what
+each user sees."""
+
+from __future__ import annotations
+
+import os
+import queue
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+import yaml
+from conftest import SAMPLE_DATA, stop_process
+from cryptography.hazmat.primitives.asymmetric import rsa
+from identity_provider import IdentityProvider, identity_provider
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+NL2SQL_MCP = Path(sys.executable).parent / "nl2sql-mcp"
+GROUPS = {"analysts": {"databases": ["chinook"]},
+          "curators": {"databases": ["*"], "curator": True}}
+
+
+def start_server(config: Path, workspace: Path, *args: str,
+                 env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], str]:
+    """``nl2sql-mcp --transport http --port 0`` for ``config``; the process and its URL."""
+    process = subprocess.Popen(
+        [str(NL2SQL_MCP), "--transport", "http", "--port", "0", "--config", str(config),
+         "--workspace", str(workspace), *args],
+        env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, text=True)
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in process.stderr],  # type: ignore[union-attr]
+                     daemon=True).start()
+    seen = []
+    try:
+        while True:
+            line = lines.get(timeout=60)
+            seen.append(line)
+            if "MCP over streamable HTTP at " in line:
+                return process, line.split(" at ", 1)[1].split()[0]
+    except queue.Empty:
+        stop_process(process)
+        raise AssertionError(f"no URL within 60 s: {''.join(seen)}") from None
+
+
+def client(url: str, token: str | None) -> Client:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return Client(streamable_http_client(url, http_client=create_mcp_http_client(headers=headers)))
+
+
+async def call(url: str, token: str, tool: str, **arguments: Any) -> tuple[bool, str]:
+    async with client(url, token) as session:
+        result = await session.call_tool(tool, arguments)
+        return bool(result.is_error), "\n".join(getattr(c, "text", "") for c in result.content)
+
+
+def status(url: str, token: str | None) -> int:
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "probe", "version": "1"}}}
+    return httpx2.post(url, json=body, headers=headers, timeout=30).status_code
+
+
+@pytest.fixture
+def idp() -> Iterator[IdentityProvider]:
+    with identity_provider() as provider:
+        yield provider
+
+
+@pytest.fixture
+def team_config(tmp_path: Path, idp: IdentityProvider) -> Path:
+    shutil.copyfile(SAMPLE_DATA / "chinook" / "chinook.sqlite", tmp_path / "chinook.sqlite")
+    path = tmp_path / "dbs.yaml"
+    path.write_text(yaml.safe_dump({
+        "databases": {"chinook": {"type": "sqlite", "path": "chinook.sqlite"}},
+        "server": {"oidc": idp.oidc_settings(), "groups": GROUPS}}))
+    return path
+
+
+@pytest.fixture
+def team_server(team_config: Path, tmp_path: Path) -> Iterator[str]:
+    process, url = start_server(team_config, tmp_path / "ws")
+    try:
+        yield url
+    finally:
+        stop_process(process)
+
+
+async def test_jwt_users_see_their_groups_databases_and_others_get_401(
+        team_server: str, idp: IdentityProvider) -> None:
+    url = team_server
+    ana, cora = idp.token("ana", ["analysts"]), idp.token("cora", ["curators"])
+    assert status(url, None) == 401
+    assert status(url, "not-a-token-0123456789") == 401
+    assert status(url, idp.token("ana", ["analysts"], lifetime=-120)) == 401  # expired
+    other_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    assert status(url, idp.token("mallory", ["curators"], key=other_key)) == 401  # forged
+    assert status(url, idp.token("ana", ["analysts"], aud="another-api")) == 401
+    assert status(url, idp.token("ana", ["analysts"], iss="https://elsewhere")) == 401
+    assert status(url, ana) == 200
+
+    _, listed = await call(url, ana, "db_list")
+    assert "- chinook (sqlite)" in listed and "bookstore" not in listed
+    refused, message = await call(url, ana, "db_execute_sql", db_id="bookstore",
+                                  query="SELECT count(*) FROM books")
+    assert refused and "'bookstore' is not open to user 'ana' (groups: analysts)" in message
+    ok, ran = await call(url, ana, "db_execute_sql", db_id="chinook",
+                         query="SELECT count(*) AS n FROM Artist")
+    assert not ok and "275" in ran
+
+    _, listed = await call(url, cora, "db_list")
+    assert "chinook" in listed and "bookstore" in listed
+    _, saved = await call(url, cora, "saved_queries_list")
+    assert "No saved queries" in saved  # ana's result is in her own folder
+
+
+def test_auth_token_and_users_do_not_mix(team_config: Path, tmp_path: Path) -> None:
+    done = subprocess.run(
+        [str(NL2SQL_MCP), "--transport", "http", "--port", "0", "--config", str(team_config),
+         "--auth-token", "a-long-enough-token-0123"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "is for a one-user server" in done.stderr
+    assert "Traceback" not in done.stderr
