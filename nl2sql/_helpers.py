@@ -29,6 +29,12 @@ def shorten(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + ELLIPSIS
 
 
+def install_command(extra: str) -> str:
+    """How to add an extra, as messages and docs say it: nl2sql installs from its clone (the
+    ``nl2sql`` on PyPI is another project)."""
+    return f"run `pip install -e '.[{extra}]'` in the nl2sql clone"
+
+
 # --- progress: how long-running work (annotation) reports it; the CLI draws a bar or logs ---
 
 class ProgressReporter(Protocol):

@@ -17,6 +17,7 @@ from enum import StrEnum
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from nl2sql._helpers import install_command
 from nl2sql.errors import ConfigError, did_you_mean
 
 if TYPE_CHECKING:
@@ -57,6 +58,8 @@ class Backend:
     #: ``"module:Class"`` of what the parser guard knows about the backend's SQL (deny lists,
     #: how its engine reads comments and strings, extra checks). The default is the strictest.
     guard_profile: str = "nl2sql.sql_guard.profiles:GuardProfile"
+    #: The extra (pyproject optional dependencies) holding its driver; None: the base install.
+    extra: str | None = None
 
     @property
     def takes_password(self) -> bool:
@@ -64,9 +67,22 @@ class Backend:
 
     def load(self, which: str) -> Any:
         """The class named by ``connection_class``/``operations_class``/``inspector_class``/
-        ``guard_profile``."""
+        ``guard_profile``; a driver that is not installed is a ConfigError naming the extra."""
         module_name, _, attribute = getattr(self, which).partition(":")
-        return getattr(importlib.import_module(module_name), attribute)
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            missing = (exc.name or "").partition(".")[0]
+            if self.extra is None or not missing or missing == "nl2sql":
+                raise
+            raise self.missing_driver(missing) from None
+        return getattr(module, attribute)
+
+    def missing_driver(self, module: str) -> ConfigError:
+        """The one message for a backend whose driver (``module``) is not installed."""
+        return ConfigError(f"The {self.label} backend (type: {self.name}) needs the "
+                           f"'{self.extra}' extra ({module} is not installed): "
+                           f"{install_command(self.extra or self.name)}.")
 
     def sqlalchemy(self) -> Dialect:
         """An instance of the SQLAlchemy dialect (no driver is imported)."""
@@ -106,14 +122,14 @@ BACKENDS: dict[str, Backend] = {
         operations_class="nl2sql.db.spark:SparkOperations",
         inspector_class="nl2sql.inspection.spark:SparkSchemaInspector",
         required_fields=("remote",), default_port=15002,  # the port lives in `remote`
-        guard_profile="nl2sql.sql_guard.profiles:SparkProfile"),
+        guard_profile="nl2sql.sql_guard.profiles:SparkProfile", extra="spark"),
     "mysql": Backend(  # MySQL 8 and MariaDB 10.11+; the flavour is detected on connect
         name="mysql", label="MySQL", sqlglot_dialect="mysql", sqlalchemy_dialect="mysql",
         connection_class="nl2sql.db.mysql:MysqlConnection",
         operations_class="nl2sql.db.mysql:MysqlOperations",
         inspector_class="nl2sql.inspection.mysql:MysqlSchemaInspector",
         required_fields=("dbname",), default_port=3306, url_schemes=("mariadb",),
-        guard_profile="nl2sql.sql_guard.profiles:MysqlProfile"),
+        guard_profile="nl2sql.sql_guard.profiles:MysqlProfile", extra="mysql"),
     "duckdb": Backend(  # a .duckdb file and/or CSV/Parquet/JSON files as views
         name="duckdb", label="DuckDB", sqlglot_dialect="duckdb",
         # duckdb_engine's dialect derives from Postgres' and quotes the same way; naming
@@ -123,7 +139,7 @@ BACKENDS: dict[str, Backend] = {
         operations_class="nl2sql.db.duckdb:DuckdbOperations",
         inspector_class="nl2sql.inspection.duckdb:DuckdbSchemaInspector",
         file_based=True, path_fields=("path", "files"), required_fields=(("path", "files"),),
-        guard_profile="nl2sql.sql_guard.profiles:DuckdbProfile"),
+        guard_profile="nl2sql.sql_guard.profiles:DuckdbProfile", extra="duckdb"),
 }
 
 #: The dbs.yaml ``type`` values, one member per registry entry (``DatabaseType.SQLITE``...).

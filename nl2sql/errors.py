@@ -32,6 +32,10 @@ class Nl2SqlError(Exception):
 
     #: True when a model could correct the input (bad SQL, unknown column) and try again.
     model_fixable: bool = False
+    #: What a command exits with when it stops on this error: 2, the set-up or the command
+    #: line needs a fix (dbs.yaml, a missing extra, a model, a port); 1 is the command's own
+    #: "no" (no answer) and an internal error.
+    exit_code: int = 2
 
     def __init__(self, message: str, *, db_id: str | None = None, table: str | None = None,
                  sql: str | None = None) -> None:
@@ -50,8 +54,7 @@ class ConfigError(Nl2SqlError):
 
 
 class UsageError(Nl2SqlError):
-    """What the command line asks for cannot be: an unknown database id, a busy port. The
-    commands exit 2 for it, as for any other usage error."""
+    """What the command line asks for cannot be: an unknown database id, a busy port."""
 
 
 class UnknownDatabaseError(UsageError):
@@ -137,6 +140,8 @@ class ModelSetupError(Nl2SqlError):
 class NoAnswerError(Nl2SqlError):
     """The agent ran out of retries or of its request/token budget without SQL that ran."""
 
+    exit_code = 1
+
     def __init__(self, message: str, *, attempts: list | None = None,  # noqa: ANN001
                  db_id: str | None = None, sql: str | None = None) -> None:
         super().__init__(message, db_id=db_id, sql=sql)
@@ -158,6 +163,8 @@ class StorageError(Nl2SqlError):
 
 class InternalError(Nl2SqlError):
     """An unexpected failure (a bug, or a fault nobody foresaw); the details are in the log."""
+
+    exit_code = 1
 
 
 def free_space(path: Path | str | None) -> str:

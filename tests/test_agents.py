@@ -15,6 +15,7 @@ import nl2sql
 from conftest import SampleDb, build_cache, write_dbs_yaml
 from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.errors import ModelSetupError, NoAnswerError
+from nl2sql.config.agent_settings import AgentSettings
 from nl2sql.operations.ops_context import OpsContext
 
 ROCK = {"sqlite": "SELECT count(*) AS tracks FROM Track t JOIN Genre g ON g.GenreId = t.GenreId "
@@ -84,7 +85,7 @@ def test_retries_running_out_name_the_last_sql_and_error(bookstore_ops: OpsConte
 
 
 def test_the_request_budget_is_bounded(bookstore_ops: OpsContext, tmp_path: Path) -> None:
-    bookstore_ops.configs.agent = {"max_requests": 3}
+    bookstore_ops.configs.agent = AgentSettings(max_requests=3)
     script = Script([tool("db_execute_sql", query="SELECT nope FROM books")]
                     * 10)
     with pytest.raises(NoAnswerError, match="budget") as raised:

@@ -85,7 +85,7 @@ def test_examples_zero_skips_the_step(config_file: Path,
 
 def test_check_without_cache_is_an_error(config_file: Path,
                                          capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["chinook", "--check"]) == 1
+    assert main(["chinook", "--check"]) == 2  # not 1: that is "drift found"
     assert "no schema cache yet" in capsys.readouterr().err
 
 
@@ -93,11 +93,11 @@ def test_missing_provider_package_is_one_line_and_offline_cache_is_kept(
         config_file: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
     hide_package(monkeypatch, "openai")
-    assert main(["chinook", "--model", "openai:gpt-4o-mini"]) == 1
+    assert main(["chinook", "--model", "openai:gpt-4o-mini"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err[-1] == ("error: Model 'openai:gpt-4o-mini' needs its provider package: install "
-                       "it with pip install 'nl2sql[openai]' or choose another model with "
-                       "--model / NL2SQL_MODEL.")
+    assert err[-1] == ("error: Model 'openai:gpt-4o-mini' needs its provider package: run "
+                       "`pip install -e '.[openai]'` in the nl2sql clone, or choose another "
+                       "model with --model / NL2SQL_MODEL.")
     info = load_db_info(config_file.parent / "data", "chinook")
     assert len(info.tables) == 11 and info.tables[0].sample_data_csv
 

@@ -17,6 +17,8 @@ from nl2sql.agents.candidates import GENERATORS, TEMPERATURE, candidate_instruct
     plan_candidates
 from nl2sql.context_engine.prompt_context import ContextExample, PromptContext
 from nl2sql.errors import Nl2SqlError, NoAnswerError
+from nl2sql.config.agent_settings import AgentSettings
+from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.workspace.saved_query_index import SavedQueryIndex
 
@@ -102,7 +104,7 @@ def test_a_two_two_one_split_is_settled_by_the_selection_step(chinook_ops: OpsCo
 
 def test_failed_candidates_count_against_confidence_but_do_not_vote(
         chinook_ops: OpsContext, chinook: SampleDb) -> None:
-    chinook_ops.configs.agent = {"retries": 1}
+    chinook_ops.configs.agent = AgentSettings(retries=1)
     b = chinook.backend
     bad = sql(BAD, b)
     scripts = CandidateScripts([[final(sql(ROCK_JOIN, b))], [final(bad), final(bad)],
@@ -119,7 +121,7 @@ def test_failed_candidates_count_against_confidence_but_do_not_vote(
 
 def test_all_candidates_failing_is_no_answer_with_each_last_error(
         chinook_ops: OpsContext, chinook: SampleDb) -> None:
-    chinook_ops.configs.agent = {"retries": 0}
+    chinook_ops.configs.agent = AgentSettings(retries=0)
     bad = sql(BAD, chinook.backend)
     scripts = CandidateScripts([[final(bad)], [final(bad)], [final(bad)]])
     with pytest.raises(NoAnswerError) as raised:
@@ -154,7 +156,7 @@ def test_one_candidate_makes_exactly_the_single_runs_requests(
 
 
 def test_the_limits_bound_the_whole_answer(chinook_ops: OpsContext, chinook: SampleDb) -> None:
-    chinook_ops.configs.agent = {"max_requests": 3}
+    chinook_ops.configs.agent = AgentSettings(max_requests=3)
     rock = sql(ROCK_JOIN, chinook.backend)
     scripts = CandidateScripts([[final(rock)] for _ in range(5)])
     answer = _ask(chinook_ops, scripts.model)
@@ -200,12 +202,14 @@ def test_models_take_turns_and_examples_are_shuffled() -> None:
     assert len(orders) == 3 and candidate_instructions(plans[1], context, render) == second
 
 
-def test_a_candidate_count_out_of_range_is_one_sentence(chinook_ops: OpsContext) -> None:
+def test_a_candidate_count_out_of_range_is_one_sentence(chinook_ops: OpsContext,
+                                                       tmp_path: Path) -> None:
     with pytest.raises(Nl2SqlError, match="candidates must be between 1 and 20"):
         _ask(chinook_ops, Script([]).model, candidates=0)
-    chinook_ops.configs.agent = {"candidates": 50}
-    with pytest.raises(Nl2SqlError, match="'candidates'"):
-        _ask(chinook_ops, Script([]).model, candidates=None)
+    path = tmp_path / "dbs.yaml"
+    path.write_text("agent:\n  candidates: 50\n")
+    with pytest.raises(Nl2SqlError, match=r"line 2: 'agent:' setting 'candidates': .*20"):
+        DbConnectionConfigs.load(path)  # every command reads it so: none goes on with it
 
 
 def test_results_cut_by_the_row_limit_group_only_with_the_same_sql(chinook_ops: OpsContext,
@@ -224,7 +228,7 @@ def test_results_cut_by_the_row_limit_group_only_with_the_same_sql(chinook_ops: 
 
 def test_the_agent_block_sets_the_default_count(chinook_ops: OpsContext,
                                                 chinook: SampleDb) -> None:
-    chinook_ops.configs.agent = {"candidates": 3}
+    chinook_ops.configs.agent = AgentSettings(candidates=3)
     rock = sql(ROCK_JOIN, chinook.backend)
     scripts = CandidateScripts([[final(rock)] for _ in range(3)])
     answer = _ask(chinook_ops, scripts.model, candidates=None)  # dbs.yaml's agent: candidates

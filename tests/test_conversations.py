@@ -18,7 +18,7 @@ import nl2sql
 from conftest import SAMPLE_DATA, SampleDb, sqlite_config
 from nl2sql.agents.conversations import ConversationStore
 from nl2sql.agents.history import CONTEXT_OMITTED
-from nl2sql.agents.settings import AgentSettings
+from nl2sql.config.agent_settings import AgentSettings
 from nl2sql.annotation.pipeline import annotate_database
 from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.operations.ops_context import OpsContext

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from nl2sql.agents.settings import AgentSettings
-from nl2sql.config.registry import _TOP_LEVEL_KEYS, DbConnectionConfig
+from nl2sql.config.agent_settings import AgentSettings
+from nl2sql.config.dbs_yaml import DbsDocument
+from nl2sql.config.registry import DbConnectionConfig
 from nl2sql.operations.registry import OPERATIONS
 
 REPO = Path(__file__).resolve().parent.parent
@@ -109,7 +110,7 @@ def _dbs_yaml_keys() -> dict[str, list[str]]:
         if name not in NOT_DBS_YAML_KEYS:
             database.append(field.alias or name)
     return {"a database's keys": [*database, "url", "ssl_*"],
-            "top-level keys": sorted(_TOP_LEVEL_KEYS),
+            "top-level keys": sorted(DbsDocument.model_fields),
             "the agent: block": list(AgentSettings.model_fields)}
 
 

@@ -121,7 +121,7 @@ def test_rotate_key_on_a_full_disk_is_one_line(tmp_path, monkeypatch, capsys) ->
     monkeypatch.setattr(os, "fsync", _no_space)  # the key file's own write too
     code = cli.main(["rotate-key", "--config", str(config)])
     err = capsys.readouterr().err
-    assert code == 1 and err.startswith("error: ") and err.count("\n") == 1
+    assert code == 2 and err.startswith("error: ") and err.count("\n") == 1
     assert "The disk is full (" in err and "Traceback" not in err and token not in err
 
 
@@ -130,7 +130,7 @@ def test_annotate_with_an_impossible_data_dir_is_one_line(capsys) -> None:
 
     code = annotate.main(["bookstore", "--data-dir", "/proc/x"])
     err = capsys.readouterr().err
-    assert code == 1 and err.startswith("error: ") and err.count("\n") == 1
+    assert code == 2 and err.startswith("error: ") and err.count("\n") == 1
     assert "/proc/x" in err and "Traceback" not in err
 
 

@@ -39,7 +39,7 @@ def test_unknown_model_string_names_the_flag() -> None:
 
 def test_missing_provider_package_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     hide_package(monkeypatch, "openai")
-    with pytest.raises(ModelSetupError, match=r"pip install 'nl2sql\[openai\]'"):
+    with pytest.raises(ModelSetupError, match=r"run `pip install -e '\.\[openai\]'` in the nl2sql clone"):
         build_model("openai:gpt-4o-mini")
 
 
@@ -149,7 +149,7 @@ def test_setup_errors_do_not_depend_on_pydantic_ai_wording(
         "Set OPENAI_API_KEY or choose another model with --model / NL2SQL_MODEL.")
     missing = ImportError("Some other wording entirely.")
     missing.__cause__ = ModuleNotFoundError("No module named 'mistralai'", name="mistralai")
-    assert "pip install 'nl2sql[mistral]'" in str(model_setup_error(missing, "mistral:large"))
+    assert "pip install -e '.[mistral]'" in str(model_setup_error(missing, "mistral:large"))
     unknown = str(model_setup_error(ai_errors.UserError("nope"), "opnai:gpt-4o"))
     assert unknown.startswith("Unknown model 'opnai:gpt-4o'.")
     # With the key set, a UserError is not blamed on the key.

@@ -102,7 +102,7 @@ def test_unsafe_http_settings_are_refused(tmp_path: Path, args: list[str], token
     done = subprocess.run([str(NL2SQL_MCP), "--transport", "http", "--port", "0", *args],
                           capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path,
                           stdin=subprocess.DEVNULL)
-    assert done.returncode == 1
+    assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and expected in lines[0]
 

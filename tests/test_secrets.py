@@ -25,7 +25,7 @@ from nl2sql.cli import secrets as cli
 from nl2sql.cli.errors import run_cli
 from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.db.base import create_connection
-from nl2sql.errors import ConfigError, Nl2SqlError, SecretsError
+from nl2sql.errors import ConfigError, Nl2SqlError, NoAnswerError, SecretsError
 
 PASSWORD = "s3cr%t p@ss:/'wörd"
 
@@ -110,7 +110,7 @@ def test_set_key_creates_private_key_file(capsys, monkeypatch, key_file):
 
 def test_set_key_refuses_to_overwrite(capsys, monkeypatch, key_file, key):
     code, out, err = run(capsys, monkeypatch, "set-key")
-    assert code == 1
+    assert code == 2
     assert out == ""
     assert err == (f"error: A secrets key already exists at {key_file}; keep it, replace it with "
                    f"`nl2sql-secrets rotate-key` (re-encrypts dbs.yaml), or pass --force to "
@@ -207,12 +207,12 @@ def test_encrypt_and_decrypt_commands(capsys, monkeypatch, key):
 
 def test_decrypt_refuses_a_value_without_prefix(capsys, monkeypatch, key):
     code, out, err = run(capsys, monkeypatch, "decrypt", stdin="gAAAAAB\n")
-    assert code == 1 and err.startswith("error: The value does not start with ENC:")
+    assert code == 2 and err.startswith("error: The value does not start with ENC:")
 
 
 def test_empty_input_is_refused(capsys, monkeypatch, key):
     code, out, err = run(capsys, monkeypatch, "encrypt", stdin="")
-    assert code == 1 and out == ""
+    assert code == 2 and out == ""
     assert err.startswith("error: No value was given;")
 
 
@@ -267,7 +267,7 @@ def test_set_db_password_unknown_db_suggests_close_name(capsys, monkeypatch, dbs
 def test_set_db_password_refuses_sqlite_entry(capsys, monkeypatch, dbs_yaml, key):
     code, _, err = run(capsys, monkeypatch, "set-db-password", "local", "--config", str(dbs_yaml),
                        stdin="x\n")
-    assert code == 1 and "takes no password" in err
+    assert code == 2 and "takes no password" in err
     assert dbs_yaml.read_text() == DBS_YAML
 
 
@@ -275,7 +275,7 @@ def test_set_db_password_without_key_fails_before_reading_password(capsys, monke
                                                                    dbs_yaml, key_file):
     code, _, err = run(capsys, monkeypatch, "set-db-password", "shop", "--config", str(dbs_yaml),
                        stdin=PASSWORD + "\n")
-    assert code == 1
+    assert code == 2
     assert err.startswith(f"error: No secrets key at {key_file}; run `nl2sql-secrets set-key`")
     assert sys.stdin.read() == PASSWORD + "\n"  # never read
     assert dbs_yaml.read_text() == DBS_YAML
@@ -284,7 +284,7 @@ def test_set_db_password_without_key_fails_before_reading_password(capsys, monke
 def test_missing_config_file(capsys, monkeypatch, tmp_path, key):
     monkeypatch.chdir(tmp_path)
     code, _, err = run(capsys, monkeypatch, "set-db-password", "shop", stdin="x\n")
-    assert code == 1
+    assert code == 2
     assert err == ("error: Config file dbs.yaml does not exist; pass --config, set "
                    "NL2SQL_CONFIG, or run from the folder that holds dbs.yaml.\n")
 
@@ -352,7 +352,7 @@ def test_rotate_key_with_an_undecryptable_value_changes_nothing(capsys, monkeypa
     assert foreign in text_before
     dbs_yaml.write_text(text_before)
     code, _, err = run(capsys, monkeypatch, "rotate-key", "--config", str(dbs_yaml))
-    assert code == 1
+    assert code == 2
     assert err.startswith(f"error: {dbs_yaml} line") and "nothing was changed" in err
     assert foreign[4:] not in err
     assert dbs_yaml.read_text() == text_before
@@ -394,7 +394,7 @@ def test_no_secret_in_any_error_or_log(capsys, monkeypatch, caplog, dbs_yaml, ke
     for args, stdin in [(("decrypt",), value), (("-v", "rotate-key", "--config", str(dbs_yaml)),
                                                 ""), (("-v", "decrypt"), value + "x")]:
         code, out, err = run(capsys, monkeypatch, *args, stdin=stdin + "\n")
-        assert code == 1 and out == "" and err.startswith("error: ")
+        assert code == 2 and out == "" and err.startswith("error: ")
         outputs.append(err)
     with pytest.raises(SecretsError) as info:
         DbConnectionConfigs.load(dbs_yaml).get("shop").resolve_password()
@@ -432,14 +432,19 @@ def test_run_cli_exit_codes(capsys):
     def fails(argv):
         raise ConfigError("Something is wrong; fix it.")
 
+    def no_answer(argv):
+        raise NoAnswerError("No answer after 4 SQL attempts; rephrase the question.")
+
     def interrupted(argv):
         raise KeyboardInterrupt
 
     def buggy(argv):
         raise ZeroDivisionError("bug")
 
-    assert run_cli(fails, []) == 1
+    assert run_cli(fails, []) == 2  # a set-up error: every Nl2SqlError's exit code but...
     assert capsys.readouterr().err == "error: Something is wrong; fix it.\n"
+    assert run_cli(no_answer, []) == 1  # ... the command's own "no"
+    assert capsys.readouterr().err.startswith("error: No answer after 4")
     assert run_cli(interrupted, []) == 130
     assert run_cli(lambda argv: None, []) == 0
     capsys.readouterr()
@@ -474,7 +479,7 @@ def test_installed_console_script(tmp_path, key_file):
     assert encrypted.returncode == 0 and encrypted.stdout.startswith("ENC:")
     refused = subprocess.run(["bash", str(REPO_ROOT / "scripts" / "secrets.sh"), "set-key"],
                              capture_output=True, text=True, env=env, timeout=60)
-    assert refused.returncode == 1
+    assert refused.returncode == 2
     assert refused.stderr.startswith("error: A secrets key already exists")
     assert "Traceback" not in refused.stderr
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic_ai.usage import RunUsage
+from pydantic_ai.usage import RunUsage, UsageLimits
 
 from nl2sql.agents.answer import Answer, Attempt, read_dataframe
 from nl2sql.agents.candidates import (CandidateRun, candidate_instructions, no_answer,
@@ -33,8 +33,8 @@ from nl2sql.agents.conversations import ConversationStore, trim_turns
 from nl2sql.agents.history import said_and_done, turn_history
 from nl2sql.agents.instructions import nl2sql_instructions
 from nl2sql.agents.selection import candidate_records, group_runs, select
-from nl2sql.agents.settings import MAX_CANDIDATES, AgentSettings
 from nl2sql.agents.sql_agent import Nl2SqlDeps, build_sql_agent
+from nl2sql.config.agent_settings import MAX_CANDIDATES, AgentSettings
 from nl2sql.errors import Nl2SqlError, SchemaCacheMissingError
 from nl2sql.llm.meter import ResponseMeter
 from nl2sql.llm.providers import build_model, no_model_error
@@ -137,7 +137,7 @@ async def ask_async(question: str, *, db_id: str | None = None,
 async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Model | str | None,
                conversation_id: str | None, max_rows: int | None, candidates: int | None,
                request_id: str | None, started: float, reuse: bool) -> Answer:
-    settings = AgentSettings.from_mapping(ops.configs.agent)
+    settings = ops.configs.agent
     rows = max_rows or settings.max_rows
     count = _candidate_count(candidates, settings)
     store = ConversationStore.in_data_dir(ops.data_dir) if conversation_id else None
@@ -165,7 +165,8 @@ async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Mode
     models = [build_model(name) for name in settings.models] if count > 1 else []
     usage = RunUsage()  # shared by every run of this answer: the limits bound the whole answer
     meter = ResponseMeter()  # every model response of this answer, for its cost
-    limits = settings.usage_limits(count)
+    requests, tokens = settings.limits(count)
+    limits = UsageLimits(request_limit=requests, total_tokens_limit=tokens)
     if db_id is None:
         db_id = turns[-1].db_id if turns and turns[-1].db_id else (await choose_database(
             ops, question, model=llm, usage=usage, top=settings.catalog_candidates,

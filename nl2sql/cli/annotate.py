@@ -19,7 +19,8 @@ from nl2sql.schema.provenance import (REANNOTATE_CHOICES, is_placeholder_model,
                                          reannotate_steps, without_placeholders)
 from nl2sql.cli.errors import add_version_flag, run_cli
 from nl2sql.config.memory_cap import limit_process_memory
-from nl2sql.cli.options import DATA_DIR_HELP, non_negative_int, parse_command_line, positive_int
+from nl2sql.cli.options import (DATA_DIR_HELP, CommandParser, non_negative_int,
+                                parse_command_line, positive_int)
 from nl2sql.cli.progress import progress_reporter
 from nl2sql.config.registry import (ENV_CONFIG, ENV_DATA_DIR, ENV_MODEL, DbConnectionConfig,
                            DbConnectionConfigs)
@@ -57,7 +58,7 @@ Example:
 
 def build_parser() -> argparse.ArgumentParser:
     defaults = EnumScreeningSettings()
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="annotate-schema", description=DESCRIPTION, epilog=EXAMPLE,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     add_version_flag(parser)

@@ -17,11 +17,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nl2sql.schema.provenance import is_placeholder_model
-from nl2sql.cli.errors import EXIT_USAGE, add_version_flag, run_cli
+from nl2sql.cli.errors import add_version_flag, run_cli
 from nl2sql.config.memory_cap import limit_process_memory
-from nl2sql.cli.options import add_common_options, parse_command_line, positive_int
+from nl2sql.cli.options import (CommandParser, add_common_options, parse_command_line,
+                                positive_int)
 from nl2sql.config.registry import ENV_CONFIG, ENV_MODEL
-from nl2sql.errors import Nl2SqlError, NoAnswerError, UsageError
+from nl2sql.errors import Nl2SqlError, UsageError
 from nl2sql.llm.usage import format_cost
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.agents.ask import ask
@@ -33,7 +34,6 @@ from nl2sql.operations import verified_answers as workflow
 if TYPE_CHECKING:
     from nl2sql.agents.answer import Answer
 
-EXIT_NO_ANSWER = 1
 PREVIEW_ROWS = 10
 
 DESCRIPTION = f"""\
@@ -62,7 +62,7 @@ Example:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="nl2sql-ask", description=DESCRIPTION, epilog=EPILOG,
+    parser = CommandParser(prog="nl2sql-ask", description=DESCRIPTION, epilog=EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     add_version_flag(parser)
     parser.add_argument("question", nargs="?", help="the question, in quotes")
@@ -257,19 +257,8 @@ def _print_answer(answer: Answer) -> None:
               f"{answer.conversation_id})")
 
 
-def _run_with_exit_codes(argv: list[str] | None) -> int:
-    try:
-        return _run(argv)
-    except NoAnswerError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_NO_ANSWER
-    except Nl2SqlError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-
-
 def main(argv: list[str] | None = None) -> int:
-    return run_cli(_run_with_exit_codes, argv)
+    return run_cli(_run, argv)  # NoAnswerError exits 1, the other Nl2SqlErrors 2
 
 
 if __name__ == "__main__":

@@ -15,21 +15,21 @@ from pathlib import Path
 from collections.abc import Callable
 
 from nl2sql._call_stop import logger as stop_logger
-from nl2sql.errors import Nl2SqlError, UsageError, as_one_sentence
+from nl2sql.errors import InternalError, Nl2SqlError, as_one_sentence
 from nl2sql import __version__
 
 EXIT_ERROR = 1
-EXIT_USAGE = 2  # what argparse uses for a bad command line
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
 
 
 def run_cli(func: Callable[[list[str] | None], int | None], argv: list[str] | None = None) -> int:
-    """Run ``func(argv)`` and return its exit code. ``Nl2SqlError`` prints one line to stderr
-    (1; a ``UsageError`` such as an unknown database id 2); argparse usage errors keep their
-    code (2); Ctrl-C is 130, with one line saying which running queries it stopped. A
-    file-system failure (disk full, no permission...) is one line too; anything else is
-    "internal error, see the log" with the traceback logged (stderr, ``-v`` for the nl2sql
-    logger's details)."""
+    """Run ``func(argv)`` and return its exit code. An ``Nl2SqlError`` prints one line to
+    stderr and exits with its ``exit_code`` (2: a set-up or usage error such as a broken
+    dbs.yaml, an unknown database id, a missing extra; 1: the command's own "no"); argparse
+    usage errors keep their code (2); Ctrl-C is 130, with one line saying which running
+    queries it stopped. A file-system failure (disk full, no permission...) is one line too
+    (2); anything else is "internal error, see the log" (1) with the traceback logged
+    (stderr, ``-v`` for the nl2sql logger's details)."""
     stops = _HeldStops()
     stop_logger.addFilter(stops)
     try:
@@ -43,12 +43,9 @@ def _run_cli(func: Callable[[list[str] | None], int | None], argv: list[str] | N
              stops: _HeldStops) -> int:
     try:
         return func(argv) or 0
-    except UsageError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
     except Nl2SqlError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return EXIT_ERROR
+        return exc.exit_code
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
         if isinstance(exc.code, str):
             print(f"error: {exc.code}", file=sys.stderr)
@@ -59,12 +56,13 @@ def _run_cli(func: Callable[[list[str] | None], int | None], argv: list[str] | N
         return EXIT_INTERRUPTED
     except Exception as exc:  # noqa: BLE001 - the edge: a file-system fault or a bug, one line
         if isinstance(exc, OSError) or logging.getLogger("nl2sql").isEnabledFor(logging.DEBUG):
-            message = str(as_one_sentence(exc, _command_name()))  # -v: traceback logged
+            error = as_one_sentence(exc, _command_name())  # -v: traceback logged
         else:
-            message = (f"internal error ({type(exc).__name__} in {_command_name()}); run it "
-                       f"again with -v to see the details in the log.")
-        print(f"error: {message}", file=sys.stderr)
-        return EXIT_ERROR
+            error = InternalError(f"internal error ({type(exc).__name__} in "
+                                  f"{_command_name()}); run it again with -v to see the "
+                                  f"details in the log.")
+        print(f"error: {error}", file=sys.stderr)
+        return error.exit_code
 
 
 class _HeldStops(logging.Filter):

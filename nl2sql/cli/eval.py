@@ -7,14 +7,14 @@ input is invalid or the set-up is wrong (unknown set, bad file, unconfigured dat
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
-from nl2sql.cli.errors import EXIT_ERROR, EXIT_USAGE, add_version_flag, run_cli
+from nl2sql.cli.errors import EXIT_ERROR, add_version_flag, run_cli
 from nl2sql.config.memory_cap import limit_process_memory
-from nl2sql.cli.options import add_common_options, parse_command_line
+from nl2sql.cli.options import CommandParser, add_common_options, parse_command_line
 from nl2sql.config.registry import ENV_CONFIG, ENV_MODEL
-from nl2sql.errors import Nl2SqlError
 from nl2sql.cli.progress import progress_reporter
 from nl2sql.evaluation import EvalSettings, bundled_set_path, evaluate, load_predictions, load_questions
 from nl2sql.evaluation.html import render_html
@@ -49,7 +49,7 @@ Exit codes: 0 done, 1 --min-accuracy missed, 2 invalid input."""
 
 def _accuracy(text: str) -> float:
     value = float(text.rstrip("%")) / (100 if text.endswith("%") else 1)
-    if not 0 <= value <= 1:
+    if not 0 <= value <= 1:  # nan fails this too
         raise argparse.ArgumentTypeError("must be between 0 and 1 (or 0% and 100%)")
     return value
 
@@ -57,15 +57,15 @@ def _accuracy(text: str) -> float:
 def _positive(kind: type) -> object:
     def parse(text: str) -> object:
         value = kind(text)
-        if value <= 0:
-            raise argparse.ArgumentTypeError("must be more than 0")
+        if not (value > 0 and math.isfinite(value)):  # nan and inf are floats too
+            raise argparse.ArgumentTypeError("must be a finite number more than 0")
         return value
 
     return parse
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="nl2sql-eval", description=DESCRIPTION, epilog=EPILOG,
+    parser = CommandParser(prog="nl2sql-eval", description=DESCRIPTION, epilog=EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     add_version_flag(parser)
     parser.add_argument("questions", nargs="?", metavar="QUESTIONS",
@@ -115,11 +115,7 @@ def _run(argv: list[str] | None) -> int:
         parser.error("give --predictions FILE to score, or --model M to generate predictions")
     if args.candidates > 1 and not args.model:
         parser.error("--candidates needs --model (predictions from a file have no candidates)")
-    try:
-        return _evaluate(args)
-    except Nl2SqlError as exc:  # invalid input or set-up: exit 2, not 1 (kept for --min-accuracy)
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+    return _evaluate(args)  # invalid input or set-up (an Nl2SqlError): run_cli exits 2
 
 
 def _evaluate(args: argparse.Namespace) -> int:

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from nl2sql.cli.errors import add_version_flag, run_cli
 from nl2sql.config.memory_cap import limit_process_memory
-from nl2sql.cli.options import add_common_options, parse_command_line
+from nl2sql.cli.options import (CommandParser, add_common_options, parse_command_line,
+                                port_number)
 from nl2sql.config.registry import ENV_AUTH_TOKEN, ENV_CONFIG, ENV_DATA_DIR, ENV_WORKSPACE
 from nl2sql.operations.registry import OPERATIONS
 from nl2sql.mcp.server import build_server
@@ -47,13 +48,13 @@ Example:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="nl2sql-mcp", description=DESCRIPTION, epilog=EPILOG,
+    parser = CommandParser(prog="nl2sql-mcp", description=DESCRIPTION, epilog=EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     add_version_flag(parser)
     parser.add_argument("--transport", choices=["stdio", "http"], default="stdio",
                         help="stdio (default) or streamable HTTP")
     parser.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000; 0: any)")
+    parser.add_argument("--port", type=port_number, default=8000, help="HTTP port (default 8000; 0: any)")
     parser.add_argument("--auth-token-file", metavar="PATH",
                         help=f"HTTP: require 'Authorization: Bearer TOKEN' on every request, "
                              f"the token read from PATH (mode 0600; default: ${ENV_AUTH_TOKEN}); "

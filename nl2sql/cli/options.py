@@ -4,6 +4,7 @@ and how much to log. Flags win over the ``NL2SQL_*`` variables, which win over d
 from __future__ import annotations
 
 import argparse
+import typing
 
 from nl2sql.config.registry import ENV_CONFIG, ENV_DATA_DIR, ENV_WORKSPACE
 from nl2sql.cli.errors import configure_logging
@@ -16,6 +17,14 @@ DATA_DIR_HELP = (f"folder of the schema caches and conversations (default: ${ENV
 WORKSPACE_HELP = (f"folder for result files (default: ${ENV_WORKSPACE}, else 'workspace:' in "
                   f"dbs.yaml, else ./workspace; with no dbs.yaml, workspace/ in the per-user "
                   f"dir)")
+
+
+class CommandParser(argparse.ArgumentParser):
+    """argparse for an nl2sql command: a usage error is one line naming the problem and where
+    the usage is (exit 2), not the whole usage block."""
+
+    def error(self, message: str) -> typing.NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def add_common_options(parser: argparse.ArgumentParser) -> None:
@@ -47,3 +56,11 @@ def parse_command_line(parser: argparse.ArgumentParser,
     args = parser.parse_args(argv)
     configure_logging(args.verbose)
     return args
+
+
+def port_number(text: str) -> int:
+    """argparse type: a TCP port, 0 (any free one) to 65535."""
+    value = int(text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError("must be a port number from 0 (any free port) to 65535")
+    return value

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import argparse
 import getpass
-import os
 import sys
 from pathlib import Path
 
 from nl2sql.config import secrets
 from nl2sql.cli.errors import add_version_flag, run_cli
-from nl2sql.cli.options import parse_command_line
-from nl2sql.config.registry import ENV_CONFIG
+from nl2sql.cli.options import CommandParser, parse_command_line
+from nl2sql.config.dbs_yaml import config_file
+from nl2sql.config.registry import ENV_CONFIG, DbConnectionConfigs
 from nl2sql.errors import ConfigError, SecretsError
 
 DESCRIPTION = f"""\
@@ -53,7 +53,7 @@ Example:
 
 def build_parser() -> argparse.ArgumentParser:
     formatter = argparse.RawDescriptionHelpFormatter
-    parser = argparse.ArgumentParser(prog="nl2sql-secrets", description=DESCRIPTION,
+    parser = CommandParser(prog="nl2sql-secrets", description=DESCRIPTION,
                                      epilog=EXAMPLES[None], formatter_class=formatter)
     add_version_flag(parser)
     parser.add_argument("-v", "--verbose", action="store_true", help="log details to stderr")
@@ -84,11 +84,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def config_path(flag: str | None) -> Path:
-    """flag > $NL2SQL_CONFIG > ./dbs.yaml; the file must exist."""
-    path = Path(flag or os.environ.get(ENV_CONFIG) or "dbs.yaml").expanduser()
+    """flag > $NL2SQL_CONFIG > ./dbs.yaml, which must exist and be valid: it is checked as
+    every command checks it before a value in it is changed."""
+    path, _ = config_file(flag)
     if not path.is_file():
-        raise ConfigError(f"Config file {path} does not exist; pass --config, set {ENV_CONFIG}, "
-                          f"or run from the folder that holds dbs.yaml.")
+        raise ConfigError(f"Config file {path} does not exist; pass --config, set "
+                          f"{ENV_CONFIG}, or run from the folder that holds dbs.yaml.")
+    DbConnectionConfigs.load(path)
     return path
 
 

@@ -1,6 +1,8 @@
-"""Reading dbs.yaml: YAML problems as one line with the line number, and lookups in the composed
-node tree (for line numbers). Shared by the registry (``config``) and the password tools
-(``secrets``), so neither imports the other's module for them.
+"""Reading dbs.yaml: where the file is, its top level checked in one place (``read_document``),
+YAML problems as one line with the line number, and lookups in the composed node tree (for line
+numbers). Shared by the registry (``config``) and the password tools (``secrets``), so neither
+imports the other's module for them; every command reads dbs.yaml through them, so each reports
+the same mistakes the same way (exit 2).
 """
 
 from __future__ import annotations
@@ -12,8 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from pydantic import (BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError,
+                      field_validator)
 
+from nl2sql.config.agent_settings import AgentSettings
 from nl2sql.errors import ConfigError
+
+ENV_CONFIG = "NL2SQL_CONFIG"
+CONFIG_NAME = "dbs.yaml"
 
 
 def yaml_error(path: Path, exc: yaml.YAMLError) -> ConfigError:
@@ -26,6 +34,111 @@ def yaml_error(path: Path, exc: yaml.YAMLError) -> ConfigError:
 
 def not_a_mapping_error(path: Path) -> ConfigError:
     return ConfigError(f"{path}: expected a mapping with a 'databases:' key at the top.")
+
+
+def config_file(flag: str | Path | None) -> tuple[Path, bool]:
+    """(the dbs.yaml to read, whether the caller named it): ``flag`` > ``NL2SQL_CONFIG`` >
+    ``./dbs.yaml``. A named folder means the dbs.yaml in it; a named file must exist."""
+    named = flag or os.environ.get(ENV_CONFIG)
+    if not named:
+        return Path(CONFIG_NAME), False
+    path = Path(named).expanduser()
+    if path.is_dir():
+        if not (path / CONFIG_NAME).is_file():
+            raise ConfigError(f"{path} is a folder with no {CONFIG_NAME} in it; pass the path of "
+                              f"the file (--config path/to/{CONFIG_NAME}) or create "
+                              f"{path / CONFIG_NAME} from dbs.yaml.example.")
+        path = path / CONFIG_NAME
+    elif not path.is_file():
+        fix = "fix --config" if flag else f"unset {ENV_CONFIG}"
+        raise ConfigError(f"Config file {path} does not exist; create it from dbs.yaml.example "
+                          f"or {fix}.")
+    return path, True
+
+
+class DbsDocument(BaseModel):
+    """The top level of dbs.yaml; ``databases`` entries are checked by the registry
+    (``DbConnectionConfig``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    databases: Any = None
+    data_dir: StrictStr | None = None
+    workspace: StrictStr | None = None
+    model: StrictStr | None = None
+    agent: AgentSettings = Field(default_factory=AgentSettings)
+    include_sample: StrictBool = True
+    #: Groups and identity providers, checked against the databases by ``config.server``.
+    server: Any = None
+
+    @field_validator("agent", mode="before")
+    @classmethod
+    def _empty_agent(cls, value: Any) -> Any:
+        return {} if value is None else value  # ``agent:`` with nothing under it
+
+
+#: What each top-level value must be, for the message when it is not.
+_EXPECTED = {"data_dir": "a folder path", "workspace": "a folder path",
+             "model": "a pydantic-ai model string such as openai:gpt-4o-mini",
+             "include_sample": "true or false",
+             "agent": "a mapping of settings such as 'retries: 4'"}
+
+
+def read_document(path: Path) -> tuple[DbsDocument, yaml.Node | None]:
+    """dbs.yaml's top level, checked: YAML syntax, duplicate database ids, unknown keys,
+    ``${VAR}`` references and each key's value, every mistake one ``ConfigError`` naming the
+    file, the line and the fix."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        node = yaml.compose(text)
+        document = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise yaml_error(path, exc) from None
+    if document is None:
+        return DbsDocument(), None
+    if not isinstance(document, dict):
+        raise not_a_mapping_error(path)
+    _refuse_duplicate_keys(node, path)
+    unknown = set(document) - set(DbsDocument.model_fields)
+    if unknown:
+        raise ConfigError(f"{path}: unknown top-level key '{sorted(unknown)[0]}'; allowed keys "
+                          f"are {', '.join(sorted(DbsDocument.model_fields))}.")
+    document = {key: interpolate(value, str(path), key) if key != "databases" else value
+                for key, value in document.items()}
+    try:
+        return DbsDocument.model_validate(document), node
+    except ValidationError as exc:
+        raise _document_error(exc, path, node) from None
+
+
+def _document_error(exc: ValidationError, path: Path, node: yaml.Node | None) -> ConfigError:
+    error = exc.errors()[0]
+    key, *inner = [str(part) for part in error["loc"]]
+    entry = mapping_entry(node, key)
+    if inner and entry is not None:
+        entry = mapping_entry(entry[1], inner[0]) or entry
+    where = f"{path} line {entry[0].start_mark.line + 1}" if entry else str(path)
+    if key == "agent" and inner:
+        message = str(error["msg"]).removeprefix("Value error, ")
+        return ConfigError(f"{where}: 'agent:' setting '{'.'.join(inner)}': "
+                           f"{message[0].lower()}{message[1:]}; fix or remove it.")
+    return ConfigError(f"{where}: '{key}' must be {_EXPECTED.get(key, 'something else')} "
+                       f"(got {error.get('input')!r}); fix it.")
+
+
+def _refuse_duplicate_keys(node: yaml.Node | None, path: Path) -> None:
+    """PyYAML keeps the last of two equal keys silently; a second entry for a db_id is a typo
+    that would hide the first, so it is refused."""
+    if not isinstance(node, yaml.MappingNode):
+        return
+    for key_node, value_node in node.value:
+        if key_node.value == "databases" and isinstance(value_node, yaml.MappingNode):
+            seen: set[str] = set()
+            for db_key, _ in value_node.value:
+                if db_key.value in seen:
+                    raise ConfigError(f"{path} line {db_key.start_mark.line + 1}: database "
+                                      f"'{db_key.value}' is defined twice; keep one entry.")
+                seen.add(db_key.value)
 
 
 def mapping_entry(node: yaml.Node | None, key: str) -> tuple[yaml.Node, yaml.Node] | None:

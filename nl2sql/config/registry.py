@@ -9,6 +9,7 @@ is still registered.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,17 +19,20 @@ from pydantic import (BaseModel, ConfigDict, Field, ValidationError, field_valid
                       model_validator)
 
 from nl2sql.backends import BACKENDS, Backend, DatabaseType, get_backend  # noqa: F401 (re-export)
-from nl2sql.config.dbs_yaml import (interpolate, mapping_entry, not_a_mapping_error, url_settings,
-                             yaml_error)
+from nl2sql.config.agent_settings import AgentSettings
+from nl2sql.config.dbs_yaml import (ENV_CONFIG, DbsDocument, config_file, interpolate,  # noqa: F401
+                                    mapping_entry, read_document, url_settings)
 from nl2sql.errors import AccessDeniedError, ConfigError, UnknownDatabaseError, did_you_mean
 from nl2sql.config import secrets
 from nl2sql.config.server import ServerSettings, parse_server_settings
 
-ENV_CONFIG = "NL2SQL_CONFIG"
 ENV_DATA_DIR = "NL2SQL_DATA_DIR"
 ENV_WORKSPACE = "NL2SQL_WORKSPACE"
 ENV_MODEL = "NL2SQL_MODEL"
 ENV_AUTH_TOKEN = "NL2SQL_MCP_AUTH_TOKEN"  # nl2sql-mcp --transport http: the bearer token
+
+#: A database id: letters, digits, ``_``, ``-`` and ``.``, not starting with ``-`` or ``.``.
+DB_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}\Z")
 
 #: ``schema: "*"``: every schema that has tables or views.
 ALL_SCHEMAS = "*"
@@ -100,6 +104,15 @@ class DbConnectionConfig(BaseModel):
             data = {key: value for key, value in data.items() if key not in ssl}
             data["ssl_options"] = {**(data.get("ssl_options") or {}), **ssl}
         return data
+
+    @field_validator("db_id")
+    @classmethod
+    def _check_db_id(cls, value: str) -> str:
+        if not DB_ID.match(value):  # ids are folder names, URIs and words in shell hints
+            example = re.sub(r"[^A-Za-z0-9_.-]+", "_", value).strip("_.-")[:64] or "db1"
+            raise ValueError(f"a database id is 1 to 64 letters, digits, '_', '-' and '.' "
+                             f"(not starting with '-' or '.'); rename it, e.g. {example!r}")
+        return value
 
     @field_validator("schema_name")
     @classmethod
@@ -173,14 +186,14 @@ class DbConnectionConfigs:
 
     def __init__(self, databases: dict[str, DbConnectionConfig], *, config_path: Path | None,
                  data_dir: Path, workspace: Path, model: str | None = None,
-                 agent: dict[str, Any] | None = None,
+                 agent: AgentSettings | None = None,
                  server: ServerSettings | None = None) -> None:
         self.databases = databases
         self.config_path = config_path
         self.data_dir = data_dir
         self.workspace = workspace
         self.model = model
-        self.agent = agent or {}  # the 'agent:' settings (nl2sql.agents.settings reads them)
+        self.agent = agent or AgentSettings()  # the 'agent:' block
         self.server = server or ServerSettings()  # the 'server:' settings: groups, oidc
         #: Set on a scoped registry: the configured databases it hides, and for whom.
         self.hidden: frozenset[str] = frozenset()
@@ -214,7 +227,7 @@ class DbConnectionConfigs:
         known = ", ".join(sorted(self.databases)) or "none"
         hint = did_you_mean(db_id, self.databases)
         where = f" in {self.config_path}" if self.config_path else ""
-        return (f"Unknown database '{db_id}'{where}. {hint}"
+        return (f"Unknown database {db_id!r}{where}. {hint}"
                 f"Known databases: {known}.")
 
     def ids(self) -> list[str]:
@@ -234,30 +247,21 @@ class DbConnectionConfigs:
     def load(cls, config_path: str | Path | None = None, *, data_dir: str | Path | None = None,
              workspace: str | Path | None = None, model: str | None = None) -> DbConnectionConfigs:
         """Load the registry. Arguments are the command-line flags (None when not given)."""
-        explicit = config_path or os.environ.get(ENV_CONFIG)
-        path = Path(explicit).expanduser() if explicit else Path("dbs.yaml")
-        if explicit and not path.is_file():
-            raise ConfigError(f"Config file {path} does not exist; create it from "
-                              f"dbs.yaml.example or unset {ENV_CONFIG}.")
-        document: dict[str, Any] = {}
-        node: yaml.Node | None = None
-        if path.is_file():
-            document, node = _read_yaml(path)
-        path = path.resolve() if path.is_file() else None  # type: ignore[assignment]
+        found, _ = config_file(config_path)
+        path = found.resolve() if found.is_file() else None
+        document, node = read_document(path) if path else (DbsDocument(), None)
         base = path.parent if path else Path.cwd()
 
-        document = {key: interpolate(value, str(path), key) if key != "databases" else value
-                    for key, value in document.items()}
         # Flags and environment are relative to the current folder, file values to the file.
         # Without a dbs.yaml the cache and the results go to the per-user data dir: never a
         # ./data or ./workspace in whatever folder a command (or an MCP client) starts in.
         resolved_data_dir = _first_path(data_dir, os.environ.get(ENV_DATA_DIR),
-                                        document.get("data_dir"), base=base,
+                                        document.data_dir, base=base,
                                         default=base / "data" if path else user_data_dir())
         resolved_workspace = _first_path(
-            workspace, os.environ.get(ENV_WORKSPACE), document.get("workspace"), base=base,
+            workspace, os.environ.get(ENV_WORKSPACE), document.workspace, base=base,
             default=Path.cwd() / "workspace" if path else user_data_dir() / "workspace")
-        resolved_model = model or os.environ.get(ENV_MODEL) or document.get("model") or None
+        resolved_model = model or os.environ.get(ENV_MODEL) or document.model or None
         for folder, what, flag, env, key in (
                 (resolved_data_dir, "data dir", "--data-dir", ENV_DATA_DIR, "data_dir"),
                 (resolved_workspace, "workspace", "--workspace", ENV_WORKSPACE, "workspace")):
@@ -265,13 +269,10 @@ class DbConnectionConfigs:
                 raise ConfigError(f"The {what} {folder} is a file, not a folder; point {flag}, "
                                   f"{env} or '{key}:' in dbs.yaml at a folder.")
 
-        databases = _parse_databases(document, node, path, base)
-        include_sample = document.get("include_sample", True)
-        if not isinstance(include_sample, bool):
-            raise ConfigError(f"{path}: 'include_sample' must be true or false.")
+        databases = _parse_databases(document.databases, node, path, base)
         sample_path = sample_database_path(resolved_data_dir)
         if SAMPLE_DB_ID not in databases:
-            if include_sample:  # ``include_sample: false`` switches the bundled sample off
+            if document.include_sample:  # ``include_sample: false`` switches the sample off
                 databases[SAMPLE_DB_ID] = DbConnectionConfig(
                     db_id=SAMPLE_DB_ID, type=SAMPLE_TYPE, path=sample_path,
                     description=SAMPLE_DESCRIPTION, is_bundled_sample=True)
@@ -279,59 +280,21 @@ class DbConnectionConfigs:
             entry = databases[SAMPLE_DB_ID]
             if entry.type == SAMPLE_TYPE and entry.path == sample_path:
                 databases[SAMPLE_DB_ID] = entry.model_copy(update={"is_bundled_sample": True})
-        server = parse_server_settings(document.get("server"), str(path), list(databases))
+        server = parse_server_settings(document.server, str(path), list(databases))
         return cls(databases, config_path=path, data_dir=resolved_data_dir,
-                   workspace=resolved_workspace, model=resolved_model,
-                   agent=document.get("agent") or {}, server=server)
+                   workspace=resolved_workspace, model=resolved_model, agent=document.agent,
+                   server=server)
 
 
-_TOP_LEVEL_KEYS = {"databases", "data_dir", "workspace", "model", "agent", "include_sample",
-                   "server"}
-
-
-def _read_yaml(path: Path) -> tuple[dict[str, Any], yaml.Node | None]:
-    text = path.read_text(encoding="utf-8")
-    try:
-        node = yaml.compose(text)
-        document = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise yaml_error(path, exc) from None
-    if document is None:
-        return {}, None
-    if not isinstance(document, dict):
-        raise not_a_mapping_error(path)
-    _refuse_duplicate_keys(node, path)
-    unknown = set(document) - _TOP_LEVEL_KEYS
-    if unknown:
-        raise ConfigError(f"{path}: unknown top-level key '{sorted(unknown)[0]}'; allowed keys "
-                          f"are {', '.join(sorted(_TOP_LEVEL_KEYS))}.")
-    return document, node
-
-
-def _refuse_duplicate_keys(node: yaml.Node | None, path: Path) -> None:
-    """PyYAML keeps the last of two equal keys silently; a second entry for a db_id is a typo
-    that would hide the first, so it is refused."""
-    if not isinstance(node, yaml.MappingNode):
-        return
-    for key_node, value_node in node.value:
-        if key_node.value == "databases" and isinstance(value_node, yaml.MappingNode):
-            seen: set[str] = set()
-            for db_key, _ in value_node.value:
-                if db_key.value in seen:
-                    raise ConfigError(f"{path} line {db_key.start_mark.line + 1}: database "
-                                      f"'{db_key.value}' is defined twice; keep one entry.")
-                seen.add(db_key.value)
-
-
-def _parse_databases(document: dict[str, Any], node: yaml.Node | None, path: Path | None,
+def _parse_databases(entries: Any, node: yaml.Node | None, path: Path | None,
                      base: Path) -> dict[str, DbConnectionConfig]:
-    entries = document.get("databases") or {}
+    entries = entries or {}
     if not isinstance(entries, dict):
         raise ConfigError(f"{path}: 'databases' must be a mapping of db_id to settings.")
     databases: dict[str, DbConnectionConfig] = {}
     for db_id, settings in entries.items():
         line = _line_of(node, "databases", str(db_id))
-        where = f"{path}{f' line {line}' if line else ''}: database '{db_id}'"
+        where = f"{path}{f' line {line}' if line else ''}: database {str(db_id)!r}"
         if not isinstance(settings, dict):
             raise ConfigError(f"{where}: expected a mapping of settings (type, path, ...).")
         settings = {key: interpolate(value, where, key) for key, value in settings.items()}
@@ -392,7 +355,7 @@ def _validation_message(exc: ValidationError, where: str, node: yaml.Node | None
     field = ".".join(str(p) for p in error["loc"] if p != "db_id")
     line = _line_of(node, "databases", db_id, field) if field else None
     if line:
-        where = f"{path} line {line}: database '{db_id}'"
+        where = f"{path} line {line}: database {db_id!r}"
     match error["type"]:
         case "extra_forbidden":
             return f"{where}: unknown field '{field}'; remove it or check its spelling."

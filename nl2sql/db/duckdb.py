@@ -34,10 +34,7 @@ from nl2sql.sql_guard.implicit_calls import OPERATOR_CHARS, ImplicitCalls
 from nl2sql.sql_guard.user_functions import UserFunctions, from_view_definitions
 from nl2sql.workspace.csv_arrow import format_batch, record_bytes
 
-try:
-    import duckdb
-except ImportError:  # pragma: no cover - the extra is part of the dev install
-    duckdb = None  # type: ignore[assignment]
+import duckdb  # the duckdb extra; without it the backend registry says which to install
 
 #: File suffixes and the DuckDB table function that reads them.
 READERS = {".csv": "read_csv", ".tsv": "read_csv", ".txt": "read_csv", ".parquet": "read_parquet",
@@ -150,10 +147,6 @@ class DuckdbConnection(DbConnection):
         return file_views(self.config.files, self.db_id)
 
     def _create_engine(self) -> Engine:
-        if duckdb is None:
-            raise DatabaseConnectionError(
-                "The duckdb backend needs the duckdb and duckdb-engine packages; install them "
-                "with `pip install 'nl2sql[duckdb]'`.", db_id=self.db_id)
         path = self.config.path
         if path is not None and not path.is_file():
             raise DatabaseConnectionError(
@@ -344,7 +337,7 @@ class DuckdbOperations(DbOperations):
         return statements[0]
 
     def _translate(self, exc: BaseException | None, timeout: float) -> Exception:
-        if duckdb is not None and isinstance(exc, duckdb.InterruptException):
+        if isinstance(exc, duckdb.InterruptException):
             return QueryTimeoutError(
                 f"Query on database '{self.db_id}' stopped after {timeout:g} s; add a "
                 f"LIMIT/filter or raise query_timeout_seconds for db {self.db_id} in dbs.yaml.",
@@ -352,7 +345,7 @@ class DuckdbOperations(DbOperations):
         message = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         if _VALUE_TOO_BIG in message:
             return self._value_too_big_error()
-        if duckdb is not None and isinstance(exc, duckdb.OutOfMemoryException):
+        if isinstance(exc, duckdb.OutOfMemoryException):
             return QueryExecutionError(
                 f"The query on database '{self.db_id}' needs more memory than its limit "
                 f"({self.connection.config.memory_limit}, memory_limit): select fewer rows or "

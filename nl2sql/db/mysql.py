@@ -34,14 +34,12 @@ from nl2sql.errors import DatabaseConnectionError, QueryExecutionError, QueryTim
 from nl2sql.db.mysql_reach import SYSTEM_SCHEMAS, query_reach, reached_functions
 from nl2sql.sql_guard.user_functions import UserFunctions, from_view_definitions
 
-try:
-    import MySQLdb
-    from MySQLdb.constants import FIELD_TYPE
-    from MySQLdb.converters import conversions as _DRIVER_CONVERSIONS
-    from MySQLdb.cursors import SSCursor
-    from pymysql.converters import convert_date, convert_datetime, convert_timedelta
-except ImportError:  # pragma: no cover - the extra is part of the dev install
-    MySQLdb = None  # type: ignore[assignment]
+# The mysql extra; without it the backend registry says which extra to install.
+import MySQLdb
+from MySQLdb.constants import FIELD_TYPE
+from MySQLdb.converters import conversions as _DRIVER_CONVERSIONS
+from MySQLdb.cursors import SSCursor
+from pymysql.converters import convert_date, convert_datetime, convert_timedelta
 
 #: The session's sql_mode, set on every connection whatever the server's global mode: each
 #: flavour's own default, which reads string literals as the parser guard does (a backslash
@@ -69,13 +67,6 @@ _DUPLICATE_COLUMN = 1060
 _INTERRUPTED = {1317, 1969, 3024}
 #: ``ssl_*`` keys that pick mysqlclient's ``ssl_mode``; the others go into its ``ssl`` dict.
 _SSL_MODES = {"ssl_verify_cert": "VERIFY_CA", "ssl_verify_identity": "VERIFY_IDENTITY"}
-
-
-def _require_driver() -> None:
-    if MySQLdb is None:
-        raise DatabaseConnectionError(
-            "The mysql backend needs mysqlclient; install it with `pip install 'nl2sql[mysql]'` "
-            "(building it needs the MariaDB or MySQL client headers and pkg-config).")
 
 
 def _conversions() -> dict[Any, Any]:
@@ -168,8 +159,7 @@ class MysqlConnection(DbConnection):
         args: dict[str, Any] = {"connect_timeout": 10, "autocommit": False,
                                 "client_flag": 0, "multi_statements": False,
                                 "init_command": "SET NAMES utf8mb4"}
-        if MySQLdb is not None:
-            args["conv"] = _conversions()
+        args["conv"] = _conversions()
         ssl: dict[str, Any] = {}
         for key, value in (self.config.ssl_options or {}).items():
             if key in _SSL_MODES:
@@ -184,7 +174,6 @@ class MysqlConnection(DbConnection):
         return args
 
     def _create_engine(self) -> Engine:
-        _require_driver()
         engine = create_engine(self.url(), pool_pre_ping=True, pool_recycle=3600,
                                connect_args=self.connect_args())
         event.listen(engine, "connect", self._on_connect)

@@ -33,6 +33,7 @@ from typing import Any, ClassVar, TypeVar
 
 from sqlalchemy.exc import DBAPIError
 
+from nl2sql.backends import Backend
 from nl2sql.config.registry import DbConnectionConfig
 from nl2sql.db.base import Admission, DbConnection, DbOperations, QueryStats, ResultSink
 from nl2sql._call_stop import stop_with
@@ -69,16 +70,15 @@ _GRPC_DETAILS = re.compile(r'details = "([^"\n]*)')
 _POSITION = re.compile(r"\(line (\d+), pos (\d+)\)")
 
 
-def _pyspark_session_class() -> Any:
+def _pyspark_session_class(backend: Backend) -> Any:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)  # "does not yet fully support pandas 3"
         try:
             from pyspark.logger import PySparkLogger
             from pyspark.sql.connect.session import SparkSession
-        except ImportError as exc:
-            raise ConfigError(
-                f"The spark backend needs the Spark Connect client ({exc}); install it with "
-                f"pip install 'nl2sql[spark]'.") from None
+        except ImportError as exc:  # the spark extra, or one of its own dependencies
+            missing = (getattr(exc, "name", None) or "pyspark").partition(".")[0]
+            raise backend.missing_driver(missing) from None
     # pyspark logs every server error with its JVM stack trace as JSON on stderr; our errors
     # are one line for people, raised to the caller instead.
     PySparkLogger.getLogger("SQLQueryContextLogger").disabled = True
@@ -177,7 +177,7 @@ class SparkConnection(DbConnection):
     def _create_session(self) -> Any:
         remote = resolve_remote(self.config.remote or "", db_id=self.db_id,
                                 password=self.config.resolve_password())
-        session_class = _pyspark_session_class()
+        session_class = _pyspark_session_class(self.config.backend)
         try:
             session = session_class.builder.remote(remote.url()).create()
         except Exception as exc:  # noqa: BLE001 - pyspark raises several unrelated types

@@ -23,6 +23,7 @@ from pydantic_ai import exceptions as ai_errors
 from pydantic_ai.models import KnownModelName, Model, infer_model
 from pydantic_ai.providers import infer_provider_class
 
+from nl2sql._helpers import install_command
 from nl2sql.errors import ModelSetupError, did_you_mean
 
 # pydantic-ai shows a first-run banner on stderr (a terminal, or a coding agent reading it),
@@ -94,8 +95,8 @@ def model_setup_error(exc: BaseException, model: Model | str | None) -> ModelSet
     key = _PROVIDER_KEYS.get(provider)
     if isinstance(exc, ImportError):
         group = _missing_extra(exc) or provider
-        return ModelSetupError(f"Model '{label}' needs its provider package: install it with "
-                               f"pip install 'nl2sql[{group}]' or {CHOOSE}.")
+        return ModelSetupError(f"Model '{label}' needs its provider package: "
+                               f"{install_command(group)}, or {CHOOSE}.")
     if isinstance(exc, ai_errors.ModelAuthenticationError) or _status(exc) in (401, 403):
         return ModelSetupError(f"The provider refused the credentials for '{label}': set a valid "
                                f"{key or 'API key'} or {CHOOSE}.")
