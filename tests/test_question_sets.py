@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from conftest import SampleDb
+from conftest import SampleDb, spark_config
+from nl2sql.config.registry import DbConnectionConfig
 from nl2sql.db.base import create_connection, create_operations
 from nl2sql.schema.models import DbInfo
 from nl2sql.config.bundled import question_set_names, question_set_path
@@ -31,8 +32,8 @@ def _golds(item: dict[str, Any]) -> list[str]:
 
 
 def test_bundled_sets_are_listed() -> None:
-    assert set(question_set_names()) >= {"bookstore", "chinook", "chinook_postgres", "northwind",
-                                         "northwind_postgres"}
+    assert set(question_set_names()) >= {"bookstore", "chinook", "chinook_postgres",
+                                         "chinook_spark", "northwind", "northwind_postgres"}
 
 
 def test_sets_are_well_formed_and_big_enough() -> None:
@@ -62,6 +63,16 @@ def test_postgres_variant_asks_the_same_questions(name: str) -> None:
                for item in variant for g in _golds(item))
 
 
+@pytest.mark.parametrize("name", ["chinook", "northwind"])
+def test_spark_variant_asks_the_same_questions_in_spark_sql(name: str) -> None:
+    """Spark has no ``strftime``, and reads ``"Order Details"`` as a string (its table is
+    ``order_details``): the variant asks the same with Spark's functions and names."""
+    base, variant = _read(name), _read(f"{name}_spark")
+    strip = [{k: v for k, v in item.items() if k != "query"} for item in base]
+    assert strip == [{k: v for k, v in item.items() if k != "query"} for item in variant]
+    assert all("strftime" not in g and '"' not in g for item in variant for g in _golds(item))
+
+
 class _Rows:
     def __init__(self) -> None:
         self.rows: list[Sequence[Any]] = []
@@ -73,11 +84,11 @@ class _Rows:
         self.rows.extend(rows)
 
 
-def _assert_golds_return_rows(sample: SampleDb, set_name: str) -> None:
+def _assert_golds_return_rows(config: DbConnectionConfig, set_name: str) -> None:
     items = _read(set_name)
-    connection = create_connection(sample.config)
-    operations = create_operations(connection, DbInfo(db_id=sample.config.db_id,
-                                                      db_type=sample.config.type.value))
+    connection = create_connection(config)
+    operations = create_operations(connection, DbInfo(db_id=config.db_id,
+                                                      db_type=config.type.value))
     empty = []
     try:
         for item in items:
@@ -96,12 +107,20 @@ def _set_for(sample: SampleDb, name: str) -> str:
 
 
 def test_chinook_golds_run(chinook: SampleDb) -> None:
-    _assert_golds_return_rows(chinook, _set_for(chinook, "chinook"))
+    _assert_golds_return_rows(chinook.config, _set_for(chinook, "chinook"))
 
 
 def test_northwind_golds_run(northwind: SampleDb) -> None:
-    _assert_golds_return_rows(northwind, _set_for(northwind, "northwind"))
+    _assert_golds_return_rows(northwind.config, _set_for(northwind, "northwind"))
 
 
 def test_bookstore_golds_run(bookstore_db: SampleDb) -> None:
-    _assert_golds_return_rows(bookstore_db, "bookstore")
+    _assert_golds_return_rows(bookstore_db.config, "bookstore")
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_spark_golds_run(spark_server, spark_northwind: str) -> None:  # noqa: ANN001
+    """Northwind's Spark golds (Chinook's run in tests/test_eval.py, scored by nl2sql-eval)."""
+    _assert_golds_return_rows(spark_config("northwind", spark_server.remote, spark_northwind,
+                                           query_timeout_seconds=60), "northwind_spark")

@@ -72,7 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="question set file (.jsonl, .json or .csv)")
     parser.add_argument("--set", dest="set_name", metavar="NAME",
                         help="a bundled question set instead of a file (bookstore, chinook, "
-                             "northwind; the Postgres variant is chosen for a Postgres database)")
+                             "northwind; the variant of the database's backend is chosen: "
+                             "chinook_postgres, chinook_spark...)")
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--predictions", metavar="FILE", help="predicted SQL to score")
     source.add_argument("--model", metavar="M", help="generate predictions with this model "

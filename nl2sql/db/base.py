@@ -107,6 +107,12 @@ class DbConnection(ABC):
                     self._engine = self._create_engine()
         return self._engine
 
+    def load_driver(self) -> None:
+        """Load this database's driver without connecting: creating the SQLAlchemy engine
+        imports the dialect's DBAPI module (``operations.first_use`` runs it once per backend,
+        before concurrent calls import it)."""
+        self.engine  # noqa: B018
+
     def user_functions(self) -> UserFunctions:
         """The database's user-defined functions and the views that reach them, as the
         catalogue lists them now (its version read on a connection of its own)."""

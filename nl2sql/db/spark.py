@@ -166,6 +166,10 @@ class SparkConnection(DbConnection):
     def _create_engine(self) -> Any:
         raise NotImplementedError("the spark backend has no SQLAlchemy engine; use session()")
 
+    def load_driver(self) -> None:
+        """The Spark Connect client (no engine; the first call makes the session)."""
+        _pyspark_session_class()
+
     # -- the session -------------------------------------------------------------------------
     def session(self) -> Any:
         """The database's session, created on first use."""

@@ -16,6 +16,7 @@ from nl2sql.workspace.result_compare import ExtraColumns
 from nl2sql.evaluation.inputs import EvaluationInputError, Question
 from nl2sql.evaluation.report import Report
 from nl2sql.evaluation.scoring import DEFAULT_MAX_ROWS, QuestionResult, Scorer
+from nl2sql.operations.first_use import prepare
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql._helpers import NullProgress, ProgressReporter
 from nl2sql.evaluation.context_recall import add_context_recall
@@ -69,7 +70,7 @@ def evaluate(questions: list[Question], predictions: Mapping[str, str | Generati
                     extra_columns=settings.extra_columns)
     started = time.monotonic()
     for db_id in dict.fromkeys(q.db_id for q in questions):
-        ctx.connection(db_id).engine  # create each engine once, before the threads share it
+        prepare(ctx, db_id)  # each backend's modules loaded once, before the threads run
 
     def one(question: Question) -> QuestionResult:
         prediction = predictions.get(question.id)

@@ -130,7 +130,7 @@ def _prepare_backend(ctx: OpsContext, db_id: str | None) -> None:
     connection = ctx.query_operations(db_id).connection  # the backend's module and driver
     backend.sqlalchemy()  # the SQLAlchemy dialect (quoting in the annotated schema)
     validate_read_only("SELECT 1", connection.sqlglot_dialect)  # sqlglot's dialect modules
-    connection.engine  # noqa: B018 (creating the engine loads the dialect's DBAPI module)
+    connection.load_driver()
     for module in connection.first_use_imports:
         importlib.import_module(module)
     if backend.file_based:  # local, fast: connect now (the driver's own lazy imports)
