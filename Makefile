@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: run test install clean bench
+.PHONY: run test install clean bench bytecode
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,12 +21,19 @@ $(DEV_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP) $(DEV_STAMP)
 
-install: $(DEV_STAMP)
+# An editable install writes no bytecode for nl2sql, and where PYTHONDONTWRITEBYTECODE is set
+# Python never writes it either: every process (each console script, each test's subprocess)
+# then compiled nl2sql's modules again, about 90 ms of an MCP server's start-up (440M of its
+# 3,550M instructions). compileall writes what is missing or stale (a no-op when up to date).
+bytecode: | $(BIN)/python
+	$(BIN)/python -m compileall -q nl2sql
 
-run: $(STAMP)
+install: $(DEV_STAMP) bytecode
+
+run: $(STAMP) bytecode
 	$(BIN)/annotate-schema bookstore --output-schema
 
-test: $(DEV_STAMP)
+test: $(DEV_STAMP) bytecode
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 clean:
