@@ -6,9 +6,7 @@ from __future__ import annotations
 import gc
 import importlib
 import logging
-import sqlite3
 import sys
-import time
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -122,31 +120,3 @@ def quiet_imports(*names: str) -> Iterator[None]:
         root.setLevel(level)
         for logger, own_level in zip(own, own_levels):
             logger.setLevel(own_level)
-
-
-# --- the project's own SQLite stores (conversations, verified answers) ----------------------
-
-@contextmanager
-def sqlite_store(path: Any, schema: str, busy_timeout_ms: int) -> Iterator[sqlite3.Connection]:
-    """A connection to a store several processes and threads write: autocommit (callers open
-    ``BEGIN IMMEDIATE`` themselves), a busy timeout, WAL and ``schema`` (``CREATE ... IF NOT
-    EXISTS``). Switching a new file to WAL needs it alone, and SQLite answers "database is
-    locked" at once instead of waiting when another connection holds it: that is retried
-    within the busy timeout."""
-    conn = sqlite3.connect(path, timeout=busy_timeout_ms / 1000, isolation_level=None)
-    try:
-        conn.execute(f"PRAGMA busy_timeout = {busy_timeout_ms}")
-        deadline = time.monotonic() + busy_timeout_ms / 1000
-        while True:
-            try:
-                if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-                    conn.execute("PRAGMA journal_mode = WAL")
-                conn.executescript(schema)
-                break
-            except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) or time.monotonic() > deadline:
-                    raise
-                time.sleep(0.02)
-        yield conn
-    finally:
-        conn.close()

@@ -161,6 +161,12 @@ class StorageError(Nl2SqlError):
     """A file could not be written or read: disk full, no permission, name too long..."""
 
 
+class StoreError(Nl2SqlError):
+    """The store (verified answers, proposals, conversations, users, the audit log) cannot be
+    used: its PostgreSQL database is unreachable, its file cannot be opened, it was written by a
+    newer nl2sql, or a name is taken."""
+
+
 class InternalError(Nl2SqlError):
     """An unexpected failure (a bug, or a fault nobody foresaw); the details are in the log."""
 

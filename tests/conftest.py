@@ -182,6 +182,42 @@ def pg_database(pg_server: str) -> Iterator[Callable[..., str]]:
         _drop_database(name)
 
 
+@pytest.fixture(scope="session")
+def pg_store_database(pg_server: str) -> Iterator[str]:
+    """The URL of a throwaway PostgreSQL database for ``store:``, made once per session."""
+    from nl2sql.store.database import dispose_engines
+
+    name = _unique_name("store")
+    _create_database(name)
+    try:
+        yield f"postgresql://{PG_USER}@{PG_HOST}:{PG_PORT}/{name}"
+    finally:
+        dispose_engines()
+        _drop_database(name)
+
+
+@pytest.fixture
+def pg_store(pg_store_database: str) -> str:
+    """The session's PostgreSQL store, emptied of what earlier tests kept (its tables and their
+    versions stay)."""
+    dbname = pg_store_database.rsplit("/", 1)[1]
+    with psycopg.connect(_admin_dsn(dbname), autocommit=True) as conn:
+        tables = [row[0] for row in conn.execute(
+            "SELECT tablename FROM pg_tables WHERE schemaname = 'public' "
+            "AND tablename <> 'schema_version'")]
+        if tables:
+            conn.execute(sql.SQL("TRUNCATE {}").format(
+                sql.SQL(", ").join(map(sql.Identifier, tables))))
+    return pg_store_database
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store_url(request: pytest.FixtureRequest) -> str | None:
+    """``store:`` for a test run on each kind of store: None (SQLite files in the data dir)
+    and the session's PostgreSQL store."""
+    return None if request.param == "sqlite" else request.getfixturevalue("pg_store")
+
+
 def pg_config(db_id: str, dbname: str, **extra: object) -> DbConnectionConfig:
     return DbConnectionConfig(db_id=db_id, type=DatabaseType.POSTGRES, host=PG_HOST,
                               port=PG_PORT, user=PG_USER, dbname=dbname, **extra)

@@ -71,7 +71,7 @@ def test_unknown_top_level_key(tmp_path):
     path = write(tmp_path, "database:\n  shop:\n    type: sqlite\n")
     assert load_error(path) == (f"{path}: unknown top-level key 'database'; allowed keys are "
                                 f"agent, data_dir, databases, include_sample, model, server, "
-                                f"workspace.")
+                                f"store, workspace.")
 
 
 def test_bad_password_value_is_not_echoed(tmp_path):

@@ -83,7 +83,7 @@ def test_a_third_turn_sees_the_first_two_with_a_full_size_context(
     assert all(m.instructions is None for m in sent[:-1] if isinstance(m, ModelRequest))
     assert "CREATE TABLE Track" in (third.instructions[0] or "")  # rebuilt for this turn
 
-    store = ConversationStore.in_data_dir(ops.data_dir)
+    store = ConversationStore(ops.store)
     turns = store.turns("c")
     assert len(turns) == 3 and sum(t.tokens for t in turns) < budget // 4
     for turn in turns:
@@ -94,7 +94,7 @@ def test_a_third_turn_sees_the_first_two_with_a_full_size_context(
 
 
 def test_a_turn_stored_with_its_context_loads_without_it(tmp_path: Path) -> None:
-    store = ConversationStore(tmp_path / "conversations.sqlite")
+    store = ConversationStore.in_data_dir(tmp_path)
     context = "CREATE TABLE t (a INT);\n" * 5000  # ~30,000 tokens, far past the budget
     old = [ModelRequest(parts=[UserPromptPart("How many rows in t?")], instructions=context),
            ModelResponse(parts=[final("SELECT count(*) FROM t")]),

@@ -95,6 +95,7 @@ LAYERS: list[set[str]] = [
     {"errors", "backends", "_helpers", "_call_stop", "_worker"},
     {"schema"},
     {"config"},
+    {"store"},
     {"access", "workspace", "verified", "sql_guard", "llm", "charts"},
     {"db"},
     {"inspection"},

@@ -50,12 +50,16 @@ def annotated(tmp_path_factory: pytest.TempPathFactory,
 
 
 @pytest.fixture
-def chinook(annotated: Path, tmp_path: Path) -> Iterator[dict[str, Any]]:
+def chinook(annotated: Path, tmp_path: Path,
+            request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
     """A fresh copy of the annotated Chinook: its registry, an ``OpsContext`` on it, and the
-    environment for child processes."""
+    environment for child processes; its store is SQLite files, or with the parameter
+    "postgres" the session's PostgreSQL store (``store:``)."""
     shutil.copytree(annotated, tmp_path / "site")
     root = tmp_path / "site"
-    path = write_dbs_yaml(root, [sqlite_config("chinook", root / "chinook.sqlite")])
+    store = ({"store": request.getfixturevalue("pg_store")}
+             if getattr(request, "param", "sqlite") == "postgres" else {})
+    path = write_dbs_yaml(root, [sqlite_config("chinook", root / "chinook.sqlite")], **store)
     registry = DbConnectionConfigs.load(path, workspace=tmp_path / "ws")
     ops = OpsContext(registry)
     env = {"NL2SQL_CONFIG": str(path), "NL2SQL_WORKSPACE": str(tmp_path / "ws")}
@@ -98,7 +102,11 @@ def examples_of(ops: OpsContext, question: str) -> list[str]:
     return [e.sql for e in nl2sql.context(question, db_id="chinook", config=ops).examples]
 
 
+BOTH_STORES = pytest.mark.parametrize("chinook", ["sqlite", "postgres"], indirect=True)
+
+
 # -- the audit's scenario ---------------------------------------------------------------------
+@BOTH_STORES
 async def test_a_models_accept_never_replaces_a_persons_verified_answer(chinook: dict) -> None:
     ops = chinook["ops"]
     verified_id = person_verifies(ops, QUESTION, RIGHT)
@@ -164,9 +172,10 @@ def elicitation(action: str, asked: list[types.ElicitRequestParams]) -> Any:
 
 # "auto": 2026-07-28, the question comes back as an InputRequiredResult and the client retries;
 # "legacy": 2025-11-25 and before, the server sends elicitation/create in the middle of the call.
-@pytest.mark.parametrize(("action", "state", "mode"), [
-    ("accept", "verified", "auto"), ("accept", "verified", "legacy"),
-    ("decline", "rejected", "legacy"), ("cancel", "proposed", "auto")])
+@pytest.mark.parametrize(("action", "state", "mode", "chinook"), [
+    ("accept", "verified", "auto", "postgres"), ("accept", "verified", "legacy", "sqlite"),
+    ("decline", "rejected", "legacy", "sqlite"), ("cancel", "proposed", "auto", "postgres")],
+    indirect=["chinook"])
 async def test_a_client_that_can_ask_the_person_asks(chinook: dict, action: str, state: str,
                                                      mode: str) -> None:
     ops = chinook["ops"]
@@ -212,6 +221,7 @@ async def test_the_stdio_face_asks_only_a_client_that_can_ask(chinook: dict) -> 
 
 
 # -- the command line -------------------------------------------------------------------------
+@BOTH_STORES
 async def test_list_proposed_reject_and_accept_on_the_command_line(chinook: dict) -> None:
     env = chinook["env"]
     async with Client(build_server(chinook["registry"].config_path,

@@ -312,27 +312,3 @@ async def test_mcp_saved_query_accept_confirmed_by_a_person_then_the_agents_use_
         assert examples.split("Question: ")[1].startswith(f"{QUESTION}\n```sql\n{ROCK}")
     finally:
         ops.close()
-
-
-def test_the_store_takes_concurrent_accepts_and_one_answer_per_question(tmp_path: Path) -> None:
-    from concurrent.futures import ThreadPoolExecutor
-
-    from nl2sql.verified.store import VerifiedAnswer, VerifiedStore
-
-    def add(i: int) -> None:
-        question = f"How many tracks are on album {i % 40}?"
-        VerifiedStore(tmp_path, "chinook").add(VerifiedAnswer(
-            id=f"{i:012x}", db_id="chinook", question=question,
-            question_key=question_key(question), sql=f"SELECT {i}"))
-
-    with ThreadPoolExecutor(8) as pool:
-        list(pool.map(add, range(80)))
-    store = VerifiedStore(tmp_path, "chinook")
-    kept = store.list()
-    assert len(kept) == 40  # the second accept of a question replaced the first
-    assert len(store.list(limit=5)) == 5
-    assert store.for_question(question_key("how many tracks are on album 7")) is not None
-    store.mark(kept[0].id, stale_reason="broken")
-    assert store.for_question(kept[0].question_key) is None
-    assert len(store.list(include_stale=False)) == 39
-    assert store.remove(kept[0].id) and not store.remove(kept[0].id)

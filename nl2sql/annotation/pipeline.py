@@ -35,7 +35,7 @@ from nl2sql.inspection.samples import SampleSettings, collect_sample, collect_sa
 from nl2sql.schema.models import AnnotationRun, DbInfo, TableInfo, utc_now
 from nl2sql._helpers import NullProgress, ProgressReporter
 from nl2sql.annotation.verified_drift import recheck_verified
-from nl2sql.verified.store import VerifiedStore
+from nl2sql.store.store import Store
 from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.annotation.options import STEP_NAMES, AnnotatorOptions
 from nl2sql.context_engine.index import COLLECTED_VALUES_PER_COLUMN, build_index
@@ -99,8 +99,11 @@ def annotate_database(config: DbConnectionConfig, data_dir: Path, *,
                       options: AnnotateOptions | None = None,
                       llm_steps: LlmSteps | None = None,
                       progress: ProgressReporter | None = None,
-                      connection: DbConnection | None = None) -> AnnotationResult:
-    """Annotate the database of ``config`` and write its cache under ``data_dir``."""
+                      connection: DbConnection | None = None,
+                      store: Store | None = None) -> AnnotationResult:
+    """Annotate the database of ``config`` and write its cache under ``data_dir``; the
+    verified answers that drift breaks are marked stale in ``store`` (default: the SQLite
+    files in ``data_dir``)."""
     options = options or AnnotateOptions()
     progress = progress or NullProgress()
     started = time.perf_counter()
@@ -153,7 +156,7 @@ def annotate_database(config: DbConnectionConfig, data_dir: Path, *,
             path = save_db_info(db_info, data_dir)
             _build_context_index(db_info, data_dir, values)
         stale = recheck_verified(create_operations(connection, db_info), previous, db_info,
-                                 VerifiedStore(data_dir, config.db_id))
+                                 (store or Store(data_dir)).answers(config.db_id))
     finally:
         if own_connection:
             connection.dispose()

@@ -10,11 +10,11 @@ from nl2sql.annotation.drift import compare_schemas
 from nl2sql.db.base import DbOperations
 from nl2sql.errors import Nl2SqlError, QueryTimeoutError
 from nl2sql.schema.models import DbInfo
-from nl2sql.verified.store import VerifiedStore
+from nl2sql.store.answers import AnswerStore
 
 
 def recheck_verified(operations: DbOperations, previous: DbInfo | None, current: DbInfo,
-                     store: VerifiedStore) -> list[str]:
+                     store: AnswerStore) -> list[str]:
     """Run again the verified answers that read a table drift touched (``previous`` cache ->
     ``current``); those that fail are marked stale. One line per stale answer."""
     if previous is None:

@@ -35,6 +35,7 @@ from nl2sql._helpers import plural
 from nl2sql.annotation.drift import check_drift
 from nl2sql.db.base import create_connection
 from nl2sql.llm.usage import summary_lines
+from nl2sql.store.store import Store
 
 log = logging.getLogger("nl2sql.annotate")
 
@@ -137,11 +138,13 @@ def _run(argv: list[str] | None) -> int:
         example_count=args.examples)) if configs.model else None  # skipped: the summary says so
 
     failures: list[tuple[str, Nl2SqlError]] = []
+    store = Store.of(configs)  # verified answers that drift breaks are marked stale there
     for config in selected:
         try:
             with progress_reporter(config.db_id) as progress:
                 result = annotate_database(config, configs.data_dir, options=options,
-                                           llm_steps=llm_steps, progress=progress)
+                                           llm_steps=llm_steps, progress=progress,
+                                           store=store)
         except Nl2SqlError as exc:
             if len(selected) == 1:
                 raise

@@ -163,7 +163,7 @@ def _save_chart(answer: Answer, path: str, ops: Any, out: Any) -> None:
 
 
 def _conversations(ops: Any, args: argparse.Namespace) -> int:
-    store = ConversationStore.in_data_dir(ops.data_dir)
+    store = ConversationStore(ops.store)
     if args.delete_conversation:
         count = store.delete(args.delete_conversation)
         if not count:

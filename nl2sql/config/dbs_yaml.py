@@ -70,6 +70,18 @@ class DbsDocument(BaseModel):
     include_sample: StrictBool = True
     #: Groups and identity providers, checked against the databases by ``config.server``.
     server: Any = None
+    #: The shared store's PostgreSQL URL; None: SQLite files in the data dir (``nl2sql.store``).
+    store: StrictStr | None = None
+
+    @field_validator("store")
+    @classmethod
+    def _postgresql_url(cls, value: str | None) -> str | None:
+        if not value:
+            return None
+        scheme, slashes, _ = value.partition("://")
+        if scheme not in STORE_SCHEMES or not slashes:
+            raise ValueError("not a PostgreSQL URL")
+        return value
 
     @field_validator("agent", mode="before")
     @classmethod
@@ -81,7 +93,13 @@ class DbsDocument(BaseModel):
 _EXPECTED = {"data_dir": "a folder path", "workspace": "a folder path",
              "model": "a pydantic-ai model string such as openai:gpt-4o-mini",
              "include_sample": "true or false",
-             "agent": "a mapping of settings such as 'retries: 4'"}
+             "agent": "a mapping of settings such as 'retries: 4'",
+             "store": "a PostgreSQL URL such as postgresql://nl2sql@db-host/nl2sql (or left out "
+                      "for SQLite files in the data dir)"}
+#: What ``store:`` may start with.
+STORE_SCHEMES = ("postgresql", "postgres", "postgresql+psycopg")
+#: Keys whose value is not repeated in a message (a URL may hold a password).
+_SECRET_KEYS = {"store"}
 
 
 def read_document(path: Path) -> tuple[DbsDocument, yaml.Node | None]:
@@ -122,8 +140,9 @@ def _document_error(exc: ValidationError, path: Path, node: yaml.Node | None) ->
         message = str(error["msg"]).removeprefix("Value error, ")
         return ConfigError(f"{where}: 'agent:' setting '{'.'.join(inner)}': "
                            f"{message[0].lower()}{message[1:]}; fix or remove it.")
-    return ConfigError(f"{where}: '{key}' must be {_EXPECTED.get(key, 'something else')} "
-                       f"(got {error.get('input')!r}); fix it.")
+    got = "" if key in _SECRET_KEYS else f" (got {error.get('input')!r})"
+    return ConfigError(f"{where}: '{key}' must be {_EXPECTED.get(key, 'something else')}"
+                       f"{got}; fix it.")
 
 
 def _refuse_duplicate_keys(node: yaml.Node | None, path: Path) -> None:

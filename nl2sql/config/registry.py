@@ -187,7 +187,7 @@ class DbConnectionConfigs:
     def __init__(self, databases: dict[str, DbConnectionConfig], *, config_path: Path | None,
                  data_dir: Path, workspace: Path, model: str | None = None,
                  agent: AgentSettings | None = None,
-                 server: ServerSettings | None = None) -> None:
+                 server: ServerSettings | None = None, store: str | None = None) -> None:
         self.databases = databases
         self.config_path = config_path
         self.data_dir = data_dir
@@ -195,6 +195,8 @@ class DbConnectionConfigs:
         self.model = model
         self.agent = agent or AgentSettings()  # the 'agent:' block
         self.server = server or ServerSettings()  # the 'server:' settings: groups, oidc
+        #: 'store:': the PostgreSQL URL of the shared store; None: SQLite files in the data dir.
+        self.store = store
         #: Set on a scoped registry: the configured databases it hides, and for whom.
         self.hidden: frozenset[str] = frozenset()
         self.scoped_for: str | None = None
@@ -205,7 +207,8 @@ class DbConnectionConfigs:
         visible = {db_id: config for db_id, config in self.databases.items() if db_id in db_ids}
         scoped = DbConnectionConfigs(visible, config_path=self.config_path,
                                      data_dir=self.data_dir, workspace=workspace,
-                                     model=self.model, agent=self.agent, server=self.server)
+                                     model=self.model, agent=self.agent, server=self.server,
+                                     store=self.store)
         scoped.hidden = frozenset(self.databases) - frozenset(visible) | self.hidden
         scoped.scoped_for = who
         return scoped
@@ -283,7 +286,7 @@ class DbConnectionConfigs:
         server = parse_server_settings(document.server, str(path), list(databases))
         return cls(databases, config_path=path, data_dir=resolved_data_dir,
                    workspace=resolved_workspace, model=resolved_model, agent=document.agent,
-                   server=server)
+                   server=server, store=document.store)
 
 
 def _parse_databases(entries: Any, node: yaml.Node | None, path: Path | None,

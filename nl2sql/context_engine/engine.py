@@ -30,6 +30,7 @@ from nl2sql.context_engine.retrieval import DbIndex
 from nl2sql.context_engine import embeddings
 from nl2sql.schema.formatting import format_schema
 from nl2sql.context_engine.catalog import CatalogIndex
+from nl2sql.store.store import Store
 
 if TYPE_CHECKING:
     import numpy as np
@@ -103,6 +104,7 @@ class ContextEngine:
     def __init__(self, configs: DbConnectionConfigs,
                  loaded: dict[str, Loaded] | None = None) -> None:
         self.configs = configs
+        self.store = Store.of(configs)  # verified answers: the first examples
         #: db_id -> its loaded index; shared by the engines of one data dir (callers who see
         #: different databases have an engine each, the indexes are loaded once).
         self._loaded: dict[str, Loaded] = {} if loaded is None else loaded
@@ -208,7 +210,7 @@ class ContextEngine:
             tokens = estimate_tokens(schema_sql)
         kept = {t.name for t in tables}
         hints = value_hints(matches, kept)
-        examples = rank_examples(question, vector, verified_examples(self.data_dir, db_id),
+        examples = rank_examples(question, vector, verified_examples(self.store, db_id),
                                  cache_examples(loaded.info))
         glossary = glossary_for(question, vector, self.data_dir, db_id)
         return PromptContext(

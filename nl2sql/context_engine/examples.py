@@ -5,17 +5,17 @@ searchable with ``saved_queries_list``."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from nl2sql.context_engine.prompt_context import ContextExample
 from nl2sql.schema.words import terms
 from nl2sql.schema.models import DbInfo
-from nl2sql.verified.store import VerifiedStore
 from nl2sql.context_engine import embeddings
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from nl2sql.store.store import Store
 
 MAX_EXAMPLES = 3
 MAX_EXAMPLE_TOKENS = 800
@@ -24,11 +24,11 @@ MIN_SIMILARITY = 0.2
 MAX_VERIFIED_CANDIDATES = 300
 
 
-def verified_examples(data_dir: Path, db_id: str) -> list[ContextExample]:
-    """The verified answers of ``db_id`` that are not stale."""
+def verified_examples(store: Store, db_id: str) -> list[ContextExample]:
+    """The verified answers of ``db_id`` that are not stale (never a proposal)."""
     return [ContextExample(question=v.question, sql=v.sql)
-            for v in VerifiedStore(data_dir, db_id).list(include_stale=False,
-                                                         limit=MAX_VERIFIED_CANDIDATES)]
+            for v in store.answers(db_id).list(include_stale=False,
+                                               limit=MAX_VERIFIED_CANDIDATES)]
 
 
 def rank_examples(question: str, question_vector: np.ndarray | None,

@@ -27,6 +27,7 @@ from nl2sql.schema.cache import cache_path, load_db_info
 from nl2sql.config.registry import DbConnectionConfig, DbConnectionConfigs
 from nl2sql.errors import SchemaCacheMissingError
 from nl2sql.schema.models import DbInfo
+from nl2sql.store.store import Store
 
 if TYPE_CHECKING:  # keeps SQLAlchemy out of MCP start-up
     from nl2sql.db.base import DbConnection, DbOperations
@@ -52,6 +53,7 @@ class OpsContext:
     _empty_infos: dict[str, DbInfo] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _workspace_root: Path | None = field(default=None, repr=False)
+    _store: Store | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.registry is None:
@@ -73,7 +75,7 @@ class OpsContext:
         caches, the registry they see. Closing a view closes the shared connections."""
         assert self.registry is not None
         return replace(self, configs=scope(self.registry, caller), caller=caller, face=face,
-                       _workspace_root=None)
+                       _workspace_root=None, _store=self.store)
 
     def known_login(self, db_id: str) -> LoginPrivileges | None:
         """The login check already made for ``db_id`` (at server start, or by a call), without
@@ -100,6 +102,16 @@ class OpsContext:
             self.workspace.mkdir(parents=True, exist_ok=True)
             root = self._workspace_root = self.workspace.resolve()
         return root
+
+    @property
+    def store(self) -> Store:
+        """Where verified answers, proposals, conversations, users and the audit log are kept
+        (dbs.yaml's ``store:``), made on first use."""
+        store = self._store
+        if store is None:
+            with self._lock:
+                store = self._store = self._store or Store.of(self.configs)
+        return store
 
     def config(self, db_id: str) -> DbConnectionConfig:
         return self.configs.get(db_id)

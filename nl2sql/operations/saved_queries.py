@@ -19,7 +19,7 @@ from nl2sql.workspace.results import (CSV_SUFFIX, METADATA_SUFFIX, ResultMetadat
                             resolve_workspace_path, result_lock)
 from nl2sql.workspace.saved_query_index import SavedQueryIndex
 from nl2sql._helpers import shorten
-from nl2sql.verified.store import VerifiedAnswer
+from nl2sql.store.records import VerifiedAnswer
 from nl2sql.operations.verified_answers import accept_saved_result
 
 DETAILS_PREVIEW_ROWS = 5

@@ -30,7 +30,7 @@ from nl2sql.workspace.results import (CSV_SUFFIX, METADATA_SUFFIX, new_result_id
                             resolve_workspace_path)
 from nl2sql.workspace.saved_query_index import SavedQueryIndex
 from nl2sql.verified.questions import question_key, tables_read
-from nl2sql.verified.store import VerifiedAnswer, VerifiedStore
+from nl2sql.store.records import VerifiedAnswer
 
 #: What a person answered when asked to confirm a proposal (the MCP elicitation's actions).
 Decision = Literal["accept", "decline", "cancel"]
@@ -76,7 +76,7 @@ def settle(ops: OpsContext, db_id: str, question: str | None, sql: str, answer_i
     """Run ``sql`` read-only on ``db_id`` (it must run) and store it as the verified answer to
     ``question`` (``curator``, and the caller may curate ``db_id``) or as a proposal for it."""
     checked = _checked(ops, db_id, question, sql, answer_id)
-    store = VerifiedStore(ops.data_dir, db_id)
+    store = ops.store.answers(db_id)
     who = user or ops.caller.name
     if not (curator and can(ops.caller, "curate", db_id)):
         return store.propose(checked.model_copy(update={
@@ -113,11 +113,11 @@ def reject_proposal(ops: OpsContext, proposal_id: str, *,
     found = find_proposal(ops, proposal_id.strip())
     if found is not None:
         require_curator(ops, found.db_id, "reject a proposal")
-    if found is None or found.state != "proposed" or not VerifiedStore(
-            ops.data_dir, found.db_id).reject(found.id, rejected_by=user or ops.caller.name):
+    if found is None or found.state != "proposed" or not ops.store.answers(
+            found.db_id).reject(found.id, rejected_by=user or ops.caller.name):
         raise VerifiedAnswerError(f"No proposal '{proposal_id}' waiting for a decision; list "
                                   f"them with nl2sql-ask --list-proposed.")
-    rejected = VerifiedStore(ops.data_dir, found.db_id).get_proposal(found.id)
+    rejected = ops.store.answers(found.db_id).get_proposal(found.id)
     assert rejected is not None
     return rejected
 
@@ -140,19 +140,19 @@ def list_verified(ops: OpsContext, db_id: str | None = None) -> list[VerifiedAns
     """The verified answers of ``db_id`` (every configured database when None), stale ones
     included (``stale_reason`` says why)."""
     return [answer for one in _db_ids(ops, db_id)
-            for answer in VerifiedStore(ops.data_dir, one).list()]
+            for answer in ops.store.answers(one).list()]
 
 
 def list_proposed(ops: OpsContext, db_id: str | None = None) -> list[VerifiedAnswer]:
     """The proposals waiting for a person, of ``db_id`` (every configured database when
     None)."""
     return [answer for one in _db_ids(ops, db_id)
-            for answer in VerifiedStore(ops.data_dir, one).proposals()]
+            for answer in ops.store.answers(one).proposals()]
 
 
 def find_verified(ops: OpsContext, verified_id: str) -> VerifiedAnswer | None:
     for db_id in ops.configs.ids():
-        found = VerifiedStore(ops.data_dir, db_id).get(verified_id)
+        found = ops.store.answers(db_id).get(verified_id)
         if found is not None:
             return found
     return None
@@ -160,7 +160,7 @@ def find_verified(ops: OpsContext, verified_id: str) -> VerifiedAnswer | None:
 
 def find_proposal(ops: OpsContext, proposal_id: str) -> VerifiedAnswer | None:
     for db_id in ops.configs.ids():
-        found = VerifiedStore(ops.data_dir, db_id).get_proposal(proposal_id)
+        found = ops.store.answers(db_id).get_proposal(proposal_id)
         if found is not None:
             return found
     return None
@@ -171,7 +171,7 @@ def unverify(ops: OpsContext, verified_id: str) -> VerifiedAnswer:
     found = find_verified(ops, verified_id.strip())
     if found is not None:
         require_curator(ops, found.db_id, "remove a verified answer")
-    if found is None or not VerifiedStore(ops.data_dir, found.db_id).remove(found.id):
+    if found is None or not ops.store.answers(found.db_id).remove(found.id):
         raise VerifiedAnswerError(f"No verified answer '{verified_id}'; list them with "
                                   f"nl2sql-ask --list-verified.")
     return found

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from nl2sql.operations.ops_context import OpsContext, ops_context_for
 from nl2sql.operations import verified_answers as workflow
-from nl2sql.verified.store import VerifiedAnswer
+from nl2sql.store.records import VerifiedAnswer
 
 if TYPE_CHECKING:
     from nl2sql.config.registry import DbConnectionConfigs

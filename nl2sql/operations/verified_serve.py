@@ -15,7 +15,7 @@ from nl2sql.schema.models import utc_now
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.queries import QueryResult, db_execute_sql_op
 from nl2sql.verified.questions import question_key
-from nl2sql.verified.store import VerifiedAnswer, VerifiedStore
+from nl2sql.store.records import VerifiedAnswer
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +33,7 @@ def serve_verified(ops: OpsContext, question: str, db_id: str | None, *,
     is none that still runs."""
     key = question_key(question)
     for one in [db_id] if db_id else ops.configs.ids():
-        store = VerifiedStore(ops.data_dir, one)
+        store = ops.store.answers(one)
         verified = store.for_question(key)
         if verified is None:
             continue

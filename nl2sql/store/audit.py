@@ -1,0 +1,74 @@
+"""The audit log (the ``audit`` area): one record per tool call, ask and data request, appended
+by every face and read back by ``nl2sql-audit``.
+
+``append`` never raises and never waits long: a record that cannot be written (the store is
+down, the file locked past ``APPEND_BUSY_TIMEOUT_MS``, the disk full) is logged as a warning and
+the call it records goes on. ``read`` streams the records oldest first, filtered by user,
+database and time, so a large log is never held in memory.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from datetime import datetime, timezone
+
+from sqlalchemy import insert, select
+
+from nl2sql.store.database import Database
+from nl2sql.store.records import AuditRecord
+from nl2sql.store.schema import audit
+
+logger = logging.getLogger(__name__)
+
+#: How long an append waits for a busy SQLite audit file before it gives up (and logs).
+APPEND_BUSY_TIMEOUT_MS = 2_000
+
+
+class AuditLog:
+    """The audit log in ``database``. Cheap to create."""
+
+    def __init__(self, database: Database) -> None:
+        self.database = database
+
+    def append(self, record: AuditRecord) -> bool:
+        """Write ``record``; False (and a warning in the log) when it could not be written.
+        Never raises: the call it records must not fail because of it."""
+        row = record.model_dump()
+        row["ts"] = _utc(record.ts)
+        try:
+            self.database.write(lambda connection: connection.execute(insert(audit).values(row)),
+                                ordered=False)
+        except Exception as exc:  # noqa: BLE001 - an audit write never fails the call
+            logger.warning("audit: a record of %s by %s was not written: %s", record.tool,
+                           record.user, exc)
+            return False
+        return True
+
+    def read(self, *, user: str | None = None, db_id: str | None = None,
+             since: datetime | None = None, limit: int | None = None) -> Iterator[AuditRecord]:
+        """The records oldest first, of ``user`` / on ``db_id`` / at or after ``since`` when
+        given (at most ``limit``, the newest ones when limited)."""
+        query = select(audit)
+        if user is not None:
+            query = query.where(audit.c.user == user)
+        if db_id is not None:
+            query = query.where(audit.c.db_id == db_id)
+        if since is not None:
+            query = query.where(audit.c.ts >= _utc(since))
+        if limit is not None:
+            newest = query.order_by(audit.c.ts.desc(), audit.c.id.desc()).limit(limit).subquery()
+            query = select(newest)
+        query = query.order_by("ts", "id")
+        for row in self.database.stream(query):
+            values = dict(row._mapping)
+            values.pop("id")
+            yield AuditRecord(**values)
+
+
+def _utc(moment: datetime) -> str:
+    """``moment`` as stored: ISO text in UTC (a naive time is taken as UTC), so times compare
+    as text."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc).isoformat()
