@@ -50,6 +50,67 @@ def pg_logins(pg_database, pg_server: str) -> Iterator[tuple[str, str, str]]:  #
                 admin.execute(f"DROP ROLE IF EXISTS {role}")
 
 
+@pytest.fixture
+def pg_partly_readable(pg_database, pg_server: str) -> Iterator[tuple[str, str]]:  # noqa: ANN001
+    """A read-only role (USAGE on public, SELECT on its tables) in a database where the
+    superuser installed pg_buffercache (its view granted with the rest; its function
+    pg_buffercache_pages is not executable) and one table the role may not read."""
+    dbname = pg_database(script=(
+        "CREATE TABLE genre (id int PRIMARY KEY, name text);"
+        "INSERT INTO genre SELECT g, (ARRAY['Rock', 'Jazz', 'Pop'])[g % 3 + 1] "
+        "FROM generate_series(1, 60) g;"
+        "CREATE TABLE payroll (id int PRIMARY KEY, grade text);"
+        "INSERT INTO payroll SELECT g, 'g' || (g % 4) FROM generate_series(1, 60) g;"
+        "ANALYZE;"
+        "CREATE EXTENSION pg_buffercache;"))
+    role = f"nl2sql_ro_{uuid.uuid4().hex[:8]}"
+    dsn = pg_server.replace("dbname=postgres", f"dbname={dbname}")
+    with psycopg.connect(dsn, autocommit=True) as admin:
+        admin.execute(f"CREATE ROLE {role} LOGIN")
+        admin.execute(f"GRANT CONNECT ON DATABASE {dbname} TO {role}")
+        admin.execute(f"GRANT USAGE ON SCHEMA public TO {role}")
+        admin.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role}")
+        admin.execute(f"REVOKE SELECT ON payroll FROM {role}")
+    try:
+        yield dbname, role
+    finally:
+        with psycopg.connect(dsn, autocommit=True) as admin:
+            admin.execute(f"DROP OWNED BY {role}")
+        with psycopg.connect(pg_server, autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE IF EXISTS {dbname} WITH (FORCE)")
+            admin.execute(f"DROP ROLE IF EXISTS {role}")
+
+
+def test_annotate_with_a_read_only_role_describes_what_it_cannot_read(
+        pg_partly_readable, tmp_path: Path, capsys: pytest.CaptureFixture[str],  # noqa: ANN001
+        caplog: pytest.LogCaptureFixture) -> None:
+    """annotate-schema ended in an internal ProgrammingError: enum screening ran on a table the
+    role may not read. Each relation the database refuses is described without samples or
+    screening (one warning each); the others are annotated in full."""
+    from nl2sql.cli.annotate import main
+    from nl2sql.schema.cache import load_db_info
+
+    dbname, role = pg_partly_readable
+    config = write_dbs_yaml(tmp_path, [_pg("shop", dbname, user=role)], include_sample=False)
+    with caplog.at_level(logging.WARNING, logger="nl2sql"):
+        assert main(["shop", "--config", str(config), "--data-dir", str(tmp_path / "data")]) == 0
+    assert "error" not in capsys.readouterr().err
+    err = caplog.text
+    assert "Traceback" not in err
+    assert "no sample rows for pg_buffercache: permission denied for function " \
+           "pg_buffercache_pages" in err
+    assert "no sample rows for payroll: permission denied for table payroll" in err
+    assert "no enum screening for payroll: permission denied for table payroll" in err
+    info = load_db_info(tmp_path / "data", "shop")
+    tables = {t.name: t for t in info.tables}
+    assert set(tables) == {"genre", "payroll", "pg_buffercache"}
+    assert tables["genre"].sample_data_csv and tables["payroll"].sample_data_csv is None
+    name = next(c for c in tables["genre"].columns if c.name == "name")
+    assert name.is_enum and sorted(name.enum_values) == ["Jazz", "Pop", "Rock"]
+    assert [c.name for c in tables["payroll"].columns] == ["id", "grade"]
+    assert tables["pg_buffercache"].is_view and tables["pg_buffercache"].columns
+
+
 def _pg(db_id: str, dbname: str, user: str | None = None, **extra: object):  # noqa: ANN202
     config = pg_config(db_id, dbname, **extra)
     return config.model_copy(update={"user": user}) if user else config

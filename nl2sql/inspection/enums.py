@@ -20,11 +20,12 @@ from collections.abc import Callable
 
 from sqlalchemy import (Connection, FromClause, Text, cast, column, func, literal_column, select,
                         table, union_all)
+from sqlalchemy.exc import DBAPIError
 
 from nl2sql.db.base import DbConnection
 from nl2sql.inspection.base import DbSchemaInspector
 from nl2sql.inspection.base import create_inspector
-from nl2sql.inspection.samples import runs_user_function
+from nl2sql.inspection.samples import refusal_reason, runs_user_function
 from nl2sql.inspection.statistics import ColumnStats, EnumScreeningSettings, Relation
 from nl2sql.schema.models import ColumnInfo, EnumValueCount, TableInfo, is_label_type
 
@@ -58,9 +59,10 @@ def screen_table(connection: DbConnection, table_info: TableInfo,
     if table_info.is_view or not columns or table_info.row_count == 0 \
             or runs_user_function(connection, table_info, "enum screening"):
         return []
-    with connection.connect() as conn:
-        stats = _collect_stats(conn, create_inspector(connection), table_info, columns,
-                               settings, max(settings.max_values, keep_values))
+    stats = _screen_one(connection, create_inspector(connection), table_info, columns,
+                        settings, max(settings.max_values, keep_values))
+    if stats is None:
+        return []
     if on_stats is not None:
         on_stats(stats)
     candidates = []
@@ -104,8 +106,11 @@ def screen_tables(connection: DbConnection, tables: list[TableInfo],
         relations = [Relation(t.name, t.schema_name or connection.schema or "",
                               t.relation_name, [c.name for c in cols])
                      for t, cols in batched[start:start + size]]
-        with connection.connect() as conn:
-            return inspector.grouped_counts_many(conn, relations, fetch)
+        try:
+            with connection.connect() as conn:
+                return inspector.grouped_counts_many(conn, relations, fetch)
+        except DBAPIError:  # e.g. a table the login may not read: each on its own, below
+            return {}
 
     starts = range(0, len(batched), size)
     if len(starts) > 1:
@@ -119,8 +124,9 @@ def screen_tables(connection: DbConnection, tables: list[TableInfo],
     for table_info, columns in jobs:
         stats = found.get(table_info.name)
         if stats is None:
-            with connection.connect() as conn:
-                stats = _collect_stats(conn, inspector, table_info, columns, settings, fetch)
+            stats = _screen_one(connection, inspector, table_info, columns, settings, fetch)
+        if stats is None:
+            continue
         if on_stats is not None:
             on_stats(table_info, stats)
         for column_info in columns:
@@ -159,6 +165,19 @@ def apply_stats(column_info: ColumnInfo, stats: ColumnStats,
 
 
 # -- statistics collection -------------------------------------------------------------------
+
+def _screen_one(connection: DbConnection, inspector: DbSchemaInspector, table_info: TableInfo,
+                columns: list[ColumnInfo], settings: EnumScreeningSettings,
+                fetch: int) -> dict[str, ColumnStats] | None:
+    """``_collect_stats`` on a connection of its own; None (one warning) when the database
+    refuses it: a table the login may not read must not stop the annotation of the others."""
+    try:
+        with connection.connect() as conn:
+            return _collect_stats(conn, inspector, table_info, columns, settings, fetch)
+    except DBAPIError as exc:
+        log.warning("no enum screening for %s: %s", table_info.name, refusal_reason(exc))
+        return None
+
 
 def _collect_stats(conn: Connection, inspector: DbSchemaInspector, table_info: TableInfo,
                    columns: list[ColumnInfo], settings: EnumScreeningSettings,

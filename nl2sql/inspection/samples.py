@@ -75,10 +75,14 @@ def collect_sample(connection: DbConnection, table_info: TableInfo,
             rows = [tuple(row) for row in conn.execute(query)]
     except DBAPIError as exc:
         # A broken view or a permission gap must not stop the annotation of the other tables.
-        reason = str(exc.orig).strip().splitlines()[0] if exc.orig else type(exc).__name__
-        log.warning("no sample rows for %s: %s", table_info.name, reason)
+        log.warning("no sample rows for %s: %s", table_info.name, refusal_reason(exc))
         return None
     return rows_to_csv(names, rows, settings.max_chars)
+
+
+def refusal_reason(exc: DBAPIError) -> str:
+    """The database's first line for a query it refused (``permission denied for table t``)."""
+    return str(exc.orig).strip().splitlines()[0] if exc.orig else type(exc).__name__
 
 
 def runs_user_function(connection: DbConnection, table_info: TableInfo,
