@@ -72,6 +72,24 @@ def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> No
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
 
 
+class _KeepRows:
+    """A result sink that keeps the rows (small results only)."""
+
+    def begin(self, columns: Sequence[str]) -> None:
+        self.rows: list[tuple[Any, ...]] = []
+
+    def write_rows(self, rows: Sequence[Sequence[Any]]) -> None:
+        self.rows += [tuple(row) for row in rows]
+
+
+def rows_of(ops: Any, sql: str, **options: Any) -> list[tuple[Any, ...]]:
+    """The rows of ``sql`` run through ``ops.execute_select_query`` (every layer; options such
+    as ``validate=False`` passed on)."""
+    sink = _KeepRows()
+    ops.execute_select_query(sql, sink, **options)
+    return sink.rows
+
+
 # -- PostgreSQL -----------------------------------------------------------------------------
 
 def _admin_dsn(dbname: str = "postgres") -> str:

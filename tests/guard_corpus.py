@@ -56,6 +56,7 @@ EFFECTS = {
     "notify": "sends or listens for notifications",
     "none": "harmless at the engine, refused because it is not a plain query",
     "program": "runs a program or JVM method on the server (Spark TRANSFORM, reflect)",
+    "credentials": "hands out credentials, settings or other sessions' SQL",
 }
 
 MULTI = "Only one statement"
@@ -192,6 +193,8 @@ DENIED: list[Case] = [
         ("EXPLAIN SELEC 1", "'SELEC' does not start a statement", "none"),
     ]),
     *_denied("postgres", [
+        # other sessions' SQL text (credentials in ALTER ROLE ... PASSWORD, others' values)
+        ("SELECT count(*) FROM pg_stat_activity", "holds credentials", "none"),
         ("SELECT 1 -- c\r; DELETE FROM t", MULTI, "multi_statement"),
         ("SELECT $q$ ; $q$; DELETE FROM t", MULTI, "multi_statement"),
         ("SELECT 1 /* /* */ ; DELETE FROM t; /* */", SYNTAX, "multi_statement"),
@@ -477,7 +480,7 @@ ALLOWED: list[AllowedCase] = [
         ("SELECT (ROW(1, 2)).f1", "select"),
         ("SELECT a FROM t WHERE b ~ '^\\w+$' AND b <> 'C:\\temp'", "select"),
         ("SELECT U&'d\\0061t', U&'!0061' UESCAPE '!'", "select"),
-        ("SELECT count(*) FROM pg_stat_activity", "select"),
+        ("SELECT count(*) FROM pg_stat_database", "select"),
         # unreserved keywords as names; FOR that is no locking clause
         ("SELECT t.update, t.delete, t.insert, t.merge FROM t", "select"),
         ("SELECT 1 AS insert", "select"),
@@ -633,6 +636,14 @@ SPARK_DENIED: list[Case] = _denied("spark", [
     ("SELECT secret('scope', 'key')", fn('secret'), 'file'),
     ("SELECT http_request(conn => 'c', method => 'GET', path => '/')", fn('http_request'), 'remote_sql'),
     ("SELECT ai_query('endpoint', 'x')", fn('ai_query'), 'remote_sql'),
+    ("SELECT from_xml('<a/>', 'b STRING', map('rowValidationXSDPath', "
+     "'http://127.0.0.1:9/x.xsd')) AS x", "Option 'rowValidationXSDPath' of from_xml()", 'file'),
+    ("SELECT schema_of_xml('<a/>', map('rowValidationXSDPath', '/etc/passwd')) AS x",
+     "Option 'rowValidationXSDPath' of schema_of_xml()", 'file'),
+    ("SELECT from_xml('<a/>', 'b STRING', str_to_map('rowValidationXSDPath=/etc/passwd')) AS x",
+     "must be written map('key', 'value', ...)", 'file'),
+    ("SELECT '${env:HOME}' AS x", "replaces ${...}", 'credentials'),
+    ("SELECT a FROM t -- ${spark.app.name}", "replaces ${...}", 'credentials'),
     ('SELECT default.f(a) FROM t', UDF, 'extension'),
     ('SELECT spark_catalog.default.f(a) FROM t', UDF, 'extension'),
 ])
@@ -747,6 +758,20 @@ DENIED += [
         ("SELECT setseed(0.5)", fn("setseed"), "session"),
         ("SELECT * FROM duckdb_secrets()", fn("duckdb_secrets"), "none"),
         ("SELECT * FROM query('DELETE FROM t')", fn("query"), "remote_sql"),
+        ("SELECT * FROM json_execute_serialized_sql(json_serialize_sql('SELECT 42 AS x'))",
+         fn("json_execute_serialized_sql"), "remote_sql"),
+        ("SELECT * FROM main.JSON_EXECUTE_SERIALIZED_SQL(json_serialize_sql('SELECT 1'))",
+         fn("json_execute_serialized_sql"), "remote_sql"),
+        ("SELECT * FROM query_table('t')", fn("query_table"), "remote_sql"),
+        ("SELECT * FROM truncate_duckdb_logs()", fn("truncate_duckdb_logs"), "session"),
+        ("SELECT * FROM enable_logging()", fn("enable_logging"), "session"),
+        ("SELECT write_log('x')", fn("write_log"), "session"),
+        ("SELECT * FROM duckdb_settings()", fn("duckdb_settings"), "credentials"),
+        ("SELECT * FROM pg_catalog.pg_settings", CREDENTIALS, "credentials"),
+        ("SELECT current_setting('http_proxy_password')", "current_setting() may read only",
+         "credentials"),
+        ("SELECT * FROM duckdb_memory()", "not a DuckDB 2.0.1 built-in that nl2sql admits",
+         "credentials"),
         ("INSERT INTO t VALUES (9, 'z')", "INSERT is a write", "write"),
         ("CREATE TEMP TABLE guard_new AS SELECT 1", "CREATE", "schema"),
         ("CHECKPOINT", "CHECKPOINT", "none"),

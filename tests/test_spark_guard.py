@@ -28,8 +28,8 @@ SPARK_DENIED = [case for case in DENIED if case.dialect == "spark"]
 SPARK_ALLOWED = [case for case in ALLOWED if case.dialect == "spark"]
 PROBES = [Path("/tmp/nl2sql_spark_guard_dir"), Path("/tmp/nl2sql_spark_guard_probe")]
 #: Denied cases that a Spark server runs even wrapped as a subquery with runSQLOnFiles=false:
-#: JVM reflection and script transformation are plain query expressions to Spark, and no
-#: setting turns them off. The parser refuses them; a principal without those rights (Unity
+#: JVM reflection, script transformation and XML options naming an XSD file are plain query
+#: expressions to Spark, and no setting turns them off. The parser refuses them; a principal without those rights (Unity
 #: Catalog shared access mode, Ranger) is the layer outside nl2sql.
 ENGINE_GAPS = {
     "SELECT reflect('java.lang.System', 'setProperty', 'nl2sql.guard', 'x')",
@@ -45,11 +45,16 @@ ENGINE_GAPS = {
     # harmless: Java XPath over a literal string
     "SELECT xpath('<a><b>1</b></a>', 'a/b/text()')",
     "SELECT xpath_string('<a>1</a>', 'a')",
+    # an XML option that makes Spark read a server file (or fetch a URL) as an XSD: no setting
+    # turns it off (the allowlist refuses the option, tests/test_allowlist_findings.py)
+    "SELECT schema_of_xml('<a/>', map('rowValidationXSDPath', '/etc/passwd')) AS x",
 }
 
 #: Denied by the (strict) parser, run by the engine without any effect: IDENTIFIER() naming an
-#: ordinary table or column (naming a path it fails: runSQLOnFiles=false).
-HARMLESS_AT_ENGINE = {"SELECT * FROM IDENTIFIER('t')", "SELECT IDENTIFIER('a') FROM t"}
+#: ordinary table or column (naming a path it fails: runSQLOnFiles=false); ${...} read as text
+#: (the session sets spark.sql.variable.substitute=false).
+HARMLESS_AT_ENGINE = {"SELECT * FROM IDENTIFIER('t')", "SELECT IDENTIFIER('a') FROM t",
+                      "SELECT '${env:HOME}' AS x", "SELECT a FROM t -- ${spark.app.name}"}
 
 
 def test_spark_corpus_is_large_and_well_formed() -> None:

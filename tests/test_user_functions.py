@@ -303,8 +303,8 @@ def test_duckdb_macros_and_views_that_call_them(tmp_path: Path) -> None:
         connection, ops = _operations(duckdb_config("lake", path, allowed_functions=allowed))
         try:
             for sql in ("SELECT plus_one(1)", "SELECT main.plus_one(1)", "SELECT * FROM w"):
-                if refused:
-                    with pytest.raises(QueryRejectedError, match="main.plus_one"):
+                if refused:  # a call: no DuckDB built-in (guard); the view: a macro (catalogue)
+                    with pytest.raises(QueryRejectedError, match="plus_one"):
                         _rows(ops, sql)
                 else:
                     assert _rows(ops, sql) == 1
@@ -329,7 +329,8 @@ def test_spark_sql_function_body_is_not_run(request: pytest.FixtureRequest,
     connection, ops = _operations(db.config)
     try:
         for sql in ("SELECT set_prop()", "SELECT p FROM prop_view", "SELECT upper(set_prop())"):
-            with pytest.raises(QueryRejectedError, match="user-defined function .*set_prop"):
+            with pytest.raises(QueryRejectedError,  # the guard's word first, or the catalogue's
+                               match="set_prop .*user-defined function|user-defined function .*set_prop"):
                 _rows(ops, sql)
         assert db.text_rows(probe) == [["null"]]  # not set
         assert _rows(ops, "SELECT id FROM t") == 1

@@ -198,13 +198,16 @@ class DuckdbConnection(DbConnection):
 
     def read_user_functions(self, conn: Connection | None = None) -> UserFunctions:
         """Macros (DuckDB's user-defined functions) and the views that call one; macros
-        named like a built-in, which DuckDB also calls for SQL syntax (``_shadowing``)."""
+        named like a built-in, which DuckDB also calls for SQL syntax (``_shadowing``); the
+        file's views, judged by the allowlist too (``view_reach.py``)."""
         with self._on(conn) as on:
             functions = [tuple(r) for r in on.exec_driver_sql(
                 "SELECT DISTINCT schema_name, function_name FROM duckdb_functions() "
                 "WHERE NOT internal")]
+            # Temporary views are nl2sql's own, over the configured files (read_csv...).
             views = [tuple(r) for r in on.exec_driver_sql(
-                "SELECT schema_name, view_name, sql FROM duckdb_views() WHERE NOT internal")]
+                "SELECT schema_name, view_name, sql FROM duckdb_views() "
+                "WHERE NOT internal AND NOT temporary")]
             shadowing = on.exec_driver_sql(_SHADOWING_MACROS).all()
         return from_view_definitions(functions, views, "duckdb", implicit=_shadowing(shadowing))
 

@@ -112,7 +112,7 @@ def reached_functions(run: Run, database: str | None, bare_calls: Iterable[str],
             view_reads += [(schema, name, s, r) for s, r in reads]
             pending += reads
     return UserFunctions.from_catalogue(functions, view_calls, view_reads,
-                                        qualified_calls_are_user=True)
+                                        qualified_calls_are_user=True, dialect="mysql")
 
 
 def view_reach(schema: str, definition: str

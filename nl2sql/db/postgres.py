@@ -37,6 +37,7 @@ from nl2sql.db.base import (Admission, CsvResultSink, DbConnection, DbOperations
 from nl2sql._call_stop import stop_with
 from nl2sql.db.logins import LoginPrivileges
 from nl2sql.errors import ConfigError, QueryExecutionError
+from nl2sql.sql_guard.denylist import POSTGRES_TABLES
 from nl2sql.sql_guard.implicit_calls import ImplicitCalls
 from nl2sql.sql_guard.user_functions import UserFunctions
 
@@ -114,7 +115,13 @@ trap (typ, fn, what) AS (
 # - ("explicit cast" | "implicit cast", NULL, NULL, ...) for casts between built-in types with
 #   a user function (a superuser's);
 # - ("types") when a user function is reached through a type: then _USER_TYPES is read too.
+#: The credential catalogues (``sql_guard/denylist.py``), as the elements of an SQL array.
+_CREDENTIAL_NAMES = ", ".join(f"'{name.rpartition('.')[2]}'" for name in sorted(POSTGRES_TABLES))
 _USER_FUNCTIONS = "WITH" + _CATALOGUE + """,
+credential AS (SELECT c.oid, c.relname, c.relnamespace FROM pg_class c
+               WHERE c.relnamespace IN ('pg_catalog'::regnamespace,
+                                        'information_schema'::regnamespace)
+                 AND c.relname = ANY (ARRAY[""" + _CREDENTIAL_NAMES + """])),
 operator AS (SELECT o.oid, n.nspname, o.oprname, f.oid AS fn,
                     'the operator ' || n.nspname || '.' || o.oprname || '('
                     || CASE WHEN o.oprleft = 0 THEN 'NONE'
@@ -152,6 +159,17 @@ JOIN pg_class v ON v.oid = o.relid JOIN user_schema vn ON vn.oid = v.relnamespac
 JOIN pg_class t ON d.refclassid = 'pg_class'::regclass AND t.oid = d.refobjid
 JOIN pg_namespace tn ON tn.oid = t.relnamespace
 WHERE t.oid <> v.oid AND t.relkind = 'v'
+UNION ALL
+-- views reading a credential catalogue: pinned system relations have no pg_depend rows, so
+-- the rule's tree is searched for their range-table entries (":relid <oid>")
+SELECT 'reads', vn.nspname, v.relname, c.nspname, c.relname, NULL
+FROM pg_rewrite r JOIN pg_class v ON v.oid = r.ev_class
+JOIN user_schema vn ON vn.oid = v.relnamespace
+CROSS JOIN LATERAL (SELECT n.nspname, t.relname FROM credential t
+                    JOIN pg_namespace n ON n.oid = t.relnamespace
+                    WHERE r.ev_action::text ~ (':relid ' || t.oid || '\\M') LIMIT 1) c
+WHERE r.ev_action::text ~ (SELECT ':relid (' || string_agg(oid::text, '|') || ')\\M'
+                           FROM credential)
 UNION ALL
 SELECT 'operator', o.nspname, o.oprname, f.nspname, f.proname, o.what
 FROM operator o JOIN user_function f ON f.oid = o.fn
@@ -326,6 +344,7 @@ class PostgresConnection(DbConnection):
             [(r[1], r[2]) for r in rows if r[0] == "function"],
             [r[1:5] for r in rows if r[0] == "calls"], [r[1:5] for r in rows if r[0] == "reads"],
             attribute_functions=[(r[1], r[2]) for r in rows if r[0] == "attribute"],
+            dialect="postgres",
             implicit=ImplicitCalls.from_catalogue(
                 [tuple(r) for r in rows if r[0] not in ("function", "calls", "reads", "types",
                                                          "attribute")]))

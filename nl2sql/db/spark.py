@@ -54,12 +54,14 @@ warnings.filterwarnings("ignore", message=r"The SQL config 'spark\.sql\.parser\.
 T = TypeVar("T")
 
 _WRAP_PREFIX = "SELECT * FROM (\n"
-#: Session settings the engine layer depends on, set and read back on every new session. The
-#: last two pin how Spark lexes strings to what the parser guard assumes (backslash escapes in
-#: '...' and "...", and "..." a string, not a name).
+#: Session settings the engine layer depends on, set and read back on every new session. Two
+#: pin how Spark lexes strings to what the parser guard assumes (backslash escapes in '...' and
+#: "...", and "..." a string, not a name); the last stops Spark from replacing ${...} in the
+#: text with settings and environment variables (${env:AWS_SECRET_ACCESS_KEY}) before parsing.
 ENGINE_SETTINGS = {"spark.sql.runSQLOnFiles": "false",
                    "spark.sql.parser.escapedStringLiterals": "false",
-                   "spark.sql.ansi.doubleQuotedIdentifiers": "false"}
+                   "spark.sql.ansi.doubleQuotedIdentifiers": "false",
+                   "spark.sql.variable.substitute": "false"}
 # Errors meaning the server no longer knows our session (restart) or cannot be reached.
 _SESSION_LOST = re.compile(
     r"SESSION_NOT_FOUND|SESSION_CHANGED|SESSION_CLOSED|NO_ACTIVE_SESSION|INVALID_HANDLE|"

@@ -153,7 +153,8 @@ def check_tokens(tokens: list[Token], profile: type[GuardProfile]) -> None:
         is_attribute = (profile.attribute_calls and previous is not None
                         and previous.token_type == TokenType.DOT)
         if is_call or is_attribute:
-            raise messages.reject(messages.denied_function(token.text.lower()))
+            raise messages.reject(messages.denied_function(
+                token.text.lower(), profile.denied_effect(token.text)))
 
 
 def statement_type(root: exp.Expr) -> str:

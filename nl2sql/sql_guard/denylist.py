@@ -10,6 +10,8 @@ Matching is case-insensitive; schema qualification is ignored (``pg_catalog.pg_s
 
 from __future__ import annotations
 
+import re
+
 from nl2sql.sql_guard import postgres_functions
 
 # Postgres functions grouped by effect; prefixes end with "_" or name a whole family. The first
@@ -83,6 +85,22 @@ POSTGRES: dict[str, tuple[str, ...]] = {
         "pg_stat_reset_replication_slot", "pg_stat_reset_subscription_stats",
         "pg_sync_replication_slots", "pg_log_standby_snapshot",
     ),
+    # Extension functions that load or change the server's state outside any transaction:
+    # buffers read in or evicted (pg_prewarm, pg_buffercache), hypothetical indexes that later
+    # EXPLAINs on the pooled session would see (hypopg), monitoring extensions' counters reset.
+    "server_state": (
+        "pg_prewarm", "pg_buffercache_evict", "pg_buffercache_evict_relation",
+        "pg_buffercache_evict_all", "hypopg_create_index", "hypopg_drop_index", "hypopg_reset",
+        "hypopg_hide_index", "hypopg_unhide_index", "pg_stat_kcache_reset",
+        "pg_qualstats_reset", "pg_wait_sampling_reset_profile", "pg_store_plans_reset",
+    ),
+    # What the credential views below read: other sessions' SQL, the server's settings and
+    # configuration files (primary_conninfo holds a replication password).
+    "credentials": (
+        "pg_stat_get_activity", "pg_stat_get_backend_activity", "pg_stat_statements",
+        "pg_show_all_settings", "pg_show_all_file_settings", "pg_hba_file_rules",
+        "pg_ident_file_mappings",
+    ),
 }
 POSTGRES_PREFIXES = (
     "pg_sleep", "pg_read_", "pg_ls_", "pg_file_", "lo_", "dblink", "pg_advisory_",
@@ -90,7 +108,7 @@ POSTGRES_PREFIXES = (
     "pg_create_", "pg_drop_", "pg_copy_", "pg_wal_replay_", "pg_backup_", "query_to_xml",
     "cursor_to_xml", "crosstab", "xpath_table", "postgres_fdw_", "pg_set_", "pg_clear_",
     "pg_restore_", "pg_background_", "table_to_xml", "schema_to_xml", "database_to_xml",
-    "brin_summarize", "brin_desummarize",
+    "brin_summarize", "brin_desummarize", "pg_prewarm", "pg_buffercache_evict", "hypopg_",
 )
 
 # SQLite: most of these exist only when an extension or the sqlite3 shell is loaded, which is
@@ -173,18 +191,64 @@ DUCKDB: dict[str, tuple[str, ...]] = {
              "parquet_file_metadata", "parquet_kv_metadata", "parquet_bloom_probe",
              "read_xlsx", "st_read", "delta_scan", "iceberg_scan", "iceberg_metadata",
              "csv_scan"),
-    # Runs SQL text the guard never sees.
-    "remote_or_dynamic_sql": ("query", "query_table"),
-    "secret": ("duckdb_secrets", "which_secret"),
+    # Run SQL text the guard never sees.
+    "remote_or_dynamic_sql": ("query", "query_table", "json_execute_serialized_sql",
+                              "sql_auto_complete"),
+    # Objects of the host process (nl2sql's own Python data and functions).
+    "process": ("arrow_scan", "arrow_scan_dumb", "pandas_scan", "python_arrow_scan",
+                "python_map_function"),
+    # Secrets, and settings, variables and logs that may hold credentials or others' SQL.
+    "credentials": ("duckdb_secrets", "which_secret", "duckdb_settings", "duckdb_logs",
+                    "duckdb_log_contexts", "duckdb_logs_parsed", "duckdb_variables",
+                    "getvariable", "duckdb_prepared_statements"),
     "setting": ("setseed",),
-    "write": ("nextval",),
+    "write": ("nextval", "setval"),
+    # The engine's state: logs, profiling, checkpoints, the grammar, external resources.
+    "changes_state": ("truncate_duckdb_logs", "enable_logging", "disable_logging", "write_log",
+                      "enable_profiling", "disable_profiling", "checkpoint", "force_checkpoint",
+                      "add_grammar_extension", "remove_grammar_extension",
+                      "register_external_resource", "register_external_resource_type",
+                      "deregister_external_resource", "create_external_resource",
+                      "destroy_external_resource"),
+    "sleep": ("sleep_ms", "pg_sleep"),
 }
 DUCKDB_PREFIXES: tuple[str, ...] = ("read_", "parquet_", "iceberg_", "delta_")
 
-#: Tables holding credentials (password hashes, user mappings), per backend: refused whatever
-#: the login may read. ``schema.name`` entries match only so qualified; bare names match in any
-#: schema.
-POSTGRES_TABLES = frozenset({"pg_authid", "pg_shadow", "pg_user_mapping", "pg_user_mappings"})
-MYSQL_TABLES = frozenset({"mysql.user", "mysql.global_priv", "global_priv",
-                          "mysql.password_history", "password_history"})
-DUCKDB_TABLES = frozenset({"duckdb_secrets"})
+#: Tables and views holding credentials or other sessions' SQL, per backend: refused whatever the
+#: login may read (a superuser or root reads them all). ``schema.name`` entries match only so
+#: qualified; bare names match in any schema; the prefixes match qualified names.
+POSTGRES_TABLES = frozenset({
+    # password hashes; user mappings' and subscriptions' connection strings (passwords);
+    # foreign servers' options
+    "pg_authid", "pg_shadow", "pg_user_mapping", "pg_user_mappings", "pg_subscription",
+    "pg_foreign_server", "information_schema.user_mapping_options",
+    "information_schema.user_mappings", "information_schema._pg_user_mappings",
+    "information_schema.foreign_server_options", "information_schema._pg_foreign_servers",
+    # other sessions' SQL text (an ALTER ROLE ... PASSWORD, other users' values)
+    "pg_stat_activity", "pg_stat_statements",
+    # settings and configuration files (primary_conninfo, archive commands, per-role settings)
+    "pg_settings", "pg_file_settings", "pg_hba_file_rules", "pg_ident_file_mappings",
+    "pg_db_role_setting",
+})
+MYSQL_TABLES = frozenset({
+    # password hashes, federated servers' and replication sources' passwords
+    "mysql.user", "mysql.global_priv", "global_priv", "mysql.password_history",
+    "password_history", "mysql.servers", "mysql.slave_master_info", "slave_master_info",
+    "mysql.slave_relay_log_info", "slave_relay_log_info", "mysql.slave_worker_info",
+    "slave_worker_info", "performance_schema.replication_connection_configuration",
+    # other sessions' SQL text, and the logs that keep it
+    "information_schema.processlist", "performance_schema.processlist",
+    "performance_schema.threads", "performance_schema.prepared_statements_instances",
+    "performance_schema.user_variables_by_thread", "sys.processlist", "sys.x$processlist",
+    "sys.session", "sys.x$session", "mysql.general_log", "mysql.slow_log",
+})
+MYSQL_TABLE_PREFIXES = ("performance_schema.events_statements_", "sys.statement",
+                        "sys.x$statement")
+DUCKDB_TABLES = frozenset({"duckdb_secrets", "duckdb_settings", "pg_settings", "duckdb_logs",
+                           "duckdb_variables", "pg_prepared_statements"})
+
+#: Settings whose value may be a credential (a password, a key, a connection string, a
+#: command): ``current_setting`` may read only other settings, named by a literal.
+SECRET_SETTING = re.compile(
+    r"password|passphrase|secret|token|key|credential|conninfo|command|proxy|auth",
+    re.IGNORECASE)

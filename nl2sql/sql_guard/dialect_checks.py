@@ -10,9 +10,12 @@ from dataclasses import dataclass
 from sqlglot import exp
 from sqlglot.tokens import Token
 
-from nl2sql.sql_guard import messages
+from nl2sql.sql_guard import allowlist, messages
 from nl2sql.sql_guard import spark as spark_rules
-from nl2sql.sql_guard.denylist import MYSQL_BUILTINS
+from nl2sql.sql_guard.duckdb_functions import ALLOWLIST as DUCKDB_FUNCTIONS
+from nl2sql.sql_guard.spark_functions import ALLOWLIST as SPARK_FUNCTIONS
+from nl2sql.sql_guard.calls import arguments, calls, string_value
+from nl2sql.sql_guard.denylist import MYSQL_BUILTINS, SECRET_SETTING
 
 # MySQL runs the text of /*! ... */ (MariaDB also /*M! ... */) as SQL: the parser would take it
 # for a comment, so it is refused wherever it appears outside a string.
@@ -64,6 +67,33 @@ def file_path_tables(query: CheckedQuery) -> None:
                                   "configured tables and views instead.")
 
 
+def secret_settings(query: CheckedQuery) -> None:
+    """``current_setting`` reads a setting named by a literal that holds no credential
+    (``primary_conninfo`` holds a replication password, DuckDB's ``http_proxy_password``)."""
+    for call in calls(query.tokens):
+        if call.name != "current_setting":
+            continue
+        args = arguments(query.tokens, call)
+        name = string_value(args[0], query.text) if args else None
+        if name is None or SECRET_SETTING.search(name):
+            raise messages.reject(
+                "current_setting() may read only a setting named by a string literal that "
+                "holds no credential (no password, key, token, connection string or "
+                "command); remove it.")
+
+
+def duckdb_functions(query: CheckedQuery) -> None:
+    """Only the functions of DuckDB's reviewed list (``duckdb_functions.py``)."""
+    allowlist.check(DUCKDB_FUNCTIONS, query.root, query.tokens, query.text,
+                    query.allowed_functions)
+
+
+def spark_functions(query: CheckedQuery) -> None:
+    """Only the functions of Spark's reviewed list (``spark_functions.py``)."""
+    allowlist.check(SPARK_FUNCTIONS, query.root, query.tokens, query.text,
+                    query.allowed_functions)
+
+
 def spark_relations(query: CheckedQuery) -> None:
     """Spark's rules: no path-based relation, script transform or qualified call (spark.py)."""
-    spark_rules.check(query.root, query.tokens)
+    spark_rules.check(query.root, query.tokens, query.text)

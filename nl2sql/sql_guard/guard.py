@@ -225,6 +225,9 @@ def _validate_query(text: str, tokens: list[Token], rules: _Rules) -> tuple[exp.
             raise messages.reject(messages.INTO_FILE) from None
         incomplete = _incomplete_clause(engine, parser_tokens, text)
         raise messages.reject(messages.parse_error(error, incomplete)) from None
+    except (ValueError, TypeError, IndexError, KeyError, AttributeError):
+        # sqlglot's builders raise these for some malformed calls (Spark's date_trunc())
+        raise messages.reject(messages.UNPARSABLE) from None
     statements = [s for s in parsed if s is not None and not isinstance(s, exp.Semicolon)]
     if len(statements) != 1:
         raise messages.reject(messages.MULTIPLE_STATEMENTS if statements else messages.EMPTY)
@@ -250,9 +253,10 @@ def _into_file(tokens: list[Token]) -> bool:
 def _check_credential_tables(root: exp.Expr, profile: type[GuardProfile]) -> None:
     for node in root.walk():
         if isinstance(node, exp.Table) and profile.is_denied_table(node.name, node.db or None):
+            name = f"{node.db}.{node.name}" if node.db else node.name
             raise messages.reject(
-                f"The table {node.name} holds credentials and may not be read; query the "
-                f"application's own tables instead.")
+                f"The table {name} holds credentials or other sessions' SQL and may not be "
+                f"read; query the application's own tables instead.")
         if isinstance(node, exp.Func) and profile.is_denied_table(node.name, None):
             raise messages.reject(messages.denied_function(node.name.lower()))
 

@@ -63,7 +63,13 @@ def write_inside(keyword: str) -> str:
 
 #: What a denied function would do, by its deny-list group, where "side effects" says too little.
 _EFFECTS = {"file": "it reads or writes files on the database server",
-            "large_object": "it reads or writes server files and large objects"}
+            "large_object": "it reads or writes server files and large objects",
+            "remote_or_dynamic_sql": "it runs SQL text the guard never parsed",
+            "runs_sql": "it runs SQL text the guard never parsed",
+            "credentials": "it reads credentials, settings or other sessions' SQL",
+            "process": "it reads objects of the host process",
+            "server_state": "it changes the server's state",
+            "changes_state": "it changes the engine's state"}
 
 
 def denied_function(name: str, effect: str | None = None) -> str:
@@ -90,6 +96,8 @@ UNICODE_NAME = ('Unicode-escaped names (U&"...") are not allowed; write the name
                 'characters.')
 BACKSLASH_QUOTE = ("A backslash right before a quote in a string is read differently by "
                    "different server settings; use E'...' escapes or remove the backslash.")
+UNPARSABLE = ("SQL syntax error: the query could not be parsed (a call with missing or "
+              "malformed arguments?); fix the SQL and retry.")
 EXPLAIN_TWICE = "EXPLAIN may appear only once, at the start; remove the inner EXPLAIN."
 
 def parse_error(error: ParseError, incomplete: str | None = None) -> str:

@@ -18,6 +18,9 @@ from typing import ClassVar
 
 from nl2sql.backends import BACKENDS
 from nl2sql.sql_guard import denylist
+from nl2sql.sql_guard.allowlist import Allowlist
+from nl2sql.sql_guard.duckdb_functions import ALLOWLIST as DUCKDB_FUNCTIONS
+from nl2sql.sql_guard.spark_functions import ALLOWLIST as SPARK_FUNCTIONS
 from nl2sql.sql_guard import dialect_checks as extra
 from nl2sql.sql_guard.dialect_checks import CheckedQuery
 from nl2sql.sql_guard.lexing import LexingRules
@@ -44,6 +47,8 @@ class GuardProfile:
     #: Tables holding credentials (``schema.name`` or a bare name in any schema).
     denied_tables: ClassVar[frozenset[str]] = (
         denylist.POSTGRES_TABLES | denylist.MYSQL_TABLES | denylist.DUCKDB_TABLES)
+    #: Prefixes of ``schema.name`` of such tables (``performance_schema.events_statements_``).
+    denied_table_prefixes: ClassVar[tuple[str, ...]] = denylist.MYSQL_TABLE_PREFIXES
     #: How the engine reads comments and strings (see ``lexing.LexingRules``).
     lexing: ClassVar[LexingRules] = LexingRules()
     #: ``PRAGMA name`` statements that only read (SQLite); none elsewhere.
@@ -53,10 +58,15 @@ class GuardProfile:
     #: Postgres clauses sqlglot cannot parse and that call nothing (``FOR READ ONLY``, the
     #: options of xmlparse/xmlserialize) are dropped from what the parser sees.
     postgres_noop_clauses: ClassVar[bool] = False
+    #: The engine's reviewed functions, where it cannot enforce read-only for them itself
+    #: (``allowlist.py``): a call of any other is refused, and so is a view that makes one.
+    #: The strictest profile runs every backend's allowlist check (``extra_checks``).
+    allowlist: ClassVar[Allowlist | None] = None
     #: Further checks on the parsed query.
     extra_checks: ClassVar[tuple[Check, ...]] = (
         extra.executable_comments, extra.mysql_user_functions, extra.file_path_tables,
-        extra.spark_relations)
+        extra.spark_relations, extra.duckdb_functions, extra.spark_functions,
+        extra.secret_settings)
 
     @classmethod
     def denied_names(cls) -> frozenset[str]:
@@ -85,7 +95,8 @@ class GuardProfile:
         """True when ``schema.name`` holds credentials."""
         bare = name.strip('"`[]').lower()
         qualified = schema.strip("\"`[]").lower() + "." + bare if schema else bare
-        return bare in cls.denied_tables or qualified in cls.denied_tables
+        return bare in cls.denied_tables or qualified in cls.denied_tables \
+            or (schema is not None and qualified.startswith(cls.denied_table_prefixes))
 
 
 class SqliteProfile(GuardProfile):
@@ -94,6 +105,7 @@ class SqliteProfile(GuardProfile):
     denied_functions = MappingProxyType(denylist.SQLITE)
     denied_prefixes = denylist.SQLITE_PREFIXES
     denied_tables = frozenset()
+    denied_table_prefixes = ()
     lexing = LexingRules(line_comment_ends=("\n",), nested_comments=(False,),
                          line_comment_needs_space=(False,), string_escapes_pinned=True)
     read_pragmas = denylist.SQLITE_READ_PRAGMAS
@@ -105,12 +117,13 @@ class PostgresProfile(GuardProfile):
     denied_functions = MappingProxyType(denylist.POSTGRES)
     denied_prefixes = denylist.POSTGRES_PREFIXES
     denied_tables = denylist.POSTGRES_TABLES
+    denied_table_prefixes = ()
     # standard_conforming_strings is pinned on by the connection (db/postgres.py).
     lexing = LexingRules(line_comment_ends=("\r\n",), nested_comments=(True,),
                          line_comment_needs_space=(False,), string_escapes_pinned=True,
                          colon_parameters=False)
     postgres_noop_clauses = True
-    extra_checks = ()
+    extra_checks = (extra.secret_settings,)
 
 
 class MysqlProfile(GuardProfile):
@@ -132,7 +145,9 @@ class DuckdbProfile(GuardProfile):
     denied_tables = denylist.DUCKDB_TABLES
     lexing = LexingRules(line_comment_ends=("\r\n",), line_comment_needs_space=(False,),
                          colon_parameters=False)
-    extra_checks = (extra.file_path_tables,)
+    denied_table_prefixes = ()
+    allowlist = DUCKDB_FUNCTIONS
+    extra_checks = (extra.file_path_tables, extra.duckdb_functions, extra.secret_settings)
 
 
 class SparkProfile(GuardProfile):
@@ -140,12 +155,14 @@ class SparkProfile(GuardProfile):
     denied_functions = MappingProxyType(denylist.SPARK)
     denied_prefixes = denylist.SPARK_PREFIXES
     denied_tables = frozenset()
+    denied_table_prefixes = ()
     # escapedStringLiterals and doubleQuotedIdentifiers are pinned off by the session.
     lexing = LexingRules(line_comment_ends=("\r\n",), nested_comments=(True,),
                          line_comment_needs_space=(False,), string_escapes_pinned=True,
                          hints=True)
     attribute_calls = False
-    extra_checks = (extra.spark_relations,)
+    allowlist = SPARK_FUNCTIONS
+    extra_checks = (extra.spark_relations, extra.spark_functions)
 
 
 @cache

@@ -7,7 +7,9 @@ Spark has no read-only mode, so this layer is the strictest of all backends:
 - in FROM, only the generator table functions (``range``, ``explode``...): anything else
   (``read_files``, ``IDENTIFIER(...)``, a user function) may read files or hide a path;
 - no ``TRANSFORM ... USING 'script'`` (it runs a program on the server);
-- no schema-qualified function call (a persistent user-defined function runs arbitrary code).
+- no schema-qualified function call (a persistent user-defined function runs arbitrary code);
+- no ``${`` anywhere: Spark substitutes ``${spark.conf}``, ``${env:NAME}`` and
+  ``${system:name}`` into the text before parsing it (the session also turns that off).
 The functions on the Spark deny list (``reflect``, ``java_method``...) are refused by the
 shared checks.
 """
@@ -17,7 +19,7 @@ from __future__ import annotations
 from sqlglot import exp
 from sqlglot.tokens import Token, TokenType
 
-from nl2sql.sql_guard import messages
+from nl2sql.sql_guard import messages, spark_functions
 
 #: Data source names Spark accepts in ``format.`path``` (built-in plus common connectors).
 DATA_SOURCES = frozenset({
@@ -25,12 +27,9 @@ DATA_SOURCES = frozenset({
     "image", "xml", "iceberg", "hudi", "noop", "console", "kafka", "socket", "rate",
     "cloudfiles", "hive", "file", "protobuf", "excel", "sequencefile", "textfile", "rcfile",
 })
-#: Table functions that only generate rows from their arguments.
-GENERATORS = frozenset({
-    "range", "explode", "explode_outer", "posexplode", "posexplode_outer", "inline",
-    "inline_outer", "stack", "json_tuple", "variant_explode", "variant_explode_outer",
-    "sql_keywords", "unnest",
-})
+#: Table functions that only generate rows from their arguments (or list the engine's keywords
+#: and collations): the reviewed list's table functions, and UNNEST (grammar).
+GENERATORS = spark_functions.TABLE | {"unnest"}
 _PATH_CHARACTERS = ("/", ":", "\\")
 
 PATH_RELATION = ("Path-based relations (csv.`/path`, parquet.`...`, a table named by a path) "
@@ -41,10 +40,15 @@ SCRIPT_TRANSFORM = ("TRANSFORM ... USING runs a program on the server and is not
                     "SQL functions instead.")
 QUALIFIED_FUNCTION = ("Schema-qualified function {name}() is not allowed (a user-defined "
                       "function may have side effects); use built-in functions.")
+SUBSTITUTION = ("Spark replaces ${...} in a query's text with server settings and environment "
+                "variables (credentials among them), so it is not allowed, not even in a string "
+                "or comment; write the value itself.")
 
 
-def check(root: exp.Expr, tokens: list[Token]) -> None:
+def check(root: exp.Expr, tokens: list[Token], text: str) -> None:
     """Raise QueryRejectedError for the first Spark-specific construct that is not allowed."""
+    if "${" in text:  # variable substitution runs on the raw text, strings and comments too
+        raise messages.reject(SUBSTITUTION)
     for node in root.walk():
         if isinstance(node, exp.QueryTransform):
             raise messages.reject(SCRIPT_TRANSFORM)

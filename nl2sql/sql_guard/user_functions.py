@@ -20,7 +20,6 @@ call is a user function even when the catalogue did not list it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -31,12 +30,12 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.tokens import Token, TokenType
 
 from nl2sql.errors import QueryRejectedError
+from nl2sql.sql_guard.calls import calls as _calls
 from nl2sql.sql_guard.implicit_calls import (NO_IMPLICIT_CALLS, ImplicitCalls,
                                              check_implicit_calls, refuse_relation)
-
-#: A keyword or name token that can name a function when ``(`` follows (``LEFT(``, ``DATE(``).
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
-
+from nl2sql.sql_guard.profiles import profile_for
+from nl2sql.sql_guard.view_reach import (Reach, allowlist_reach, refuse_reaching_view,
+                                         refused_reach)
 
 @dataclass(frozen=True)
 class UserFunctions:
@@ -53,6 +52,9 @@ class UserFunctions:
     #: ``schema.name`` of the user functions a query can call written as a column: PostgreSQL's
     #: functional notation, ``t.f`` or ``(t).f`` for ``f(t)``.
     attribute_functions: frozenset[str] = frozenset()
+    #: View (``schema.name`` and bare name) -> the denied or unlisted function it calls or the
+    #: credential table it reads (``view_reach.py``).
+    refused_views: Mapping[str, Reach] = field(default_factory=dict)
 
     @classmethod
     def from_catalogue(cls, functions: Iterable[tuple[str, str]],
@@ -60,10 +62,15 @@ class UserFunctions:
                        view_reads: Iterable[tuple[str, str, str, str]] = (),
                        *, qualified_calls_are_user: bool = False,
                        implicit: ImplicitCalls = NO_IMPLICIT_CALLS,
-                       attribute_functions: Iterable[tuple[str, str]] = ()) -> UserFunctions:
+                       attribute_functions: Iterable[tuple[str, str]] = (),
+                       dialect: str | None = None,
+                       unadmitted: Mapping[str, Reach] | None = None) -> UserFunctions:
         """From ``(schema, function)`` rows, ``(view schema, view, schema, function)`` calls
-        and ``(view schema, view, schema, relation)`` reads; a view reaches what the views it
-        reads reach."""
+        (of any function) and ``(view schema, view, schema, relation)`` reads; a view reaches
+        what the views it reads reach. With the backend's sqlglot ``dialect``, views are also
+        judged by its guard profile (``view_reach.py``; ``unadmitted``: the views whose text
+        calls what its allowlist does not admit)."""
+        view_calls, view_reads = list(view_calls), list(view_reads)
         names = frozenset(_qualified(s, f) for s, f in functions)
         reached: dict[str, set[str]] = {}
         for view_schema, view, schema, function in view_calls:
@@ -93,10 +100,14 @@ class UserFunctions:
             views[view] = frozenset(calls)
             views[_bare(view)] = views.get(_bare(view), frozenset()) | calls
         return cls(names, views, qualified_calls_are_user, implicit,
-                   frozenset(_qualified(s, f) for s, f in attribute_functions))
+                   frozenset(_qualified(s, f) for s, f in attribute_functions),
+                   refused_reach(dialect, view_calls, view_reads, unadmitted)
+                   if dialect else {})
 
 
 NO_USER_FUNCTIONS = UserFunctions()
+#: A view whose definition nl2sql cannot parse: what it calls is unknown.
+UNREADABLE = Reach("calls", "functions", "a definition nl2sql cannot read")
 
 
 def from_view_definitions(functions: Iterable[tuple[str, str]],
@@ -105,26 +116,42 @@ def from_view_definitions(functions: Iterable[tuple[str, str]],
                           implicit: ImplicitCalls = NO_IMPLICIT_CALLS) -> UserFunctions:
     """``UserFunctions`` from ``(schema, view, definition)`` rows: each definition is parsed
     for the functions it calls and the relations it reads (a backend whose catalogue keeps no
-    dependencies). A definition that does not parse counts as calling every user function
-    whose name it contains."""
+    dependencies), and judged by the backend's allowlist (``view_reach.py``). A definition
+    that does not parse counts as calling every user function whose name it contains, and its
+    calls are judged from its tokens alone."""
     functions = list(functions)
     calls: list[tuple[str, str, str, str]] = []
     reads: list[tuple[str, str, str, str]] = []
+    unadmitted: dict[str, Reach] = {}
+    engine = Dialect.get_or_raise(dialect)
     for schema, view, definition in views:
+        key = _qualified(schema, view)
         try:
             tree = sqlglot.parse_one(definition, read=dialect)
         except sqlglot.errors.SqlglotError:
             text = definition.lower()
             calls += [(schema, view, s, f) for s, f in functions if f.lower() in text]
+            try:  # its calls judged from its tokens alone (no name counts as declared)
+                reach = allowlist_reach(dialect, exp.Select(), engine.tokenize(
+                    _view_body(definition, dialect)), _view_body(definition, dialect))
+            except sqlglot.errors.SqlglotError:
+                reach = UNREADABLE if profile_for(dialect).allowlist is not None else None
+            if reach is not None:
+                unadmitted[key] = reach
             continue
+        body = _view_body(definition, dialect)
+        tokens = engine.tokenize(body)
         calls += [(schema, view, q or "", name)
-                  for q, name in called_functions(tree, written_calls(
-                      Dialect.get_or_raise(dialect).tokenize(_view_body(definition, dialect))))]
+                  for q, name in called_functions(tree, written_calls(tokens))]
         reads += [(schema, view, t.db or schema, t.name) for t in tree.find_all(exp.Table)
                   if isinstance(t.this, exp.Identifier)]
+        reach = allowlist_reach(dialect, tree, tokens, body)
+        if reach is not None:
+            unadmitted[key] = reach
     return UserFunctions.from_catalogue(functions, calls, reads,
                                         qualified_calls_are_user=qualified_calls_are_user,
-                                        implicit=implicit)
+                                        implicit=implicit, dialect=dialect,
+                                        unadmitted=unadmitted)
 
 
 def check_user_functions(expression: exp.Expr, catalogue: UserFunctions,
@@ -167,13 +194,15 @@ def refuse_view(name: str, schema: str | None, catalogue: UserFunctions,
                 allowed: Iterable[str], *, db_id: str) -> None:
     """Refuse reading the relation ``[schema.]name`` when it is a view reaching a user
     function that ``allowed`` does not list, or its rows hold a type whose values can reach
-    one (samples, row lookups and queries alike)."""
+    one, or a view reaching what a query may not call or read (``view_reach.py``): samples,
+    row lookups and queries alike."""
     calls = catalogue.views.get(_qualified(schema, name), frozenset())
     allowed = frozenset(a.lower() for a in allowed)
     for function in sorted(calls):
         if not {function, _bare(function)} & allowed:
             raise _refusal(function, name, db_id)
     refuse_relation(_qualified(schema, name), catalogue.implicit, allowed, db_id=db_id)
+    refuse_reaching_view(name, schema, catalogue.refused_views, allowed, db_id=db_id)
 
 
 def called_functions(expression: exp.Expr, written: Iterable[tuple[str | None, str]] = ()
@@ -206,17 +235,7 @@ def written_calls(tokens: Sequence[Token]) -> frozenset[tuple[str | None, str]]:
     built-in's name that the engine calls (PostgreSQL picks a user ``date_trunc(text, date)``
     over the built-in for a ``date`` column). The guard keeps a query's
     (``ValidatedQuery.written_calls``)."""
-    calls = set()
-    for i in range(len(tokens) - 1):
-        token = tokens[i]
-        if tokens[i + 1].token_type != TokenType.L_PAREN or not (
-                token.token_type in (TokenType.VAR, TokenType.IDENTIFIER)
-                or _WORD.fullmatch(token.text)):
-            continue
-        qualifier = tokens[i - 2].text.lower() if i >= 2 \
-            and tokens[i - 1].token_type == TokenType.DOT else None
-        calls.add((qualifier, token.text.lower()))
-    return frozenset(calls)
+    return frozenset((call.qualifier, call.name) for call in _calls(tokens))
 
 
 def _tree_calls(expression: exp.Expr) -> Iterator[tuple[str | None, str]]:

@@ -1,0 +1,202 @@
+"""Issue 28, finding 4: tables and catalogues that hold credentials or other sessions' SQL are
+refused whatever the login, here the audit's case: the PostgreSQL superuser and the MariaDB root,
+on real servers holding real secrets (a subscription's and a user mapping's password, a
+federated server's password). Every spelling and route (qualified, quoted, case, subqueries,
+CTEs, the catalogue's own views, information_schema, a user's view over them); the secret never
+appears in an error; the next query works. The control: with the guard off, the engine hands
+the secret out."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import psycopg
+import pytest
+
+from conftest import mysql_admin, mysql_config, pg_config, rows_of
+from nl2sql.db.base import create_connection, create_operations
+from nl2sql.errors import QueryRejectedError
+from nl2sql.schema.models import DbInfo
+from nl2sql.sql_guard import validate_read_only
+
+
+def _refused_without_leak(ops: Any, cases: list[str], secret: str, probe: str) -> None:
+    for sql in cases:
+        with pytest.raises(QueryRejectedError) as caught:
+            rows_of(ops, sql)
+        message = str(caught.value)
+        assert secret not in message and "\n" not in message, (sql, message)
+        assert rows_of(ops, probe) == [(1,)], sql  # the engine is alive
+
+
+# -- PostgreSQL, as the superuser ----------------------------------------------------------------
+
+PG_CASES = [
+    "SELECT subconninfo FROM pg_subscription",
+    "SELECT subconninfo FROM pg_catalog.pg_subscription",
+    'SELECT subconninfo FROM "pg_subscription"',
+    'SELECT * FROM "pg_catalog"."pg_subscription"',
+    "SELECT * FROM PG_CATALOG.PG_SUBSCRIPTION",
+    "SELECT row_to_json(s) FROM pg_subscription s",
+    "SELECT (SELECT subconninfo FROM pg_subscription LIMIT 1) AS c",
+    "WITH s AS (SELECT * FROM pg_subscription) SELECT * FROM s",
+    "SELECT id FROM t WHERE EXISTS (SELECT 1 FROM pg_subscription WHERE subconninfo LIKE '%pw%')",
+    "TABLE pg_subscription",
+    "SELECT * FROM subs",  # a view over pg_subscription in the user's schema
+    "SELECT * FROM public.subs_again",  # a view over that view
+    "SELECT umoptions FROM pg_user_mappings",
+    "SELECT * FROM pg_user_mapping",
+    "SELECT * FROM information_schema.user_mapping_options",
+    "SELECT * FROM information_schema._pg_user_mappings",
+    "SELECT srvoptions FROM pg_foreign_server",
+    "SELECT * FROM information_schema.foreign_server_options",
+    "SELECT rolpassword FROM pg_authid",
+    "SELECT passwd FROM pg_shadow",
+    "SELECT query FROM pg_stat_activity",
+    "SELECT * FROM pg_stat_get_activity(NULL)",
+    "SELECT pg_stat_get_backend_activity(1)",
+    "SELECT setting FROM pg_settings WHERE name = 'primary_conninfo'",
+    "SELECT * FROM pg_show_all_settings()",
+    "SELECT current_setting('primary_conninfo')",
+    "SELECT current_setting('PRIMARY_CONNINFO')",
+    "SELECT current_setting(name) FROM (SELECT 'primary_conninfo' AS name) s",
+    "SELECT * FROM pg_file_settings",
+    "SELECT * FROM pg_hba_file_rules",
+    "SELECT * FROM pg_ident_file_mappings",
+    "SELECT * FROM pg_db_role_setting",
+    # extension functions that change the server's state
+    "SELECT pg_prewarm('t')",
+    "SELECT public.pg_prewarm('t', 'buffer')",
+]
+
+
+@pytest.fixture
+def pg_secrets(pg_database: Any, pg_server: str) -> Iterator[tuple[str, str]]:
+    """A database holding a subscription and a user mapping with a password, and views over
+    the subscription catalogue; the subscription is dropped before the database."""
+    dbname = pg_database(script="CREATE TABLE t (id int); INSERT INTO t VALUES (1); "
+                                "CREATE EXTENSION postgres_fdw; CREATE EXTENSION pg_prewarm;")
+    secret, suffix = f"pw{uuid.uuid4().hex}", uuid.uuid4().hex[:8]
+    subscription = f"nl2sql_sub_{suffix}"
+    dsn = pg_server.replace("dbname=postgres", f"dbname={dbname}")
+    with psycopg.connect(dsn, autocommit=True) as admin:
+        admin.execute(f"CREATE SUBSCRIPTION {subscription} CONNECTION 'host=127.0.0.1 "
+                      f"dbname=nowhere user=nobody password={secret}' PUBLICATION p "
+                      f"WITH (connect = false)")
+        admin.execute("CREATE SERVER remote FOREIGN DATA WRAPPER postgres_fdw "
+                      "OPTIONS (host '127.0.0.1', dbname 'nowhere')")
+        admin.execute(f"CREATE USER MAPPING FOR CURRENT_USER SERVER remote "
+                      f"OPTIONS (user 'nobody', password '{secret}')")
+        admin.execute("CREATE VIEW subs AS SELECT subname, subconninfo FROM pg_subscription")
+        admin.execute("CREATE VIEW subs_again AS SELECT * FROM subs")
+    try:
+        yield dbname, secret
+    finally:
+        with psycopg.connect(dsn, autocommit=True) as admin:
+            admin.execute(f"ALTER SUBSCRIPTION {subscription} SET (slot_name = NONE)")
+            admin.execute(f"DROP SUBSCRIPTION {subscription}")
+
+
+def test_postgres_credential_catalogues_are_refused_for_the_superuser(
+        pg_secrets: tuple[str, str]) -> None:
+    dbname, secret = pg_secrets
+    connection = create_connection(pg_config("pg", dbname))
+    ops = create_operations(connection, DbInfo(db_id="pg", db_type="postgres"))
+    try:
+        assert "superuser" in connection.login_privileges().privileged  # the audit's login
+        _refused_without_leak(ops, PG_CASES, secret, "SELECT count(*) FROM t")
+        assert rows_of(ops, "SELECT current_setting('TimeZone') IS NOT NULL, 1") == [(True, 1)]
+        # the control: the engine alone hands the subscription's password out (the read-only
+        # transaction runs as pg_read_all_data, which may read pg_subscription whole)
+        assert secret in str(rows_of(ops, "SELECT subconninfo FROM pg_subscription",
+                                   validate=False))
+        assert secret in str(rows_of(ops, "SELECT * FROM subs", validate=False))
+    finally:
+        connection.dispose()
+
+
+# -- MariaDB / MySQL, as root --------------------------------------------------------------------
+
+MYSQL_CASES = [
+    "SELECT Password FROM mysql.servers",
+    "SELECT `Password` FROM `mysql`.`servers`",
+    "SELECT * FROM MYSQL.SERVERS",
+    "SELECT (SELECT Password FROM mysql.servers LIMIT 1) AS p",
+    "SELECT id FROM t WHERE id IN (SELECT 1 FROM mysql.servers)",
+    "WITH s AS (SELECT * FROM mysql.servers) SELECT * FROM s",
+    "SELECT * FROM fed_servers",  # a view over mysql.servers in the database
+    "SELECT * FROM fed_servers_again",  # a view over that view
+    "SELECT authentication_string FROM mysql.user",
+    "SELECT * FROM mysql.global_priv",
+    "SELECT * FROM mysql.password_history",
+    "SELECT INFO FROM information_schema.PROCESSLIST",
+    "SELECT * FROM information_schema.processlist",
+    "SELECT * FROM performance_schema.threads",
+    "SELECT SQL_TEXT FROM performance_schema.events_statements_current",
+    "SELECT SQL_TEXT FROM performance_schema.events_statements_history_long",
+    "SELECT * FROM performance_schema.events_statements_summary_by_digest",
+    "SELECT * FROM performance_schema.prepared_statements_instances",
+    "SELECT * FROM performance_schema.user_variables_by_thread",
+    "SELECT * FROM mysql.general_log",
+    "SELECT * FROM mysql.slow_log",
+    "SELECT * FROM sys.processlist",
+    "SELECT * FROM sys.x$processlist",
+    "SELECT * FROM sys.session",
+    "SELECT * FROM sys.statement_analysis",
+]
+
+
+@pytest.fixture
+def mysql_secrets(mysql_server: str) -> Iterator[tuple[str, str]]:
+    """A database with a federated server (its password in mysql.servers) and views over it."""
+    suffix = uuid.uuid4().hex[:8]
+    dbname, server, secret = f"nl2sql_cred_{suffix}", f"nl2sql_srv_{suffix}", f"pw{suffix}x"
+    admin = mysql_admin()
+    try:
+        with admin.cursor() as cursor:
+            cursor.execute(f"CREATE DATABASE `{dbname}`")
+            cursor.execute(f"CREATE SERVER {server} FOREIGN DATA WRAPPER mysql OPTIONS "
+                           f"(HOST '127.0.0.1', DATABASE 'nowhere', USER 'nobody', "
+                           f"PASSWORD '{secret}')")
+            cursor.execute(f"CREATE TABLE `{dbname}`.t (id int)")
+            cursor.execute(f"INSERT INTO `{dbname}`.t VALUES (1)")
+            cursor.execute(f"CREATE VIEW `{dbname}`.fed_servers AS SELECT Server_name, "
+                           f"Password FROM mysql.servers")
+            cursor.execute(f"CREATE VIEW `{dbname}`.fed_servers_again AS SELECT * FROM "
+                           f"`{dbname}`.fed_servers")
+        yield dbname, secret
+    finally:
+        with admin.cursor() as cursor:
+            cursor.execute(f"DROP SERVER IF EXISTS {server}")
+            cursor.execute(f"DROP DATABASE IF EXISTS `{dbname}`")
+        admin.close()
+
+
+def test_mysql_credential_tables_are_refused_for_root(mysql_secrets: tuple[str, str]) -> None:
+    dbname, secret = mysql_secrets
+    connection = create_connection(mysql_config("my", dbname))  # root, as the audit
+    ops = create_operations(connection, DbInfo(db_id="my", db_type="mysql"))
+    try:
+        assert connection.login_privileges().privileged  # root is reported privileged
+        _refused_without_leak(ops, MYSQL_CASES, secret, "SELECT count(*) FROM t")
+        # the control: root's engine alone hands the password out, directly and via the view
+        assert secret in str(rows_of(ops, "SELECT Password FROM mysql.servers", validate=False))
+        assert secret in str(rows_of(ops, "SELECT * FROM fed_servers", validate=False))
+    finally:
+        connection.dispose()
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT User_password FROM mysql.slave_master_info",
+    "SELECT * FROM mysql.slave_relay_log_info",
+    "SELECT * FROM mysql.slave_worker_info",
+    "SELECT * FROM performance_schema.replication_connection_configuration",
+    "SELECT * FROM performance_schema.processlist",
+    "SELECT * FROM sys.x$statements_with_full_table_scans",
+])
+def test_mysql_8_replication_and_statement_tables_are_refused(sql: str) -> None:
+    """MySQL 8's tables (not on the MariaDB test server): the guard refuses them by name."""
+    with pytest.raises(QueryRejectedError, match="holds credentials"):
+        validate_read_only(sql, "mysql")
