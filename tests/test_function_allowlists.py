@@ -175,9 +175,9 @@ def test_allowed_functions_add_to_the_allowlist_but_never_pass_the_deny_list() -
 
 # -- ordinary SQL still runs -------------------------------------------------------------------
 
-def _golds() -> list[str]:
+def _golds(names: tuple[str, ...] = ("bookstore", "chinook", "northwind")) -> list[str]:
     golds = []
-    for name in ("bookstore", "chinook", "northwind"):
+    for name in names:
         for line in (QUESTIONS / f"{name}.jsonl").read_text(encoding="utf-8").splitlines():
             query = json.loads(line)["query"]
             golds += query if isinstance(query, list) else [query]
@@ -186,15 +186,18 @@ def _golds() -> list[str]:
 
 @pytest.mark.parametrize("dialect", ["duckdb", "spark"])
 def test_every_bundled_gold_query_passes_the_guard(dialect: str) -> None:
-    """The bundled gold queries (SQLite), as sqlglot writes them for the engine."""
+    """The bundled gold queries (SQLite) as sqlglot writes them for the engine, and the Spark
+    variants of the sets as written."""
+    golds = [sqlglot.transpile(gold, read="sqlite", write=dialect)[0] for gold in _golds()]
+    if dialect == "spark":
+        golds += _golds(("chinook_spark", "northwind_spark"))
     refused = []
-    for gold in _golds():
-        sql = sqlglot.transpile(gold, read="sqlite", write=dialect)[0]
+    for sql in golds:
         try:
             validate_read_only(sql, dialect)
         except QueryRejectedError as error:
             refused.append((sql, str(error)))
-    assert len(_golds()) >= 80 and not refused, refused
+    assert len(golds) >= 80 and not refused, refused
 
 
 def _run_all(config: Any, db_type: str, queries: list[str]) -> None:
