@@ -128,9 +128,11 @@ SPARK: dict[str, tuple[str, ...]] = {
     # JVM reflection: calls any static Java method on the driver or executors.
     "reflection": ("reflect", "java_method", "try_reflect"),
     # Read files or directories (Databricks/Spark 4 table functions and helpers); protobuf
-    # functions read a descriptor file named by their argument.
+    # functions read a descriptor file named by their argument, Avro functions a schema named
+    # by their options (avroSchemaUrl); python_worker_logs the server's worker logs.
     "file": ("read_files", "cloud_files_state", "list_secrets", "secret", "try_secret",
-             "from_protobuf", "to_protobuf", "input_file_name_read"),
+             "from_protobuf", "to_protobuf", "input_file_name_read", "from_avro", "to_avro",
+             "schema_of_avro", "python_worker_logs"),
     # Reach the network or run SQL/programs the guard never sees.
     "network": ("http_request", "ai_query", "ai_gen", "ai_forecast", "vector_search",
                 "read_kafka", "read_kinesis", "read_pubsub", "read_pulsar", "read_statestore",
