@@ -15,7 +15,7 @@ from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.errors import WorkspacePathError
 from nl2sql.operations import OpsContext, saved_queries_list_op, saved_query_get_details_op
 from nl2sql.operations.queries import db_execute_sql_op
-from nl2sql.workspace import saved_query_index
+from nl2sql.workspace import saved_query_index, saved_query_sync
 from nl2sql.workspace.results import CsvResultWriter, remove_result
 from nl2sql.workspace.saved_query_index import INDEX_FILENAME, SavedQueryIndex, fts_query
 
@@ -295,7 +295,7 @@ def test_a_call_with_nothing_new_lists_no_folder(workspace: Path,
     assert index.search(limit=1)[1] == total
     assert listed == []
     files = [path for path in stats if path.endswith(".json")]
-    assert len(files) <= saved_query_index.SWEEP_FILES  # the sweep's share, not all 600
+    assert len(files) <= saved_query_sync.SWEEP_FILES  # the sweep's share, not all 600
     assert len(stats) - len(files) <= 5  # the folders (and the index folder's mkdir)
     # another process adds a result: only its folder is listed, and it is found
     _metadata(workspace / "old", "new_one", "a brand new question")

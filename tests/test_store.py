@@ -29,9 +29,13 @@ from nl2sql.agents.conversations import ConversationStore
 from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.errors import ConfigError, StoreError
 from nl2sql.operations.ops_context import OpsContext
+from nl2sql.operations.queries import db_execute_sql_op
+from nl2sql.operations.saved_queries import saved_queries_list_op
 from nl2sql.schema.models import utc_now
 from nl2sql.store import AuditRecord, Store, StoredUser, VerifiedAnswer
 from nl2sql.verified.questions import question_key
+from nl2sql.workspace.results import metadata_name_for, remove_result
+from nl2sql.workspace.saved_query_store import SharedSavedQueryIndex, saved_query_index
 
 BIN = Path(sys.executable).parent
 
@@ -157,6 +161,59 @@ def test_turns_are_numbered_once_per_request(tmp_path: Path, store_url: str | No
     [summary] = turns.list()
     assert summary.turns == 10 and summary.first_question == stored[0].question
     assert turns.delete("c") == 10 and turns.turns("c") == [] and turns.list() == []
+
+
+# -- the saved-query index ----------------------------------------------------------------------
+def test_saved_queries_are_listed_and_searched_alike_on_either_store(
+        tmp_path: Path, store_url: str | None) -> None:
+    """The same calls on the workspace's own index (SQLite store) and on the shared store's
+    (PostgreSQL): newest first, every word a required prefix, by database, by id, and a
+    removed result gone."""
+    path = write_dbs_yaml(tmp_path, [], **({"store": store_url} if store_url else {}))
+    ops = OpsContext(DbConnectionConfigs.load(path, workspace=tmp_path / "ws"))
+    try:
+        titles = db_execute_sql_op(ops, "bookstore", "SELECT title FROM books",
+                                   nl_query="Which unusual titles exist?", answer_id="a1")
+        authors = db_execute_sql_op(ops, "bookstore", "SELECT count(*) AS n FROM authors",
+                                    nl_query="How many authors?", output_file="sub/authors")
+        index = saved_query_index(ops.workspace, ops.store)
+        assert isinstance(index, SharedSavedQueryIndex) == (store_url is not None)
+        listed = saved_queries_list_op(ops)
+        assert listed.total == 2
+        assert [q.csv_file for q in listed.queries] == ["sub/authors.csv", titles.csv_filename]
+        assert [q.csv_file for q in saved_queries_list_op(ops, "unusu TIT").queries] == \
+            [titles.csv_filename]
+        assert saved_queries_list_op(ops, "unusual authors").total == 0
+        assert saved_queries_list_op(ops, "count").queries[0].natural_language_query == \
+            "How many authors?"
+        assert saved_queries_list_op(ops, "*** ").total == 0
+        assert saved_queries_list_op(ops, db_id="other").total == 0
+        assert saved_queries_list_op(ops, limit=1).total == 2
+        assert index.find("a1").sql_query == "SELECT title FROM books"
+        csv_path = ops.workspace_root / authors.csv_filename
+        trace = remove_result(csv_path)
+        index.record(csv_path.with_name(metadata_name_for(csv_path.name)), trace.marks)
+        assert [q.csv_file for q in saved_queries_list_op(ops).queries] == [titles.csv_filename]
+    finally:
+        ops.close()
+
+
+def test_a_shared_store_does_not_infer_from_folders(tmp_path: Path, pg_store: str) -> None:
+    """With a shared store the index is what nl2sql recorded: a file another program drops
+    into the workspace is not listed, and another workspace's results are its own."""
+    path = write_dbs_yaml(tmp_path, [], store=pg_store)
+    ops = OpsContext(DbConnectionConfigs.load(path, workspace=tmp_path / "ws"))
+    other = OpsContext(DbConnectionConfigs.load(path, workspace=tmp_path / "other"))
+    try:
+        saved = db_execute_sql_op(ops, "bookstore", "SELECT 1 AS one", nl_query="One?")
+        dropped = ops.workspace_root / "dropped.metadata.json"
+        dropped.write_text(json.dumps({"sql_query": "SELECT 2", "db_id": "bookstore",
+                                       "natural_language_query": "Two?"}))
+        assert [q.csv_file for q in saved_queries_list_op(ops).queries] == [saved.csv_filename]
+        assert saved_queries_list_op(other).total == 0
+    finally:
+        ops.close()
+        other.close()
 
 
 # -- two processes at once ----------------------------------------------------------------------

@@ -5,12 +5,9 @@ each user sees."""
 
 from __future__ import annotations
 
-import os
-import queue
 import shutil
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +16,7 @@ import httpx2
 import pytest
 import yaml
 from conftest import SAMPLE_DATA, stop_process
+from mcp_processes import start_server
 from cryptography.hazmat.primitives.asymmetric import rsa
 from identity_provider import IdentityProvider, identity_provider
 from mcp import Client
@@ -28,29 +26,6 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 NL2SQL_MCP = Path(sys.executable).parent / "nl2sql-mcp"
 GROUPS = {"analysts": {"databases": ["chinook"]},
           "curators": {"databases": ["*"], "curator": True}}
-
-
-def start_server(config: Path, workspace: Path, *args: str,
-                 env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], str]:
-    """``nl2sql-mcp --transport http --port 0`` for ``config``; the process and its URL."""
-    process = subprocess.Popen(
-        [str(NL2SQL_MCP), "--transport", "http", "--port", "0", "--config", str(config),
-         "--workspace", str(workspace), *args],
-        env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE, text=True)
-    lines: queue.Queue[str] = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(line) for line in process.stderr],  # type: ignore[union-attr]
-                     daemon=True).start()
-    seen = []
-    try:
-        while True:
-            line = lines.get(timeout=60)
-            seen.append(line)
-            if "MCP over streamable HTTP at " in line:
-                return process, line.split(" at ", 1)[1].split()[0]
-    except queue.Empty:
-        stop_process(process)
-        raise AssertionError(f"no URL within 60 s: {''.join(seen)}") from None
 
 
 def client(url: str, token: str | None) -> Client:

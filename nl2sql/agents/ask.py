@@ -42,7 +42,8 @@ from nl2sql.llm.usage import step_usage
 from nl2sql.operations.ops_context import OpsContext, ops_context_for
 from nl2sql.operations.verified_serve import Served, serve_verified
 from nl2sql.workspace.results import metadata_name_for, new_result_id, remove_result
-from nl2sql.workspace.saved_query_index import SavedQueryIndex
+from nl2sql.workspace.saved_query_store import saved_query_index
+from nl2sql.store.store import Store
 from nl2sql.context_engine import context
 from nl2sql._worker import run_in_worker
 
@@ -199,7 +200,7 @@ async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Mode
     query = winner.deps.result
     assert query is not None and winner.result is not None  # the validator ran its final SQL
     csv_path = workspace / query.csv_filename
-    await run_in_worker(_remove_other_results, runs, winner, workspace)
+    await run_in_worker(_remove_other_results, runs, winner, workspace, ops.store)
     answer = Answer(
         id=answer_id, question=question, db_id=config.db_id, sql=winner.result.output.sql,
         explanation=winner.result.output.explanation, df=read_dataframe(csv_path, rows),
@@ -258,13 +259,13 @@ def _fingerprint(ops: OpsContext, db_id: str) -> str | None:
 
 
 def _remove_other_results(runs: list[CandidateRun], winner: CandidateRun,
-                          workspace: Path) -> None:
+                          workspace: Path, store: Store) -> None:
     """The result files of the candidates not chosen (each wrote new files of its own)."""
     for run in runs:
         if run is not winner and run.deps.output_file:
             csv_path = workspace / run.deps.output_file
             trace = remove_result(csv_path)
-            SavedQueryIndex(workspace).record(
+            saved_query_index(workspace, store).record(
                 csv_path.with_name(metadata_name_for(csv_path.name)), trace.marks)
 
 

@@ -18,7 +18,7 @@ from nl2sql.operations.params import (DbId, FollowForeignKeys, NlQuery, OutputFi
 from nl2sql.workspace.results import (CSV_SUFFIX, METADATA_SUFFIX, CsvResultWriter, ResultMetadata,
                             format_preview, new_result_id, refuse_existing_result,
                             resolve_workspace_path, safe_name_from_query, storage_error)
-from nl2sql.workspace.saved_query_index import SavedQueryIndex
+from nl2sql.workspace.saved_query_store import saved_query_index
 from nl2sql._helpers import shorten
 
 if TYPE_CHECKING:  # SQLAlchemy loads on the first query, not when the tools are listed
@@ -109,7 +109,8 @@ def db_execute_sql_op(ctx: OpsContext, db_id: DbId, query: SqlQuery, output_file
         writer.discard()
         raise
     # Into the saved-query index now, so the next saved_queries_list need not list the folder.
-    SavedQueryIndex(ctx.workspace_root).record(writer.metadata_path, writer.trace.marks)
+    saved_query_index(ctx.workspace_root, ctx.store).record(writer.metadata_path,
+                                                            writer.trace.marks)
     preview = format_preview(metadata, writer.preview)
     return QueryResult(**metadata.model_dump(), preview=preview)
 

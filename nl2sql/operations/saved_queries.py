@@ -17,7 +17,7 @@ from nl2sql.operations.csv_files import CsvRows, read_head, require_result_of
 from nl2sql.operations.params import CsvFile, SearchWords
 from nl2sql.workspace.results import (CSV_SUFFIX, METADATA_SUFFIX, ResultMetadata, read_metadata_for_csv,
                             resolve_workspace_path, result_lock)
-from nl2sql.workspace.saved_query_index import SavedQueryIndex
+from nl2sql.workspace.saved_query_store import saved_query_index
 from nl2sql._helpers import shorten
 from nl2sql.store.records import VerifiedAnswer
 from nl2sql.operations.verified_answers import accept_saved_result
@@ -92,7 +92,8 @@ def saved_queries_list_op(ctx: OpsContext, search: SearchWords = None, *,
                           limit: int = 50, db_id: str | None = None) -> SavedQueryList:
     """Saved queries, newest first; ``search`` matches words of the question and the SQL;
     ``db_id`` keeps that database's only."""
-    found, total = SavedQueryIndex(ctx.workspace).search(search, limit=limit, db_id=db_id)
+    found, total = saved_query_index(ctx.workspace, ctx.store).search(search, limit=limit,
+                                                                      db_id=db_id)
     queries = [SavedQuerySummary(
         csv_file=_csv_file_of(entry.path, entry.csv_filename), db_id=entry.db_id,
         timestamp=entry.timestamp, row_count=entry.row_count, column_count=entry.column_count,

@@ -28,7 +28,7 @@ from nl2sql.schema.models import DbInfo, utc_now
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.workspace.results import (CSV_SUFFIX, METADATA_SUFFIX, new_result_id, read_metadata_for_csv,
                             resolve_workspace_path)
-from nl2sql.workspace.saved_query_index import SavedQueryIndex
+from nl2sql.workspace.saved_query_store import saved_query_index
 from nl2sql.verified.questions import question_key, tables_read
 from nl2sql.store.records import VerifiedAnswer
 
@@ -46,7 +46,7 @@ def accept_answer(ops: OpsContext, answer_id: str, *, user: str | None = None,
     if existing is not None:
         return settle(ops, existing.db_id, existing.question, existing.sql, existing.id,
                       user=user, curator=curator)
-    found = SavedQueryIndex(ops.workspace).find(answer_id) if answer_id else None
+    found = saved_query_index(ops.workspace, ops.store).find(answer_id) if answer_id else None
     if found is None or not found.db_id or not found.sql_query:
         raise VerifiedAnswerError(
             f"No answer with id '{answer_id}' in the workspace {ops.workspace}; the id is in "

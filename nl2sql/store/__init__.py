@@ -18,14 +18,14 @@ if TYPE_CHECKING:
     from nl2sql.store.answers import AnswerStore
     from nl2sql.store.audit import AuditLog
     from nl2sql.store.conversations import TurnStore
-    from nl2sql.store.records import (AuditRecord, ConversationSummary, Outcome, State,
-                                      StoredUser, TurnRow, VerifiedAnswer)
+    from nl2sql.store.records import (AuditRecord, ConversationSummary, IndexedQuery, Outcome,
+                                      State, StoredUser, TurnRow, VerifiedAnswer)
     from nl2sql.store.store import Store
     from nl2sql.store.users import UserStore
 
 _WHERE = {"AnswerStore": "answers", "AuditLog": "audit", "TurnStore": "conversations",
           "Store": "store", "UserStore": "users",
           **dict.fromkeys(("AuditRecord", "ConversationSummary", "Outcome", "State",
-                           "StoredUser", "TurnRow", "VerifiedAnswer"), "records")}
+                           "IndexedQuery", "StoredUser", "TurnRow", "VerifiedAnswer"), "records")}
 __all__ = sorted(_WHERE)
 __getattr__, __dir__ = lazy_exports(__name__, _WHERE)

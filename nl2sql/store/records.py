@@ -117,3 +117,20 @@ class ConversationSummary:
     updated_at: str
     db_id: str | None
     first_question: str
+
+
+# -- the saved-query index ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class IndexedQuery:
+    """One saved query as an index knows it (``path`` is the metadata file, relative to its
+    workspace, ``/``-separated)."""
+
+    path: str
+    timestamp: str | None
+    db_id: str | None
+    row_count: int | None
+    column_count: int | None
+    csv_filename: str | None
+    natural_language_query: str | None
+    sql_query: str | None
+    result_id: str | None = None

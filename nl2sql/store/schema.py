@@ -11,6 +11,7 @@ are tables of that one database):
 | ``conversations`` | ``turns`` | ``{data_dir}/conversations.sqlite`` |
 | ``users`` | ``users`` | ``{data_dir}/users.sqlite`` |
 | ``audit`` | ``audit`` | ``{data_dir}/audit.sqlite`` |
+| ``saved_queries`` | ``saved_query`` | (none: a local workspace keeps its own index) |
 
 Files written before the store had versions (``verified/{db_id}.sqlite``,
 ``conversations.sqlite``) are version 1 of their area and are migrated in place on first use.
@@ -23,8 +24,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import (Column, Connection, Index, Integer, LargeBinary, MetaData, Table, Text,
-                        UniqueConstraint, inspect, select, text)
+from sqlalchemy import (Column, ColumnElement, Connection, Index, Integer, LargeBinary, MetaData,
+                        Table, Text, UniqueConstraint, func, inspect, literal_column, select,
+                        text)
 
 from nl2sql.errors import StoreError
 
@@ -104,6 +106,34 @@ audit = Table(
     Index("audit_user_ts", "user", "ts"),
     Index("audit_db_ts", "db_id", "ts"))
 
+# -- the saved-query index of a shared store (a local workspace keeps its own) -------------------
+saved_query = Table(
+    "saved_query", metadata,
+    Column("workspace", Text, primary_key=True),  # the workspace folder's absolute path
+    Column("path", Text, primary_key=True),  # its metadata file, relative, '/'-separated
+    Column("timestamp", Text),
+    Column("db_id", Text),
+    Column("row_count", Integer),
+    Column("column_count", Integer),
+    Column("csv_filename", Text),
+    Column("natural_language_query", Text),
+    Column("sql_query", Text),
+    Column("result_id", Text),
+    Index("saved_query_newest", "workspace", "timestamp", "path"),
+    Index("saved_query_result", "workspace", "result_id"))
+
+
+def search_document(table: Table = saved_query) -> ColumnElement[object]:
+    """What a saved-query search matches: the question and the SQL as PostgreSQL words
+    (``simple``: no stemming or stop words, as SQLite's FTS5 in a local index)."""
+    return func.to_tsvector(literal_column("'simple'::regconfig"),
+                            func.coalesce(table.c.natural_language_query, "") + " "
+                            + func.coalesce(table.c.sql_query, ""))
+
+
+Index("saved_query_search", search_document(), postgresql_using="gin").ddl_if(
+    dialect="postgresql")
+
 
 def _answers_2(connection: Connection, context: Mapping[str, Any]) -> None:
     """Files before versions: ``verified`` without ``db_id`` and who proposed it; the
@@ -140,6 +170,7 @@ AREAS = {area.name: area for area in (
     Area("conversations", (turns,), legacy_table="turns"),
     Area("users", (users,)),
     Area("audit", (audit,)),
+    Area("saved_queries", (saved_query,)),
 )}
 
 

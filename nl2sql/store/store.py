@@ -1,5 +1,6 @@
 """``Store``: what nl2sql keeps besides the schema cache, behind one interface: verified answers
-and proposals (``answers(db_id)``), conversations, users with tokens, and the audit log.
+and proposals (``answers(db_id)``), conversations, users with tokens, the audit log, and (a
+shared store only) the saved-query index.
 
 Where it lives is dbs.yaml's top-level ``store:``: left out, SQLite files in the data dir, one
 per area (as before the store: ``verified/{db_id}.sqlite``, ``conversations.sqlite``, and
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from nl2sql.store.audit import AuditLog
     from nl2sql.store.conversations import TurnStore
     from nl2sql.store.database import Database
+    from nl2sql.store.saved_queries import SavedQueryTable
     from nl2sql.store.users import UserStore
 
 #: The SQLite file of each area under the data dir (``answers``: one per database).
@@ -77,11 +79,21 @@ class Store:
         return storage.AuditLog(self._database(
             "audit", busy_timeout_ms=storage.APPEND_BUSY_TIMEOUT_MS))
 
+    @cached_property
+    def saved_queries(self) -> SavedQueryTable:
+        """The saved-query index of a shared store (a local workspace keeps its own index:
+        ``nl2sql.workspace.saved_query_index``)."""
+        assert self.shared, "only a shared (PostgreSQL) store keeps the saved-query index"
+        return _storage().SavedQueryTable(self._database("saved_queries"))
+
     def _database(self, area: str, *, db_id: str | None = None,
                   busy_timeout_ms: int | None = None) -> Database:
         storage = _storage()
-        path = self.data_dir / SQLITE_FILES[area].format(db_id=db_id)
-        where = self.describe() if self.url is not None else f"file {path}"
+        if self.url is not None:
+            where = self.describe()
+        else:
+            path = self.data_dir / SQLITE_FILES[area].format(db_id=db_id)
+            where = f"file {path}"
 
         def prepare_area(connection: Any) -> None:
             storage.prepare(connection, storage.AREAS[area], where, db_id=db_id)
@@ -97,11 +109,12 @@ def _storage() -> SimpleNamespace:
     """The storage classes (SQLAlchemy, ~0.4 s to import), loaded when a store is first used
     rather than when one is made: the MCP server makes one at start-up and must start fast
     (docs/architecture.md, "Imports")."""
-    from nl2sql.store import answers, audit, conversations, database, schema, users
+    from nl2sql.store import answers, audit, conversations, database, saved_queries, schema, users
 
     return SimpleNamespace(
         AnswerStore=answers.AnswerStore, AuditLog=audit.AuditLog,
         APPEND_BUSY_TIMEOUT_MS=audit.APPEND_BUSY_TIMEOUT_MS, TurnStore=conversations.TurnStore,
-        UserStore=users.UserStore, SqliteDatabase=database.SqliteDatabase,
+        UserStore=users.UserStore, SavedQueryTable=saved_queries.SavedQueryTable,
+        SqliteDatabase=database.SqliteDatabase,
         PostgresDatabase=database.PostgresDatabase, safe_url=database.safe_url,
         prepare=schema.prepare, AREAS=schema.AREAS)
