@@ -42,6 +42,22 @@ from nl2sql.operations.queries import db_execute_sql_op
 QUERY = f"/* {MARK} */ {ENDLESS}"
 STOP_LOGGER = "nl2sql._call_stop"
 NL2SQL_ASK = Path(sys.executable).parent / "nl2sql-ask"
+#: A command as a person starts it in a terminal's foreground: Ctrl-C reaches it, even when this
+#: suite runs as a background job (``make test &``, ``nohup``) whose children inherit SIGINT
+#: ignored (and keep it so: docs/python-and-cli.md). ``exec`` keeps the default set here.
+IN_THE_FOREGROUND = [sys.executable, "-c", "import os, signal, sys; "
+                     "signal.signal(signal.SIGINT, signal.SIG_DFL); "
+                     "os.execv(sys.argv[1], sys.argv[1:])"]
+
+
+@pytest.fixture(autouse=True)
+def _ctrl_c_reaches_this_process() -> Any:
+    """The tests here press Ctrl-C (SIGINT to this process) as a person at the terminal would;
+    a suite started with SIGINT ignored (a background job) keeps it ignored, so Python's
+    handler is put back for each test."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
 
 
 @pytest.fixture
@@ -266,8 +282,8 @@ def test_ctrl_c_in_nl2sql_ask_stops_its_query(backend: str, make_db: Any, tmp_pa
         ops.close()
     stub_openai.add(tool_call("db_execute_sql", query=QUERY))
     env = {**os.environ, "NL2SQL_CONFIG": str(config), "NL2SQL_WORKSPACE": str(tmp_path / "ws")}
-    child = subprocess.Popen([str(NL2SQL_ASK), "How many numbers are there?", "--db",
-                              "cancelme", "--model", MODEL_STRING, "--no-reuse"],
+    child = subprocess.Popen([*IN_THE_FOREGROUND, str(NL2SQL_ASK), "How many numbers are there?",
+                              "--db", "cancelme", "--model", MODEL_STRING, "--no-reuse"],
                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     dbname = db.config.dbname or ""
     busy = (lambda: BUSY[backend](dbname)) if backend in ("postgres", "mysql") \

@@ -15,32 +15,33 @@ from pathlib import Path
 from collections.abc import Callable
 
 from nl2sql._call_stop import logger as stop_logger
+from nl2sql.cli.signals import Received, stopping_signals
 from nl2sql.errors import InternalError, Nl2SqlError, as_one_sentence
 from nl2sql import __version__
 
 EXIT_ERROR = 1
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
 
 
 def run_cli(func: Callable[[list[str] | None], int | None], argv: list[str] | None = None) -> int:
     """Run ``func(argv)`` and return its exit code. An ``Nl2SqlError`` prints one line to
     stderr and exits with its ``exit_code`` (2: a set-up or usage error such as a broken
     dbs.yaml, an unknown database id, a missing extra; 1: the command's own "no"); argparse
-    usage errors keep their code (2); Ctrl-C is 130, with one line saying which running
-    queries it stopped. A file-system failure (disk full, no permission...) is one line too
+    usage errors keep their code (2); Ctrl-C is 130 (SIGTERM 143, SIGHUP 129), with one line
+    saying which running queries it stopped. A file-system failure (disk full, no permission...) is one line too
     (2); anything else is "internal error, see the log" (1) with the traceback logged
     (stderr, ``-v`` for the nl2sql logger's details)."""
     stops = _HeldStops()
     stop_logger.addFilter(stops)
     try:
-        return _run_cli(func, argv, stops)
+        with stopping_signals() as received:
+            return _run_cli(func, argv, stops, received)
     finally:
         stop_logger.removeFilter(stops)
         stops.release()
 
 
 def _run_cli(func: Callable[[list[str] | None], int | None], argv: list[str] | None,
-             stops: _HeldStops) -> int:
+             stops: _HeldStops, received: Received) -> int:
     try:
         return func(argv) or 0
     except Nl2SqlError as exc:
@@ -51,9 +52,9 @@ def _run_cli(func: Callable[[list[str] | None], int | None], argv: list[str] | N
             print(f"error: {exc.code}", file=sys.stderr)
             return EXIT_ERROR
         return exc.code if isinstance(exc.code, int) else 0
-    except KeyboardInterrupt:
-        print(stops.interrupted_line(), file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt:  # Ctrl-C, SIGTERM or SIGHUP (nl2sql.cli.signals)
+        print(stops.interrupted_line(received.words), file=sys.stderr)
+        return received.exit_code
     except Exception as exc:  # noqa: BLE001 - the edge: a file-system fault or a bug, one line
         if isinstance(exc, OSError) or logging.getLogger("nl2sql").isEnabledFor(logging.DEBUG):
             error = as_one_sentence(exc, _command_name())  # -v: traceback logged
@@ -79,14 +80,14 @@ class _HeldStops(logging.Filter):
         self.held.append(record)
         return False
 
-    def interrupted_line(self) -> str:
+    def interrupted_line(self, words: str = "interrupted") -> str:
         stopped = [getattr(r, "stopped") for r in self.held if hasattr(r, "stopped")]
         count = len(stopped)
         self.held.clear()  # said here (a query not run: nothing to say), not logged again
         if not count:
-            return "interrupted"
+            return words
         queries = "the running query" if count == 1 else f"{count} running queries"
-        return f"interrupted; stopped {queries} on {', '.join(dict.fromkeys(stopped))}"
+        return f"{words}; stopped {queries} on {', '.join(dict.fromkeys(stopped))}"
 
     def release(self) -> None:
         for record in self.held:
