@@ -69,7 +69,8 @@ class StubOpenAI:
                  responder: Callable[[dict[str, Any]], Reply] | None = None) -> None:
         self.replies = list(replies)
         self.responder = responder
-        self.requests: list[dict[str, Any]] = []
+        self.requests: list[dict[str, Any]] = []  # chat completions requests
+        self.paths: list[str] = []  # every POST's path, answered or not (404)
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True,
@@ -122,6 +123,7 @@ class StubOpenAI:
             def do_POST(self) -> None:  # noqa: N802 (http.server's name)
                 length = int(self.headers.get("content-length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
+                stub.paths.append(self.path)
                 if not self.path.rstrip("/").endswith("/chat/completions"):
                     return self._send(404, {"error": {"message": f"no route {self.path}"}})
                 reply = stub._next(body)

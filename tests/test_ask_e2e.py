@@ -162,3 +162,32 @@ def test_python_ask_with_json_text_answers_and_a_rate_limit(setup: dict[str, str
     assert Path(result["csv"]).read_text() == "tracks\n1297\n"
     assert stub_openai.remaining == 0 and len(stub_openai.requests) == 5
     assert "JSON object" in messages_text(stub_openai.requests[-1])  # the text retry
+
+
+def test_openai_against_a_compatible_server_says_to_use_openai_chat(
+        setup: dict[str, str], stub_openai: StubOpenAI) -> None:
+    """'openai:' is the Responses API; a server that speaks only chat completions (the stub, as
+    Ollama or vLLM may) answers it 404: never taken for an unknown model, and never sent to the
+    chat endpoint behind the user's back."""
+    done = ask_cli(setup, QUESTION, "--db", "chinook", "--model", "openai:stub-model")
+    assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        f"error: The server at {stub_openai.base_url} (OPENAI_BASE_URL) does not answer "
+        f"'openai:stub-model' on the Responses API that 'openai:' uses; for an "
+        f"OpenAI-compatible server use chat completions: --model openai-chat:stub-model.")
+    assert stub_openai.paths and all(p.endswith("/responses") for p in stub_openai.paths)
+    assert stub_openai.requests == []
+
+
+def test_one_name_for_the_model_in_the_answer_candidates_and_receipt(
+        setup: dict[str, str], stub_openai: StubOpenAI) -> None:
+    stub_openai.add(*[tool_call("final_result", sql=ROCK, explanation="Rock tracks.")] * 3)
+    done = ask_cli(setup, QUESTION, "--db", "chinook", "--model", MODEL_STRING,
+                   "--candidates", "2", "--json")
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["models"] == [MODEL_STRING]
+    assert {c["model"] for c in answer["candidates"]} == {MODEL_STRING}
+    printed = ask_cli(setup, QUESTION, "--db", "chinook", "--model", MODEL_STRING,
+                      "--no-reuse")
+    assert f"source: model {MODEL_STRING} (model)" in printed.stdout, printed.stderr

@@ -101,7 +101,7 @@ def test_json_has_the_receipt_and_the_metadata_the_id(chinook: dict,
                     tool_call("final_result", sql=ROCK, explanation="Counts the Rock tracks."))
     answer = ask_json(chinook["env"], QUESTION, "--db", "chinook", "--model", PRICED)
     assert answer["source"] == "model"
-    assert answer["models"] == ["openai:gpt-4o-mini"]
+    assert answer["models"] == [PRICED]  # as the user named it, as candidates[].model
     assert answer["cost_usd"] > 0 and answer["latency_ms"] >= 0
     assert answer["usage"]["requests"] == 2
     info = load_db_info(chinook["registry"].data_dir, "chinook")
@@ -118,7 +118,7 @@ def test_json_has_the_receipt_and_the_metadata_the_id(chinook: dict,
     stub_openai.add(tool_call("final_result", sql=ROCK, explanation="Counts the Rock tracks."))
     printed = ask_cli(chinook["env"], QUESTION, "--db", "chinook", "--model", PRICED)
     assert printed.returncode == 0, printed.stderr
-    assert "receipt: id " in printed.stdout and "source: model openai:gpt-4o-mini" \
+    assert "receipt: id " in printed.stdout and f"source: model {PRICED}" \
         in printed.stdout
 
 
@@ -307,7 +307,7 @@ async def test_mcp_saved_query_accept_confirmed_by_a_person_then_the_agents_use_
         answer = await ask_async("How many tracks are in the Jazz genre?", db_id="chinook",
                                  model=jazz.model, config=ops)
         assert answer.context.examples[0].sql == ROCK
-        assert "source: model scripted (model); 1 request(s)" in answer._repr_markdown_()
+        assert "source: model function:scripted (model); 1 request(s)" in answer._repr_markdown_()
         examples = (jazz.instructions[0] or "").split("## Example questions")[1]
         assert examples.split("Question: ")[1].startswith(f"{QUESTION}\n```sql\n{ROCK}")
     finally:

@@ -17,6 +17,7 @@ from nl2sql.agents.ask import ask_async
 from nl2sql.errors import ModelSetupError, Nl2SqlError
 from nl2sql.evaluation.inputs import Question
 from nl2sql.evaluation.runner import Generation
+from nl2sql.llm.providers import model_label
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql._helpers import NullProgress, ProgressReporter
 
@@ -81,15 +82,6 @@ def _from_answer(answer: Any, seconds: float) -> Generation:
                       cost_usd=getattr(answer, "cost_usd", None))
 
 
-def model_name(model: Any) -> str:
-    """The name predictions are cached under: the model string, or a model object's name."""
-    if isinstance(model, str):
-        return model
-    system = getattr(model, "system", None)
-    name = getattr(model, "model_name", None) or type(model).__name__
-    return f"{system}:{name}" if system else str(name)
-
-
 def generate_predictions(questions: list[Question], ctx: OpsContext, *, model: Any,
                          cache_dir: Path, concurrency: int = 4, candidates: int = 1,
                          progress: ProgressReporter | None = None) -> dict[str, Generation]:
@@ -105,7 +97,7 @@ def generate_predictions(questions: list[Question], ctx: OpsContext, *, model: A
 async def _generate(questions: list[Question], ctx: OpsContext, *, model: Any, cache_dir: Path,
                     concurrency: int, candidates: int,
                     progress: ProgressReporter) -> dict[str, Generation]:
-    name = model_name(model)
+    name = model_label(model)  # what predictions are cached under
     cache_path = cache_dir / CACHE_NAME
     cached = load_cache(cache_path)
     results = {q.id: cached[_cache_key(name, q, candidates)] for q in questions

@@ -17,22 +17,27 @@ from typing import Any
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import ModelResponse
 
+from nl2sql.llm.providers import model_label
+
 
 @dataclass
 class ResponseMeter(AbstractCapability[Any]):
     responses: list[ModelResponse] = field(default_factory=list)
+    #: The model of each response, named as everywhere else (``model_label``).
+    labels: list[str] = field(default_factory=list)
 
     async def after_model_request(self, ctx: Any, *, request_context: Any,
                                   response: ModelResponse) -> ModelResponse:
         self.responses.append(response)
+        self.labels.append(model_label(ctx.model))
         return response
 
     @property
     def models(self) -> list[str]:
-        """The models that answered, as ``provider:name``, in the order they first did."""
-        return list(dict.fromkeys(
-            f"{r.provider_name}:{r.model_name}" if r.provider_name else str(r.model_name)
-            for r in self.responses))
+        """The models that answered, in the order they first did, as the user named them
+        (``openai-chat:gpt-4o-mini``): the name the candidates, the receipt and the evaluation
+        report use too."""
+        return list(dict.fromkeys(self.labels))
 
     def cost_usd(self) -> float | None:
         """The responses' total price in US dollars; None when any of them has none."""

@@ -106,7 +106,16 @@ def model_setup_error(exc: BaseException, model: Model | str | None) -> ModelSet
     if isinstance(exc, ai_errors.ModelRateLimitError) or _status(exc) == 429:
         return ModelSetupError(f"The provider rate-limited '{label}': wait and run again (the "
                                f"results so far are cached), or lower --concurrency.")
-    if isinstance(exc, ai_errors.ModelNotFoundError) or _status(exc) == 404:
+    if isinstance(exc, ai_errors.ModelNotFoundError) or _status(exc) in (404, 405, 501):
+        url = _PROVIDER_URLS.get(provider)
+        if provider == "openai" and url and os.environ.get(url):
+            # 'openai:' is OpenAI's Responses API, which OpenAI-compatible servers (Ollama,
+            # vLLM, proxies) often lack; they answer it 404 as if the model were unknown.
+            name = label.partition(":")[2]
+            return ModelSetupError(
+                f"The server at {_without_userinfo(os.environ[url])} ({url}) does not answer "
+                f"'{label}' on the Responses API that 'openai:' uses; for an OpenAI-compatible "
+                f"server use chat completions: --model openai-chat:{name}.")
         return ModelSetupError(f"The provider does not know the model '{label}'; {CHOOSE}.")
     if isinstance(exc, (ai_errors.ModelConnectionError, *_HTTP_ERRORS, OSError)):
         url = _PROVIDER_URLS.get(provider)
