@@ -22,7 +22,6 @@ import anyio
 import mcp_types as types
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
-from mcp.server.stdio import stdio_server
 from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
@@ -30,6 +29,7 @@ from pydantic import ValidationError
 from nl2sql.access.caller import Caller
 from nl2sql.errors import AccessDeniedError, as_one_sentence, did_you_mean
 from nl2sql.mcp.callers import acting, authenticated_caller
+from nl2sql.mcp.stdio import stdio_server
 from nl2sql.operations.ops_context import OpsContext
 
 logger = logging.getLogger(__name__)
