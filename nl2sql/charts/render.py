@@ -16,18 +16,11 @@ import threading
 from datetime import datetime, time
 from typing import Literal
 
-try:
-    import matplotlib
-    from matplotlib.colors import is_color_like
-    from matplotlib.dates import (AutoDateLocator, ConciseDateFormatter, DateFormatter,
-                                  YearLocator)
-    from matplotlib.figure import Figure
-    from matplotlib.ticker import FuncFormatter
-except ImportError as exc:  # the charts extra is not installed
-    from nl2sql.errors import ConfigError
-
-    raise ConfigError(f"Charts need matplotlib ({exc}); install it with "
-                      f"pip install 'nl2sql[charts]'.") from None
+import matplotlib
+from matplotlib.colors import is_color_like
+from matplotlib.dates import AutoDateLocator, ConciseDateFormatter, DateFormatter, YearLocator
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
 
 from nl2sql._helpers import shorten
 from nl2sql.charts.data import Plot

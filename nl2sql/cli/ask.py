@@ -82,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "candidates', 1)")
     parser.add_argument("--json", action="store_true", help="print the answer as one JSON object")
     parser.add_argument("--chart", metavar="FILE", help="also draw the result as a chart, "
-                        "chosen from its shape: FILE.png or FILE.svg (needs nl2sql[charts])")
+                        "chosen from its shape: FILE.png or FILE.svg")
     parser.add_argument("--show-context", action="store_true",
                         help="print what the model would be shown (databases, tables with "
                              "reasons, values, examples, schema; with --json as one object) "
