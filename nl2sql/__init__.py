@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from nl2sql.agents.answer import Answer
     from nl2sql.agents.ask import ask, ask_async
     from nl2sql.context_engine.api import context
+    from nl2sql.agents.metrics_api import metrics, query_metrics
     from nl2sql.context_engine.prompt_context import PromptContext
     from nl2sql.operations.verified_api import (accept, list_proposed, list_verified,
                                                 reject, unverify)
@@ -29,11 +30,14 @@ _LAZY = {
     "list_verified": "nl2sql.operations.verified_api",
     "list_proposed": "nl2sql.operations.verified_api",
     "reject": "nl2sql.operations.verified_api",
+    "metrics": "nl2sql.agents.metrics_api",
+    "query_metrics": "nl2sql.agents.metrics_api",
     "unverify": "nl2sql.operations.verified_api",
 }
 
 __all__ = ["Answer", "Nl2SqlError", "PromptContext", "__version__", "accept", "ask", "ask_async",
-           "context", "list_proposed", "list_verified", "reject", "unverify"]
+           "context", "list_proposed", "list_verified", "metrics", "query_metrics", "reject",
+           "unverify"]
 __version__ = "0.1.0"
 
 

@@ -60,6 +60,9 @@ class Backend:
     guard_profile: str = "nl2sql.sql_guard.profiles:GuardProfile"
     #: The extra (pyproject optional dependencies) holding its driver; None: the base install.
     extra: str | None = None
+    #: ``"module:Class"`` of how its SQL truncates a timestamp to a grain and shifts a date
+    #: (metric queries); the default is standard ``DATE_TRUNC`` and interval arithmetic.
+    metric_time_sql: str = "nl2sql.semantic.time_sql:TimeSql"
 
     @property
     def takes_password(self) -> bool:
@@ -67,7 +70,8 @@ class Backend:
 
     def load(self, which: str) -> Any:
         """The class named by ``connection_class``/``operations_class``/``inspector_class``/
-        ``guard_profile``; a driver that is not installed is a ConfigError naming the extra."""
+        ``guard_profile``/``metric_time_sql``; a driver that is not installed is a ConfigError
+        naming the extra."""
         module_name, _, attribute = getattr(self, which).partition(":")
         try:
             module = importlib.import_module(module_name)
@@ -106,7 +110,8 @@ BACKENDS: dict[str, Backend] = {
         operations_class="nl2sql.db.sqlite:SqliteOperations",
         inspector_class="nl2sql.inspection.sqlite:SqliteSchemaInspector",
         file_based=True, path_fields=("path",), required_fields=("path",),
-        guard_profile="nl2sql.sql_guard.profiles:SqliteProfile"),
+        guard_profile="nl2sql.sql_guard.profiles:SqliteProfile",
+        metric_time_sql="nl2sql.semantic.time_sql:SqliteTimeSql"),
     "postgres": Backend(
         name="postgres", label="PostgreSQL", sqlglot_dialect="postgres",
         sqlalchemy_dialect="postgresql",
@@ -129,7 +134,8 @@ BACKENDS: dict[str, Backend] = {
         operations_class="nl2sql.db.mysql:MysqlOperations",
         inspector_class="nl2sql.inspection.mysql:MysqlSchemaInspector",
         required_fields=("dbname",), default_port=3306, url_schemes=("mariadb",),
-        guard_profile="nl2sql.sql_guard.profiles:MysqlProfile", extra="mysql"),
+        guard_profile="nl2sql.sql_guard.profiles:MysqlProfile", extra="mysql",
+        metric_time_sql="nl2sql.semantic.time_sql:MysqlTimeSql"),
     "duckdb": Backend(  # a .duckdb file and/or CSV/Parquet/JSON files as views
         name="duckdb", label="DuckDB", sqlglot_dialect="duckdb",
         # duckdb_engine's dialect derives from Postgres' and quotes the same way; naming

@@ -157,6 +157,17 @@ class GlossaryError(ConfigError):
     """A glossary file is not valid YAML or an entry lacks a field (file, line and field)."""
 
 
+class SemanticModelError(ConfigError):
+    """A database's ``semantic_model:`` path is missing or none of it can be read."""
+
+
+class MetricQueryError(Nl2SqlError):
+    """A metric query that cannot be compiled: an unknown or broken metric, a dimension the
+    metrics cannot be grouped by, a filter that is not a condition over group-by names."""
+
+    model_fixable = True
+
+
 class StorageError(Nl2SqlError):
     """A file could not be written or read: disk full, no permission, name too long..."""
 

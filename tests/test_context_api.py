@@ -16,9 +16,11 @@ def test_prompt_context_fields_are_the_contract() -> None:
 
     assert list(PromptContext.model_fields) == [
         "question", "db_id", "candidates", "tables", "value_hints", "examples", "glossary",
-        "schema_sql", "schema_tokens", "full_schema_tokens", "budget_tokens",
+        "metrics", "schema_sql", "schema_tokens", "full_schema_tokens", "budget_tokens",
         "ambiguous_between"]
-    from nl2sql.context_engine import Candidate, ContextExample, KeptTable, ValueHint
+    from nl2sql.context_engine import Candidate, ContextExample, KeptTable, MetricHint, ValueHint
+
+    assert list(MetricHint.model_fields)[:3] == ["name", "description", "matched"]
 
     assert list(Candidate.model_fields) == ["db_id", "score", "reason"]
     assert list(KeptTable.model_fields) == ["name", "reason"]

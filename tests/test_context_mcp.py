@@ -110,7 +110,7 @@ def test_show_context_prints_the_context_without_a_model(chinook, make_registry,
     document = json.loads(capsys.readouterr().out)
     assert document["db_id"] == "chinook"
     assert set(document) == {"question", "db_id", "candidates", "tables", "value_hints",
-                             "examples", "glossary", "schema_sql", "schema_tokens",
+                             "examples", "glossary", "metrics", "schema_sql", "schema_tokens",
                              "full_schema_tokens", "budget_tokens", "ambiguous_between"}
 
 
@@ -137,5 +137,7 @@ async def test_tools_list_stays_small(tmp_path) -> None:  # noqa: ANN001
         listing = await client.list_tools()
     wire = listing.model_dump_json(by_alias=True, exclude_none=True)
     assert '"title":"Db Id"' not in wire and '{"type":"null"}' not in wire
-    assert len(wire) <= 8192, (f"tools/list is {len(wire):,} bytes; shorten the descriptions "
+    # 8 KiB for the first 11 tools; the two metric tools (metrics_list, metrics_query: the
+    # contract of issue 30) take 1.1 KiB with descriptions cut to the bone: 9 KiB for 13.
+    assert len(wire) <= 9216, (f"tools/list is {len(wire):,} bytes; shorten the descriptions "
                                f"in nl2sql/operations/registry.py and params.py")

@@ -96,7 +96,7 @@ LAYERS: list[set[str]] = [
     {"schema"},
     {"config"},
     {"store"},
-    {"access", "workspace", "verified", "sql_guard", "llm", "charts"},
+    {"access", "workspace", "verified", "sql_guard", "llm", "charts", "semantic"},
     {"db"},
     {"inspection"},
     {"context_engine"},

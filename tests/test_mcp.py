@@ -89,7 +89,8 @@ async def test_every_tool_and_parameter_is_described(bookstore: Served) -> None:
                 assert schema.get("description"), f"{tool.name}.{name}"
             assert tool.annotations.open_world_hint is False
             # Writes: result files, a verified answer in the data dir, a chart beside a result.
-            read_only = tool.name not in {"db_execute_sql", "saved_query_accept", "csv_chart"}
+            read_only = tool.name not in {"db_execute_sql", "metrics_query", "saved_query_accept",
+                                         "csv_chart"}
             assert tool.annotations.read_only_hint is read_only, tool.name
         # It only adds result files (replacing one needs overwrite=true): not destructive.
         execute = tools["db_execute_sql"].annotations

@@ -62,7 +62,9 @@ def test_agent_tools_are_the_operations() -> None:
         assert set(schema.get("properties", {})) == {p.name for p in op.parameters()}
     offered = {tool.name for agent in ("catalog", "nl2sql") for tool in
                agent_tools.tools_for(agent)}
-    assert offered == {op.name for op in OPERATIONS} - {"saved_query_accept"}
+    answers = {op.name for op in agent_tools.answer_operations("nl2sql")}
+    assert answers == {"metrics_query"} and not offered & answers  # an output tool instead
+    assert offered | answers == {op.name for op in OPERATIONS} - {"saved_query_accept"}
     for tool in agent_tools.tools_for("nl2sql"):  # pinned: the model picks no database or file
         properties = set(tool.tool_def.parameters_json_schema.get("properties", {}))
         assert properties == {p.name for p in operation(tool.name).parameters()} - {

@@ -3,8 +3,9 @@ renders in a notebook (the SQL, the explanation, the first rows and its receipt)
 
 The receipt is what made the answer: the context the model was shown (``context``), the
 ``models``, ``usage``, ``cost_usd``, ``latency_ms``, the ``schema_fingerprint`` of the cache it
-was made with, and ``source``: ``"model"`` or ``"verified:<id>"`` (a verified answer run again,
-no model request)."""
+was made with, and ``source``: ``"model"``, ``"verified:<id>"`` (a verified answer run again,
+no model request) or ``"metric:<names>"`` (a governed metric query: compiled SQL, chosen by
+the model or asked for with ``nl2sql.query_metrics()``)."""
 
 from __future__ import annotations
 
@@ -73,7 +74,9 @@ class Answer(BaseModel):
     context: UsedContext = Field(default_factory=UsedContext)  # what the model was shown
     models: list[str] = Field(default_factory=list)  # provider:name of the models that answered
     schema_fingerprint: str | None = None  # of the schema cache the answer was made with
-    source: str = "model"  # "model", or "verified:<id>" for a verified answer run again
+    #: "model", "verified:<id>" (a verified answer run again) or "metric:<names>" (compiled
+    #: from the semantic model)
+    source: str = "model"
     #: The registry ``ask()`` used (its data dir and workspace): what ``accept()`` uses.
     _registry: Any = PrivateAttr(default=None)
 
@@ -86,9 +89,14 @@ class Answer(BaseModel):
     def receipt_line(self, *, usage: bool = True) -> str:
         """One line for people: where the answer came from and what it took (``usage``:
         with the requests, tokens and cost, which ``nl2sql-ask`` prints on a line of its own)."""
-        source = ("a verified answer, run again on today's data (no model request)"
-                  if self.source.startswith("verified:") else
-                  f"model {', '.join(self.models) or '?'}")
+        if self.source.startswith("verified:"):
+            source = "a verified answer, run again on today's data (no model request)"
+        elif self.source.startswith("metric:"):
+            chosen = f", chosen by model {', '.join(self.models)}" if self.models else \
+                " (no model request)"
+            source = f"governed metric {self.source.removeprefix('metric:')}{chosen}"
+        else:
+            source = f"model {', '.join(self.models) or '?'}"
         cost = "" if self.cost_usd is None else f", {format_cost(self.cost_usd)}"
         spent = (f"{self.usage.requests} request(s), "
                  f"{self.usage.input_tokens + self.usage.output_tokens:,} tokens{cost}, "

@@ -33,9 +33,9 @@ from nl2sql.agents.conversations import ConversationStore, trim_turns
 from nl2sql.agents.history import said_and_done, turn_history
 from nl2sql.agents.instructions import nl2sql_instructions
 from nl2sql.agents.selection import candidate_records, group_runs, select
-from nl2sql.agents.sql_agent import Nl2SqlDeps, build_sql_agent
+from nl2sql.agents.sql_agent import Nl2SqlDeps, answer_source, build_sql_agent
 from nl2sql.config.agent_settings import MAX_CANDIDATES, AgentSettings
-from nl2sql.errors import Nl2SqlError, SchemaCacheMissingError
+from nl2sql.errors import Nl2SqlError
 from nl2sql.llm.meter import ResponseMeter
 from nl2sql.llm.providers import build_model, no_model_error
 from nl2sql.llm.usage import step_usage
@@ -60,11 +60,12 @@ def ask(question: str, *, db_id: str | None = None, model: Model | str | None = 
         conversation_id: str | None = None,
         config: DbConnectionConfigs | OpsContext | str | Path | None = None,
         max_rows: int | None = None, candidates: int | None = None,
-        request_id: str | None = None, reuse: bool = True) -> Answer:
+        request_id: str | None = None, reuse: bool = True, use_metrics: bool = True) -> Answer:
     """Answer ``question`` with SQL that ran; see ``ask_async``. Works in Jupyter too."""
     run = functools.partial(ask_async, question, db_id=db_id, model=model,
                             conversation_id=conversation_id, config=config, max_rows=max_rows,
-                            candidates=candidates, request_id=request_id, reuse=reuse)
+                            candidates=candidates, request_id=request_id, reuse=reuse,
+                            use_metrics=use_metrics)
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -106,7 +107,8 @@ async def ask_async(question: str, *, db_id: str | None = None,
                     model: Model | str | None = None, conversation_id: str | None = None,
                     config: DbConnectionConfigs | OpsContext | str | Path | None = None,
                     max_rows: int | None = None, candidates: int | None = None,
-                    request_id: str | None = None, reuse: bool = True) -> Answer:
+                    request_id: str | None = None, reuse: bool = True,
+                    use_metrics: bool = True) -> Answer:
     """Answer ``question`` from a configured database.
 
     ``db_id`` None: the conversation's database, else the catalog agent's choice
@@ -120,7 +122,8 @@ async def ask_async(question: str, *, db_id: str | None = None,
     folded) is answered by running that answer's SQL on today's data, with no model request
     (``answer.source`` is ``"verified:<id>"``); False always asks the model. Raises
     ``NoAnswerError`` when no SQL ran within the retries and the request/token budget, and
-    other ``Nl2SqlError``s for setup problems.
+    other ``Nl2SqlError``s for setup problems. ``use_metrics`` False hides the database's
+    governed metrics from the model (``nl2sql-eval`` compares answers with and without them).
     """
     started = time.monotonic()
     question = question.strip()
@@ -130,14 +133,15 @@ async def ask_async(question: str, *, db_id: str | None = None,
         answer = await _ask(ops, question, db_id=db_id, model=model,
                             conversation_id=conversation_id, max_rows=max_rows,
                             candidates=candidates, request_id=request_id, started=started,
-                            reuse=reuse)
+                            reuse=reuse, use_metrics=use_metrics)
         answer._registry = ops.configs  # answer.accept() keeps to the same data dir
         return answer
 
 
 async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Model | str | None,
                conversation_id: str | None, max_rows: int | None, candidates: int | None,
-               request_id: str | None, started: float, reuse: bool) -> Answer:
+               request_id: str | None, started: float, reuse: bool,
+               use_metrics: bool = True) -> Answer:
     settings = ops.configs.agent
     rows = max_rows or settings.max_rows
     count = _candidate_count(candidates, settings)
@@ -176,6 +180,8 @@ async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Mode
     # A follow-up ("and only for 2024?") names few tables: retrieve with the earlier questions.
     retrieval = " ".join([*(turn.question for turn in turns[-2:]), question])
     prompt_context = await run_in_worker(_prompt_context, ops, retrieval, db_id)
+    if not use_metrics:
+        prompt_context = prompt_context.model_copy(update={"metrics": []})
     render = functools.partial(nl2sql_instructions, db_type=config.type.value,
                                dialect=ops.connection(db_id).sqlglot_dialect,
                                data_dir=ops.data_dir)
@@ -184,7 +190,7 @@ async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Mode
         build_sql_agent(settings.retries), plan_candidates(count, llm, models), question=question,
         instructions=lambda plan: candidate_instructions(plan, prompt_context, render),
         deps=lambda plan: Nl2SqlDeps(ops=ops, db_id=db_id, question=question,
-                                     answer_id=answer_id),
+                                     answer_id=answer_id, metrics=bool(prompt_context.metrics)),
         retries=settings.retries, message_history=history or None, usage=usage,
         usage_limits=limits, capabilities=[meter])
     if not any(run.ran for run in runs):
@@ -211,7 +217,8 @@ async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Mode
         candidates=candidate_records(runs, selection), selection_reason=selection.reason,
         cost_usd=meter.cost_usd(), latency_ms=round((time.monotonic() - started) * 1000),
         context=prompt_context.used(), models=meter.models,
-        schema_fingerprint=_fingerprint(ops, config.db_id))
+        schema_fingerprint=_fingerprint(ops, config.db_id),
+        source=answer_source(winner.result.output))
     if store and conversation_id:
         store.append(conversation_id, request_id=request_id or uuid.uuid4().hex,
                      question=question, db_id=db_id, answer=answer.model_dump(mode="json"),
@@ -252,10 +259,7 @@ def _verified_answer(ops: OpsContext, served: Served, answer_id: str, rows: int,
 
 def _fingerprint(ops: OpsContext, db_id: str) -> str | None:
     """The schema fingerprint of ``db_id``'s cache (None without one)."""
-    try:
-        return ops.db_info(db_id).fingerprint()
-    except SchemaCacheMissingError:
-        return None
+    return ops.schema_fingerprint(db_id)
 
 
 def _remove_other_results(runs: list[CandidateRun], winner: CandidateRun,

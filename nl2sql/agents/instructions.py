@@ -24,8 +24,9 @@ def user_prompt_dir(data_dir: Path) -> Path:
 
 
 def nl2sql_instructions(context: PromptContext, *, db_type: str, dialect: str,
-                        data_dir: Path) -> str:
-    """System prompt and schema instructions for one question on ``context.db_id``."""
+                        data_dir: Path, metrics_tool: str = "query_metrics") -> str:
+    """System prompt and schema instructions for one question on ``context.db_id``; with
+    governed metrics, a section saying to answer with ``metrics_tool`` when one fits."""
     user_dir = user_prompt_dir(data_dir)
     notes = find_prompt(f"nl2sql/db_specific/{context.db_id}", user_dir)
     system = render_prompt(
@@ -36,10 +37,24 @@ def nl2sql_instructions(context: PromptContext, *, db_type: str, dialect: str,
     examples = "\n\n".join(f"Question: {example.question}\n```sql\n{example.sql.strip()}\n```"
                            for example in context.examples) or "(none)"
     glossary = "\n".join(f"- {entry.render()}" for entry in context.glossary) or "(none)"
+    metrics = render_prompt("nl2sql/metrics", tool=metrics_tool,
+                            metrics=metrics_lines(context)).strip() + "\n\n" \
+        if context.metrics else ""
     schema = render_prompt("nl2sql/nl2sql_instructions", schema=context.schema_sql.strip(),
                            value_hints=hints, glossary=glossary, example_queries_md=examples,
-                           dialect=dialect)
+                           dialect=dialect, metrics_section=metrics)
     return f"{system.strip()}\n\n{schema.strip()}\n"
+
+
+def metrics_lines(context: PromptContext) -> str:
+    """The metrics for the prompt: those the question seems to ask for with the group-bys they
+    take, then the names of the others."""
+    lines = []
+    for metric in context.metrics:
+        lines.append(f"- {metric.render()}")
+        if metric.matched:
+            lines.append(f"  group by: {', '.join(metric.dimensions) or '(nothing)'}")
+    return "\n".join(lines)
 
 
 def catalog_instructions(candidates: list[Candidate], descriptions: dict[str, str]) -> str:

@@ -5,7 +5,10 @@ The final SQL must have run: an output validator executes it through ``db_execut
 sends the database's error back as ``ModelRetry`` when it fails. An empty result is sent back
 once (the model may confirm it by answering the same SQL again). Every SQL run, by the tool or
 the validator, is recorded as an attempt. The model may answer through the output tool (the
-default) or with a JSON object as text; both go through the same validator.
+default) or with a JSON object as text; both go through the same validator. Where the database
+has governed metrics it may instead answer with a metric query (the output tool
+``query_metrics``, the registry's ``metrics_query``): the compiled SQL runs into the answer's
+result file the same way, and the answer's receipt names the metrics (``answer_source``).
 """
 
 from __future__ import annotations
@@ -18,11 +21,15 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 from pydantic_ai import Agent, ModelRetry, RunContext, TextOutput, ToolOutput
+from pydantic_ai.capabilities import PrepareOutputTools, PrepareTools
+from pydantic_ai.tools import ToolDefinition
 
 from nl2sql.agents.answer import Attempt
-from nl2sql.agents.tools import PinnedDeps, agent_error, tools_for
+from nl2sql.agents.tools import (PinnedDeps, agent_error, answer_operations,
+                                 pinned_answer_function, tools_for)
 from nl2sql.errors import Nl2SqlError
 from nl2sql.operations.queries import QueryResult, db_execute_sql_op
+from nl2sql.operations.registry import OPERATIONS, Operation
 from nl2sql._worker import run_in_worker
 
 
@@ -37,6 +44,22 @@ class SqlAnswer(BaseModel):
                                          "returns and any assumption made.")
 
 
+class MetricAnswer(SqlAnswer):
+    """An answer a metric query gave (the output tool ``query_metrics``): ``sql`` is the
+    compiled SQL, which already ran."""
+
+    metrics: list[str]
+
+    @property
+    def source(self) -> str:
+        return f"metric:{','.join(self.metrics)}"
+
+
+def answer_source(output: SqlAnswer) -> str:
+    """The receipt's ``source`` of an agent's answer: ``metric:<names>`` or ``model``."""
+    return output.source if isinstance(output, MetricAnswer) else "model"
+
+
 @dataclass
 class Nl2SqlDeps(PinnedDeps):
     question: str = ""
@@ -44,6 +67,7 @@ class Nl2SqlDeps(PinnedDeps):
     # SQL, replaced by later runs of this question only (never a file someone else wrote).
     output_file: str | None = None
     answer_id: str | None = None  # written into the result's metadata as "id"
+    metrics: bool = False  # the database has governed metrics: the metric tools are offered
     attempts: list[Attempt] = field(default_factory=list)
     result: QueryResult | None = None
     empty_seen: set[str] = field(default_factory=set)
@@ -81,14 +105,83 @@ def parse_text_answer(text: str) -> SqlAnswer:
 def build_sql_agent(retries: int) -> Agent[Nl2SqlDeps, SqlAnswer]:
     agent: Agent[Nl2SqlDeps, SqlAnswer] = Agent(
         deps_type=Nl2SqlDeps,
-        output_type=[ToolOutput(SqlAnswer, name=FINAL_RESULT), TextOutput(parse_text_answer)],
-        tools=tools_for("nl2sql"), retries=retries, name="nl2sql")
+        output_type=[ToolOutput(SqlAnswer, name=FINAL_RESULT),
+                     *(_answer_tool(op) for op in answer_operations("nl2sql")),
+                     TextOutput(parse_text_answer)],
+        tools=tools_for("nl2sql"), retries=retries, name="nl2sql",
+        capabilities=[PrepareTools(_offered), PrepareOutputTools(_offered)])
     agent.output_validator(validate_answer)
     return agent
 
 
+#: The tools (function and output tools) of operations that need governed metrics.
+_METRIC_TOOLS = frozenset(name for op in OPERATIONS if op.needs_metrics
+                          for name in (op.name, op.agent_answer) if name)
+
+
+def _offered(ctx: RunContext[Nl2SqlDeps], tools: list[ToolDefinition]) -> list[ToolDefinition]:
+    """The metric tools only for a database with metrics (and a run that may use them)."""
+    if ctx.deps.metrics:
+        return tools
+    return [tool for tool in tools if tool.name not in _METRIC_TOOLS]
+
+
+def _answer_tool(op: Operation) -> ToolOutput[MetricAnswer]:
+    """``op`` (``metrics_query``) as the output tool ``query_metrics``: it runs the metric
+    query into the answer's result file; its errors and a first empty result go back to the
+    model."""
+
+    async def call(ctx: RunContext[Nl2SqlDeps], arguments: dict[str, Any]) -> MetricAnswer:
+        deps = ctx.deps
+        run = functools.partial(op.function, deps.ops, deps.db_id, **arguments,
+                                output_file=deps.output_file, nl_query=deps.question,
+                                overwrite=deps.output_file is not None, answer_id=deps.answer_id)
+        call_text = f"-- {op.agent_answer}({json.dumps(arguments, ensure_ascii=False)})"
+        try:
+            result = await run_in_worker(run, name=op.name)
+        except Nl2SqlError as error:
+            _record(deps, error.sql or call_text, str(error))
+            raise agent_error(error) from None
+        _record(deps, result.sql_query, None)
+        deps.output_file = result.csv_filename
+        _retry_first_empty(deps, call_text, result.row_count)
+        deps.result = result
+        return MetricAnswer(sql=result.sql_query, explanation=_metric_explanation(arguments),
+                            metrics=result.metrics)
+
+    return ToolOutput(pinned_answer_function(op, call), name=op.agent_answer,
+                      description=op.description)
+
+
+def _metric_explanation(arguments: dict[str, Any]) -> str:
+    """What a metric answer computed, for a person (the SQL was compiled, not written)."""
+    text = f"The governed metric(s) {', '.join(arguments.get('metrics') or [])}"
+    if arguments.get("dimensions"):
+        text += f" by {', '.join(arguments['dimensions'])}"
+    if arguments.get("where"):
+        text += f", where {' and '.join(arguments['where'])}"
+    if arguments.get("order_by"):
+        text += f", ordered by {', '.join(arguments['order_by'])}"
+    if arguments.get("limit") is not None:
+        text += f", first {arguments['limit']} rows"
+    return text + "; the SQL was compiled from the semantic model."
+
+
+def _retry_first_empty(deps: Nl2SqlDeps, key: str, row_count: int) -> None:
+    """An empty result goes back to the model once (it may confirm it by answering again)."""
+    if row_count == 0 and key not in deps.empty_seen:
+        deps.empty_seen.add(key)
+        raise ModelRetry(
+            "The query ran but returned no rows. If the question expects rows, check the "
+            "filters against the stored values (case, spelling, date format) and the joins; "
+            "if no rows is the right answer, give the same answer again.")
+
+
 async def validate_answer(ctx: RunContext[Nl2SqlDeps], answer: SqlAnswer) -> SqlAnswer:
-    """Run the final SQL; its errors (and a first empty result) go back to the model."""
+    """Run the final SQL; its errors (and a first empty result) go back to the model. A metric
+    answer ran already."""
+    if isinstance(answer, MetricAnswer):
+        return answer
     deps = ctx.deps
     sql = answer.sql.strip().rstrip(";").strip()
     if not sql:
@@ -104,12 +197,7 @@ async def validate_answer(ctx: RunContext[Nl2SqlDeps], answer: SqlAnswer) -> Sql
         raise agent_error(error) from None
     _record(deps, sql, None)
     deps.output_file = result.csv_filename
-    if result.row_count == 0 and sql not in deps.empty_seen:
-        deps.empty_seen.add(sql)
-        raise ModelRetry(
-            "The query ran but returned no rows. If the question expects rows, check the "
-            "filters against the stored values (case, spelling, date format) and the joins; "
-            "if no rows is the right answer, give the same SQL again.")
+    _retry_first_empty(deps, sql, result.row_count)
     deps.result = result
     return answer.model_copy(update={"sql": sql})
 

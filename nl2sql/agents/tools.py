@@ -117,6 +117,8 @@ db_show_schema_tool = AGENT_TOOLS["db_show_schema"]
 db_search_schema_tool = AGENT_TOOLS["db_search_schema"]
 db_execute_sql_tool = AGENT_TOOLS["db_execute_sql"]
 db_get_row_by_id_tool = AGENT_TOOLS["db_get_row_by_id"]
+metrics_list_tool = AGENT_TOOLS["metrics_list"]
+metrics_query_tool = AGENT_TOOLS["metrics_query"]  # the NL2SQL agent answers with it instead
 saved_queries_list_tool = AGENT_TOOLS["saved_queries_list"]
 saved_query_get_details_tool = AGENT_TOOLS["saved_query_get_details"]
 saved_query_accept_tool = AGENT_TOOLS["saved_query_accept"]  # offered to no agent (a person's)
@@ -127,6 +129,22 @@ csv_chart_tool = AGENT_TOOLS["csv_chart"]
 
 def tools_for(agent: AgentName) -> list[Tool[Any]]:
     """The tools one agent offers its model, in the order of the operation list: the catalog
-    agent's choose among databases, the NL2SQL agent's are pinned to one."""
+    agent's choose among databases, the NL2SQL agent's are pinned to one. An operation the
+    agent answers with (``Operation.agent_answer``) is an output tool instead
+    (``answer_operations``)."""
     tools = PINNED_TOOLS if agent == "nl2sql" else AGENT_TOOLS
-    return [tools[op.name] for op in OPERATIONS if agent in op.agents]
+    return [tools[op.name] for op in OPERATIONS if agent in op.agents and not op.agent_answer]
+
+
+def answer_operations(agent: AgentName) -> list[Operation]:
+    """The operations ``agent`` answers with: each becomes an output tool named
+    ``op.agent_answer``, its result the answer."""
+    return [op for op in OPERATIONS if agent in op.agents and op.agent_answer]
+
+
+def pinned_answer_function(op: Operation, call: Any) -> Any:
+    """``op`` as an output function of an agent with ``PinnedDeps``: named ``op.agent_answer``,
+    the pinned parameters and the question (``nl_query``, which the deps hold) hidden."""
+    assert op.agent_answer is not None
+    return face_function(op, ("ctx", RunContext), call, name=op.agent_answer,
+                         hidden=PINNED_PARAMETERS | {"nl_query"})

@@ -1,4 +1,5 @@
-"""Files shipped with nl2sql: prompts, the bookstore sample script and the question sets.
+"""Files shipped with nl2sql: prompts, the bookstore sample script and semantic model, and the
+question sets.
 
 In a wheel they live under ``nl2sql/_bundled/`` (pyproject force-include); in a source checkout
 or an editable install they are read from the top-level ``prompts/``, ``data/`` and
@@ -36,6 +37,14 @@ def bookstore_script_path() -> Path:
     if bundled.is_file():
         return Path(str(bundled))
     return _SOURCE_ROOT / "data" / "bookstore" / "bookstore.sql"
+
+
+def bookstore_semantic_model_path() -> Path:
+    """The bookstore sample's dbt semantic model (its metrics: ``nl2sql.metrics("bookstore")``)."""
+    bundled = _BUNDLED / "bookstore_semantic_model.yml"
+    if bundled.is_file():
+        return Path(str(bundled))
+    return _SOURCE_ROOT / "data" / "bookstore" / "semantic_model.yml"
 
 
 def _questions_folder() -> Path:

@@ -25,6 +25,7 @@ from nl2sql.config.dbs_yaml import (ENV_CONFIG, DbsDocument, config_file, interp
 from nl2sql.errors import AccessDeniedError, ConfigError, UnknownDatabaseError, did_you_mean
 from nl2sql.config import secrets
 from nl2sql.config.server import ServerSettings, parse_server_settings
+from nl2sql.config.bundled import bookstore_semantic_model_path
 
 ENV_DATA_DIR = "NL2SQL_DATA_DIR"
 ENV_WORKSPACE = "NL2SQL_WORKSPACE"
@@ -89,6 +90,8 @@ class DbConnectionConfig(BaseModel):
     # Refuse to use the database when its login can write or is privileged (it is reported
     # either way).
     require_read_only_login: bool = False
+    # A governed semantic layer: a dbt (MetricFlow) or Cube file or folder (nl2sql.semantic).
+    semantic_model: Path | None = None
     # True for the bundled sample, which is built from its SQL script when the file is missing.
     is_bundled_sample: bool = Field(default=False, exclude=True)
 
@@ -278,11 +281,14 @@ class DbConnectionConfigs:
             if document.include_sample:  # ``include_sample: false`` switches the sample off
                 databases[SAMPLE_DB_ID] = DbConnectionConfig(
                     db_id=SAMPLE_DB_ID, type=SAMPLE_TYPE, path=sample_path,
-                    description=SAMPLE_DESCRIPTION, is_bundled_sample=True)
+                    description=SAMPLE_DESCRIPTION, is_bundled_sample=True,
+                    semantic_model=bookstore_semantic_model_path())
         else:
             entry = databases[SAMPLE_DB_ID]
             if entry.type == SAMPLE_TYPE and entry.path == sample_path:
-                databases[SAMPLE_DB_ID] = entry.model_copy(update={"is_bundled_sample": True})
+                databases[SAMPLE_DB_ID] = entry.model_copy(update={
+                    "is_bundled_sample": True,
+                    "semantic_model": entry.semantic_model or bookstore_semantic_model_path()})
         server = parse_server_settings(document.server, str(path), list(databases))
         return cls(databases, config_path=path, data_dir=resolved_data_dir,
                    workspace=resolved_workspace, model=resolved_model, agent=document.agent,
@@ -335,11 +341,16 @@ def user_data_dir() -> Path:
     return Path(base).expanduser() / "nl2sql"
 
 
+#: Path fields of every database, whatever its backend.
+_PATH_FIELDS = ("semantic_model",)
+
+
 def _resolve_paths(settings: dict[str, Any], base: Path) -> dict[str, Any]:
-    """The backend's path fields made absolute against ``base`` (dbs.yaml's folder); a list
-    value (glob patterns) is resolved item by item, keeping its wildcards."""
+    """The path fields (the backend's and ``semantic_model``) made absolute against ``base``
+    (dbs.yaml's folder); a list value (glob patterns) is resolved item by item, keeping its
+    wildcards."""
     backend = BACKENDS.get(str(settings.get("type")))
-    for name in backend.path_fields if backend else ():
+    for name in (*(backend.path_fields if backend else ()), *_PATH_FIELDS):
         value = settings.get(name)
         if isinstance(value, (list, tuple)):
             settings[name] = [_absolute(base, item) for item in value]

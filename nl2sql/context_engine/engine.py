@@ -19,6 +19,7 @@ from nl2sql.schema.cache import cache_path, load_db_info
 from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.context_engine.examples import cache_examples, rank_examples, verified_examples
 from nl2sql.context_engine.glossary import glossary_for
+from nl2sql.context_engine.metric_retrieval import metric_hints
 from nl2sql.context_engine.prompt_context import (WHOLE_SCHEMA_FITS, Candidate, KeptTable, PromptContext,
                                    ValueHint, ambiguous)
 from nl2sql.context_engine.pruning import estimate_tokens, prune
@@ -213,9 +214,11 @@ class ContextEngine:
         examples = rank_examples(question, vector, verified_examples(self.store, db_id),
                                  cache_examples(loaded.info))
         glossary = glossary_for(question, vector, self.data_dir, db_id)
+        metrics = metric_hints(question, vector, self.configs.get(db_id), self.data_dir)
         return PromptContext(
             question=question, db_id=db_id, candidates=candidates, tables=tables,
-            value_hints=hints, examples=examples, glossary=glossary, schema_sql=schema_sql,
+            value_hints=hints, examples=examples, glossary=glossary, metrics=metrics,
+            schema_sql=schema_sql,
             schema_tokens=tokens, full_schema_tokens=loaded.full_tokens,
             budget_tokens=budget, ambiguous_between=ambiguous(candidates))
 

@@ -198,11 +198,20 @@ def glossary_for(question: str, question_vector: np.ndarray | None, data_dir: Pa
 
 def _said(entry: GlossaryTerm, words: list[str]) -> str | None:
     """The term or a synonym, as words of the question (plurals and case folded)."""
-    for number, name in enumerate(entry.names):
+    found = said(entry.names, words)
+    if found is None:
+        return None
+    return f"the question says '{found}'" + ("" if found == entry.term else
+                                            f" (a synonym of '{entry.term}')")
+
+
+def said(names: list[str], words: list[str]) -> str | None:
+    """The first of ``names`` that the question's ``words`` (``terms(question,
+    expand=False)``) contain, as words in a row."""
+    for name in names:
         wanted = terms(name, expand=False)
         if wanted and _contains(words, wanted):
-            return f"the question says '{name}'" + ("" if number == 0 else
-                                                    f" (a synonym of '{entry.term}')")
+            return name
     return None
 
 
@@ -213,10 +222,17 @@ def _contains(words: list[str], wanted: list[str]) -> bool:
 
 def _close(entry: GlossaryTerm, question: str) -> str | None:
     """A phrase of the question within a typo of the term or a synonym."""
+    found = close(entry.names, question)
+    return f"'{found[0]}' is close to '{found[1]}'" if found else None
+
+
+def close(names: list[str], question: str) -> tuple[str, str] | None:
+    """(phrase, name): a phrase of ``question`` (folded: ``" ".join(q.casefold().split())``)
+    within a typo of one of ``names`` (of 5 characters or more)."""
     from rapidfuzz import fuzz
 
     tokens = question.split()
-    for name in entry.names:
+    for name in names:
         target = " ".join(name.casefold().split())
         size = len(target.split())
         if len(target) < 5:
@@ -224,7 +240,7 @@ def _close(entry: GlossaryTerm, question: str) -> str | None:
         for i in range(len(tokens) - size + 1):
             phrase = " ".join(tokens[i:i + size]).strip("?!.,;:'\"()")
             if fuzz.ratio(phrase, target) >= FUZZY_RATIO:
-                return f"'{phrase}' is close to '{name}'"
+                return phrase, name
     return None
 
 

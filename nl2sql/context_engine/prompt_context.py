@@ -70,9 +70,28 @@ class GlossaryEntry(BaseModel):
         return f"{self.term}: {self.definition.strip()}{sql}  -- {self.matched}"
 
 
+class MetricHint(BaseModel):
+    """A governed metric of the database (``nl2sql.semantic``), and why the question seems to
+    ask for it (``matched`` None: listed, not matched)."""
+
+    model_config = ConfigDict(defer_build=True)  # built on first use: not at start-up
+
+    name: str
+    description: str = ""
+    matched: str | None = None
+    label: str = ""
+    dimensions: list[str] = Field(default_factory=list)  # the group-by names it takes
+
+    def render(self) -> str:
+        label = f" ({self.label})" if self.label and self.label != self.name else ""
+        about = f": {self.description.strip()}" if self.description.strip() else ""
+        why = f"  -- {self.matched}" if self.matched else ""
+        return f"{self.name}{label}{about}{why}"
+
+
 class UsedContext(BaseModel):
     """What a model was shown for an answer (its receipt): tables with reasons, value hints,
-    examples and glossary entries."""
+    examples, glossary entries and governed metrics."""
 
     model_config = ConfigDict(defer_build=True)  # built on first use: not at start-up
 
@@ -80,6 +99,7 @@ class UsedContext(BaseModel):
     value_hints: list[ValueHint] = Field(default_factory=list)
     examples: list[ContextExample] = Field(default_factory=list)
     glossary: list[GlossaryEntry] = Field(default_factory=list)
+    metrics: list[MetricHint] = Field(default_factory=list)
 
 
 class PromptContext(BaseModel):
@@ -94,6 +114,8 @@ class PromptContext(BaseModel):
     value_hints: list[ValueHint] = Field(default_factory=list)
     examples: list[ContextExample] = Field(default_factory=list)
     glossary: list[GlossaryEntry] = Field(default_factory=list)
+    #: The database's governed metrics, those the question asks for first (``matched``).
+    metrics: list[MetricHint] = Field(default_factory=list)
     schema_sql: str = ""
     schema_tokens: int = 0
     full_schema_tokens: int = 0
@@ -106,7 +128,7 @@ class PromptContext(BaseModel):
     def used(self) -> UsedContext:
         """The parts an answer's receipt keeps (not the schema text)."""
         return UsedContext(tables=self.tables, value_hints=self.value_hints,
-                           examples=self.examples, glossary=self.glossary)
+                           examples=self.examples, glossary=self.glossary, metrics=self.metrics)
 
     def glossary_lines(self) -> list[str]:
         """The glossary entries as a section (after a blank line); none without entries."""
@@ -135,6 +157,11 @@ class PromptContext(BaseModel):
                 f"{self.schema_tokens / max(self.budget_tokens, 1):.0%} of the "
                 f"{self.budget_tokens:,}-token budget"
                 if self.pruned else f"whole schema, {self.schema_tokens:,} tokens")
+        if self.metrics:
+            lines.append(f"Governed metrics of {self.db_id} (answer with metrics_query when "
+                         f"one fits):")
+            lines += [f"- {metric.render()}" for metric in self.metrics]
+            lines.append("")
         lines.append(f"Database {self.db_id}: {len(self.tables)} tables ({size})")
         lines += [f"- {t.name}: {t.reason}" for t in self.tables if t.reason != WHOLE_SCHEMA_FITS]
         rest = [t.name for t in self.tables if t.reason == WHOLE_SCHEMA_FITS]

@@ -32,7 +32,9 @@ PROMPT_FIELDS: dict[str, frozenset[str]] = {
     "nl2sql/nl2sql_system_prompt": frozenset(
         {"db_id", "db_type", "dialect_guidance", "database_notes"}),
     "nl2sql/nl2sql_instructions": frozenset(
-        {"schema", "example_queries_md", "value_hints", "glossary", "dialect"}),
+        {"metrics_section", "schema", "example_queries_md", "value_hints", "glossary",
+         "dialect"}),
+    "nl2sql/metrics": frozenset({"tool", "metrics"}),
     "nl2sql/selection_prompt": frozenset({"db_id", "question", "groups"}),
     "nl2sql/candidates_by_hand": frozenset({"db_id"}),
     "catalog/catalog_system_prompt": frozenset({"candidates"}),

@@ -44,7 +44,8 @@ def ask_database_text(ops: OpsContext, question: str, db_id: str | None = None) 
     chosen = context.db_id
     instructions = nl2sql_instructions(
         context, db_type=ops.config(chosen).type.value,
-        dialect=ops.connection(chosen).sqlglot_dialect, data_dir=ops.data_dir)
+        dialect=ops.connection(chosen).sqlglot_dialect, data_dir=ops.data_dir,
+        metrics_tool=f"metrics_query (db_id='{chosen}')")
     why = next((c.reason for c in context.candidates if c.db_id == chosen), "")
     picked = "" if db_id else f" (chosen for the question: {why})"
     return (f"{instructions.rstrip()}\n\n## Your task\n\nQuestion: {question.strip()}\n\n"

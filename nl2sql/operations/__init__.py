@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from nl2sql.operations.ops_context import OpsContext
     from nl2sql.operations.csv_files import csv_head_op, csv_tail_op
     from nl2sql.operations.databases import db_list_op, db_show_schema_op
+    from nl2sql.operations.metrics import metrics_list_op, metrics_query_op
     from nl2sql.operations.queries import db_execute_sql_op, db_get_row_by_id_op
     from nl2sql.operations.saved_queries import (saved_queries_list_op, saved_query_accept_op,
                                                  saved_query_get_details_op)
@@ -31,6 +32,8 @@ _WHERE = {
     "db_list_op": "databases",
     "db_search_schema_op": "search",
     "db_show_schema_op": "databases",
+    "metrics_list_op": "metrics",
+    "metrics_query_op": "metrics",
     "saved_queries_list_op": "saved_queries",
     "saved_query_accept_op": "saved_queries",
     "saved_query_get_details_op": "saved_queries",

@@ -149,6 +149,14 @@ class OpsContext:
             self._db_infos[db_id] = (key, info)
         return info
 
+    def schema_fingerprint(self, db_id: str) -> str | None:
+        """The fingerprint of ``db_id``'s schema cache (None without one): what an answer
+        records as the schema it was made with."""
+        try:
+            return self.db_info(db_id).fingerprint()
+        except SchemaCacheMissingError:
+            return None
+
     def operations(self, db_id: str) -> DbOperations:
         return self._operations_for(db_id, self.db_info(db_id))
 

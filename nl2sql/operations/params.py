@@ -42,3 +42,12 @@ ChartKindName = Annotated[Literal["line", "bar", "scatter", "card"] | None, Fiel
     "Chart kind; omit to choose from the result's shape."))]
 ColumnName = Annotated[str | None, Field(description=(
     "A column of the CSV; omit to choose from the result's shape."))]
+MetricNames = Annotated[list[str], Field(min_length=1, description=(
+    "Metric names from metrics_list."))]
+GroupByNames = Annotated[list[str] | None, Field(description=(
+    "Group-bys from metrics_list, e.g. ['customer__country', 'metric_time__month']."))]
+MetricFilters = Annotated[list[str] | None, Field(description=(
+    "Conditions on group-bys, e.g. [\"customer__country = 'US'\"]."))]
+MetricOrder = Annotated[list[str] | None, Field(description=(
+    "Columns to sort by, '-revenue' descending."))]
+RowLimit = Annotated[int | None, Field(ge=0, description="Most rows.")]

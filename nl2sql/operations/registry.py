@@ -22,6 +22,7 @@ from typing import Any, Literal
 from nl2sql.operations.charts import csv_chart_op
 from nl2sql.operations.csv_files import csv_head_op, csv_tail_op
 from nl2sql.operations.databases import db_list_op, db_show_schema_op
+from nl2sql.operations.metrics import metrics_list_op, metrics_query_op
 from nl2sql.operations.queries import db_execute_sql_op, db_get_row_by_id_op
 from nl2sql.operations.saved_queries import (saved_queries_list_op, saved_query_accept_op,
                                              saved_query_get_details_op)
@@ -52,6 +53,12 @@ class Operation:
     #: The result may be a proposal only a person can confirm (``AcceptResult``): the MCP face
     #: asks the person (elicitation) when the client can.
     asks_person: bool = False
+    #: The NL2SQL agent answers with this operation rather than calling it as a tool: an
+    #: output tool of this name, whose result is the answer (``metrics_query`` is
+    #: ``query_metrics``: a metric answers the question).
+    agent_answer: str | None = None
+    #: Offered to the NL2SQL agent only for a database with governed metrics.
+    needs_metrics: bool = False
 
     def parameters(self, hidden: frozenset[str] = frozenset()) -> list[inspect.Parameter]:
         """The public parameters (after ``ctx``) but ``hidden``, annotations resolved, as
@@ -89,6 +96,15 @@ OPERATIONS: list[Operation] = [
         "Run one read-only SQL query. The full result is saved as a CSV in the workspace; you "
         "get its file name, counts and first rows (csv_head / csv_tail read more). Writes are "
         "refused; on an SQL error, fix the query from the database's message and call again.", **_WRITES_RESULT),
+    Operation(
+        metrics_list_op, "metrics_list", "List governed metrics",
+        "The metrics of a database's semantic model (dbt, Cube) and their group-bys. Prefer "
+        "one to writing SQL when it answers.", needs_metrics=True),
+    Operation(
+        metrics_query_op, "metrics_query", "Query governed metrics",
+        "Compute metrics by group-bys (time ones at a grain): SQL compiled from the semantic "
+        "model, run read-only and saved like db_execute_sql.",
+        agent_answer="query_metrics", needs_metrics=True, **_WRITES_RESULT),
     Operation(
         db_get_row_by_id_op, "db_get_row_by_id", "Fetch a row by primary key",
         "One row by primary key and, by default, the rows its foreign keys point to: a record "

@@ -1,0 +1,318 @@
+"""A metric query compiled to one read-only SELECT in the database's dialect, deterministically
+(the same query and semantic model give the same SQL, byte for byte).
+
+The measures the metrics need are grouped into parts (one table, the same filters: one
+aggregating SELECT each, ``parts.py``). One part and nothing cumulative or offset: that SELECT
+is the query, the metrics computed over its aggregates. Otherwise each part is a CTE, their
+rows are combined on the group-bys (the union of their keys, each part LEFT JOINed on it with
+NULL-safe equality: no FULL OUTER JOIN, which MySQL lacks), and on top:
+- ratio: ``CAST(numerator AS DOUBLE) / NULLIF(denominator, 0)``;
+- derived: its expression over the inputs; an input with ``offset_window`` is compiled on its
+  own and joined on the period ``offset`` earlier;
+- cumulative: a running total over the time group-by (restarting every ``grain_to_date``), or
+  with a ``window`` the sum of the periods within it (a self-join of its part).
+Filters apply to rows, before aggregation; periods without rows are not listed (no time
+spine).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
+
+from nl2sql.errors import MetricQueryError
+from nl2sql.semantic.model import GRAINS, Metric, SemanticModel, Window
+from nl2sql.semantic.names import GroupBy, metric_named, parse_order, resolve
+from nl2sql.semantic.parts import Part, PartBuilder, Ref, condition_names, parse_condition
+from nl2sql.semantic.sources import Sources, parse_expression
+from nl2sql.semantic.time_sql import TimeSql, whole_multiple
+
+#: A metric's value, given how to reach a measure of a part.
+Value = Callable[[Ref], exp.Expression]
+_RUNNING = {"sum": exp.Sum, "count": exp.Sum, "min": exp.Min, "max": exp.Max}
+
+
+@dataclass(frozen=True)
+class MetricQuery:
+    metrics: tuple[str, ...]
+    group_by: tuple[str, ...] = ()
+    where: tuple[str, ...] = ()
+    order_by: tuple[str, ...] = ()
+    limit: int | None = None
+
+
+@dataclass(frozen=True)
+class CompiledQuery:
+    sql: str
+    metrics: tuple[str, ...]
+    columns: tuple[str, ...]
+    tables: tuple[str, ...]  # the semantic models (tables) it reads
+
+
+def compile_query(model: SemanticModel, query: MetricQuery, *, dialect: str,
+                  time_sql: TimeSql, sources: Sources) -> CompiledQuery:
+    if not query.metrics:
+        raise MetricQueryError("Name at least one metric (metrics_list shows them).")
+    metrics = [metric_named(model, name) for name in dict.fromkeys(query.metrics)]
+    group_bys = [resolve(model, name) for name in dict.fromkeys(query.group_by)]
+    for text in query.where:
+        for name in condition_names(parse_condition(text, dialect)):
+            resolve(model, name)  # an unknown name fails before any SQL is built
+    compiler = _Compiler(model, sources, time_sql)
+    select = compiler.select([(m.name, m, ()) for m in metrics], group_bys, list(query.where))
+    columns = [gb.name for gb in group_bys] + [m.name for m in metrics]
+    orders = [parse_order(item, columns) for item in query.order_by] or \
+        [(gb.name, False) for gb in group_bys]
+    for name, descending in orders:
+        select = select.order_by(ordered(exp.column(sources.identifier(name)), dialect,
+                                         descending))
+    if query.limit is not None:
+        if query.limit < 0:
+            raise MetricQueryError("limit must be 0 or more.")
+        select = select.limit(query.limit)
+    for name, cte in compiler.ctes:
+        select = select.with_(sources.identifier(name), as_=cte)
+    return CompiledQuery(select.sql(dialect=dialect, pretty=True), tuple(m.name for m in metrics),
+                         tuple(columns), tuple(sorted(compiler.tables)))
+
+
+def ordered(value: exp.Expression, dialect: str, descending: bool = False) -> exp.Ordered:
+    """``value`` [DESC] with the dialect's own place for NULLs (sqlglot would otherwise spell
+    out another dialect's, e.g. a ``CASE`` for MySQL)."""
+    nulls = Dialect.get_or_raise(dialect).NULL_ORDERING
+    first = nulls == ("nulls_are_large" if descending else "nulls_are_small")
+    return exp.Ordered(this=value, desc=descending, nulls_first=first)
+
+
+class _Compiler:
+    def __init__(self, model: SemanticModel, sources: Sources, time_sql: TimeSql) -> None:
+        self.model = model
+        self.sources = sources
+        self.time_sql = time_sql
+        self.builder = PartBuilder(sources, time_sql)
+        self.ctes: list[tuple[str, exp.Query]] = []
+        self.tables: set[str] = set()
+
+    def cte(self, prefix: str, query: exp.Query) -> str:
+        """Add a CTE named ``prefix`` (``prefix_2``... when taken); its name."""
+        taken = {name for name, _ in self.ctes}
+        name, n = prefix, 1
+        while name in taken:
+            n += 1
+            name = f"{prefix}_{n}"
+        self.ctes.append((name, query))
+        return name
+
+    def select(self, outputs: list[tuple[str, Metric, tuple[str, ...]]],
+               group_bys: list[GroupBy], where: list[str]) -> exp.Select:
+        """Group-bys plus one column per output (name, metric, inherited filters)."""
+        plan = _Plan(self, group_bys, where)
+        values = {name: plan.value(metric, filters) for name, metric, filters in outputs}
+        if len(plan.parts) == 1 and not plan.combined:
+            return self.builder.select(next(iter(plan.parts.values())), group_bys, where, values)
+        return plan.combine(values)
+
+
+@dataclass
+class _Windowed:
+    part: Part
+    column: str
+    time: GroupBy
+    window: Window
+    running: type[exp.Func]
+    name: str = ""  # its CTE, once made
+
+
+class _Plan:
+    """The parts, offsets and windows one SELECT needs, and how to combine them."""
+
+    def __init__(self, compiler: _Compiler, group_bys: list[GroupBy], where: list[str]) -> None:
+        self.compiler = compiler
+        self.sources = compiler.sources
+        self.group_bys = group_bys
+        self.where = where
+        self.parts: dict[tuple[str, tuple[str, ...], str | None], Part] = {}
+        self.offsets: list[tuple[str, GroupBy, Window]] = []  # (CTE, time group-by, offset)
+        self.windows: list[_Windowed] = []
+        self.combined = False  # cumulative, offset or window: the combined form
+        self.base = ""  # the combined rows' CTE
+
+    def key(self, gb: GroupBy) -> exp.Column:
+        """A group-by's value in the combined rows."""
+        return exp.column(self.sources.identifier(gb.name), self.base)
+
+    # -- metric values -------------------------------------------------------------------------
+    def value(self, metric: Metric, filters: tuple[str, ...]) -> Value:
+        filters = tuple(sorted(set(filters) | set(metric.filters)))
+        if metric.kind in ("simple", "cumulative"):
+            assert metric.measure is not None
+            part, measure = self._part(metric.measure, filters)
+            if metric.kind == "cumulative":
+                return self._cumulative(metric, part, measure)
+            return lambda ref: ref(part, measure)
+        inputs = {item.label: self._input(item.metric, tuple(sorted(set(filters) |
+                                                                    set(item.filters))),
+                                          item.offset)
+                  for item in metric.input_metrics()}
+        if metric.kind == "ratio":
+            assert metric.numerator is not None and metric.denominator is not None
+            numerator = inputs[metric.numerator.label]
+            denominator = inputs[metric.denominator.label]
+            return lambda ref: exp.Div(
+                this=exp.cast(numerator(ref), exp.DataType.Type.DOUBLE),
+                expression=exp.Nullif(this=denominator(ref), expression=exp.Literal.number(0)))
+        template = parse_expression(metric.expr or "", self.sources.dialect,
+                                    f"Metric '{metric.name}': its expr {metric.expr!r}")
+
+        def derived(ref: Ref) -> exp.Expression:
+            tree = template.copy()
+            for column in list(tree.find_all(exp.Column)):
+                if not column.table and column.name in inputs:
+                    value = inputs[column.name](ref)
+                    column.replace(exp.paren(value) if isinstance(value, exp.Binary) else value)
+            return tree
+
+        return derived
+
+    def _input(self, name: str, filters: tuple[str, ...], offset: Window | None) -> Value:
+        metric = metric_named(self.compiler.model, name)
+        if offset is None:
+            return self.value(metric, filters)
+        time = self._time_group_by(f"'{name}' offset by {offset}")
+        if not whole_multiple(offset, time.grain or "day"):
+            raise MetricQueryError(f"'{name}' offset by {offset}: not a whole number of "
+                                   f"{time.grain}s; group by a finer grain.")
+        self.combined = True
+        inner = self.compiler.select([("value", metric, filters)], self.group_bys, self.where)
+        cte = self.compiler.cte("offset", inner)
+        self.offsets.append((cte, time, offset))
+        return lambda ref: exp.column("value", cte)
+
+    def _part(self, ref: tuple[str, str], filters: tuple[str, ...]) -> tuple[Part, str]:
+        table, measure = self.compiler.model.measure(ref)
+        self.compiler.tables.add(table.name)
+        time = measure.time_dimension  # metric_time may be grouped by or filtered on
+        key = (table.name, filters, time)
+        if key not in self.parts:
+            self.parts[key] = Part(table, filters, time)
+        part = self.parts[key]
+        part.column(measure.name)
+        return part, measure.name
+
+    def _time_group_by(self, what: str) -> GroupBy:
+        times = [gb for gb in self.group_bys if gb.metric_time] or \
+            [gb for gb in self.group_bys if gb.is_time]
+        if len(times) != 1:
+            raise MetricQueryError(f"{what} needs one time group-by (metric_time__month...); "
+                                   f"add it to the dimensions.")
+        return times[0]
+
+    def _cumulative(self, metric: Metric, part: Part, measure: str) -> Value:
+        if not any(gb.is_time for gb in self.group_bys) and metric.window is None:
+            return lambda ref: ref(part, measure)  # no periods: the total of every row
+        time = self._time_group_by(f"Cumulative metric '{metric.name}'")
+        agg = part.table.measures[measure].agg
+        running = _RUNNING.get(agg or "")
+        if running is None:
+            raise MetricQueryError(f"Cumulative metric '{metric.name}': a running {agg} cannot "
+                                   f"be added up from periods (sum, count, min and max can).")
+        grain = time.grain or "day"
+        self.combined = True
+        if metric.window is not None:
+            if not whole_multiple(metric.window, grain):
+                raise MetricQueryError(f"Cumulative metric '{metric.name}': its window "
+                                       f"({metric.window}) is not a whole number of "
+                                       f"{grain}s; group by a finer grain.")
+            windowed = _Windowed(part, part.column(measure), time, metric.window, running)
+            self.windows.append(windowed)
+            return lambda ref: exp.column(self.sources.identifier(windowed.column),
+                                          windowed.name)
+        gtd = metric.grain_to_date
+        if gtd and GRAINS.index(gtd) < GRAINS.index(grain):
+            raise MetricQueryError(f"Cumulative metric '{metric.name}' restarts every {gtd}: "
+                                   f"group by that grain or a finer one.")
+        others = [gb for gb in self.group_bys if gb is not time]
+
+        def total(ref: Ref) -> exp.Expression:
+            partition = [self.key(gb) for gb in others]
+            if gtd:
+                partition.append(self.compiler.time_sql.truncate(self.key(time), gtd))
+            return exp.Window(
+                this=running(this=ref(part, measure)), partition_by=partition or None,
+                order=exp.Order(expressions=[ordered(self.key(time), self.sources.dialect)]),
+                spec=exp.WindowSpec(kind="ROWS", start="UNBOUNDED", start_side="PRECEDING",
+                                    end="CURRENT ROW"))
+
+        return total
+
+    # -- combining -----------------------------------------------------------------------------
+    def combine(self, values: dict[str, Value]) -> exp.Select:
+        parts = list(self.parts.values())
+        if not parts:
+            raise MetricQueryError("A derived metric needs at least one input without an "
+                                   "offset_window.")
+        for part in parts:
+            part.name = self.compiler.cte("part", self.compiler.builder.select(
+                part, self.group_bys, self.where))
+        names = [self.sources.identifier(gb.name) for gb in self.group_bys]
+        if len(parts) == 1 or not names:
+            self.base = parts[0].name
+        else:
+            self.base = self.compiler.cte("keys", exp.union(
+                *[exp.select(*[exp.column(n.copy()) for n in names]).from_(part.name)
+                  for part in parts], distinct=True))
+        select = exp.select().from_(self.base)
+        for part in parts:
+            if part.name != self.base:
+                select = self._join(select, part.name, self.group_bys) if names else \
+                    select.join(exp.to_table(part.name), join_type="CROSS")
+        for windowed in self.windows:
+            windowed.name = self.compiler.cte("window", self._window(windowed))
+            select = self._join(select, windowed.name, self.group_bys)
+        for cte, time, offset in self.offsets:
+            others = [gb for gb in self.group_bys if gb is not time]
+            shifted = exp.EQ(this=exp.column(self.sources.identifier(time.name), cte),
+                             expression=self.compiler.time_sql.shift(self.key(time), offset, -1))
+            select = self._join(select, cte, others, shifted)
+
+        def ref(part: Part, measure: str) -> exp.Expression:
+            return exp.column(self.sources.identifier(part.columns[measure]), part.name)
+
+        outputs = [exp.alias_(self.key(gb), name.copy())
+                   for gb, name in zip(self.group_bys, names)]
+        outputs += [exp.alias_(value(ref), self.sources.identifier(name))
+                    for name, value in values.items()]
+        return select.select(*outputs)
+
+    def _join(self, select: exp.Select, cte: str, group_bys: list[GroupBy],
+              *more: exp.Expression) -> exp.Select:
+        """LEFT JOIN ``cte`` on equal (NULL-safe) ``group_bys`` and ``more``."""
+        on = [exp.NullSafeEQ(this=exp.column(self.sources.identifier(gb.name), cte),
+                             expression=self.key(gb)) for gb in group_bys]
+        return select.join(exp.to_table(cte), on=exp.and_(*on, *more), join_type="LEFT")
+
+    def _window(self, windowed: _Windowed) -> exp.Select:
+        """Each period's total over the periods within the window up to it: the part joined
+        to itself (``a`` the period, ``b`` the periods it adds up)."""
+
+        def col(alias: str, gb: GroupBy) -> exp.Column:
+            return exp.column(self.sources.identifier(gb.name), alias)
+
+        time = windowed.time
+        on = [exp.NullSafeEQ(this=col("b", gb), expression=col("a", gb))
+              for gb in self.group_bys if gb is not time]
+        on += [exp.GT(this=col("b", time),
+                      expression=self.compiler.time_sql.shift(col("a", time), windowed.window, -1)),
+               exp.LTE(this=col("b", time), expression=col("a", time))]
+        column = self.sources.identifier(windowed.column)
+        table = windowed.part.name
+        return exp.select(
+            *[exp.alias_(col("a", gb), self.sources.identifier(gb.name))
+              for gb in self.group_bys],
+            exp.alias_(windowed.running(this=exp.column(column.copy(), "b")), column.copy()),
+        ).from_(exp.alias_(exp.to_table(table), "a", table=True)).join(
+            exp.alias_(exp.to_table(table), "b", table=True), on=exp.and_(*on),
+        ).group_by(*[col("a", gb) for gb in self.group_bys])

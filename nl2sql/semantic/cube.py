@@ -1,0 +1,217 @@
+"""Cube data models (``cubes:`` YAML): cubes, their dimensions, measures and joins.
+
+A cube is a ``Table`` (``sql_table`` or ``sql``); each measure is a metric named
+``cube.measure``: count, count_distinct(_approx), sum, avg, min and max are simple,
+``rolling_window`` (or the older ``running_total``) cumulative, and ``number`` a derived metric
+over the measures it references (``{revenue} / NULLIF({count}, 0)``) or an aggregate expression
+of its own. Joins are links: ``many_to_one`` (``belongs_to``) from the cube, ``one_to_many``
+(``has_many``) from the other cube back to it, ``one_to_one`` both ways. ``{CUBE}``,
+``{CUBE.column}`` and ``{dimension}`` in SQL are resolved here or by the compiler; JavaScript
+models and Jinja templates are not read.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from nl2sql.semantic.dbt import _reason, window
+from nl2sql.semantic.model import (Dimension, Link, Measure, Metric, MetricInput,
+                                  Problem, Table)
+
+#: ``{name}`` and ``{cube.name}`` references in Cube SQL.
+REFERENCE = re.compile(r"\{\s*([A-Za-z_][\w]*)(?:\.([A-Za-z_][\w]*))?\s*\}")
+_AGGREGATIONS = {"count": "count", "count_distinct": "count_distinct",
+                 "count_distinct_approx": "count_distinct", "sum": "sum", "avg": "average",
+                 "min": "min", "max": "max", "running_total": "sum"}
+#: Measure types whose SQL is an expression: over other measures, or an aggregate itself.
+_EXPRESSIONS = {"number", "string", "time", "boolean"}
+_MANY_TO_ONE = {"many_to_one", "belongs_to", "belongsto", "manytoone"}
+_ONE_TO_MANY = {"one_to_many", "has_many", "hasmany", "onetomany"}
+_ONE_TO_ONE = {"one_to_one", "has_one", "hasone", "onetoone"}
+
+
+class _Member(BaseModel):
+    model_config = ConfigDict(extra="ignore", defer_build=True)
+
+    name: str = Field(min_length=1)
+    sql: Any = None
+    type: str = "string"
+    title: str | None = None
+    description: str | None = None
+
+
+class _Measure(_Member):
+    filters: list[dict[str, Any]] = Field(default_factory=list)
+    rolling_window: dict[str, Any] | None = None
+
+
+class _Join(BaseModel):
+    model_config = ConfigDict(extra="ignore", defer_build=True)
+
+    name: str = Field(min_length=1)
+    relationship: str
+    sql: str
+
+
+class _Cube(BaseModel):
+    model_config = ConfigDict(extra="ignore", defer_build=True)
+
+    name: str = Field(min_length=1)
+    sql_table: str | None = None
+    sql: str | None = None
+    title: str | None = None
+    description: str | None = None
+    joins: list[_Join] = Field(default_factory=list)
+    dimensions: list[_Member] = Field(default_factory=list)
+    measures: list[_Measure] = Field(default_factory=list)
+
+
+def read_cube(document: dict[str, Any], path: Path) -> tuple[list[Table], list[Metric],
+                                                              list[Problem]]:
+    """The cubes of one Cube YAML file, and a metric per measure."""
+    tables, metrics, problems = [], [], []
+    for number, raw in enumerate(document.get("cubes") or [], 1):
+        name = str(raw.get("name") or f"#{number}") if isinstance(raw, dict) else f"#{number}"
+        try:
+            cube = _Cube.model_validate(raw)
+            table = _table(cube, path)
+        except (ValidationError, ValueError) as exc:
+            problems.append(Problem(path, "cube", name, _reason(exc)))
+            continue
+        tables.append(table)
+        for measure in cube.measures:
+            try:
+                metrics.append(_metric(cube, measure, table))
+            except ValueError as exc:
+                problems.append(Problem(path, "metric", f"{cube.name}.{measure.name}", str(exc)))
+    return tables, metrics, problems
+
+
+def _table(cube: _Cube, path: Path) -> Table:
+    if not cube.sql_table and not cube.sql:
+        raise ValueError("a cube needs sql_table or sql")
+    table = Table(name=cube.name, file=path, relation=cube.sql_table,
+                  sql=None if cube.sql_table else cube.sql, naming="cube",
+                  description=cube.description or "")
+    sql_of = {dim.name: str(dim.sql) for dim in cube.dimensions if dim.sql is not None}
+    for dim in cube.dimensions:
+        if dim.sql is None:
+            raise ValueError(f"dimension '{dim.name}' has no sql")
+        table.dimensions[dim.name] = Dimension(
+            dim.name, _own_sql(str(dim.sql), sql_of, set()), is_time=dim.type.lower() == "time",
+            label=dim.title or "", description=dim.description or "")
+    measures = {m.name for m in cube.measures}
+    for measure in cube.measures:
+        agg = _AGGREGATIONS.get(measure.type.lower())
+        filters = tuple(_own_sql(str(f.get("sql")), sql_of, set())
+                        for f in measure.filters if f.get("sql"))
+        if agg is not None or not _references(measure, measures):
+            expr = _own_sql(str(measure.sql), sql_of, set()) if measure.sql is not None else None
+            table.measures[measure.name] = Measure(measure.name, agg, expr, filters=filters)
+    return table
+
+
+def _member(match: re.Match[str]) -> str | None:
+    """The member a ``{x}`` or ``{CUBE.x}`` reference names (None: ``{CUBE}`` itself or
+    another cube's member)."""
+    cube, member = match.groups()
+    if cube == "CUBE":
+        return member
+    return cube if member is None else None
+
+
+def _references(measure: _Measure, measures: set[str]) -> list[str]:
+    """The cube's measures that a ``number`` measure's SQL names."""
+    found = []
+    for match in REFERENCE.finditer(str(measure.sql or "")):
+        name = _member(match)
+        if name in measures and name not in found:
+            found.append(name)
+    return found
+
+
+def _own_sql(sql: str, dimensions: dict[str, str], seen: set[str]) -> str:
+    """Cube SQL over the cube's own table: ``{CUBE.x}`` and ``{x}`` become the dimension x's
+    SQL (or column x of ``{CUBE}``); other cubes are not reachable from here."""
+
+    def replace(match: re.Match[str]) -> str:
+        if match.group(0).replace(" ", "") == "{CUBE}":
+            return "{CUBE}"
+        name = _member(match)
+        if name is None:
+            raise ValueError(f"{match.group(0)} refers to another cube; nl2sql reads SQL over "
+                             f"the cube's own table only")
+        if name in dimensions and name not in seen:
+            return f"({_own_sql(dimensions[name], dimensions, seen | {name})})"
+        return "{CUBE}." + name
+
+    if "{{" in sql or "{%" in sql:
+        raise ValueError(f"templated SQL ({sql!r}) is not read")
+    return REFERENCE.sub(replace, sql)
+
+
+def _metric(cube: _Cube, measure: _Measure, table: Table) -> Metric:
+    metric = Metric(name=f"{cube.name}.{measure.name}", kind="simple", file=table.file,
+                    naming="cube", label=measure.title or "",
+                    description=measure.description or "")
+    kind = measure.type.lower()
+    if kind not in _AGGREGATIONS and kind not in _EXPRESSIONS:
+        raise ValueError(f"measure type '{measure.type}' is not compiled by nl2sql")
+    if measure.name in table.measures:
+        metric.measure = (cube.name, measure.name)
+        rolling = measure.rolling_window or ({"trailing": "unbounded"}
+                                             if kind == "running_total" else None)
+        if rolling:
+            metric.kind = "cumulative"
+            trailing = rolling.get("trailing")
+            metric.window = None if trailing in (None, "unbounded") else window(trailing)
+            if rolling.get("leading") or rolling.get("offset") not in (None, "end"):
+                raise ValueError("rolling_window with leading or offset is not compiled")
+        return metric
+    names = _references(measure, {m.name for m in cube.measures})
+    metric.kind = "derived"
+    metric.inputs = tuple(MetricInput(f"{cube.name}.{name}", alias=name) for name in names)
+    metric.expr = REFERENCE.sub(lambda m: m.group(0) if _member(m) not in names else _member(m),
+                                str(measure.sql))
+    if "{" in metric.expr:
+        raise ValueError(f"sql {measure.sql!r} mixes measures with other references")
+    return metric
+
+
+def cube_links(tables: list[Table], document_joins: dict[str, list[Any]]) -> list[Problem]:
+    """The links of every cube's ``joins`` (read after all cubes, which may be in other
+    files); a join to an unknown cube or of an unknown relationship is a problem."""
+    problems = []
+    by_name = {t.name: t for t in tables}
+    for table in tables:
+        for join in document_joins.get(table.name, []):
+            relationship = join.relationship.replace(" ", "").lower()
+            target = by_name.get(join.name)
+            if target is None or relationship not in _MANY_TO_ONE | _ONE_TO_MANY | _ONE_TO_ONE:
+                why = (f"joins unknown cube '{join.name}'" if target is None else
+                       f"join to '{join.name}' has an unknown relationship '{join.relationship}'")
+                problems.append(Problem(table.file, "cube", table.name, why))
+                continue
+            if relationship in _MANY_TO_ONE | _ONE_TO_ONE:
+                table.links.append(Link(target.name, condition=join.sql, owner=table.name))
+            if relationship in _ONE_TO_MANY | _ONE_TO_ONE:
+                target.links.append(Link(table.name, condition=join.sql, owner=table.name))
+    return problems
+
+
+def cube_joins(document: dict[str, Any]) -> dict[str, list[_Join]]:
+    """Each cube's declared joins (parsed again: links are made once every file is read)."""
+    joins: dict[str, list[_Join]] = {}
+    for raw in document.get("cubes") or []:
+        try:
+            cube = _Cube.model_validate(raw)
+        except ValidationError:
+            continue  # already a problem of read_cube
+        joins[cube.name] = cube.joins
+    return joins
+
+

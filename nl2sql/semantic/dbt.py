@@ -1,0 +1,250 @@
+"""dbt MetricFlow semantic models and metrics, from a project's YAML or ``semantic_manifest.json``.
+
+Read: ``semantic_models:`` (``model: ref('X')`` names table X; the manifest's ``node_relation``
+its alias), entities, categorical and time dimensions, measures (``create_metric: true`` makes a
+simple metric of the same name), ``defaults.agg_time_dimension``; ``metrics:`` of type simple,
+ratio, derived (``offset_window``) and cumulative (``window``, ``grain_to_date``), with their
+``filter``s (``{{ Dimension('customer__country') }} = 'US'``). Each entry is read on its own: a
+mistake in one is a ``Problem`` naming it, and the others stay usable.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from nl2sql.semantic.model import (GRAINS, Dimension, Link, Measure, Metric, MetricInput, Problem,
+                                  Table, Window)
+
+_REF = re.compile(r"""^\s*ref\(\s*['"]([^'"]+)['"](?:\s*,\s*['"]([^'"]+)['"])?\s*\)\s*$""")
+_WINDOW = re.compile(r"^\s*(\d+)\s+([a-z]+?)s?\s*$", re.IGNORECASE)
+
+
+class _Entry(BaseModel):
+    model_config = ConfigDict(extra="ignore", defer_build=True)
+
+    name: str = Field(min_length=1)
+    label: str | None = None
+    description: str | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _plain(cls, value: str) -> str:
+        return value.strip()
+
+
+def _text(value: Any) -> str | None:
+    """An ``expr``: YAML may give a number (``expr: 1``) or a boolean."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    return str(value)
+
+
+class _Entity(_Entry):
+    type: str
+    expr: Any = None
+
+
+class _Dimension(_Entry):
+    type: str = "categorical"
+    expr: Any = None
+    type_params: dict[str, Any] | None = None
+
+
+class _Measure(_Entry):
+    agg: str
+    expr: Any = None
+    agg_time_dimension: str | None = None
+    create_metric: bool = False
+
+
+class _SemanticModel(_Entry):
+    model: str | None = None
+    node_relation: dict[str, Any] | None = None
+    defaults: dict[str, Any] | None = None
+    primary_entity: str | None = None
+    entities: list[_Entity] = Field(default_factory=list)
+    dimensions: list[_Dimension] = Field(default_factory=list)
+    measures: list[_Measure] = Field(default_factory=list)
+
+
+class _Metric(_Entry):
+    type: str
+    type_params: dict[str, Any] = Field(default_factory=dict)
+    filter: Any = None
+
+
+def read_dbt(document: dict[str, Any], path: Path) -> tuple[list[Table], list[Metric],
+                                                             list[Problem]]:
+    """The semantic models and metrics of one dbt file (YAML or manifest JSON)."""
+    tables, metrics, problems = [], [], []
+    for number, raw in enumerate(_listed(document.get("semantic_models")), 1):
+        try:
+            entry = _SemanticModel.model_validate(raw)
+            table = _table(entry, path)
+        except (ValidationError, ValueError) as exc:
+            problems.append(Problem(path, "semantic model", _name(raw, number), _reason(exc)))
+            continue
+        tables.append(table)
+        metrics += [Metric(name=m.name, kind="simple", file=path, label=m.label or "",
+                           description=m.description or "", measure=("", m.name))
+                    for m in entry.measures if m.create_metric]
+    for number, raw in enumerate(_listed(document.get("metrics")), 1):
+        try:
+            metrics.append(_metric(_Metric.model_validate(raw), path))
+        except (ValidationError, ValueError) as exc:
+            problems.append(Problem(path, "metric", _name(raw, number), _reason(exc)))
+    return tables, metrics, problems
+
+
+def _listed(value: Any) -> list[Any]:
+    """A YAML list, or a manifest's mapping of unique ids to entries."""
+    if isinstance(value, dict):
+        return list(value.values())
+    return value if isinstance(value, list) else []
+
+
+def _name(raw: Any, number: int) -> str:
+    name = raw.get("name") if isinstance(raw, dict) else None
+    return str(name) if name else f"#{number}"
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        error = exc.errors()[0]
+        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error["loc"])
+        problem = "missing" if error["type"] == "missing" else error["msg"].lower()
+        return f"field '{where.lstrip('.')}': {problem}"
+    return str(exc)
+
+
+def _relation(entry: _SemanticModel) -> str:
+    if entry.model:
+        match = _REF.match(entry.model)
+        if not match:
+            raise ValueError(f"model {entry.model!r} is not ref('table')")
+        return match.group(2) or match.group(1)  # ref('package', 'model') names the model last
+    alias = (entry.node_relation or {}).get("alias")
+    if not alias:
+        raise ValueError("neither 'model: ref(...)' nor 'node_relation.alias' names its table")
+    return str(alias)
+
+
+def _table(entry: _SemanticModel, path: Path) -> Table:
+    table = Table(name=entry.name, file=path, relation=_relation(entry), naming="dbt",
+                  description=entry.description or "")
+    for entity in entry.entities:
+        kind = entity.type.strip().lower()
+        table.entities[entity.name] = (kind, _text(entity.expr) or entity.name)
+        if kind == "primary":
+            table.primary_entity = entity.name
+    table.primary_entity = entry.primary_entity or table.primary_entity
+    for dim in entry.dimensions:
+        is_time = dim.type.strip().lower() == "time"
+        grain = str((dim.type_params or {}).get("time_granularity") or "day").lower() \
+            if is_time else None
+        table.dimensions[dim.name] = Dimension(
+            dim.name, _text(dim.expr) or dim.name, is_time=is_time,
+            grain=grain if grain in GRAINS else "day" if is_time else None,
+            label=dim.label or "", description=dim.description or "")
+    default_time = (entry.defaults or {}).get("agg_time_dimension")
+    for measure in entry.measures:
+        table.measures[measure.name] = Measure(
+            measure.name, measure.agg.strip().lower(), _text(measure.expr) or measure.name,
+            time_dimension=measure.agg_time_dimension or default_time)
+    return table
+
+
+def dbt_links(tables: list[Table]) -> None:
+    """Each foreign (or unique) entity of a table that is the primary, unique or natural key
+    of another table: a many-to-one link to it, on the two entity expressions."""
+    for table in tables:
+        for entity, (kind, expr) in table.entities.items():
+            if kind not in ("foreign", "unique", "primary"):
+                continue
+            for target in tables:
+                key = target.key_of(entity)
+                if target is not table and key is not None:
+                    table.links.append(Link(target.name, entity=entity, keys=((expr, key),)))
+
+
+def _filters(value: Any) -> tuple[str, ...]:
+    """A metric or input ``filter``: a string, a list of them, or the manifest's
+    ``{where_filters: [{where_sql_template: ...}]}``."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,) if value.strip() else ()
+    if isinstance(value, dict):
+        return tuple(str(f.get("where_sql_template")) for f in value.get("where_filters") or []
+                     if isinstance(f, dict) and f.get("where_sql_template"))
+    if isinstance(value, list):
+        return tuple(f for item in value for f in _filters(item))
+    raise ValueError(f"filter {value!r} is not SQL text or a list of it")
+
+
+def window(value: Any) -> Window | None:
+    """``7 days``, ``1 month``, the manifest's ``{count, granularity}``; None when absent."""
+    if value in (None, ""):
+        return None
+    if isinstance(value, dict):
+        count, grain = value.get("count"), str(value.get("granularity") or "").lower()
+    else:
+        match = _WINDOW.match(str(value))
+        if not match:
+            raise ValueError(f"window {value!r} is not '<number> <grain>' (e.g. '3 months')")
+        count, grain = match.group(1), match.group(2).lower()
+    if grain not in GRAINS:
+        raise ValueError(f"window {value!r}: the grain is one of {', '.join(GRAINS)}")
+    return Window(int(count), grain)
+
+
+def _input(value: Any, what: str) -> MetricInput:
+    if isinstance(value, str) and value.strip():
+        return MetricInput(value.strip())
+    if isinstance(value, dict) and value.get("name"):
+        return MetricInput(str(value["name"]).strip(), alias=value.get("alias") or None,
+                           filters=_filters(value.get("filter")),
+                           offset=window(value.get("offset_window")))
+    raise ValueError(f"'{what}' must name a metric (a name or {{name: ...}})")
+
+
+def _metric(entry: _Metric, path: Path) -> Metric:
+    params, kind = entry.type_params, entry.type.strip().lower()
+    metric = Metric(name=entry.name, kind="simple", file=path, label=entry.label or "",
+                    description=entry.description or "", filters=_filters(entry.filter))
+    if kind in ("simple", "cumulative"):
+        measure = params.get("measure")
+        reference = _input(measure, "type_params.measure") if measure else None
+        if reference is None:
+            raise ValueError(f"a {kind} metric needs type_params.measure")
+        metric.measure = ("", reference.metric)
+        metric.filters += reference.filters
+        if kind == "cumulative":
+            nested = params.get("cumulative_type_params") or {}
+            metric.kind = "cumulative"
+            metric.window = window(nested.get("window") or params.get("window"))
+            grain = nested.get("grain_to_date") or params.get("grain_to_date")
+            metric.grain_to_date = str(grain).lower() if grain else None
+            if metric.grain_to_date and metric.grain_to_date not in GRAINS:
+                raise ValueError(f"grain_to_date {grain!r} is not one of {', '.join(GRAINS)}")
+    elif kind == "ratio":
+        metric.kind = "ratio"
+        metric.numerator = _input(params.get("numerator"), "type_params.numerator")
+        metric.denominator = _input(params.get("denominator"), "type_params.denominator")
+    elif kind == "derived":
+        metric.kind = "derived"
+        metric.expr = _text(params.get("expr"))
+        metric.inputs = tuple(_input(item, "type_params.metrics")
+                              for item in params.get("metrics") or [])
+        if not metric.expr or not metric.inputs:
+            raise ValueError("a derived metric needs type_params.expr and type_params.metrics")
+    else:
+        raise ValueError(f"metric type '{entry.type}' is not compiled by nl2sql (simple, ratio, "
+                         f"derived and cumulative are)")
+    return metric

@@ -1,0 +1,178 @@
+"""A database's ``semantic_model:`` path read into one ``SemanticModel``, re-read when a file
+changes.
+
+The path is a file or a folder: every ``.yml``/``.yaml``/``.json`` file under a folder (sorted;
+``target/``, ``dbt_packages/``, ``node_modules/`` and hidden folders skipped: point at a
+``semantic_manifest.json`` itself to read it). A file holding ``cubes:`` is Cube, one holding
+``semantic_models:`` or ``metrics:`` is dbt, anything else (dbt's ``models:``, ``sources:``) is
+skipped. Whatever cannot be used is a ``Problem`` (file, entry, reason) and left out, together
+with every metric that depends on it; the rest stays usable.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from nl2sql.config.dbs_yaml import yaml_error
+from nl2sql.config.registry import DbConnectionConfig
+from nl2sql.errors import SemanticModelError
+from nl2sql.semantic.cube import cube_joins, cube_links, read_cube
+from nl2sql.semantic.dbt import dbt_links, read_dbt
+from nl2sql.semantic.model import AGGREGATIONS, Metric, Problem, SemanticModel, Table
+
+SUFFIXES = (".yml", ".yaml", ".json")
+_SKIPPED_FOLDERS = {"target", "dbt_packages", "node_modules", "logs"}
+
+_CACHE: dict[Path, tuple[tuple[Any, ...], SemanticModel]] = {}
+_LOCK = threading.Lock()
+
+
+def semantic_model(config: DbConnectionConfig) -> SemanticModel | None:
+    """The semantic model of a database (None without ``semantic_model:``)."""
+    if config.semantic_model is None:
+        return None
+    return load_semantic_model(config.semantic_model)
+
+
+def model_files(path: Path) -> list[Path]:
+    """The files of a ``semantic_model:`` path; ``SemanticModelError`` when it is missing."""
+    if path.is_file():
+        return [path]
+    if not path.is_dir():
+        raise SemanticModelError(f"The semantic model {path} does not exist; fix "
+                                 f"'semantic_model:' in dbs.yaml (a file or a folder).")
+    return sorted(p for p in path.rglob("*") if p.suffix.lower() in SUFFIXES and p.is_file()
+                  and not any(part in _SKIPPED_FOLDERS or part.startswith(".")
+                              for part in p.relative_to(path).parts[:-1]))
+
+
+def load_semantic_model(path: Path) -> SemanticModel:
+    """The semantic model at ``path`` (cached until one of its files changes)."""
+    files = model_files(path)
+    signature = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files)
+    with _LOCK:
+        cached = _CACHE.get(path)
+    if cached is not None and cached[0] == signature:
+        return cached[1]
+    model = read_files(path, files)
+    with _LOCK:
+        _CACHE[path] = (signature, model)
+    return model
+
+
+def read_files(path: Path, files: list[Path]) -> SemanticModel:
+    model = SemanticModel(path)
+    dbt_tables: list[Table] = []
+    cube_tables: list[Table] = []
+    joins: dict[str, list[Any]] = {}
+    metrics: list[Metric] = []
+    for file in files:
+        document = _document(file, model.problems)
+        if document is None:
+            continue
+        if "cubes" in document:
+            tables, found, problems = read_cube(document, file)
+            cube_tables += tables
+            joins.update(cube_joins(document))
+        elif "semantic_models" in document or "metrics" in document:
+            tables, found, problems = read_dbt(document, file)
+            dbt_tables += tables
+        else:
+            continue
+        model.problems += problems
+        metrics += found
+    for table in [*dbt_tables, *cube_tables]:
+        if table.name in model.tables:
+            model.problems.append(Problem(table.file, "semantic model", table.name,
+                                          f"defined twice (also in {model.tables[table.name].file})"))
+            continue
+        model.tables[table.name] = table
+    dbt_links([t for t in dbt_tables if model.tables.get(t.name) is t])
+    model.problems += cube_links([t for t in cube_tables if model.tables.get(t.name) is t], joins)
+    _add_metrics(model, metrics)
+    if files and not model.tables and not model.problems:
+        model.problems.append(Problem(path, "file", "", "no semantic_models:, metrics: or "
+                                      "cubes: found (dbt or Cube YAML, or semantic_manifest.json)"))
+    return model
+
+
+def _document(file: Path, problems: list[Problem]) -> dict[str, Any] | None:
+    try:
+        text = file.read_text(encoding="utf-8")
+        data = json.loads(text) if file.suffix.lower() == ".json" else yaml.safe_load(text)
+    except (OSError, UnicodeDecodeError) as exc:
+        problems.append(Problem(file, "file", "", f"cannot be read ({exc})"))
+        return None
+    except json.JSONDecodeError as exc:
+        problems.append(Problem(file, "file", "", f"line {exc.lineno}: not valid JSON ({exc.msg})"))
+        return None
+    except yaml.YAMLError as exc:
+        problems.append(Problem(file, "file", "", str(yaml_error(file, exc)).split(": ", 1)[-1]))
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _add_metrics(model: SemanticModel, metrics: list[Metric]) -> None:
+    """Keep the metrics whose references resolve; the others become problems (a metric on a
+    broken one is broken too)."""
+    by_name: dict[str, Metric] = {}
+    for metric in metrics:
+        if metric.name in by_name:
+            model.problems.append(Problem(metric.file, "metric", metric.name,
+                                          f"defined twice (also in {by_name[metric.name].file})"))
+            continue
+        by_name[metric.name] = metric
+    known_broken = {p.name: p.reason for p in model.problems if p.kind == "metric"}
+    reasons: dict[str, str | None] = {}
+
+    def reason(name: str, path: tuple[str, ...]) -> str | None:
+        if name in reasons:
+            return reasons[name]
+        if name in path:
+            return f"metric '{name}' depends on itself ({' -> '.join([*path, name])})"
+        metric = by_name.get(name)
+        if metric is None:
+            return f"input metric '{name}' is broken" if name in known_broken else \
+                f"input metric '{name}' is not defined"
+        found = _measure_reason(model, metric)
+        for item in metric.input_metrics():
+            if found is None and (inner := reason(item.metric, (*path, name))) is not None:
+                prefixed = item.metric in by_name and "depends on itself" not in inner
+                found = f"input metric '{item.metric}': {inner}" if prefixed else inner
+        reasons[name] = found
+        return found
+
+    for name, metric in by_name.items():
+        why = reason(name, ())
+        if why is None:
+            model.metrics[name] = metric
+        else:
+            model.problems.append(Problem(metric.file, "metric", name, why))
+
+
+def _measure_reason(model: SemanticModel, metric: Metric) -> str | None:
+    """Resolve a dbt metric's measure to its semantic model (dbt measure names are unique
+    across a project); why it cannot be used, or None."""
+    if metric.measure is None:
+        return None
+    table_name, name = metric.measure
+    if not table_name:
+        owners = [t.name for t in model.tables.values() if name in t.measures]
+        if not owners:
+            broken = [p.name for p in model.problems if p.kind == "semantic model"]
+            return f"measure '{name}' is in no semantic model" + (
+                f" that could be read (broken: {', '.join(broken)})" if broken else "")
+        metric.measure = table_name, name = owners[0], name
+    table = model.tables.get(table_name)
+    if table is None or name not in table.measures:
+        return f"measure '{name}' is not defined"
+    agg = table.measures[name].agg
+    if agg is not None and agg not in AGGREGATIONS:
+        return (f"measure '{name}' aggregates with '{agg}', which nl2sql does not compile "
+                f"({', '.join(AGGREGATIONS)})")
+    return None

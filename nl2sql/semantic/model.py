@@ -1,0 +1,165 @@
+"""The semantic model metric queries compile from, whatever format it was read from.
+
+A dbt semantic model and a Cube cube are both a ``Table``: a relation (or a SELECT) with
+dimensions, measures and many-to-one ``Link``s to other tables (dbt: a foreign entity meeting
+a primary one; Cube: a declared join). A ``Metric`` is simple (one measure), ratio, derived
+(an expression over other metrics, each optionally shifted by an offset window) or cumulative.
+Expressions are kept as the source wrote them (SQL over the table's own columns; Cube's
+``{CUBE}`` marks the table itself); the compiler parses them in the database's dialect.
+
+Names are the source format's own (``naming``): dbt group-bys are ``entity__dimension`` and
+``metric_time__month``, Cube's ``cube.dimension`` and ``cube.time_dimension.month``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+#: Time grains a time dimension is truncated to, finest first.
+GRAINS = ("day", "week", "month", "quarter", "year")
+#: Aggregations a measure may use (dbt's names; Cube's are mapped to these).
+AGGREGATIONS = ("sum", "count", "count_distinct", "average", "min", "max", "sum_boolean")
+#: Longest join path followed from a measure's table to a dimension's.
+MAX_HOPS = 4
+Naming = Literal["dbt", "cube"]
+MetricKind = Literal["simple", "ratio", "derived", "cumulative"]
+
+
+@dataclass(frozen=True)
+class Window:
+    """A span of time: ``3 month``; ``count`` None means unbounded."""
+
+    count: int | None
+    grain: str
+
+    def __str__(self) -> str:
+        return "unbounded" if self.count is None else f"{self.count} {self.grain}"
+
+
+@dataclass(frozen=True)
+class Dimension:
+    name: str
+    expr: str  # SQL over the table's own columns
+    is_time: bool = False
+    grain: str | None = None  # the finest grain it holds (dbt time_granularity); None: raw
+    label: str = ""
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Measure:
+    name: str
+    #: One of ``AGGREGATIONS``; None when ``expr`` is an aggregate already (Cube ``number``).
+    agg: str | None
+    expr: str | None  # None with count: every row
+    time_dimension: str | None = None  # the dimension ``metric_time`` means for it
+    filters: tuple[str, ...] = ()  # SQL over the table's own columns (Cube measure filters)
+
+
+@dataclass(frozen=True)
+class Link:
+    """A many-to-one (or one-to-one) step from a table to ``target``: dbt joins on entity
+    keys (``keys``: pairs of the source's and the target's expressions), Cube on a condition
+    (``condition``: SQL where ``{name}`` is a cube's table and ``{CUBE}`` the cube ``owner``,
+    which declared the join)."""
+
+    target: str
+    entity: str | None = None
+    keys: tuple[tuple[str, str], ...] = ()
+    condition: str | None = None
+    owner: str | None = None
+
+
+@dataclass
+class Table:
+    name: str
+    file: Path
+    relation: str | None = None  # a table (or view) name, maybe schema-qualified
+    sql: str | None = None  # or a SELECT (Cube's ``sql:``)
+    naming: Naming = "dbt"
+    primary_entity: str | None = None
+    #: entity name -> (type, expression): dbt's primary/unique/natural/foreign entities.
+    entities: dict[str, tuple[str, str]] = field(default_factory=dict)
+    dimensions: dict[str, Dimension] = field(default_factory=dict)
+    measures: dict[str, Measure] = field(default_factory=dict)
+    links: list[Link] = field(default_factory=list)
+    description: str = ""
+
+    def key_of(self, entity: str) -> str | None:
+        """The expression of ``entity`` when this table is its one row (primary, unique or
+        natural), else None."""
+        kind, expr = self.entities.get(entity, ("", ""))
+        return expr if kind in ("primary", "unique", "natural") else None
+
+
+@dataclass(frozen=True)
+class MetricInput:
+    """A metric used by a ratio or derived metric, with its own filters and time offset."""
+
+    metric: str
+    alias: str | None = None
+    filters: tuple[str, ...] = ()  # conditions over group-by names
+    offset: Window | None = None  # the value of ``offset`` earlier (derived metrics)
+
+    @property
+    def label(self) -> str:
+        return self.alias or self.metric
+
+
+@dataclass
+class Metric:
+    name: str
+    kind: MetricKind
+    file: Path
+    naming: Naming = "dbt"
+    label: str = ""
+    description: str = ""
+    #: simple and cumulative: (table, measure).
+    measure: tuple[str, str] | None = None
+    filters: tuple[str, ...] = ()  # conditions over group-by names (dbt ``filter``)
+    numerator: MetricInput | None = None
+    denominator: MetricInput | None = None
+    expr: str | None = None  # derived: SQL over the inputs' names or aliases
+    inputs: tuple[MetricInput, ...] = ()
+    window: Window | None = None  # cumulative: trailing window (None: since the start)
+    grain_to_date: str | None = None  # cumulative: restart every grain (month-to-date)
+
+    def input_metrics(self) -> list[MetricInput]:
+        if self.kind == "ratio":
+            return [i for i in (self.numerator, self.denominator) if i is not None]
+        return list(self.inputs) if self.kind == "derived" else []
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A part of the semantic model that cannot be used, and why (the rest stays usable)."""
+
+    file: Path
+    kind: str  # "metric", "semantic model", "cube", "file"
+    name: str
+    reason: str
+
+    def line(self) -> str:
+        what = f"{self.kind} '{self.name}'" if self.name else self.kind
+        return f"{self.file}: {what}: {self.reason}"
+
+
+@dataclass
+class SemanticModel:
+    """Every table and metric read from a database's ``semantic_model:`` path, and what could
+    not be read (``problems``; broken metrics are left out of ``metrics``)."""
+
+    path: Path
+    tables: dict[str, Table] = field(default_factory=dict)
+    metrics: dict[str, Metric] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+    def broken(self, name: str) -> Problem | None:
+        """Why metric ``name`` was left out, if it was."""
+        return next((p for p in self.problems if p.kind == "metric" and p.name == name), None)
+
+    def measure(self, ref: tuple[str, str]) -> tuple[Table, Measure]:
+        table = self.tables[ref[0]]
+        return table, table.measures[ref[1]]

@@ -1,0 +1,210 @@
+"""One aggregating SELECT of a metric query: the rows of one table, many-to-one joins to the
+tables its group-bys and filters need (LEFT JOIN: a row without a dimension row stays, grouped
+under NULL), the query's and the metrics' filters, grouped by the group-bys, with one aggregate
+per measure. Many-to-one joins never repeat a row, so a measure is never counted twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from sqlglot import exp
+
+from nl2sql.errors import MetricQueryError
+from nl2sql.semantic.model import GRAINS, Dimension, Link, Measure, Table
+from nl2sql.semantic.names import GroupBy, read_templates, resolve
+from nl2sql.semantic.sources import Sources, parse_expression
+from nl2sql.semantic.time_sql import TimeSql
+
+
+#: How a metric's value reaches a measure of a part: (part, measure) -> expression.
+Ref = Callable[["Part", str], exp.Expression]
+
+
+@dataclass
+class Part:
+    """The measures of one table read under the same filters (and, with ``metric_time``
+    grouped, the same time dimension): one SELECT."""
+
+    table: Table
+    filters: tuple[str, ...]
+    time_dimension: str | None
+    columns: dict[str, str] = field(default_factory=dict)  # measure -> column name
+    name: str = ""  # its CTE's name, when it is one
+
+    def column(self, measure: str) -> str:
+        if measure not in self.columns:
+            taken = set(self.columns.values())
+            name, n = measure, 2
+            while name in taken:
+                name, n = f"{measure}_{n}", n + 1
+            self.columns[measure] = name
+        return self.columns[measure]
+
+
+class Joins:
+    """The FROM clause of one part: its table and the tables joined to it, one alias per
+    path."""
+
+    def __init__(self, sources: Sources, table: Table) -> None:
+        self.sources = sources
+        self.table = table
+        self.alias = table.name
+        self.clauses: list[exp.Join] = []
+        self._aliases: dict[tuple[tuple[str, str, str | None, str | None], ...], str] = {}
+        self._taken = {table.name}
+
+    def alias_for(self, links: list[Link]) -> str:
+        key: tuple[tuple[str, str, str | None, str | None], ...] = ()
+        source, source_alias = self.table, self.alias
+        for link in links:
+            key = (*key, (source.name, link.target, link.entity, link.condition))
+            target = self.sources.model.tables[link.target]
+            if key not in self._aliases:
+                alias, n = target.name, 2
+                while alias in self._taken:
+                    alias, n = f"{target.name}_{n}", n + 1
+                self._taken.add(alias)
+                self._aliases[key] = alias
+                condition = self.sources.join_condition(source, source_alias, link, alias)
+                self.clauses.append(exp.Join(this=self.sources.relation(target, alias),
+                                             on=condition, side="LEFT"))
+            source, source_alias = target, self._aliases[key]
+        return source_alias
+
+
+def parse_condition(text: str, dialect: str) -> exp.Expression:
+    """A ``where`` condition over group-by names (dbt's templates read as names)."""
+    tree = parse_expression(read_templates(text), dialect, f"The filter {text!r}")
+    if tree.find(exp.Query, exp.AggFunc, exp.Window, exp.Star):
+        raise MetricQueryError(f"The filter {text!r} must be a condition on group-by names "
+                               f"(customer__country = 'US'), without subqueries or aggregates.")
+    return tree
+
+
+def condition_names(tree: exp.Expression) -> list[str]:
+    """The group-by names a parsed filter uses."""
+    return list(dict.fromkeys(".".join(p.name for p in column.parts)
+                              for column in tree.find_all(exp.Column)))
+
+
+class PartBuilder:
+    def __init__(self, sources: Sources, time_sql: TimeSql) -> None:
+        self.sources = sources
+        self.time_sql = time_sql
+
+    def select(self, part: Part, group_bys: list[GroupBy], where: list[str],
+               values: dict[str, Callable[[Ref], exp.Expression]] | None = None) -> exp.Select:
+        """The part's SELECT: group-bys, then ``values`` (output name -> its expression over
+        the part's aggregates, when the query is this one part) or one column per measure."""
+        joins = Joins(self.sources, part.table)
+        keys = [self.group_by(part, gb, joins) for gb in group_bys]
+        outputs = [exp.alias_(key, self.sources.identifier(gb.name))
+                   for key, gb in zip(keys, group_bys)]
+        if values is None:
+            outputs += [exp.alias_(self.aggregate(part, measure, joins),
+                                   self.sources.identifier(column))
+                        for measure, column in part.columns.items()]
+        else:
+            def ref(of: Part, measure: str) -> exp.Expression:
+                return self.aggregate(of, measure, joins)
+
+            outputs += [exp.alias_(value(ref), self.sources.identifier(name))
+                        for name, value in values.items()]
+        conditions = [self.condition(part, text, joins) for text in [*where, *part.filters]]
+        select = exp.select(*outputs).from_(self.sources.relation(part.table, joins.alias))
+        for clause in joins.clauses:
+            select = select.join(clause)
+        if conditions:
+            select = select.where(exp.and_(*conditions))
+        return select.group_by(*[key.copy() for key in keys]) if keys else select
+
+    def aggregate(self, part: Part, name: str, joins: Joins) -> exp.Expression:
+        measure = part.table.measures[name]
+        where = f"measure '{measure.name}' of '{part.table.name}'"
+        value = None if measure.expr is None else \
+            self.sources.table_expr(part.table, measure.expr, joins.alias, where)
+        if measure.agg is None:
+            if value is None or measure.filters:
+                raise MetricQueryError(f"{where}: an aggregate expression needs sql and no "
+                                       f"filters.")
+            return value
+        return aggregate(measure, value, [self.sources.table_expr(part.table, f, joins.alias,
+                                                                  where)
+                                          for f in measure.filters])
+
+    def group_by(self, part: Part, gb: GroupBy, joins: Joins) -> exp.Expression:
+        if gb.metric_time:
+            if part.time_dimension is None:
+                raise MetricQueryError(
+                    f"'{gb.name}': a measure of '{part.table.name}' has no time dimension "
+                    f"(agg_time_dimension); group by another dimension or add one.")
+            if "__" in part.time_dimension:  # nl2sql's extension: through an entity
+                through = resolve(self.sources.model, part.time_dimension)
+                return self.group_by(part, replace(through, name=gb.name,
+                                                   grain=gb.grain or through.grain), joins)
+            table, alias = part.table, joins.alias
+            dimension = table.dimensions.get(part.time_dimension)
+            if dimension is None:
+                raise MetricQueryError(f"'{part.table.name}': agg_time_dimension "
+                                       f"'{part.time_dimension}' is not one of its dimensions.")
+        else:
+            assert gb.table is not None
+            links = self.sources.path(part.table.name, gb.table, gb.path)
+            if links is None:
+                raise MetricQueryError(
+                    f"'{gb.name}' cannot group a measure of '{part.table.name}': no many-to-one "
+                    f"join path leads from it to '{gb.table}' (it would count rows twice).")
+            table, alias = self.sources.model.tables[gb.table], joins.alias_for(links)
+            if gb.entity is not None:
+                return self.sources.table_expr(table, table.key_of(gb.entity) or gb.entity,
+                                               alias, f"entity '{gb.entity}'")
+            dimension = table.dimensions[gb.dimension or ""]
+        value = self.sources.table_expr(table, dimension.expr, alias,
+                                        f"dimension '{dimension.name}' of '{table.name}'")
+        grain = gb.grain or dimension.grain
+        return self.time_sql.truncate(value, _checked(grain, dimension, gb)) \
+            if dimension.is_time and grain else value
+
+    def condition(self, part: Part, text: str, joins: Joins) -> exp.Expression:
+        """A filter with each group-by name replaced by its SQL for this part."""
+        tree = parse_condition(text, self.sources.dialect)
+        for column in list(tree.find_all(exp.Column)):
+            gb = resolve(self.sources.model, condition_names(column)[0])
+            column.replace(self.group_by(part, gb, joins))
+        return exp.paren(tree) if isinstance(tree, exp.Or) else tree
+
+
+def _checked(grain: str, dimension: Dimension, gb: GroupBy) -> str:
+    if dimension.grain and GRAINS.index(grain) < GRAINS.index(dimension.grain):
+        raise MetricQueryError(f"'{gb.name}': {dimension.name} holds {dimension.grain}s; use "
+                               f"{dimension.grain} or a coarser grain.")
+    return grain
+
+
+def aggregate(measure: Measure, value: exp.Expression | None,
+              filters: list[exp.Expression]) -> exp.Expression:
+    """``SUM(x)``, ``COUNT(DISTINCT x)``...; a measure's own filters keep only the rows they
+    hold (``SUM(CASE WHEN <filter> THEN x END)``)."""
+    if measure.agg == "sum_boolean" and value is not None:
+        value = exp.Case().when(value, exp.Literal.number(1)).else_(exp.Literal.number(0))
+    if filters:
+        value = exp.Case().when(exp.and_(*filters), value or exp.Literal.number(1))
+    if value is None:
+        if measure.agg != "count":
+            raise MetricQueryError(f"measure '{measure.name}' ({measure.agg}) needs an expr.")
+        return exp.Count(this=exp.Star())
+    match measure.agg:
+        case "sum" | "sum_boolean":
+            return exp.Sum(this=value)
+        case "count":
+            return exp.Count(this=value)
+        case "count_distinct":
+            return exp.Count(this=exp.Distinct(expressions=[value]))
+        case "average":
+            return exp.Avg(this=value)
+        case "min":
+            return exp.Min(this=value)
+        case _:
+            return exp.Max(this=value)

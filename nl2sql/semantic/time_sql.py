@@ -1,0 +1,104 @@
+"""Time grains in each backend's SQL: truncating a timestamp to the first day of its week
+(ISO: Monday), month, quarter or year, and shifting such a date by a window.
+
+A backend's entry names its class (``Backend.metric_time_sql``), as it names its guard profile.
+``TimeSql`` is standard SQL (PostgreSQL, DuckDB, Spark: ``DATE_TRUNC``, and sqlglot's interval
+arithmetic); SQLite has neither and MySQL/MariaDB no ``DATE_TRUNC`` (sqlglot writes
+``TIMESTAMP_TRUNC`` and ``DATE_SUB(x, 3, MONTH)`` for SQLite, which it does not know), so they
+override the templates. Every grain is a DATE (SQLite: ISO text), so results group and join the
+same way on every backend.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import sqlglot
+from sqlglot import exp
+
+from nl2sql.semantic.model import Window
+
+#: The column name that stands for the value in a template.
+_VALUE = "nl2sql_value"
+#: Grains as a number of days or months (a window or offset must be a whole number of them).
+DAYS = {"day": 1, "week": 7}
+MONTHS = {"month": 1, "quarter": 3, "year": 12}
+
+
+class TimeSql:
+    """Standard SQL: ``CAST(DATE_TRUNC('month', CAST(x AS TIMESTAMP)) AS DATE)`` (the inner cast
+    reads dates kept as ISO text too); shifts with sqlglot's ``DateAdd`` in the dialect."""
+
+    #: grain -> SQL over ``nl2sql_value``, in the backend's dialect.
+    TRUNCATE: ClassVar[dict[str, str]] = {
+        "day": f"CAST(CAST({_VALUE} AS TIMESTAMP) AS DATE)",
+        **{grain: f"CAST(DATE_TRUNC('{grain}', CAST({_VALUE} AS TIMESTAMP)) AS DATE)"
+           for grain in ("week", "month", "quarter", "year")},
+    }
+
+    def __init__(self, dialect: str) -> None:
+        self.dialect = dialect
+
+    def truncate(self, value: exp.Expression, grain: str) -> exp.Expression:
+        return self._fill(self.TRUNCATE[grain], value)
+
+    def shift(self, value: exp.Expression, window: Window, sign: int = 1) -> exp.Expression:
+        """``value`` moved by ``window`` (earlier with ``sign`` -1), as a DATE."""
+        count = sign * (window.count or 0)
+        moved = exp.DateAdd(this=value.copy(), expression=exp.Literal.number(count),
+                            unit=exp.var(window.grain.upper()))
+        return exp.cast(moved, exp.DataType.Type.DATE)
+
+    def _fill(self, template: str, value: exp.Expression) -> exp.Expression:
+        tree = sqlglot.parse_one(template, read=self.dialect)
+        for column in list(tree.find_all(exp.Column)):
+            if column.name == _VALUE:
+                column.replace(value.copy())
+        return tree
+
+
+class SqliteTimeSql(TimeSql):
+    """SQLite's date functions: ``DATE(x, 'start of month')``, ``DATE(x, '-3 months')``."""
+
+    TRUNCATE: ClassVar[dict[str, str]] = {
+        "day": f"DATE({_VALUE})",
+        "week": f"DATE({_VALUE}, '-6 days', 'weekday 1')",
+        "month": f"DATE({_VALUE}, 'start of month')",
+        "quarter": (f"DATE({_VALUE}, 'start of month', '-' || "
+                    f"((CAST(STRFTIME('%m', {_VALUE}) AS INTEGER) - 1) % 3) || ' months')"),
+        "year": f"DATE({_VALUE}, 'start of year')",
+    }
+
+    def shift(self, value: exp.Expression, window: Window, sign: int = 1) -> exp.Expression:
+        # Days and months only (a week is 7 days, a quarter 3 months). Grains are first days,
+        # so a month never overflows ('2021-03-31' - 1 month would be '2021-03-03').
+        unit, size = ("days", DAYS[window.grain]) if window.grain in DAYS else \
+            ("months", MONTHS[window.grain])
+        count = sign * (window.count or 0) * size
+        return exp.Anonymous(this="DATE", expressions=[
+            value.copy(), exp.Literal.string(f"{count:+d} {unit}")])
+
+
+class MysqlTimeSql(TimeSql):
+    """MySQL/MariaDB: ``MAKEDATE(YEAR(x), 1) + INTERVAL (MONTH(x) - 1) MONTH`` (a DATE)."""
+
+    TRUNCATE: ClassVar[dict[str, str]] = {
+        "day": f"DATE({_VALUE})",
+        "week": f"DATE_SUB(DATE({_VALUE}), INTERVAL WEEKDAY({_VALUE}) DAY)",
+        "month": f"DATE_ADD(MAKEDATE(YEAR({_VALUE}), 1), INTERVAL (MONTH({_VALUE}) - 1) MONTH)",
+        "quarter": (f"DATE_ADD(MAKEDATE(YEAR({_VALUE}), 1), "
+                    f"INTERVAL (QUARTER({_VALUE}) - 1) QUARTER)"),
+        "year": f"MAKEDATE(YEAR({_VALUE}), 1)",
+    }
+
+
+def whole_multiple(window: Window, grain: str) -> bool:
+    """A window (or offset) is a whole number of ``grain`` periods: then shifting a period's
+    first day by it lands on another period's first day."""
+    if grain == "day":
+        return True
+    if window.grain in MONTHS and grain in MONTHS:
+        return (window.count or 0) * MONTHS[window.grain] % MONTHS[grain] == 0
+    if window.grain in DAYS and grain in DAYS:
+        return (window.count or 0) * DAYS[window.grain] % DAYS[grain] == 0
+    return False

@@ -1,0 +1,52 @@
+"""Semantic models of the Chinook sample for the metric tests, spelled for each backend.
+
+The files in ``tests/data/metrics/chinook/`` use PostgreSQL's snake_case names (``invoice_line``,
+``billing_country``); the SQLite file and its MySQL, DuckDB and Spark copies spell them
+``InvoiceLine``, ``BillingCountry``. ``spelled`` rewrites the SQL in a model (``model``,
+``expr``, ``sql_table``, ``sql``) or a hand-written query for those: every lower-case
+identifier that is not a function (``f(``) or a reference (``{invoices}``) becomes PascalCase.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+CHINOOK_MODELS = Path(__file__).parent / "data" / "metrics" / "chinook"
+MODEL_FILES = {"dbt": "dbt_semantic_models.yml", "cube": "cube_model.yml"}
+_IDENTIFIER = re.compile(r"(?<![{\w%])([a-z][a-z_]*)(?![\w(])")
+_SQL_KEYS = {"model", "expr", "sql_table", "sql"}
+
+
+def pascal(sql: str) -> str:
+    """``SUM(il.unit_price)`` -> ``SUM(Il.UnitPrice)``; quoted lower-case words change too
+    (``ref('invoice')`` -> ``ref('Invoice')``): write literals in upper case or keep them out."""
+    return _IDENTIFIER.sub(lambda m: "".join(w.capitalize() for w in m.group(1).split("_")), sql)
+
+
+def spelled(sql: str, naming: str) -> str:
+    """``sql`` in the spelling of a sample on a backend (``SampleDb.naming``)."""
+    return sql if naming == "postgres" else pascal(sql)
+
+
+def _rewrite(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {key: pascal(value) if key in _SQL_KEYS and isinstance(value, str) else
+                _rewrite(value) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_rewrite(item) for item in node]
+    return node
+
+
+def chinook_model(folder: Path, kind: str, naming: str) -> Path:
+    """Chinook's ``kind`` ("dbt" or "cube") model written into ``folder`` for ``naming``."""
+    source = CHINOOK_MODELS / MODEL_FILES[kind]
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / source.name
+    document = yaml.safe_load(source.read_text(encoding="utf-8"))
+    target.write_text(yaml.safe_dump(document if naming == "postgres" else _rewrite(document),
+                                     sort_keys=False), encoding="utf-8")
+    return target
