@@ -40,6 +40,18 @@ class SchemaDrift:
     def has_drift(self) -> bool:
         return bool(self.added_tables or self.removed_tables or self.changed_tables)
 
+    def touched(self) -> dict[str, str]:
+        """Each removed or changed table (name casefolded) -> what happened to it, for
+        people: ``Invoice changed (column Total: type NUMERIC -> REAL)``."""
+        touched = {name.casefold(): f"{name} removed" for name in self.removed_tables}
+        for table in self.changed_tables:
+            changes = ([f"column {c} removed" for c in table.removed_columns]
+                       + [f"column {c}" for c in table.changed_columns]
+                       + [f"column {c} added" for c in table.added_columns]
+                       + table.other_changes)
+            touched[table.name.casefold()] = f"{table.name} changed ({'; '.join(changes)})"
+        return touched
+
     def lines(self) -> list[str]:
         """Human-readable report, one fact per line."""
         if not self.has_drift:

@@ -36,6 +36,8 @@ from nl2sql.schema.models import AnnotationRun, DbInfo, TableInfo, utc_now
 from nl2sql._helpers import NullProgress, ProgressReporter
 from nl2sql.annotation.verified_drift import recheck_verified
 from nl2sql.store.store import Store
+from nl2sql.annotation.drift import compare_schemas
+from nl2sql.annotation.metrics_check import MetricsCheck, check_metrics
 from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.annotation.options import STEP_NAMES, AnnotatorOptions
 from nl2sql.context_engine.index import COLLECTED_VALUES_PER_COLUMN, build_index
@@ -87,6 +89,8 @@ class AnnotationResult:
     run: AnnotationRun
     #: Verified answers that schema drift broke (one line each; see ``nl2sql.annotation.verified_drift``).
     stale_verified: list[str] = field(default_factory=list)
+    #: The governed metrics compiled and run (None: no semantic model; ``metrics_check.py``).
+    metrics: MetricsCheck | None = None
 
     @property
     def enum_candidates(self) -> int:
@@ -155,13 +159,16 @@ def annotate_database(config: DbConnectionConfig, data_dir: Path, *,
             db_info.attach()
             path = save_db_info(db_info, data_dir)
             _build_context_index(db_info, data_dir, values)
-        stale = recheck_verified(create_operations(connection, db_info), previous, db_info,
+        operations = create_operations(connection, db_info)
+        stale = recheck_verified(operations, previous, db_info,
                                  (store or Store(data_dir)).answers(config.db_id))
+        metrics = check_metrics(config, operations, db_info, compare_schemas(db_info, previous)
+                                if previous is not None else None)
     finally:
         if own_connection:
             connection.dispose()
     return AnnotationResult(db_info, path, time.perf_counter() - started, sorted(reused),
-                            notice, run, stale)
+                            notice, run, stale, metrics)
 
 
 def _machine_step_names() -> list[str]:

@@ -19,13 +19,7 @@ def recheck_verified(operations: DbOperations, previous: DbInfo | None, current:
     ``current``); those that fail are marked stale. One line per stale answer."""
     if previous is None:
         return []
-    drift = compare_schemas(current, previous)
-    touched = {name.casefold(): f"{name} removed" for name in drift.removed_tables}
-    for table in drift.changed_tables:
-        changes = ([f"column {c} removed" for c in table.removed_columns]
-                   + [f"column {c}" for c in table.changed_columns]
-                   + [f"column {c} added" for c in table.added_columns] + table.other_changes)
-        touched[table.name.casefold()] = f"{table.name} changed ({'; '.join(changes)})"
+    touched = compare_schemas(current, previous).touched()
     if not touched:
         return []
     fingerprint = current.fingerprint()

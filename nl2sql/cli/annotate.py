@@ -33,6 +33,8 @@ from nl2sql.annotation.pipeline import (AnnotateOptions, AnnotationResult, annot
 from nl2sql.schema.models import AnnotationRun
 from nl2sql._helpers import plural
 from nl2sql.annotation.drift import check_drift
+from nl2sql.annotation.metrics_check import drifted_metrics
+from nl2sql.schema.cache import load_db_info
 from nl2sql.db.base import create_connection
 from nl2sql.llm.usage import summary_lines
 from nl2sql.store.store import Store
@@ -171,7 +173,12 @@ def _check(configs: DbConnectionConfigs, selected: list[DbConnectionConfig]) -> 
         with create_connection(config) as connection:
             drift = check_drift(connection, configs.data_dir)
         drifted |= drift.has_drift
-        print("\n".join(drift.lines()), flush=True)
+        lines = drift.lines()
+        metrics = drifted_metrics(config, drift, load_db_info(configs.data_dir, config.db_id)) \
+            if drift.has_drift else []
+        if metrics:
+            lines[-1:-1] = ["  Governed metrics reading changed tables:", *metrics]
+        print("\n".join(lines), flush=True)
     return 1 if drifted else 0
 
 
@@ -205,6 +212,10 @@ def print_summary(result: AnnotationResult, out: TextIO) -> None:
     for line in result.stale_verified:
         print(f"  {line} (accept it again with nl2sql-ask --accept ID, or --unverify ID)",
               file=out)
+    if result.metrics is not None:
+        print(f"  {result.metrics.summary()}", file=out)
+        for line in result.metrics.lines:
+            print(f"    {line}", file=out)
     out.flush()
 
 
