@@ -161,6 +161,8 @@ def _evaluate(args: argparse.Namespace) -> int:
         console.print(render_calibration(report))
     print(f"{len(report.wrong)} wrong, {report.broken_gold} broken gold")
     print(context_line(report))
+    if report.metrics is not None:
+        print(report.metrics.line())
     if (cost := cost_line(report)) is not None:
         print(cost)
     print(f"report: {out / 'report.json'}\n        {out / 'report.html'}")

@@ -158,6 +158,7 @@ def render_html(report: Report, title: str = "nl2sql evaluation") -> str:
         f'<p><span class="big">{escape(format_accuracy(report))}</span> '
         f'<span class="meta">execution accuracy, {report.correct} of {report.scored} correct '
         f"(95% Wilson interval)</span></p>",
+        *([f"<p>{escape(report.metrics.line())}</p>"] if report.metrics is not None else []),
         '<div class="charts">',
         f'<div class="chart"><h2>Per database</h2>{bar_chart("Accuracy per database", report.per_db)}</div>',
         f'<div class="chart"><h2>Per category</h2>'

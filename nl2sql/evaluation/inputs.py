@@ -39,6 +39,9 @@ class Question(BaseModel):
     question: str
     golds: list[str] = Field(min_length=1)
     category: str | None = None
+    #: A metric question: on a database with governed metrics, ``--model`` answers it with
+    #: and without them, and the report compares the two.
+    metric: bool = False
 
 
 def split_golds(value: Any) -> list[str]:
@@ -127,9 +130,14 @@ def load_questions(path: str | Path) -> list[Question]:
             raise EvaluationInputError(f"{where}: id {qid!r} repeats line {seen[qid]}.")
         seen[qid] = line
         category = record.get("category")
+        metric = str(record.get("metric") or "").strip().lower()
+        if metric not in ("", "true", "false", "1", "0", "yes", "no"):
+            raise EvaluationInputError(f"{where}: metric must be true or false (a metric "
+                                       f"question), not {record['metric']!r}.")
         questions.append(Question(id=qid, db_id=str(record["db_id"]).strip(),
                                   question=str(record["question"]).strip(), golds=golds,
-                                  category=str(category) if category not in (None, "") else None))
+                                  category=str(category) if category not in (None, "") else None,
+                                  metric=metric in ("true", "1", "yes")))
     if not questions:
         raise EvaluationInputError(f"{path}: no questions in the file.")
     return questions

@@ -112,6 +112,33 @@ def generation_cost(results: list[QuestionResult]) -> float | None:
     return round(sum(r.cost_usd or 0.0 for r in results), 9)
 
 
+class MetricsComparison(BaseModel):
+    """``--model`` on databases with governed metrics: the same questions answered with the
+    metrics and without them (what the semantic layer buys)."""
+
+    questions: int
+    with_metrics: Summary
+    without_metrics: Summary
+    answered_by_metrics: int  # answers (with metrics) that came from a metric query
+
+    @classmethod
+    def of(cls, results: list[QuestionResult]) -> MetricsComparison | None:
+        compared = [r for r in results if r.metrics_compared]
+        if not compared:
+            return None
+        without = [r.model_copy(update={"correct": r.correct_without_metrics})
+                   for r in compared]
+        return cls(questions=len(compared), with_metrics=Summary.of(compared),
+                   without_metrics=Summary.of(without),
+                   answered_by_metrics=sum(1 for r in compared
+                                           if (r.source or "").startswith("metric:")))
+
+    def line(self) -> str:
+        return (f"governed metrics: {format_accuracy(self.with_metrics)} with them, "
+                f"{format_accuracy(self.without_metrics)} without, on the same "
+                f"{self.questions} questions ({self.answered_by_metrics} answered by a metric)")
+
+
 class Report(BaseModel):
     """``report.json``."""
 
@@ -131,6 +158,8 @@ class Report(BaseModel):
     cost_usd: float | None = None
     cost_per_question: float | None = None
     calibration: list[CalibrationBucket] | None = None
+    # --model on databases with governed metrics: accuracy with and without them
+    metrics: MetricsComparison | None = None
     settings: dict[str, Any] = Field(default_factory=dict)
     created_at: str = ""
     elapsed_seconds: float | None = None
@@ -150,7 +179,8 @@ class Report(BaseModel):
                    value_hint_recall=_mean(r.value_hint_recall for r in results),
                    cost_usd=cost, cost_per_question=round(cost / len(results), 9)
                    if cost is not None and results else None,
-                   calibration=calibration(results), settings=settings or {},
+                   calibration=calibration(results), metrics=MetricsComparison.of(results),
+                   settings=settings or {},
                    created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
                    elapsed_seconds=elapsed_seconds, questions=results)
 

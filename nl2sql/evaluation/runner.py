@@ -34,6 +34,10 @@ class Generation:
     error: str | None = None
     confidence: float | None = None  # --candidates N > 1: share that agreed (0: none ran)
     cost_usd: float | None = None  # None: the model has no known price
+    source: str | None = None  # "model" or "metric:<names>"
+    #: The same question answered with the database's governed metrics hidden (databases
+    #: with a semantic model only): the report compares both.
+    without_metrics: Generation | None = None
 
 
 @dataclass
@@ -79,6 +83,11 @@ def evaluate(questions: list[Question], predictions: Mapping[str, str | Generati
         result = scorer.score(question, sql if isinstance(sql, str) else None)
         if generation:
             _add_generation(result, generation)
+            if generation.without_metrics is not None:
+                other = scorer.score(question, generation.without_metrics.sql)
+                result.metrics_compared = True
+                result.predicted_sql_without_metrics = generation.without_metrics.sql
+                result.correct_without_metrics = other.correct
         if settings.context_recall:
             add_context_recall(result, ctx.configs, ctx.connection(question.db_id).sqlglot_dialect)
         return result
@@ -119,6 +128,7 @@ def _add_generation(result: QuestionResult, generation: Generation) -> None:
     result.generation_error = generation.error
     result.generated = True
     result.confidence = generation.confidence
+    result.source = generation.source
     result.cost_usd = generation.cost_usd
     if generation.error and not generation.sql and not result.broken_gold:
         result.reason = f"no prediction: {generation.error}"

@@ -67,6 +67,12 @@ class QuestionResult(BaseModel):
     generated: bool = False  # the prediction came from the model (--model)
     confidence: float | None = None  # share of the candidates that agreed (--candidates N > 1)
     cost_usd: float | None = None  # what generating the prediction cost (None: unpriced)
+    # where the prediction came from (--model): "model" or "metric:<names>" (a governed metric)
+    source: str | None = None
+    # --model on a database with governed metrics: the same question answered without them
+    metrics_compared: bool = False
+    predicted_sql_without_metrics: str | None = None
+    correct_without_metrics: bool | None = None
 
 
 @dataclass
