@@ -105,7 +105,8 @@ def test_every_duckdb_function_is_reviewed_and_judged_by_the_guard() -> None:
 
 
 @pytest.mark.spark
-def test_every_spark_function_is_reviewed_and_judged_by_the_guard(spark_server) -> None:  # noqa: ANN001
+def test_every_spark_function_is_reviewed_and_judged_by_the_guard(
+        spark_server: Any) -> None:
     session = spark_server.session()
     try:
         names = {row[0].lower() for row in session.sql("SHOW SYSTEM FUNCTIONS").collect()}

@@ -168,8 +168,8 @@ JOIN user_schema vn ON vn.oid = v.relnamespace
 CROSS JOIN LATERAL (SELECT n.nspname, t.relname FROM credential t
                     JOIN pg_namespace n ON n.oid = t.relnamespace
                     WHERE r.ev_action::text ~ (':relid ' || t.oid || '\\M') LIMIT 1) c
-WHERE r.ev_action::text ~ (SELECT ':relid (' || string_agg(oid::text, '|') || ')\\M'
-                           FROM credential)
+WHERE r.oid >= 16384 AND r.ev_action::text ~ (SELECT ':relid (' || string_agg(oid::text, '|')
+                                                  || ')\\M' FROM credential)
 UNION ALL
 SELECT 'operator', o.nspname, o.oprname, f.nspname, f.proname, o.what
 FROM operator o JOIN user_function f ON f.oid = o.fn

@@ -178,7 +178,8 @@ json_deserialize_sql json_execute_serialized_sql json_serialize_plan json_serial
 query_table
 """)),
 
-    "file": ("it reads files, directories or file metadata; the configured files are views already", names("""
+    "file": ("it reads files, directories or file metadata: the configured files are views "
+             "already", names("""
 glob parquet_bloom_probe parquet_file_metadata parquet_full_metadata parquet_kv_metadata
 parquet_metadata parquet_page_index parquet_scan parquet_schema read_blob read_csv read_csv_auto
 read_duckdb read_json read_json_auto read_json_objects read_json_objects_auto read_ndjson
@@ -186,24 +187,28 @@ read_ndjson_auto read_ndjson_objects read_parquet read_single_csv_file read_sing
 read_single_parquet_file read_text sniff_csv
 """)),
 
-    "process": ("it reads objects of the host process (Arrow or pandas data, Python functions)", names("""
+    "process": ("it reads objects of nl2sql's own process: Arrow or pandas data, Python "
+                "functions", names("""
 arrow_scan arrow_scan_dumb pandas_scan python_arrow_scan python_map_function
 """)),
 
-    "state": ("it changes the engine's state (logs, profiling, checkpoints, grammar, external resources, sequences, the random seed)", names("""
+    "state": ("it changes the engine's state: logs, profiling, checkpoints, the grammar, "
+              "external resources, sequences, the random seed", names("""
 add_grammar_extension checkpoint create_external_resource deregister_external_resource
 destroy_external_resource disable_logging disable_profiling enable_logging enable_profiling
 force_checkpoint nextval register_external_resource register_external_resource_type
 remove_grammar_extension setseed setval truncate_duckdb_logs write_log
 """)),
 
-    "secret": ("it reads secrets, settings, variables, logs or prepared statements, which may hold credentials or other callers' SQL", names("""
+    "secret": ("it reads secrets, settings, variables, logs or prepared statements, which may "
+               "hold credentials or other callers' SQL", names("""
 duckdb_live_query_metrics duckdb_log_contexts duckdb_logs duckdb_logs_parsed
 duckdb_prepared_statements duckdb_profiling_settings duckdb_secret_type_parameters
 duckdb_secret_types duckdb_secrets duckdb_settings duckdb_variables getvariable which_secret
 """)),
 
-    "engine": ("it reports on the running engine (memory, caches, files, connections, extensions), not on the data", names("""
+    "engine": ("it reports on the running engine, not on the data: memory, caches, files, "
+               "connections, extensions", names("""
 duckdb_approx_database_count duckdb_available_metrics duckdb_connection_count duckdb_dialects
 duckdb_eviction_queues duckdb_extension_repositories duckdb_extensions
 duckdb_external_file_cache duckdb_external_resource_types duckdb_external_resources
@@ -230,7 +235,7 @@ import_database metadata_info platform show show_databases show_tables show_tabl
 storage_info table_info user_agent verify_parallelism
 """)),
 
-    "internal_helpers": ("it is one of the engine's internal helpers", names("""
+    "internal_helpers": ("it is one of the engine's internal or test helpers", names("""
 __between __cast __internal_barrier __internal_compress_geometry_point
 __internal_compress_integral_ubigint __internal_compress_integral_uinteger
 __internal_compress_integral_usmallint __internal_compress_integral_utinyint

@@ -118,7 +118,8 @@ xpath xpath_boolean xpath_double xpath_float xpath_int xpath_long xpath_number x
 xpath_string
 """)),
 
-    "schema_files": ("its schema, descriptor or options can name files or URLs the server reads", names("""
+    "schema_files": ("its schema, descriptor or options can name files or URLs the server "
+                     "reads", names("""
 from_avro from_protobuf schema_of_avro to_avro to_protobuf
 """)),
 
@@ -141,7 +142,8 @@ unnest unpivot using values varchar where with within zone
 # Options that only shape how a value is parsed or written (Spark's JSONOptions, CSVOptions,
 # XmlOptions); none names a file, URL or schema to load (rowValidationXSDPath is the one that
 # does: Spark fetched the XSD and its external entities).
-_DATES = "dateformat timestampformat timestampntzformat enabledatetimeparsingfallback locale timezone"
+_DATES = ("dateformat timestampformat timestampntzformat enabledatetimeparsingfallback locale "
+          "timezone")
 _JSON = names(f"""
 {_DATES} mode columnnameofcorruptrecord samplingratio primitivesasstring prefersdecimal
 allowcomments allowunquotedfieldnames allowsinglequotes allownumericleadingzeros
