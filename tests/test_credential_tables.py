@@ -145,6 +145,7 @@ MYSQL_CASES = [
     "SELECT * FROM sys.x$processlist",
     "SELECT * FROM sys.session",
     "SELECT * FROM sys.statement_analysis",
+    "SELECT trx_query FROM information_schema.INNODB_TRX",
 ]
 
 

@@ -243,6 +243,7 @@ MYSQL_TABLES = frozenset({
     "performance_schema.threads", "performance_schema.prepared_statements_instances",
     "performance_schema.user_variables_by_thread", "sys.processlist", "sys.x$processlist",
     "sys.session", "sys.x$session", "mysql.general_log", "mysql.slow_log",
+    "information_schema.innodb_trx", "sys.innodb_lock_waits", "sys.x$innodb_lock_waits",
 })
 MYSQL_TABLE_PREFIXES = ("performance_schema.events_statements_", "sys.statement",
                         "sys.x$statement")
