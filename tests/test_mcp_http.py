@@ -225,6 +225,22 @@ def test_an_ipv6_loopback_bind_answers_its_names(tmp_path: Path) -> None:
         stop_process(process)
 
 
+def test_an_allowed_host_is_matched_as_the_loopback_names_are(tmp_path: Path) -> None:
+    """``--allowed-host`` names (a Docker service name has an underscore) compare in any case
+    and with a trailing dot; a name beside them is refused."""
+    process, url = _start(tmp_path, "--allowed-host", "NL2SQL_mcp", "--allowed-host",
+                          "nl2sql.example.")
+    try:
+        port = url.split("/")[2].rsplit(":", 1)[1]
+        for host in ("nl2sql_mcp", f"nl2sql_MCP:{port}", "nl2sql_mcp.", "NL2SQL.example",
+                     f"nl2sql.example.:{port}"):
+            assert _raw(url, [("Host", host)]) == 200, host
+        for host in ("nl2sql_mcp.evil.example", "evil.nl2sql.example", "nl2sql-mcp"):
+            assert _raw(url, [("Host", host)]) == 421, host
+    finally:
+        stop_process(process)
+
+
 # -- where the token comes from ---------------------------------------------------------------
 
 

@@ -121,8 +121,9 @@ def transport_security(host: str, allowed_hosts: list[str]) -> TransportSecurity
 
 
 #: A Host header: ``name`` or ``name:port``, ``name`` an IPv6 address in brackets or letters,
-#: digits, dots and hyphens (no user part, path, space or second colon).
-_NETLOC = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::(\d{1,5}))?")
+#: digits, dots, hyphens and underscores (Docker's service names have them; no user part, path,
+#: space or second colon).
+_NETLOC = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(?::(\d{1,5}))?")
 _ORIGIN = re.compile(r"(https?)://(.+)", re.IGNORECASE)
 
 
