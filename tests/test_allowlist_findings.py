@@ -221,6 +221,8 @@ def _duckdb_cases(path: Path) -> list[str]:
         "SELECT getvariable('x')",
         "SELECT sleep_ms(1000)",
         "SELECT list_aggregate([1], 'query')",
+        "SELECT * FROM histogram_values('pg_settings', value)",  # query_table of a string
+        "SELECT * FROM histogram(pg_settings, value)",
     ]
 
 

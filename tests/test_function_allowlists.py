@@ -121,6 +121,29 @@ def test_every_spark_function_is_reviewed_and_judged_by_the_guard(
         assert name in names and name not in spark_functions.ALLOWLIST.admitted, name
 
 
+def test_duckdb_built_in_macros_call_only_admitted_functions() -> None:
+    """DuckDB's own macros run their definition: an admitted macro must call only admitted
+    functions (histogram_values ran query_table on a name given as a string; a table macro
+    whose name is also an admitted aggregate is refused in FROM)."""
+    import duckdb
+
+    allowlist = duckdb_functions.ALLOWLIST
+    connection = duckdb.connect(config={"autoload_known_extensions": False})
+    macros = connection.execute(
+        "SELECT lower(function_name), function_type, macro_definition FROM duckdb_functions() "
+        "WHERE function_type IN ('macro', 'table_macro') AND internal").fetchall()
+    engine = sqlglot.Dialect.get_or_raise("duckdb")
+    wrong = []
+    for name, kind, definition in macros:
+        if name not in allowlist.admitted or (kind == "table_macro"
+                                              and name in allowlist.table_refused):
+            continue
+        if allowlist_reach("duckdb", sqlglot.exp.Select(), engine.tokenize(definition),
+                           definition) is not None:
+            wrong.append(name)
+    assert len(macros) > 100 and not wrong, wrong
+
+
 def test_duckdb_built_in_views_over_refused_functions_are_refused() -> None:
     """DuckDB's own views (pg_catalog.pg_settings over duckdb_settings(), duckdb_logs...):
     each one whose definition calls what the allowlist refuses is refused by name."""

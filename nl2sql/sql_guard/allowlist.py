@@ -58,6 +58,10 @@ class Allowlist:
     options: Mapping[str, Options] = field(default_factory=dict)
     #: Functions taking another function's name as a string, by that argument's position.
     named_functions: Mapping[str, int] = field(default_factory=dict)
+    #: Admitted names whose table function (a call in FROM) is another function, refused, and
+    #: why (DuckDB's histogram aggregate, and its table macro that queries a table named by a
+    #: string).
+    table_refused: Mapping[str, str] = field(default_factory=dict)
 
     def admits(self, name: str, allowed: frozenset[str] = frozenset()) -> bool:
         return name in self.admitted or name in allowed
@@ -83,6 +87,7 @@ def problems(allowlist: Allowlist, root: exp.Expr, tokens: Sequence[Token], text
     is the function it does not admit, or None when it admits the function but not one of its
     arguments (an option)."""
     declared = _declared_names(root)
+    in_from = _table_functions(root) if allowlist.table_refused else set()
     for call in calls(tokens):
         name = call.name
         if not call.quoted and name in allowlist.syntax:
@@ -93,6 +98,12 @@ def problems(allowlist: Allowlist, root: exp.Expr, tokens: Sequence[Token], text
         if not allowlist.admits(name, allowed):
             yield name, _refusal(allowlist, name)
             continue
+        if name in allowlist.table_refused and name not in allowed and (
+                name in in_from or _after_from(tokens, call)):
+            yield name, (f"The table function {name}() is not allowed on {allowlist.engine} "
+                         f"({allowlist.table_refused[name]}); use {name}() as an aggregate, "
+                         f"or query the table itself.")
+            continue
         try:
             if name in allowlist.options:
                 _check_options(allowlist, call, tokens, text)
@@ -100,6 +111,26 @@ def problems(allowlist: Allowlist, root: exp.Expr, tokens: Sequence[Token], text
                 _check_named_function(allowlist, call, tokens, text, allowed)
         except QueryRejectedError as error:
             yield None, error.message
+
+
+def _table_functions(root: exp.Expr) -> set[str]:
+    """The names of the functions the tree calls as tables (in FROM, JOIN, LATERAL)."""
+    names: set[str] = set()
+    for node in root.find_all(exp.Table, exp.Lateral):
+        function = node.this
+        if isinstance(function, exp.Anonymous):
+            names.add(function.name.lower())
+        elif isinstance(function, exp.Func):
+            names.update(n.lower() for n in (function.sql_name(), *type(function).sql_names()))
+    return names
+
+
+def _after_from(tokens: Sequence[Token], call: Call) -> bool:
+    """Whether ``call`` is written right after FROM, JOIN or LATERAL (qualified or not)."""
+    i = call.index
+    while i >= 2 and tokens[i - 1].token_type == TokenType.DOT:
+        i -= 2
+    return i > 0 and tokens[i - 1].text.upper() in ("FROM", "JOIN", "LATERAL")
 
 
 def _declared_names(root: exp.Expr) -> dict[str, int]:
