@@ -14,6 +14,7 @@ import subprocess
 import sys
 import textwrap
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from datetime import timedelta
 from pathlib import Path
 
@@ -91,6 +92,34 @@ def test_a_proposal_never_replaces_a_verified_answer(tmp_path: Path,
     answers.add(answer(3, question, "SELECT 3", accepted_by="ana", proposed_by="model"))
     assert answers.proposals() == [] and answers.get(f"{3:012x}").proposed_by == "model"
     assert answers.for_question(question_key(question)).sql == "SELECT 3"
+    # A curator may still accept a rejected one later.
+    answers.add(answer(2, question, "SELECT 0", accepted_by="bo"))
+    assert answers.proposals(state="rejected") == [] and answers.get(f"{2:012x}").sql == \
+        "SELECT 0" and answers.get(f"{3:012x}") is None
+
+
+def test_a_file_removed_or_replaced_while_the_process_runs_is_followed(tmp_path: Path) -> None:
+    """Connections are pooled per file: one removed or replaced meanwhile (another process,
+    a person, a restore from backup) is what the next call reads and writes."""
+    answers = Store(tmp_path).answers("chinook")
+    answers.add(answer(1, "How many albums?"))
+    path = tmp_path / "verified" / "chinook.sqlite"
+    backup = tmp_path / "backup.sqlite"
+    with sqlite3.connect(path) as live, sqlite3.connect(backup) as copy:
+        live.backup(copy)
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    assert answers.list() == []
+    answers.add(answer(2, "How many tracks?"))
+    assert [v.id for v in Store(tmp_path).answers("chinook").list()] == [f"{2:012x}"]
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute("SELECT id FROM verified").fetchall() == [(f"{2:012x}",)]
+    # A restore: the file and its WAL removed, the backup moved in place.
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    shutil.copyfile(backup, tmp_path / "restored.sqlite")
+    os.replace(tmp_path / "restored.sqlite", path)
+    assert [v.id for v in answers.list()] == [f"{1:012x}"]
 
 
 # -- users --------------------------------------------------------------------------------------
@@ -214,6 +243,27 @@ def test_a_shared_store_does_not_infer_from_folders(tmp_path: Path, pg_store: st
     finally:
         ops.close()
         other.close()
+
+
+def test_the_first_shared_index_is_upgraded(tmp_path: Path, pg_database: object) -> None:
+    """A PostgreSQL store whose saved-query index has the first release's layout (no stored
+    words) is brought to the current one on first use, its rows searchable."""
+    dbname = pg_database()  # type: ignore[operator]
+    with psycopg.connect(f"host=127.0.0.1 user=postgres dbname={dbname}", autocommit=True) as db:
+        db.execute("CREATE TABLE schema_version (area TEXT PRIMARY KEY, version INTEGER NOT NULL)")
+        db.execute("INSERT INTO schema_version VALUES ('saved_queries', 1)")
+        db.execute("CREATE TABLE saved_query (workspace TEXT, path TEXT, timestamp TEXT, "
+                   "db_id TEXT, row_count INTEGER, column_count INTEGER, csv_filename TEXT, "
+                   "natural_language_query TEXT, sql_query TEXT, result_id TEXT, "
+                   "PRIMARY KEY (workspace, path))")
+        db.execute("INSERT INTO saved_query (workspace, path, natural_language_query, sql_query) "
+                   "VALUES ('/ws', 'old.metadata.json', 'Which old titles?', 'SELECT 1')")
+    table = Store(tmp_path, f"postgresql://postgres@127.0.0.1:5432/{dbname}").saved_queries
+    found, total = table.search("/ws", ["old", "tit"], limit=5)
+    assert total == 1 and found[0].path == "old.metadata.json"
+    with psycopg.connect(f"host=127.0.0.1 user=postgres dbname={dbname}") as db:
+        assert db.execute("SELECT version FROM schema_version WHERE area = 'saved_queries'"
+                          ).fetchone() == (2,)
 
 
 # -- two processes at once ----------------------------------------------------------------------

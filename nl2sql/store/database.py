@@ -2,13 +2,17 @@
 PostgreSQL database (``store: postgresql://...``), both through SQLAlchemy Core, so each area
 writes its SQL once.
 
-- SQLite: a connection per use (no pool: a file can be replaced or removed while a process
-  runs), WAL and a busy timeout so processes share the file, and every write one ``BEGIN
-  IMMEDIATE`` transaction (one writer at a time, never a deadlock upgrading a read lock). A read
-  of a file that does not exist returns its default and creates nothing.
-- PostgreSQL: one pooled engine per URL in a process; a write that must see the writes before
-  it (replace by question, the next turn number) takes its area's transaction-level advisory
-  lock, the same one-writer-at-a-time as SQLite; appends (the audit) take none.
+- SQLite: one pooled engine per file in a process (closing a file's last connection checkpoints
+  its WAL, an fsync: 30-40 ms per write on a busy disk when every use opened and closed one);
+  the pool is emptied when the file is replaced or removed while the process runs. WAL and a
+  busy timeout so processes share the file, and every write one ``BEGIN IMMEDIATE`` transaction
+  (one writer at a time, never a deadlock upgrading a read lock). A read of a file that does not
+  exist returns its default and creates nothing.
+- PostgreSQL: one pooled engine per URL in a process (statements planned for their values, not
+  prepared once: a word search planned without its words walked every row); a write that must
+  see the writes before it (replace by question, the next turn number) takes its area's
+  transaction-level advisory lock, the same one-writer-at-a-time as SQLite; appends (the audit)
+  take none.
 
 Before first use in a process (for SQLite: whenever the file is new to it) the area's schema is
 brought to the code's version (``migrations``). A failure to reach the database is one sentence
@@ -21,6 +25,7 @@ import sqlite3
 import threading
 import time
 import zlib
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -28,14 +33,17 @@ from typing import Any, TypeVar
 
 from sqlalchemy import Connection, Engine, create_engine, event, exc, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.pool import NullPool
 
 from nl2sql.errors import StoreError
 
 T = TypeVar("T")
 BUSY_TIMEOUT_MS = 30_000
 CONNECT_TIMEOUT_SECONDS = 10
+#: The pooled engines of this process: PostgreSQL by URL, SQLite files by path (the
+#: ``SQLITE_ENGINES`` used last).
 _ENGINES: dict[str, Engine] = {}
+_SQLITE_ENGINES: OrderedDict[str, Engine] = OrderedDict()
+SQLITE_ENGINES = 32
 _ENGINES_LOCK = threading.Lock()
 #: (database, area) -> what ``_schema_key`` was when its schema was last brought up to date in
 #: this process: checked once per process (per file, for SQLite), not once per call.
@@ -115,21 +123,23 @@ class Database:
         return (f"The store {self.where} cannot be used: {reason}; check 'store:' in dbs.yaml "
                 f"and that the database is up.")
 
-    def dispose(self) -> None:
-        """Close this database's connections (SQLite has none kept)."""
-
 
 class SqliteDatabase(Database):
     """An area in a SQLite file of its own."""
 
     def __init__(self, path: Path, area: str, prepare: Callable[[Connection], None],
                  busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> None:
-        engine = create_engine(f"sqlite:///{path}", poolclass=NullPool,
-                               connect_args={"timeout": busy_timeout_ms / 1000})
-        event.listen(engine, "connect", _sqlite_setup(busy_timeout_ms))
-        event.listen(engine, "begin", _sqlite_begin)
-        super().__init__(engine, str(path), area, prepare)
+        super().__init__(sqlite_engine(path, busy_timeout_ms), str(path), area, prepare)
         self.path = path
+
+    def _ensure_schema(self) -> None:
+        key = self._schema_key()
+        known = _READY.get((self.where, self.area))
+        if key is not None and known == key:
+            return
+        if known is not None:  # the file was replaced or removed: no connection to the old one
+            self.engine.dispose()
+        super()._ensure_schema()
 
     def exists(self) -> bool:
         return self.path.is_file()
@@ -169,16 +179,36 @@ def postgres_engine(url: str) -> Engine:
         if engine is None:
             engine = _ENGINES[url] = create_engine(
                 sqlalchemy_url(url), pool_pre_ping=True, pool_size=5, max_overflow=10,
-                connect_args={"connect_timeout": CONNECT_TIMEOUT_SECONDS})
+                connect_args={"connect_timeout": CONNECT_TIMEOUT_SECONDS,
+                              "prepare_threshold": None})
+        return engine
+
+
+def sqlite_engine(path: Path, busy_timeout_ms: int) -> Engine:
+    """The process's pooled engine for the SQLite file ``path`` (made on first use). One idle
+    connection is kept per file, for the ``SQLITE_ENGINES`` files used last (each holds three
+    file descriptors: the file, its WAL and its shared memory)."""
+    key = f"sqlite:{path}:{busy_timeout_ms}"
+    with _ENGINES_LOCK:
+        engine = _SQLITE_ENGINES.pop(key, None)
+        if engine is None:
+            engine = create_engine(f"sqlite:///{path}", pool_size=1, max_overflow=16,
+                                   connect_args={"timeout": busy_timeout_ms / 1000})
+            event.listen(engine, "connect", _sqlite_setup(busy_timeout_ms))
+            event.listen(engine, "begin", _sqlite_begin)
+        _SQLITE_ENGINES[key] = engine  # the newest last
+        while len(_SQLITE_ENGINES) > SQLITE_ENGINES:
+            _SQLITE_ENGINES.popitem(last=False)[1].dispose()
         return engine
 
 
 def dispose_engines() -> None:
-    """Close every pooled PostgreSQL connection of this process (tests, a server's end)."""
+    """Close every pooled connection of this process's stores (tests, a server's end)."""
     with _ENGINES_LOCK:
-        for engine in _ENGINES.values():
+        for engine in [*_ENGINES.values(), *_SQLITE_ENGINES.values()]:
             engine.dispose()
         _ENGINES.clear()
+        _SQLITE_ENGINES.clear()
 
 
 def sqlalchemy_url(url: str) -> str:
@@ -204,6 +234,9 @@ def _sqlite_setup(busy_timeout_ms: int) -> Callable[[Any, Any], None]:
         that is retried within the busy timeout."""
         dbapi_connection.isolation_level = None
         dbapi_connection.execute(f"PRAGMA busy_timeout = {busy_timeout_ms}")
+        # WAL with NORMAL: a commit survives the process (a crash, a kill), not a power cut, and
+        # costs no fsync (40 -> 1 ms per audit record on this VM's shared disk, bench/store.py)
+        dbapi_connection.execute("PRAGMA synchronous = NORMAL")
         deadline = time.monotonic() + busy_timeout_ms / 1000
         while True:
             try:

@@ -13,7 +13,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from nl2sql.store.database import Database
 from nl2sql.store.records import IndexedQuery
-from nl2sql.store.schema import saved_query, search_document
+from nl2sql.store.schema import saved_query
 
 _COLUMNS = [saved_query.c[name] for name in IndexedQuery.__dataclass_fields__]
 _DIALECT_INSERT = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
@@ -51,7 +51,7 @@ class SavedQueryTable:
             where.append(saved_query.c.db_id == db_id)
         if terms:
             query = " & ".join(f"'{term.casefold()}':*" for term in terms)
-            where.append(search_document().op("@@")(func.to_tsquery(
+            where.append(saved_query.c.words.op("@@")(func.to_tsquery(
                 literal_column("'simple'::regconfig"), query)))
 
         def read(connection: Connection) -> tuple[list[IndexedQuery], int]:

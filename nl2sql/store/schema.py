@@ -24,9 +24,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import (Column, ColumnElement, Connection, Index, Integer, LargeBinary, MetaData,
-                        Table, Text, UniqueConstraint, func, inspect, literal_column, select,
-                        text)
+from sqlalchemy import (Column, Computed, Connection, Index, Integer, LargeBinary, MetaData, Table,
+                        Text, UniqueConstraint, inspect, select, text)
+from sqlalchemy.dialects import postgresql
 
 from nl2sql.errors import StoreError
 
@@ -107,6 +107,12 @@ audit = Table(
     Index("audit_db_ts", "db_id", "ts"))
 
 # -- the saved-query index of a shared store (a local workspace keeps its own) -------------------
+#: What a saved-query search matches: the question and the SQL as PostgreSQL words (``simple``:
+#: no stemming or stop words, as SQLite's FTS5 in a local index), stored with the row so a
+#: search never computes them again.
+SEARCH_WORDS = ("to_tsvector('simple'::regconfig, coalesce(natural_language_query, '') || ' ' "
+                "|| coalesce(sql_query, ''))")
+
 saved_query = Table(
     "saved_query", metadata,
     Column("workspace", Text, primary_key=True),  # the workspace folder's absolute path
@@ -119,20 +125,10 @@ saved_query = Table(
     Column("natural_language_query", Text),
     Column("sql_query", Text),
     Column("result_id", Text),
+    Column("words", postgresql.TSVECTOR, Computed(SEARCH_WORDS, persisted=True)),
     Index("saved_query_newest", "workspace", "timestamp", "path"),
-    Index("saved_query_result", "workspace", "result_id"))
-
-
-def search_document(table: Table = saved_query) -> ColumnElement[object]:
-    """What a saved-query search matches: the question and the SQL as PostgreSQL words
-    (``simple``: no stemming or stop words, as SQLite's FTS5 in a local index)."""
-    return func.to_tsvector(literal_column("'simple'::regconfig"),
-                            func.coalesce(table.c.natural_language_query, "") + " "
-                            + func.coalesce(table.c.sql_query, ""))
-
-
-Index("saved_query_search", search_document(), postgresql_using="gin").ddl_if(
-    dialect="postgresql")
+    Index("saved_query_result", "workspace", "result_id"),
+    Index("saved_query_words", "words", postgresql_using="gin"))
 
 
 def _answers_2(connection: Connection, context: Mapping[str, Any]) -> None:
@@ -146,6 +142,13 @@ def _answers_2(connection: Connection, context: Mapping[str, Any]) -> None:
         proposal.create(connection)
     for table in (verified, proposal):
         connection.execute(table.update().values(db_id=context.get("db_id")))
+
+
+def _saved_queries_2(connection: Connection, context: Mapping[str, Any]) -> None:
+    """The first release searched without stored words (a search computed them per row)."""
+    connection.execute(text(f"ALTER TABLE saved_query ADD COLUMN words tsvector "
+                            f"GENERATED ALWAYS AS ({SEARCH_WORDS}) STORED"))
+    connection.execute(text("CREATE INDEX saved_query_words ON saved_query USING gin (words)"))
 
 
 @dataclass(frozen=True)
@@ -170,7 +173,7 @@ AREAS = {area.name: area for area in (
     Area("conversations", (turns,), legacy_table="turns"),
     Area("users", (users,)),
     Area("audit", (audit,)),
-    Area("saved_queries", (saved_query,)),
+    Area("saved_queries", (saved_query,), steps={2: _saved_queries_2}),
 )}
 
 
