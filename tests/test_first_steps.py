@@ -48,7 +48,8 @@ async def _db_list_and_query(command: list[str], cwd: Path, env: dict[str, str],
 
 def _makefile_run_command() -> str:
     lines = (REPO / "Makefile").read_text().splitlines()
-    return lines[lines.index("run: $(STAMP)") + 1].strip()
+    target = next(i for i, line in enumerate(lines) if line.startswith("run: "))
+    return lines[target + 1].strip()
 
 
 async def test_make_run_then_the_readme_claude_code_command(tmp_path: Path) -> None:
