@@ -281,3 +281,19 @@ def test_a_card_shows_the_number_as_it_is(tmp_path: Path) -> None:
     path.write_text("customer,revenue,orders\nACME Corp,1200.5,12\n")
     svg = chart_csv(path).svg()
     assert all(f">{text}<" in svg for text in ("1,200.5", "12", "ACME Corp", "revenue"))
+
+
+def test_counts_get_whole_ticks(tmp_path: Path) -> None:
+    """A line of counts from 1 to 3 got ticks at 0.5, 1.5, 2.5; whole data, whole ticks."""
+    path = tmp_path / "per_month.csv"
+    path.write_text("month,orders\n2024-01,1\n2024-02,3\n2024-03,2\n2024-04,1\n2024-05,2\n")
+    chart = chart_csv(path)
+    assert chart.kind == "line"
+    labels = {t.text for t in ET.fromstring(chart.svg()).iter("{http://www.w3.org/2000/svg}text")
+              if t.text}
+    assert {"0", "1", "2", "3"} <= labels and not any(label in labels for label in
+                                                       ("0.5", "1.5", "2.5"))
+    path.write_text("month,share\n2024-01,0.25\n2024-02,0.75\n2024-03,0.5\n")
+    labels = {t.text for t in ET.fromstring(chart_csv(path).svg()).iter(
+        "{http://www.w3.org/2000/svg}text") if t.text}
+    assert "0.5" in labels  # fractions keep fractional ticks

@@ -17,7 +17,9 @@ from nl2sql.errors import QueryExecutionError, WorkspacePathError
 from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.queries import db_execute_sql_op
-from nl2sql.workspace.results import (CsvResultWriter, ResultMetadata, format_preview,
+from nl2sql.agents.answer import markdown_table, read_dataframe
+from nl2sql.workspace.preview import format_preview, preview_numbers
+from nl2sql.workspace.results import (CsvResultWriter, ResultMetadata,
                             resolve_workspace_path, safe_name_from_query)
 
 # -- workspace paths ------------------------------------------------------------------------
@@ -327,3 +329,27 @@ def test_export_keeps_the_query_order_and_the_row_cap(chinook, make_registry) ->
     capped = db_execute_sql_op(ctx, "chinook", query)
     header, rows = _read_csv(ctx.workspace / capped.csv_filename)
     assert [int(r[0]) for r in rows] == [3503, 3502, 3501, 3500, 3499] and capped.truncated
+
+
+# -- one number formatting for previews ------------------------------------------------------
+
+def test_preview_numbers_drop_a_decimals_trailing_zeros_in_number_columns_only() -> None:
+    rows = [["15375.000000000000", "2.50", "1e+15", "0.000", "-0.50", "007", "1.10", ""],
+            ["1", "3", "1.5e-07", "10.0", "", "8", "v1.2", "x"]]
+    assert preview_numbers(rows) == [
+        ["15375", "2.5", "1e+15", "0", "-0.5", "007", "1.10", ""],
+        ["1", "3", "1.5e-07", "10", "", "8", "v1.2", "x"]]  # a column with text keeps its text
+
+
+@pytest.mark.parametrize("special", ["postgres", "sqlite"], indirect=True)
+def test_the_mcp_preview_and_the_cli_table_write_numbers_alike(special: tuple) -> None:
+    """PostgreSQL's numeric comes as the server's text with its whole scale (COPY), SQLite's as
+    a float; the CLI reads them back as floats: all show 15375 and 2.5."""
+    ctx, _ = special
+    cast = "::numeric" if ctx.config("special").type.value == "postgres" else ""
+    query = (f"SELECT 15375.000000000000{cast} AS total, 2.50{cast} AS price, "
+             f"count(*) AS n FROM special")
+    result = db_execute_sql_op(ctx, "special", query)
+    assert "| 15375 | 2.5 | 6 |" in result.render().splitlines()
+    df = read_dataframe(ctx.workspace / result.csv_filename, 10)
+    assert markdown_table(df, 10)[2] == "| 15375 | 2.5 | 6 |"

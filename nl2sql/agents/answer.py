@@ -18,6 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from nl2sql.context_engine.prompt_context import UsedContext
 from nl2sql.llm.usage import format_cost
 from nl2sql.schema.models import StepUsage
+from nl2sql.workspace.csv_dialect import float_text
+from nl2sql.workspace.preview import preview_numbers
 from nl2sql.workspace.results import new_result_id
 from nl2sql.operations.verified_api import accept
 from nl2sql.agents.chart_answer import chart_answer
@@ -180,19 +182,25 @@ class Answer(BaseModel):
 
 
 def markdown_table(df: Any, rows: int) -> list[str]:
-    """The first ``rows`` rows of a DataFrame as Markdown table lines (none without columns)."""
+    """The first ``rows`` rows of a DataFrame as Markdown table lines (none without columns),
+    numbers written as the MCP preview writes them (``preview_numbers``)."""
     if df is None or not len(df.columns):
         return []
     head = df.head(rows)
-    lines = ["| " + " | ".join(_cell(c) for c in head.columns) + " |",
+    cells = preview_numbers([[_text(v) for v in row] for row in head.itertuples(index=False)])
+    lines = ["| " + " | ".join(_cell(str(c)) for c in head.columns) + " |",
              "|" + "---|" * len(head.columns)]
-    lines += ["| " + " | ".join(_cell(v) for v in row) + " |"
-              for row in head.itertuples(index=False)]
+    lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in cells]
     return lines
 
 
-def _cell(value: Any) -> str:
-    text = "" if value is None or (isinstance(value, float) and value != value) else str(value)
+def _text(value: Any) -> str:
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    return float_text(value) if isinstance(value, float) else str(value)
+
+
+def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 

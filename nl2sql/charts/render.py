@@ -20,7 +20,7 @@ import matplotlib
 from matplotlib.colors import is_color_like
 from matplotlib.dates import AutoDateLocator, ConciseDateFormatter, DateFormatter, YearLocator
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from nl2sql._helpers import shorten
 from nl2sql.charts.data import Plot
@@ -69,6 +69,14 @@ def _exact(value: float) -> str:
     return f"{value:,.2f}".rstrip("0").rstrip(".") if value % 1 else f"{value:,.0f}"
 
 
+def _numbers_axis(axis, values: list[object]) -> None:  # type: ignore[no-untyped-def]
+    """A value axis: its numbers written as ``_number`` does, and only whole ticks when every
+    value is whole (counts: no tick at 2.5)."""
+    axis.set_major_formatter(FuncFormatter(_number))
+    if values and all(isinstance(v, (int, float)) and float(v).is_integer() for v in values):
+        axis.set_major_locator(MaxNLocator(integer=True))
+
+
 def _axes(figure: Figure, plot: Plot, titles: dict[str, AxisTitle], title: str):
     ax = figure.add_subplot()
     ax.set_title(title, loc="left")
@@ -105,7 +113,7 @@ def _line(figure: Figure, plot: Plot, titles: dict[str, AxisTitle], title: str,
         ax.xaxis.set_major_formatter(formatter)
     if all(v >= 0 for series in plot.series for v in series.y):
         ax.set_ylim(bottom=0)  # amounts start at zero: a dip of 7 to 6 is not a crash
-    ax.yaxis.set_major_formatter(FuncFormatter(_number))
+    _numbers_axis(ax.yaxis, [v for series in plot.series for v in series.y])
     _legend(ax, plot)
 
 
@@ -129,7 +137,7 @@ def _bar(figure: Figure, plot: Plot, titles: dict[str, AxisTitle], title: str,
     ax.set_ylabel(titles.get(x, AxisTitle(x)).text())
     if len(ys) == 1:
         ax.set_xlabel(titles.get(ys[0], AxisTitle(ys[0])).text())
-    ax.xaxis.set_major_formatter(FuncFormatter(_number))
+    _numbers_axis(ax.xaxis, [v for series in plot.series for v in series.y])
     ax.grid(axis="y", visible=False)
     _legend(ax, plot)
 
@@ -142,9 +150,10 @@ def _scatter(figure: Figure, plot: Plot, titles: dict[str, AxisTitle], title: st
     for series in plot.series:
         ax.scatter(series.x, series.y, s=size, alpha=alpha, label=series.label, color=colour,
                    linewidths=0)
-    if all(isinstance(v, float) for series in plot.series for v in series.x):
-        ax.xaxis.set_major_formatter(FuncFormatter(_number))  # not for dates or labels
-    ax.yaxis.set_major_formatter(FuncFormatter(_number))
+    xs = [v for series in plot.series for v in series.x]
+    if all(isinstance(v, float) for v in xs):
+        _numbers_axis(ax.xaxis, xs)  # not for dates or labels
+    _numbers_axis(ax.yaxis, [v for series in plot.series for v in series.y])
     _legend(ax, plot)
 
 

@@ -15,8 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.params import (DbId, FollowForeignKeys, NlQuery, OutputFile, Overwrite,
                                       RowId, SqlQuery, TableName)
+from nl2sql.workspace.preview import format_preview
 from nl2sql.workspace.results import (CSV_SUFFIX, METADATA_SUFFIX, CsvResultWriter, ResultMetadata,
-                            format_preview, new_result_id, refuse_existing_result,
+                            new_result_id, refuse_existing_result,
                             resolve_workspace_path, safe_name_from_query, storage_error)
 from nl2sql.workspace.saved_query_store import saved_query_index
 from nl2sql._helpers import shorten

@@ -1,4 +1,5 @@
-"""Result files in the workspace: safe paths, streamed CSV, metadata, and the text preview.
+"""Result files in the workspace: safe paths, streamed CSV, metadata, and the first rows kept for
+the preview (``preview.py`` writes its text).
 
 Contract (ARCHITECTURE.md, "Result files"): ``{workspace}/{name}.csv`` plus
 ``{workspace}/{name}.metadata.json``. Both are written to temporary files and renamed, the
@@ -36,7 +37,6 @@ from nl2sql.workspace.csv_dialect import CsvRowFormatter, format_value
 from nl2sql.workspace.names import HINT, MAX_NAME_BYTES, check_name
 from nl2sql.errors import ResultExistsError, WorkspaceFileError, WorkspacePathError, free_space
 from nl2sql.schema.models import utc_now
-from nl2sql._helpers import shorten
 
 PREVIEW_ROWS = 10
 PREVIEW_CELL_CHARS = 80
@@ -475,42 +475,3 @@ def _write_all(fd: int, data: bytes) -> None:
 def _preview_text(value: Any) -> str:
     text = format_value(value)
     return "" if text is None else text
-
-
-def format_preview(metadata: ResultMetadata, rows: Sequence[Sequence[str]], *,
-                   cell_chars: int = PREVIEW_CELL_CHARS) -> str:
-    """The text a person or model sees: counts, file names, the first rows, every cut named."""
-    lines = [f"{metadata.row_count:,} rows x {metadata.column_count} columns saved to "
-             f"{metadata.csv_filename} (metadata: {metadata.metadata_filename})."]
-    cut_cells = 0
-
-    def cell(value: str) -> str:
-        nonlocal cut_cells
-        text = value.replace("\r", "\\r").replace("\n", "\\n").replace("|", "\\|")
-        if len(text) > cell_chars:
-            cut_cells += 1
-        return shorten(text, cell_chars)
-
-    if metadata.columns:
-        lines.append("| " + " | ".join(cell(c) for c in metadata.columns) + " |")
-        lines.append("|" + "---|" * len(metadata.columns))  # a Markdown table renders
-        lines.extend("| " + " | ".join(cell(v) for v in row) + " |" for row in rows)
-    if metadata.row_count == 0:
-        lines.append("The query returned no rows.")
-    elif len(rows) < metadata.row_count:
-        lines.append(f"Preview: the first {len(rows)} of {metadata.row_count:,} rows; read more "
-                     f"with csv_head/csv_tail on {metadata.csv_filename}.")
-    if cut_cells:
-        lines.append(f"{cut_cells} preview cell(s) longer than {cell_chars} characters were "
-                     f"cut (marked …); the CSV has the full values.")
-    if metadata.truncated and metadata.truncated_by == "bytes":
-        budget = f"{metadata.max_result_bytes:,} bytes" if metadata.max_result_bytes else "bytes"
-        lines.append(f"Truncated: the result was cut at the file size budget of {budget} "
-                     f"after {metadata.row_count:,} rows; select fewer or shorter columns, add "
-                     f"a LIMIT or a filter, or raise max_result_bytes for db {metadata.db_id} "
-                     f"in dbs.yaml.")
-    elif metadata.truncated:
-        lines.append(f"Truncated: the result was cut at the row cap of {metadata.max_rows:,} "
-                     f"rows; add a LIMIT or a filter, or raise max_rows for db "
-                     f"{metadata.db_id} in dbs.yaml.")
-    return "\n".join(lines)
