@@ -177,3 +177,47 @@ def test_statements_follow_batches_not_tables(pg_database: Callable[..., str],
         assert len(statements) <= 30 + 3 * batches < tables
     finally:
         connection.dispose()
+
+
+class _Recorder:
+    """A ProgressReporter recording, for each event, how many batch statements had run."""
+
+    def __init__(self, statements: list[str]) -> None:
+        self.statements = statements
+        self.events: list[tuple[str, str, int]] = []
+
+    def start(self, phase: str, total: int) -> None:
+        self.events.append(("start", f"{phase} {total}", len(self.statements)))
+
+    def advance(self, item: str) -> None:
+        self.events.append(("advance", item, len(self.statements)))
+
+    def finish(self) -> None:
+        self.events.append(("finish", "", len(self.statements)))
+
+
+def test_progress_moves_as_the_batches_end(pg_database: Callable[..., str],
+                                           monkeypatch: pytest.MonkeyPatch,
+                                           tmp_path) -> None:  # noqa: ANN001
+    """600 tables sat at 0/600 for 12 s and then jumped: each table now counts as sampled and
+    as screened when its batch ends, and the bar is there from the first step."""
+    tables, batch = 60, 8
+    monkeypatch.setattr(PostgresSchemaInspector, "batch_size", batch)
+    config = pg_config("many", pg_database(script=_many_tables_script(tables)))
+    connection = create_connection(config)
+    try:
+        with captured_statements(connection) as statements:
+            progress = _Recorder(statements)
+            annotate_database(config, tmp_path, connection=connection, progress=progress)
+    finally:
+        connection.dispose()
+    assert progress.events[0][:2] == ("start", "reading the schema 1")
+    phase = [what for kind, what, _ in progress.events if kind == "start"].index(
+        f"sample rows and enum screening {2 * tables}")
+    assert phase == 1
+    started = next(i for i, (kind, _, _) in enumerate(progress.events) if kind == "start"
+                   and i > 0)
+    advances = [seen for kind, _, seen in progress.events[started:] if kind == "advance"]
+    assert len(advances) == 2 * tables
+    # Reported while the batches run, not all after the last one.
+    assert len(set(advances)) >= math.ceil(40 / batch) and advances[0] < advances[-1]

@@ -13,6 +13,7 @@ offline steps, when a model is configured; without one given, ``default_llm_step
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -116,7 +117,10 @@ def annotate_database(config: DbConnectionConfig, data_dir: Path, *,
     try:
         connection.check_login()  # require_read_only_login: refused before anything is read
         login = connection.login_privileges()
+        progress.start("reading the schema", 1)  # the bar is there from the first step
         db_info = DbSchemaExtractor(connection).extract(config.db_id)
+        progress.advance(f"{len(db_info.tables)} tables")
+        progress.finish()
         # For the summary and db_list; set even when None, so an earlier run's does not stay.
         warning = login.warning(config.db_id) if login else None
         db_info.login_warning = warning  # type: ignore[attr-defined]  # an extra field
@@ -202,9 +206,17 @@ def run_offline_steps_many(connection: DbConnection, tables: list[TableInfo],
                            progress: ProgressReporter | None = None,
                            ) -> dict[str, dict[str, list[str]]]:
     """``run_offline_steps`` of every table (same results), many tables per statement where
-    the backend can (``collect_samples``, ``screen_tables``). Returns table -> values."""
+    the backend can (``collect_samples``, ``screen_tables``). Returns table -> values.
+    Progress counts each table twice, sampled and screened, as each batch ends (the two may
+    run at once, on two connections)."""
     progress = progress or NullProgress()
-    progress.start("tables", len(tables))
+    progress.start("sample rows and enum screening", 2 * len(tables))
+    lock = threading.Lock()
+
+    def done(names: list[str]) -> None:
+        with lock:  # screening may report from its own thread
+            for name in names:
+                progress.advance(name)
     values: dict[str, dict[str, list[str]]] = {t.name: {} for t in tables}
 
     def keep(table: TableInfo, stats: dict[str, ColumnStats]) -> None:
@@ -217,7 +229,7 @@ def run_offline_steps_many(connection: DbConnection, tables: list[TableInfo],
 
     def screen() -> None:
         screen_tables(connection, tables, options.enums,
-                      keep_values=COLLECTED_VALUES_PER_COLUMN, on_stats=keep)
+                      keep_values=COLLECTED_VALUES_PER_COLUMN, on_stats=keep, on_done=done)
 
     if create_inspector(connection).batch_size > 0:
         # Batched statements: screening (the longer one) on a second connection while the
@@ -225,15 +237,13 @@ def run_offline_steps_many(connection: DbConnection, tables: list[TableInfo],
         # decisions vs. sample text).
         with ThreadPoolExecutor(max_workers=1) as pool:
             screening = pool.submit(screen)
-            samples = collect_samples(connection, tables, options.samples)
+            samples = collect_samples(connection, tables, options.samples, on_done=done)
             screening.result()
     else:
-        samples = collect_samples(connection, tables, options.samples)
+        samples = collect_samples(connection, tables, options.samples, on_done=done)
         screen()
     for table in tables:
         table.sample_data_csv = samples[table.name]
-    for table in tables:
-        progress.advance(table.name)
     progress.finish()
     return values
 

@@ -76,14 +76,17 @@ def screen_table(connection: DbConnection, table_info: TableInfo,
 def screen_tables(connection: DbConnection, tables: list[TableInfo],
                   settings: EnumScreeningSettings | None = None, *, keep_values: int = 0,
                   on_stats: Callable[[TableInfo, dict[str, ColumnStats]], object] | None = None,
+                  on_done: Callable[[list[str]], object] | None = None,
                   ) -> list[ColumnInfo]:
     """``screen_table`` of each table, with the same results, in few statements where the
     backend reads many tables in one (``DbSchemaInspector.batch_size``): tables small enough
     to be read whole go in batches; big ones (statistics, samples) keep their own statements.
-    ``on_stats`` gets each table with its statistics."""
+    ``on_stats`` gets each table with its statistics; ``on_done`` the names of the tables
+    whose reading is over, as it ends (for progress; maybe from another thread)."""
     settings = settings or EnumScreeningSettings()
     inspector = create_inspector(connection)
     fetch = max(settings.max_values, keep_values)
+    done = on_done or (lambda names: None)
     jobs: list[tuple[TableInfo, list[ColumnInfo]]] = []
     for table_info in tables:
         columns = [c for c in table_info.columns if is_screenable(c)]
@@ -93,6 +96,8 @@ def screen_tables(connection: DbConnection, tables: list[TableInfo],
         functions = connection.user_functions()
         jobs = [(t, cols) for t, cols in jobs
                 if not runs_user_function(connection, t, "enum screening", functions)]
+    screened = {t.name for t, _ in jobs}
+    done([t.name for t in tables if t.name not in screened])  # nothing to read
     batched = [(t, cols) for t, cols in jobs
                if inspector.batch_size > 0 and (t.schema_name or connection.schema)
                and t.row_count is not None and t.row_count <= settings.sample_threshold_rows]
@@ -108,9 +113,11 @@ def screen_tables(connection: DbConnection, tables: list[TableInfo],
                      for t, cols in batched[start:start + size]]
         try:
             with connection.connect() as conn:
-                return inspector.grouped_counts_many(conn, relations, fetch)
+                part = inspector.grouped_counts_many(conn, relations, fetch)
         except DBAPIError:  # e.g. a table the login may not read: each on its own, below
             return {}
+        done(list(part))
+        return part
 
     starts = range(0, len(batched), size)
     if len(starts) > 1:
@@ -125,6 +132,7 @@ def screen_tables(connection: DbConnection, tables: list[TableInfo],
         stats = found.get(table_info.name)
         if stats is None:
             stats = _screen_one(connection, inspector, table_info, columns, settings, fetch)
+            done([table_info.name])
         if stats is None:
             continue
         if on_stats is not None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sqlalchemy import column, select, table
@@ -111,13 +112,17 @@ def _sample_order(connection: DbConnection, table_info: TableInfo) -> list[str]:
 
 
 def collect_samples(connection: DbConnection, tables: list[TableInfo],
-                    settings: SampleSettings | None = None) -> dict[str, str | None]:
+                    settings: SampleSettings | None = None, *,
+                    on_done: Callable[[list[str]], object] | None = None
+                    ) -> dict[str, str | None]:
     """``collect_sample`` of each table (by name), with the same results, in few statements
     where the backend reads many tables in one (``DbSchemaInspector.batch_size``): tables
     known to be empty (an exact row count of 0) are not queried at all, the others go in
     batches. A batch the database refuses (a broken view, a permission gap) is retried table
-    by table, so only the failing table goes without samples, with its warning."""
+    by table, so only the failing table goes without samples, with its warning. ``on_done``
+    gets the names of the tables whose samples are read, as they are (for progress)."""
     settings = settings or SampleSettings()
+    done = on_done or (lambda names: None)
     inspector = create_inspector(connection)
     samples: dict[str, str | None] = {}
     batched: list[TableInfo] = []
@@ -134,6 +139,8 @@ def collect_samples(connection: DbConnection, tables: list[TableInfo],
             samples[table_info.name] = collect_sample(connection, table_info, settings)
         else:
             batched.append(table_info)
+            continue
+        done([table_info.name])
     for start in range(0, len(batched), max(1, inspector.batch_size)):
         chunk = batched[start:start + inspector.batch_size]
         relations = [Relation(t.name, t.schema_name or connection.schema or "", t.relation_name,
@@ -145,8 +152,10 @@ def collect_samples(connection: DbConnection, tables: list[TableInfo],
         except DBAPIError:
             for table_info in chunk:
                 samples[table_info.name] = collect_sample(connection, table_info, settings)
+            done([t.name for t in chunk])
             continue
         for relation in relations:
             samples[relation.key] = rows_to_csv(list(relation.columns), found[relation.key],
                                                 settings.max_chars)
+        done([t.name for t in chunk])
     return samples
