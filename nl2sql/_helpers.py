@@ -1,8 +1,10 @@
-"""Small helpers every layer shares: wording, progress reporting, pausing the garbage collector,
-lazy package exports, quiet third-party imports and the project's own SQLite stores."""
+"""Small helpers every layer shares: wording, progress reporting, the status of a long call,
+pausing the garbage collector, lazy package exports, quiet third-party imports and the
+project's own SQLite stores."""
 
 from __future__ import annotations
 
+import contextvars
 import gc
 import importlib
 import logging
@@ -52,6 +54,31 @@ class NullProgress:
 
     def finish(self) -> None:
         pass
+
+
+# --- status: what a long call is doing now, for a face that shows it (nl2sql-ask's spinner) ---
+
+_STATUS: contextvars.ContextVar[Callable[[str], object] | None] = contextvars.ContextVar(
+    "nl2sql_status", default=None)
+
+
+def say(text: str) -> None:
+    """Tell the face showing the status what is happening now (nothing when none listens).
+    Worker threads see the caller's listener: ``nl2sql._worker`` copies the context."""
+    listener = _STATUS.get()
+    if listener is not None:
+        listener(text)
+
+
+@contextmanager
+def status_to(listener: Callable[[str], object] | None) -> Iterator[None]:
+    """``say`` calls ``listener`` while the block runs (and in the tasks and hand-offs it
+    starts)."""
+    token = _STATUS.set(listener)
+    try:
+        yield
+    finally:
+        _STATUS.reset(token)
 
 
 # --- pausing the cyclic garbage collector while many long-lived objects are built ----------

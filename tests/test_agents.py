@@ -302,3 +302,18 @@ def test_import_nl2sql_stays_light() -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=60, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_the_status_says_what_runs_now(chinook_ops: OpsContext, chinook: SampleDb) -> None:
+    """nl2sql-ask's spinner said 'Asking the model…' while the database ran the query."""
+    from nl2sql._helpers import status_to
+
+    track = "Track" if chinook.backend == "sqlite" else "track"
+    script = Script([tool("db_execute_sql", query=f"SELECT count(*) AS n FROM {track}"),
+                     final(f"SELECT count(*) AS n FROM {track}")])
+    said: list[str] = []
+    with status_to(said.append):
+        nl2sql.ask("How many tracks?", db_id="chinook", model=script.model, config=chinook_ops)
+    asking, running = "Asking function:scripted…", "Running the query on database 'chinook'…"
+    assert said == ["Finding the tables of database 'chinook' the question needs…", asking,
+                    running, asking, running]  # the final SQL runs too

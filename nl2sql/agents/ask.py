@@ -45,6 +45,7 @@ from nl2sql.workspace.results import metadata_name_for, new_result_id, remove_re
 from nl2sql.workspace.saved_query_store import saved_query_index
 from nl2sql.store.store import Store
 from nl2sql.context_engine import context
+from nl2sql._helpers import say
 from nl2sql._worker import run_in_worker
 
 T = TypeVar("T")
@@ -179,6 +180,7 @@ async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Mode
     config = ops.config(db_id)  # an unknown id fails here, with the known ones
     # A follow-up ("and only for 2024?") names few tables: retrieve with the earlier questions.
     retrieval = " ".join([*(turn.question for turn in turns[-2:]), question])
+    say(f"Finding the tables of database '{db_id}' the question needs…")
     prompt_context = await run_in_worker(_prompt_context, ops, retrieval, db_id)
     if not use_metrics:
         prompt_context = prompt_context.model_copy(update={"metrics": []})

@@ -16,6 +16,7 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from nl2sql._helpers import status_to
 from nl2sql.schema.provenance import is_placeholder_model
 from nl2sql.cli.errors import add_version_flag, run_cli
 from nl2sql.config.memory_cap import limit_process_memory
@@ -138,7 +139,7 @@ def _run(argv: list[str] | None) -> int:
                 "openai:gpt-4o-mini, or ollama:qwen2.5-coder for a local one), or use "
                 "--show-context to see what a model would be shown.")
 
-        with _spinner():
+        with _spinner() as status, status_to(status.update if status else None):
             answer = ask(args.question, db_id=args.db, model=args.model,
                          conversation_id=args.conversation, config=ops, max_rows=args.max_rows,
                          reuse=not args.no_reuse, candidates=args.candidates)
@@ -217,7 +218,7 @@ def _spinner() -> Any:
         return nullcontext()
     from rich.console import Console
 
-    return Console(stderr=True).status("Asking the model…", spinner="dots")
+    return Console(stderr=True).status("Starting…", spinner="dots")  # then what runs now
 
 
 def _print_answer(answer: Answer) -> None:

@@ -20,7 +20,7 @@ from nl2sql.workspace.results import (CSV_SUFFIX, METADATA_SUFFIX, CsvResultWrit
                             new_result_id, refuse_existing_result,
                             resolve_workspace_path, safe_name_from_query, storage_error)
 from nl2sql.workspace.saved_query_store import saved_query_index
-from nl2sql._helpers import shorten
+from nl2sql._helpers import say, shorten
 
 if TYPE_CHECKING:  # SQLAlchemy loads on the first query, not when the tools are listed
     from nl2sql.db.base import DbOperations
@@ -76,6 +76,7 @@ def db_execute_sql_op(ctx: OpsContext, db_id: DbId, query: SqlQuery, output_file
     None)."""
     from nl2sql.sql_guard import validate_read_only
 
+    say(f"Running the query on database '{db_id}'…")
     connection = ctx.connection(db_id)
     config = ctx.config(db_id)
     validated = validate_read_only(query, connection.sqlglot_dialect,
