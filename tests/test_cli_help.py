@@ -55,3 +55,20 @@ def test_help_states_the_data_dir_rule(name: str) -> None:
         return  # nl2sql-secrets reads no cache
     assert "data/ beside" in text and "with no dbs.yaml" in text, text
     assert "~/.local/share/nl2sql" in text, text
+
+
+def test_the_shared_options_are_the_ones_the_docs_say() -> None:
+    """docs/python-and-cli.md lists the options every command shares and the exceptions
+    (annotate-schema --workspace was documented and unknown)."""
+    import importlib
+
+    shared = {"--config", "--data-dir", "--workspace", "--verbose"}
+    expected = {"annotate": shared - {"--workspace"}, "ask": shared, "eval": shared,
+                "mcp": shared, "secrets": {"--config", "--verbose"}}
+    for module, options in expected.items():
+        parser = importlib.import_module(f"nl2sql.cli.{module}").build_parser()
+        found = {s for action in parser._actions for s in action.option_strings}
+        assert found & shared == options, module
+    page = (Path(__file__).resolve().parent.parent / "docs" / "python-and-cli.md").read_text()
+    assert "`nl2sql-secrets` takes `--config` and `--verbose` only" in page
+    assert "`annotate-schema` all but `--workspace`" in page
