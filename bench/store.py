@@ -71,9 +71,9 @@ def main() -> None:
         print(f"audit append: {median_ms(lambda: store.audit.append(record), args.calls):.2f} ms")
         turns = store.conversations
         counter = iter(range(10**9))
-        print(f"turn append: {median_ms(lambda: turns.append('c', request_id=str(next(counter)), question='q', db_id='bench', answer_json=None, messages_json=b'[]'), args.calls):.2f} ms")  # noqa: E501
-        print(f"turns read ({len(turns.turns('c'))} turns): "
-              f"{median_ms(lambda: turns.turns('c'), args.calls):.2f} ms")
+        print(f"turn append: {median_ms(lambda: turns.append('c', user='ana', request_id=str(next(counter)), question='q', db_id='bench', answer_json=None, messages_json=b'[]'), args.calls):.2f} ms")  # noqa: E501
+        print(f"turns read ({len(turns.turns('c', user='ana'))} turns): "
+              f"{median_ms(lambda: turns.turns('c', user='ana'), args.calls):.2f} ms")
         if not store.shared:
             return
         workspace = f"{folder}/ws"

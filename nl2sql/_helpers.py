@@ -1,13 +1,15 @@
 """Small helpers every layer shares: wording, progress reporting, the status of a long call,
-pausing the garbage collector, lazy package exports, quiet third-party imports and the
-project's own SQLite stores."""
+pausing the garbage collector, lazy package exports, quiet third-party imports and the OS
+account's name."""
 
 from __future__ import annotations
 
 import contextvars
 import gc
+import getpass
 import importlib
 import logging
+import os
 import sys
 import warnings
 from collections.abc import Callable, Iterator
@@ -147,3 +149,16 @@ def quiet_imports(*names: str) -> Iterator[None]:
         root.setLevel(level)
         for logger, own_level in zip(own, own_levels):
             logger.setLevel(own_level)
+
+
+def os_user_name() -> str:
+    """The name of the operating-system account this process runs as: from the user database
+    by uid where there is one (``USER``/``LOGNAME`` can be set to anything)."""
+    try:
+        import pwd  # not on Windows
+    except ImportError:
+        return getpass.getuser()
+    try:
+        return pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:  # a uid without a passwd entry (containers)
+        return getpass.getuser()

@@ -266,7 +266,7 @@ def test_a_follow_up_after_a_restart_sees_the_earlier_turn(tmp_path: Path) -> No
     assert again.sql == answer.sql and again.df is not None
     from nl2sql.agents.conversations import ConversationStore
 
-    store = ConversationStore(ops.store)
+    store = ConversationStore(ops.store, ops.caller.name)
     assert [len(store.turns("c1"))] == [2] and store.list()[0].turns == 2
     assert store.delete("c1") == 2 and store.list() == []
     ops.close()
@@ -282,7 +282,7 @@ def test_trimming_drops_oldest_turns_whole_and_keeps_tool_pairs(tmp_path: Path) 
                               query=f"SELECT {i} AS n"), final(f"SELECT {i} AS n")])
         nl2sql.ask(f"question {i}", model=script.model, config=ops, conversation_id="c")
     ops.close()
-    store = ConversationStore(ops.store)
+    store = ConversationStore(ops.store, ops.caller.name)
     turns = store.turns("c")
     budget = turns[-1].tokens + turns[-2].tokens + 1
     history = store.history("c", budget)

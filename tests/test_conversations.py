@@ -83,7 +83,7 @@ def test_a_third_turn_sees_the_first_two_with_a_full_size_context(
     assert all(m.instructions is None for m in sent[:-1] if isinstance(m, ModelRequest))
     assert "CREATE TABLE Track" in (third.instructions[0] or "")  # rebuilt for this turn
 
-    store = ConversationStore(ops.store)
+    store = ConversationStore(ops.store, ops.caller.name)
     turns = store.turns("c")
     assert len(turns) == 3 and sum(t.tokens for t in turns) < budget // 4
     for turn in turns:

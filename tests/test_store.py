@@ -178,18 +178,34 @@ def test_turns_are_numbered_once_per_request(tmp_path: Path, store_url: str | No
     turns = Store(tmp_path, store_url).conversations
 
     def add(i: int) -> bool:
-        return turns.append("c", request_id=f"r{i % 10}", question=f"q{i % 10}",
+        return turns.append("c", user="ana", request_id=f"r{i % 10}", question=f"q{i % 10}",
                             db_id="chinook", answer_json=None, messages_json=b"[]")
 
     with ThreadPoolExecutor(8) as pool:
         added = list(pool.map(add, range(30)))
     assert sum(added) == 10  # a retried request adds nothing
-    stored = turns.turns("c")
+    stored = turns.turns("c", user="ana")
     assert [t.seq for t in stored] == list(range(1, 11))
     assert sorted(t.request_id for t in stored) == sorted(f"r{i}" for i in range(10))
-    [summary] = turns.list()
+    [summary] = turns.list(user="ana")
     assert summary.turns == 10 and summary.first_question == stored[0].question
-    assert turns.delete("c") == 10 and turns.turns("c") == [] and turns.list() == []
+    assert turns.delete("c", user="ana") == 10 and turns.turns("c", user="ana") == []
+    assert turns.list(user="ana") == []
+
+
+def test_a_conversation_is_its_users_own(tmp_path: Path, store_url: str | None) -> None:
+    """Two people on one store: each reads, lists, continues and deletes only their own
+    conversations; a conversation id another user has is refused, not joined."""
+    turns = Store(tmp_path, store_url).conversations
+    assert turns.append("sales", user="ana", request_id="a1", question="Revenue per month?",
+                        db_id="chinook", answer_json=None, messages_json=b"[]")
+    with pytest.raises(StoreError, match="Conversation 'sales' is another user's"):
+        turns.append("sales", user="bo", request_id="b1", question="and in 2024?",
+                     db_id="chinook", answer_json=None, messages_json=b"[]")
+    assert turns.turns("sales", user="bo") == [] and turns.list(user="bo") == []
+    assert turns.turn_for_request("a1", user="bo") is None
+    assert turns.delete("sales", user="bo") == 0
+    assert [t.question for t in turns.turns("sales", user="ana")] == ["Revenue per month?"]
 
 
 # -- the saved-query index ----------------------------------------------------------------------
@@ -278,7 +294,7 @@ WRITER = textwrap.dedent("""
         store.answers("chinook").add(VerifiedAnswer(
             id=f"{me}-{i}", db_id="chinook", question=question, question_key=question,
             sql=f"SELECT {i}", accepted_by=me))
-        store.conversations.append("shared", request_id=f"{me}-{i}", question="q",
+        store.conversations.append("shared", user="p", request_id=f"{me}-{i}", question="q",
                                    db_id="chinook", answer_json=None, messages_json=b"[]")
         assert store.audit.append(AuditRecord(user=me, tool="db_list"))
         store.users.add(StoredUser(name=f"{me}-{i}", token_hash=f"{me}-{i}"))
@@ -293,7 +309,7 @@ def test_two_processes_write_at_once(tmp_path: Path, store_url: str | None) -> N
     for writer in writers:
         assert writer.wait(timeout=300) == 0, writer.stderr.read()  # type: ignore[union-attr]
     store = Store(tmp_path, store_url)
-    seqs = [t.seq for t in store.conversations.turns("shared")]
+    seqs = [t.seq for t in store.conversations.turns("shared", user="p")]
     assert seqs == list(range(1, 2 * count + 1))
     assert len(list(store.audit.read())) == 2 * count
     assert len(store.users.list()) == 2 * count
@@ -361,7 +377,7 @@ def test_files_from_before_the_store_are_read_after_the_upgrade(old_site: dict) 
         assert proposal.id == "ba9876543210" and proposal.proposed_by == "bo"
         served = nl2sql.ask("how many employees are there", model=Script([]).model, config=ops)
         assert served.source == "verified:0123456789ab" and served.df.iloc[0, 0] == 8
-        [turn] = ConversationStore(ops.store).turns("staff")
+        [turn] = ConversationStore(ops.store, ops.caller.name).turns("staff")
         assert [type(m).__name__ for m in turn.messages()] == ["ModelRequest", "ModelResponse"]
         # The upgraded files take new rows (a person's accept of the old proposal).
         nl2sql.accept("ba9876543210", config=ops)
@@ -370,7 +386,7 @@ def test_files_from_before_the_store_are_read_after_the_upgrade(old_site: dict) 
     finally:
         ops.close()
     for name, area, version in (("verified/chinook.sqlite", "answers", 2),
-                                ("conversations.sqlite", "conversations", 1)):
+                                ("conversations.sqlite", "conversations", 2)):
         with sqlite3.connect(old_site["data"] / name) as db:
             assert db.execute("SELECT area, version FROM schema_version").fetchall() == [
                 (area, version)]

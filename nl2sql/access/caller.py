@@ -8,11 +8,10 @@ then answers from the caller alone, so no face re-derives a rule.
 
 from __future__ import annotations
 
-import getpass
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from nl2sql._helpers import os_user_name  # noqa: F401 (re-exported: nl2sql.access.identity)
 from nl2sql.config.server import ALL_DATABASES, ServerSettings
 
 
@@ -73,19 +72,6 @@ def member(name: str, groups: Iterable[str], settings: ServerSettings) -> Caller
     """A configured user with ``groups``."""
     groups = tuple(dict.fromkeys(groups))
     return Caller(name=name, groups=groups, grants=grants_of(groups, settings), configured=True)
-
-
-def os_user_name() -> str:
-    """The name of the operating-system account this process runs as: from the user database
-    by uid where there is one (``USER``/``LOGNAME`` can be set to anything)."""
-    try:
-        import pwd
-    except ImportError:  # Windows
-        return getpass.getuser()
-    try:
-        return pwd.getpwuid(os.getuid()).pw_name
-    except KeyError:  # a uid without a passwd entry (containers)
-        return getpass.getuser()
 
 
 def os_caller() -> Caller:

@@ -146,7 +146,7 @@ async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Mode
     settings = ops.configs.agent
     rows = max_rows or settings.max_rows
     count = _candidate_count(candidates, settings)
-    store = ConversationStore(ops.store) if conversation_id else None
+    store = ConversationStore(ops.store, ops.caller.name) if conversation_id else None
     if store and request_id:
         earlier = store.turn_for_request(request_id)
         if earlier is not None and earlier.answer is not None:

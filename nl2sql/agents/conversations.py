@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessagesTypeAdapter
 
+from nl2sql._helpers import os_user_name
 from nl2sql.agents.history import history_tokens, turn_history
 from nl2sql.errors import Nl2SqlError
 from nl2sql.store.records import ConversationSummary, TurnRow
@@ -55,22 +56,24 @@ class Turn:
 
 
 class ConversationStore:
-    """The conversations in ``store``'s ``TurnStore``, as pydantic-ai messages."""
+    """``user``'s conversations in ``store`` (``TurnStore``), as pydantic-ai messages."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, user: str) -> None:
         self.turn_store = store.conversations
+        self.user = user
 
     @classmethod
     def in_data_dir(cls, data_dir: Path) -> ConversationStore:
-        """The conversations of the default store (SQLite files in ``data_dir``)."""
-        return cls(Store(data_dir))
+        """The OS account's conversations in the default store (SQLite files in
+        ``data_dir``)."""
+        return cls(Store(data_dir), os_user_name())
 
     # -- reading ----------------------------------------------------------------------------
     def turns(self, conversation_id: str) -> list[Turn]:
-        return [_turn(row) for row in self.turn_store.turns(conversation_id)]
+        return [_turn(row) for row in self.turn_store.turns(conversation_id, user=self.user)]
 
     def turn_for_request(self, request_id: str) -> Turn | None:
-        row = self.turn_store.turn_for_request(request_id)
+        row = self.turn_store.turn_for_request(request_id, user=self.user)
         return _turn(row) if row is not None else None
 
     def history(self, conversation_id: str, budget_tokens: int) -> list[Any]:
@@ -79,20 +82,21 @@ class ConversationStore:
                 for m in turn.messages()]
 
     def list(self) -> list[ConversationSummary]:
-        return self.turn_store.list()
+        return self.turn_store.list(user=self.user)
 
     # -- writing ----------------------------------------------------------------------------
     def append(self, conversation_id: str, *, request_id: str, question: str,
                db_id: str | None, answer: dict[str, Any] | None, messages: list[Any]) -> bool:
         """Add one turn; False (and nothing written) when ``request_id`` is already stored."""
         return self.turn_store.append(
-            conversation_id, request_id=request_id, question=question, db_id=db_id,
+            conversation_id, user=self.user, request_id=request_id, question=question,
+            db_id=db_id,
             answer_json=json.dumps(answer) if answer is not None else None,
             messages_json=ModelMessagesTypeAdapter.dump_json(messages))
 
     def delete(self, conversation_id: str) -> int:
         """Delete every turn of a conversation; how many there were."""
-        return self.turn_store.delete(conversation_id)
+        return self.turn_store.delete(conversation_id, user=self.user)
 
 
 def _turn(row: TurnRow) -> Turn:

@@ -164,7 +164,7 @@ def _save_chart(answer: Answer, path: str, ops: Any, out: Any) -> None:
 
 
 def _conversations(ops: Any, args: argparse.Namespace) -> int:
-    store = ConversationStore(ops.store)
+    store = ConversationStore(ops.store, ops.caller.name)
     if args.delete_conversation:
         count = store.delete(args.delete_conversation)
         if not count:

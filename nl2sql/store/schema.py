@@ -28,6 +28,7 @@ from sqlalchemy import (Column, Computed, Connection, Index, Integer, LargeBinar
                         Text, UniqueConstraint, inspect, select, text)
 from sqlalchemy.dialects import postgresql
 
+from nl2sql._helpers import os_user_name
 from nl2sql.errors import StoreError
 
 metadata = MetaData()
@@ -79,7 +80,8 @@ turns = Table(
     Column("question", Text, nullable=False),
     Column("db_id", Text),
     Column("answer_json", Text),
-    Column("messages_json", LargeBinary, nullable=False))
+    Column("messages_json", LargeBinary, nullable=False),
+    Column("user", Text))  # whose conversation it is: only they read or continue it
 
 # -- users and the audit log ----------------------------------------------------------------------
 users = Table(
@@ -144,6 +146,13 @@ def _answers_2(connection: Connection, context: Mapping[str, Any]) -> None:
         connection.execute(table.update().values(db_id=context.get("db_id")))
 
 
+def _conversations_2(connection: Connection, context: Mapping[str, Any]) -> None:
+    """Conversations before they had an owner: the OS account's (the only user a data dir's
+    files had)."""
+    connection.execute(text('ALTER TABLE turns ADD COLUMN "user" TEXT'))
+    connection.execute(turns.update().values(user=os_user_name()))
+
+
 def _saved_queries_2(connection: Connection, context: Mapping[str, Any]) -> None:
     """The first release searched without stored words (a search computed them per row)."""
     connection.execute(text(f"ALTER TABLE saved_query ADD COLUMN words tsvector "
@@ -170,7 +179,7 @@ class Area:
 
 AREAS = {area.name: area for area in (
     Area("answers", (verified, proposal), legacy_table="verified", steps={2: _answers_2}),
-    Area("conversations", (turns,), legacy_table="turns"),
+    Area("conversations", (turns,), legacy_table="turns", steps={2: _conversations_2}),
     Area("users", (users,)),
     Area("audit", (audit,)),
     Area("saved_queries", (saved_query,), steps={2: _saved_queries_2}),
