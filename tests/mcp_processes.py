@@ -32,6 +32,7 @@ def start_server(config: Path, workspace: Path, *args: str,
             line = lines.get(timeout=60)
             seen.append(line)
             if "MCP over streamable HTTP at " in line:
+                process.log = lines  # type: ignore[attr-defined]  # the rest of its stderr
                 return process, line.split(" at ", 1)[1].split()[0]
     except queue.Empty:
         stop_process(process)

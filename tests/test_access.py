@@ -137,7 +137,8 @@ def _text(result) -> str:  # noqa: ANN001
 async def test_mcp_tools_resources_and_prompts_show_only_the_callers_databases(
         registry: DbConnectionConfigs) -> None:
     server = build_server(registry.config_path, workspace=registry.workspace)
-    server.default_caller = _caller(registry, "ana", "analysts")  # as an OS account that is a user
+    ana = _caller(registry, "ana", "analysts")
+    server.default_caller = lambda: ana  # as an OS account that is a configured user
     async with Client(server) as client:
         listed = _text(await client.call_tool("db_list", {}))
         assert "- chinook (sqlite)" in listed and "northwind" not in listed \
@@ -171,7 +172,8 @@ async def test_mcp_tools_resources_and_prompts_show_only_the_callers_databases(
             await client.get_prompt("ask_database", {"question": "tofu?", "db_id": "northwind"})
 
     # Another user's results are not hers to list or read.
-    server.default_caller = _caller(registry, "sam", "sales")
+    sam = _caller(registry, "sam", "sales")
+    server.default_caller = lambda: sam
     async with Client(server) as client:
         assert "No saved queries" in _text(await client.call_tool("saved_queries_list", {}))
         name = next((registry.workspace / "users" / "ana").glob("*.csv")).name

@@ -92,7 +92,7 @@ def test_quiet_import_leaves_logging_as_it_was() -> None:
 #: lower ones. ``nl2sql`` itself (``__init__``: ``ask``, ``context``, ``Answer`` loaded on first
 #: use, ``__version__``) is the public face: anything may import it, its own imports are lazy.
 LAYERS: list[set[str]] = [
-    {"errors", "backends", "_helpers", "_call_stop", "_worker"},
+    {"errors", "backends", "_helpers", "_call_stop", "_worker", "_tracing"},
     {"schema"},
     {"config"},
     {"store"},

@@ -7,46 +7,18 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import httpx2
 import pytest
 import yaml
 from conftest import SAMPLE_DATA, stop_process
-from mcp_processes import start_server
 from cryptography.hazmat.primitives.asymmetric import rsa
 from identity_provider import IdentityProvider, identity_provider
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
+from team_servers import NL2SQL_MCP, call, start_server, status
 
-NL2SQL_MCP = Path(sys.executable).parent / "nl2sql-mcp"
 GROUPS = {"analysts": {"databases": ["chinook"]},
           "curators": {"databases": ["*"], "curator": True}}
-
-
-def client(url: str, token: str | None) -> Client:
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    return Client(streamable_http_client(url, http_client=create_mcp_http_client(headers=headers)))
-
-
-async def call(url: str, token: str, tool: str, **arguments: Any) -> tuple[bool, str]:
-    async with client(url, token) as session:
-        result = await session.call_tool(tool, arguments)
-        return bool(result.is_error), "\n".join(getattr(c, "text", "") for c in result.content)
-
-
-def status(url: str, token: str | None) -> int:
-    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "probe", "version": "1"}}}
-    return httpx2.post(url, json=body, headers=headers, timeout=30).status_code
 
 
 @pytest.fixture

@@ -40,6 +40,7 @@ from nl2sql.llm.meter import ResponseMeter
 from nl2sql.llm.providers import build_model, no_model_error
 from nl2sql.llm.usage import step_usage
 from nl2sql.operations.ops_context import OpsContext, ops_context_for
+from nl2sql.operations.recorded import recorded
 from nl2sql.operations.verified_serve import Served, serve_verified
 from nl2sql.workspace.results import metadata_name_for, new_result_id, remove_result
 from nl2sql.workspace.saved_query_store import saved_query_index
@@ -130,11 +131,12 @@ async def ask_async(question: str, *, db_id: str | None = None,
     question = question.strip()
     if not question:
         raise Nl2SqlError("The question is empty; ask something about the data.")
-    with ops_context_for(config) as ops:
+    with ops_context_for(config) as ops, recorded(ops, "ask", db_id=db_id) as record:
         answer = await _ask(ops, question, db_id=db_id, model=model,
                             conversation_id=conversation_id, max_rows=max_rows,
                             candidates=candidates, request_id=request_id, started=started,
                             reuse=reuse, use_metrics=use_metrics)
+        record.note(answer)
         answer._registry = ops.configs  # answer.accept() keeps to the same data dir
         return answer
 

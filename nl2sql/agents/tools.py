@@ -25,7 +25,7 @@ from pydantic_ai import ModelRetry, RunContext, Tool, UserError
 
 from nl2sql.errors import Nl2SqlError, as_one_sentence
 from nl2sql.operations.ops_context import OpsContext
-from nl2sql.operations.first_use import call_prepared
+from nl2sql.operations.recorded import call_recorded
 from nl2sql.operations.registry import OPERATIONS, AgentName, Operation, face_function
 from nl2sql._worker import run_in_worker
 
@@ -70,7 +70,8 @@ async def run_operation(op: Operation, deps: OpsContext | AgentDeps,
                         arguments: dict[str, Any]) -> Any:
     """Run ``op`` in a worker thread; expected errors cross the agent edge."""
     observe = deps.observe if isinstance(deps, AgentDeps) else None
-    call = functools.partial(call_prepared, op.function, ops_context_of(deps), **arguments)
+    call = functools.partial(call_recorded, op.name, op.function, ops_context_of(deps),
+                             **arguments)
     try:
         result = await run_in_worker(call, name=op.name)
     except Exception as exc:  # noqa: BLE001 - the face's edge: one sentence for everything

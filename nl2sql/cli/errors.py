@@ -16,6 +16,8 @@ from collections.abc import Callable
 
 from nl2sql._call_stop import logger as stop_logger
 from nl2sql.cli.signals import Received, stopping_signals
+from nl2sql._tracing import configure_from_environment
+from nl2sql._tracing import shutdown as shutdown_tracing
 from nl2sql.errors import InternalError, Nl2SqlError, as_one_sentence
 from nl2sql import __version__
 
@@ -32,12 +34,15 @@ def run_cli(func: Callable[[list[str] | None], int | None], argv: list[str] | No
     (stderr, ``-v`` for the nl2sql logger's details)."""
     stops = _HeldStops()
     stop_logger.addFilter(stops)
+    tracing = configure_from_environment(Path(sys.argv[0]).name or "nl2sql")  # OTEL_* asked
     try:
         with stopping_signals() as received:
             return _run_cli(func, argv, stops, received)
     finally:
         stop_logger.removeFilter(stops)
         stops.release()
+        if tracing:
+            shutdown_tracing()  # export what is buffered
 
 
 def _run_cli(func: Callable[[list[str] | None], int | None], argv: list[str] | None,

@@ -1,4 +1,5 @@
-"""``nl2sql-secrets``: manage the secrets key and the encrypted passwords in dbs.yaml.
+"""``nl2sql-secrets``: manage the secrets key and the encrypted passwords in dbs.yaml, and the
+users of a team server (``add-user``, ``remove-user``, ``list-users``).
 
 A thin adapter over ``nl2sql.config.secrets``; secrets are read from a no-echo prompt or from standard
 input, never from the command line (it would end up in the shell history).
@@ -16,10 +17,13 @@ from nl2sql.cli.errors import add_version_flag, run_cli
 from nl2sql.cli.options import CommandParser, parse_command_line
 from nl2sql.config.dbs_yaml import config_file
 from nl2sql.config.registry import ENV_CONFIG, DbConnectionConfigs
-from nl2sql.errors import ConfigError, SecretsError
+from nl2sql.errors import ConfigError, SecretsError, UsageError
+from nl2sql.access.users import add_user
+from nl2sql.store.store import Store
 
 DESCRIPTION = f"""\
-Manage the key that encrypts database passwords and the ENC: values in dbs.yaml.
+Manage the key that encrypts database passwords and the ENC: values in dbs.yaml, and the
+users of a team server with their own tokens (docs/team.md).
 Key file: ${secrets.ENV_KEY_FILE} (default {secrets.DEFAULT_KEY_FILE}), mode 0600.
 Config file: --config, else ${ENV_CONFIG}, else ./dbs.yaml."""
 
@@ -48,6 +52,16 @@ Example:
 Example:
   nl2sql-secrets rotate-key
   nl2sql-secrets rotate-key --config ~/nl2sql/dbs.yaml""",
+    "add-user": """\
+Example:
+  nl2sql-secrets add-user ana --group analysts          # the token is the last line
+  TOKEN=$(nl2sql-secrets add-user cora --group curators --group analysts | tail -n 1)""",
+    "remove-user": """\
+Example:
+  nl2sql-secrets remove-user ana""",
+    "list-users": """\
+Example:
+  nl2sql-secrets list-users --config ~/nl2sql/dbs.yaml""",
 }
 
 
@@ -80,6 +94,16 @@ def build_parser() -> argparse.ArgumentParser:
     verb("decrypt", "Read an ENC: value (prompt or stdin) and print it in plain text.")
     verb("rotate-key", "Create a new key and re-encrypt every ENC: value in dbs.yaml with it.",
          parents=[config_flag])
+    add_user = verb("add-user", "Add a user of the team server with a new token of their own "
+                    "(printed once, on the last line; only its hash is stored).",
+                    parents=[config_flag])
+    add_user.add_argument("name", help="the user's name (what the audit log shows)")
+    add_user.add_argument("--group", action="append", required=True, metavar="GROUP",
+                          help="a group under 'server: groups:' in dbs.yaml; repeatable")
+    remove_user = verb("remove-user", "Remove a user: their token stops working at once.",
+                       parents=[config_flag])
+    remove_user.add_argument("name", help="the user's name")
+    verb("list-users", "List the users with their groups (never a token).", parents=[config_flag])
     return parser
 
 
@@ -139,7 +163,33 @@ def _run(argv: list[str] | None) -> int:
             count = secrets.rotate_key(path)
             print(f"Created a new key in {secrets.key_file_path()} and re-encrypted {count} "
                   f"ENC: value{'s' if count != 1 else ''} in {path}.")
+        case "add-user" | "remove-user" | "list-users":
+            _users(args)
     return 0
+
+
+def _users(args: argparse.Namespace) -> None:
+    configs = DbConnectionConfigs.load(config_path(args.config))
+    store = Store.of(configs)
+    if args.verb == "add-user":
+        token = add_user(configs, args.name, args.group)
+        print(f"Added user '{args.name}' (groups: {', '.join(args.group)}) to "
+              f"{store.describe()}. Their token, shown only now (send it as "
+              f"'Authorization: Bearer <token>'):")
+        print(token)
+    elif args.verb == "remove-user":
+        if not store.users.remove(args.name):
+            raise UsageError(f"No user '{args.name}' in {store.describe()}; list them with "
+                             f"nl2sql-secrets list-users.")
+        print(f"Removed user '{args.name}'; their token no longer works.")
+    else:
+        users = store.users.list()
+        if not users:
+            print(f"No users in {store.describe()}; add one with nl2sql-secrets add-user NAME "
+                  f"--group GROUP.")
+        for user in users:
+            print(f"{user.name}\tgroups: {', '.join(user.groups) or '-'}\tadded "
+                  f"{user.created_at:%Y-%m-%d %H:%M}")
 
 
 def main(argv: list[str] | None = None) -> int:

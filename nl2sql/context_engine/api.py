@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
-from nl2sql.access.identity import local_caller
+from nl2sql.access.users import local_caller
 from nl2sql.access.permissions import scope
 from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.context_engine.engine import engine_for

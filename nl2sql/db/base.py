@@ -32,6 +32,7 @@ from nl2sql.sql_guard.user_functions import (NO_USER_FUNCTIONS, UserFunctions,
                                              check_user_functions, refuse_view)
 from nl2sql.sql_guard import validate_read_only
 from nl2sql.db import lookup
+from nl2sql._tracing import span
 from nl2sql._worker import call_stoppably
 
 if TYPE_CHECKING:
@@ -398,10 +399,13 @@ class DbOperations(ABC):
         bounded = bounded_type(sink, started + timeout, lambda: self._timeout_error(timeout))
         stream = functools.partial(self._stream, sql, bounded, max_rows=max_rows,
                                    timeout=timeout, is_explain=is_explain, admit=admit)
-        try:  # in the main thread: in a worker, so that Ctrl-C stops it
-            stats = call_stoppably(stream, name="the interrupted call")
-        except SinkFull:
-            stats = QueryStats(bounded.columns, bounded.rows, True, truncated_by="bytes")
+        with span("nl2sql.query", db__namespace=self.db_id, db__query__text=sql,
+                  db__system__name=config.type.value) as current:
+            try:  # in the main thread: in a worker, so that Ctrl-C stops it
+                stats = call_stoppably(stream, name="the interrupted call")
+            except SinkFull:
+                stats = QueryStats(bounded.columns, bounded.rows, True, truncated_by="bytes")
+            current.set_attribute("db.response.returned_rows", stats.row_count)
         stats.elapsed_seconds = time.monotonic() - started
         return stats
 

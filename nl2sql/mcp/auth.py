@@ -138,7 +138,7 @@ class CallerTokenVerifier:
 def http_auth(ops: OpsContext) -> tuple[CallerTokenVerifier, AuthSettings] | None:
     """The verifier and settings for a team server, or None for a one-user server (no users,
     no groups, no identity provider: one token, or none on loopback)."""
-    authenticator = Authenticator(ops.configs)
+    authenticator = Authenticator(ops.configs, ops.store)
     if not authenticator.required:
         return None
     oidc = ops.configs.server.oidc

@@ -25,7 +25,7 @@ from pydantic import BaseModel
 from nl2sql._worker import run_in_worker
 from nl2sql.mcp.callers import authenticated_caller, request_ops
 from nl2sql.mcp.edge import tool_errors
-from nl2sql.operations.first_use import call_prepared
+from nl2sql.operations.recorded import call_recorded
 from nl2sql.operations.registry import Operation, face_function
 from nl2sql.operations.saved_queries import AcceptResult
 from nl2sql.operations.verified_answers import decide_proposal
@@ -87,7 +87,8 @@ def _ops_call(op: Operation, ctx: Context, arguments: dict[str, Any]) -> Any:
     then verifies if they may curate), a model's proposal otherwise (stdio, a one-user HTTP
     server)."""
     person_asks = authenticated_caller(ctx) is not None
-    return lambda ops: call_prepared(op.function, ops, curator=person_asks, **arguments)
+    return lambda ops: call_recorded(op.name, op.function, ops, curator=person_asks,
+                                     **arguments)
 
 
 async def _run(op: Operation, ctx: Context, function: Any) -> Any:

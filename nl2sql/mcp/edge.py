@@ -76,17 +76,19 @@ class Nl2SqlServer(MCPServer[Any]):
     stdio (the server's warm-up, ``nl2sql.mcp.warmup``). ``startup_note``: a line for stderr once
     the server is up (where the caches and results are without a dbs.yaml). ``ops_context``:
     the server's context; ``face``: ``mcp-stdio`` or ``mcp-http``; ``default_caller``: who a
-    request without a checked bearer token is made for (None when every request needs one)."""
+    request without a checked bearer token is made for (a function, asked at each request;
+    None when every request needs a user's token)."""
 
     on_initialized: Callable[[], object] | None = None
     startup_note: str | None = None
     ops_context: OpsContext | None = None
     face: str = "mcp-stdio"
-    default_caller: Caller | None = None
+    default_caller: Callable[[], Caller] | None = None
 
     def acting(self, context: Any) -> AbstractContextManager[OpsContext]:
         """The block runs as the request's caller (``request_ops()`` is their view)."""
-        caller = authenticated_caller(context) or self.default_caller
+        caller = authenticated_caller(context) or (
+            self.default_caller() if self.default_caller is not None else None)
         if caller is None or self.ops_context is None:
             raise AccessDeniedError("This server needs a user's bearer token; send it as "
                                     "'Authorization: Bearer <token>'.")

@@ -20,7 +20,8 @@ from nl2sql.errors import InternalError, Nl2SqlError, as_one_sentence
 from nl2sql.llm.prompt_files import render_prompt
 from nl2sql._worker import run_in_worker
 from nl2sql.mcp.callers import request_ops
-from nl2sql.operations.first_use import call_prepared, prepare_context_engine
+from nl2sql.operations.first_use import prepare_context_engine
+from nl2sql.operations.recorded import call_recorded
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.agents.instructions import nl2sql_instructions
 from nl2sql.context_engine.engine import engine_for
@@ -62,7 +63,8 @@ def register_prompts(server: MCPServer) -> None:
     async def ask_database(question: str, db_id: str | None = None) -> str:
         try:
             return await run_in_worker(functools.partial(
-                call_prepared, ask_database_text, request_ops(), question=question, db_id=db_id))
+                call_recorded, "ask_database", ask_database_text, request_ops(),
+                question=question, db_id=db_id))
         except Exception as exc:  # noqa: BLE001 - the face's edge: one sentence for everything
             # An MCPError reaches the client with its message (the SDK turns any other
             # exception from a prompt into "Internal server error").

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -11,7 +12,7 @@ from mcp.server.mcpserver import MCPServer
 
 from nl2sql import __version__
 from nl2sql.access.caller import os_caller
-from nl2sql.access.identity import local_caller
+from nl2sql.access.users import local_caller
 from nl2sql.mcp.auth import http_auth
 from nl2sql.mcp.edge import Nl2SqlServer
 from nl2sql.mcp.prompts import register_prompts
@@ -55,8 +56,11 @@ def build_server(config_path: str | Path | None = None, *, data_dir: str | Path 
                           auth=settings)
     server.ops_context = ops_context
     server.face = f"mcp-{transport}"
-    server.default_caller = local_caller(ops_context.configs) if transport == "stdio" \
-        else None if auth else os_caller()
+    if transport == "stdio":  # looked up at the first request: the store loads SQLAlchemy
+        server.default_caller = functools.cache(
+            lambda: local_caller(ops_context.configs, ops_context.store))
+    elif auth is None:
+        server.default_caller = os_caller
     server.on_initialized = lambda: start_warm_up(ops_context)
     server.startup_note = startup_note(ops_context)
     register_tools(server)

@@ -41,7 +41,7 @@ from nl2sql._worker import run_in_worker
 from nl2sql.mcp.callers import request_ops
 from nl2sql.mcp.confirm import confirming_tool
 from nl2sql.mcp.edge import tool_errors
-from nl2sql.operations.first_use import call_prepared
+from nl2sql.operations.recorded import call_recorded
 from nl2sql.operations.registry import OPERATIONS, Operation, face_function
 
 
@@ -61,7 +61,7 @@ def mcp_tool(op: Operation) -> Any:
 
 def _run(op: Operation, ops_context: Any, arguments: dict[str, Any]) -> str | list[Any]:
     # render() in the worker too: a long preview must not be built on the event loop.
-    result = call_prepared(op.function, ops_context, **arguments)
+    result = call_recorded(op.name, op.function, ops_context, **arguments)
     if op.image:  # the picture first, then the line saying what it shows
         return [Image(data=result.png, format="png"), result.render()]
     return result.render()

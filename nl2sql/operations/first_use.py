@@ -53,7 +53,7 @@ def prepare(ctx: OpsContext, db_id: str | None = None) -> None:
             if step in _prepared:
                 continue
             try:
-                _prepare_backend(ctx, db_id) if step else _import_common()
+                _prepare_backend(ctx, db_id) if step else _import_common(ctx)
             except Exception as exc:  # noqa: BLE001 (the call reports it in one sentence)
                 logger.debug("preparing %s failed: %s", step or "the query modules", exc)
                 return
@@ -85,7 +85,7 @@ def _backend_of(ctx: OpsContext, db_id: str | None) -> str:
         return ""
 
 
-def _import_common() -> None:
+def _import_common(ctx: OpsContext) -> None:
     # The modules of the tools' calls (each also pulls SQLAlchemy, sqlglot and pydantic).
     import nl2sql.db.base  # noqa: F401
     import encodings.utf_8_sig  # noqa: F401 (CSV files are read with a BOM check)
@@ -100,10 +100,15 @@ def _import_common() -> None:
     from nl2sql.schema.models import DbInfo
     from nl2sql.operations.queries import QueryResult
     from nl2sql.workspace.results import ResultMetadata
+    from nl2sql.store.records import AuditRecord
+
+    # Every call ends with an audit record, written by another thread: the store's modules and
+    # its engine's dialect (SQLite or PostgreSQL, whatever the database's backend) now.
+    ctx.store.audit  # noqa: B018
 
     # The result models are built on first use (pydantic defer_build, kept out of the
     # start-up): build the query path's now (~10 ms).
-    for model in (ResultMetadata, QueryResult, DbInfo):
+    for model in (ResultMetadata, QueryResult, DbInfo, AuditRecord):
         model.model_rebuild()
 
 

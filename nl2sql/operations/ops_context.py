@@ -19,8 +19,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from nl2sql.access.audit import store_trail
 from nl2sql.access.caller import Caller, os_caller
-from nl2sql.access.identity import local_caller
+from nl2sql.access.users import local_caller
 from nl2sql.access.permissions import db_role, scope
 from nl2sql.schema.provenance import without_placeholders
 from nl2sql.schema.cache import cache_path, load_db_info
@@ -68,7 +69,7 @@ class OpsContext:
                    **overrides: object) -> OpsContext:
         """``load``, as the OS account running a local face (``local_caller``)."""
         ops = cls.load(config_path, **overrides)
-        return ops.for_caller(local_caller(ops.configs), face)
+        return ops.for_caller(local_caller(ops.configs, ops.store), face)
 
     def for_caller(self, caller: Caller, face: str) -> OpsContext:
         """The view ``caller`` works through, coming through ``face``: the same connections and
@@ -76,6 +77,11 @@ class OpsContext:
         assert self.registry is not None
         return replace(self, configs=scope(self.registry, caller), caller=caller, face=face,
                        _workspace_root=None, _store=self.store)
+
+    def audit(self, **fields: object) -> None:
+        """One audit record of a call (``nl2sql.access.audit``): queued and written in the
+        background, so it never blocks nor fails the call."""
+        store_trail(self.store).record(**fields)
 
     def known_login(self, db_id: str) -> LoginPrivileges | None:
         """The login check already made for ``db_id`` (at server start, or by a call), without
@@ -221,6 +227,6 @@ def ops_context_for(config: DbConnectionConfigs | OpsContext | str | Path | None
     ops = OpsContext(config) if isinstance(config, DbConnectionConfigs) \
         else OpsContext.load(config)
     try:
-        yield ops.for_caller(local_caller(ops.configs), "python")
+        yield ops.for_caller(local_caller(ops.configs, ops.store), "python")
     finally:
         ops.close()

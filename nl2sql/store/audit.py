@@ -34,14 +34,23 @@ class AuditLog:
     def append(self, record: AuditRecord) -> bool:
         """Write ``record``; False (and a warning in the log) when it could not be written.
         Never raises: the call it records must not fail because of it."""
-        row = record.model_dump()
-        row["ts"] = _utc(record.ts)
+        return self.append_many([record])
+
+    def append_many(self, records: list[AuditRecord]) -> bool:
+        """Write ``records`` in one transaction (one round trip for a busy server's backlog,
+        ``nl2sql.access.audit``); False (and a warning) when they could not be written. Never
+        raises."""
+        rows = [record.model_dump() | {"ts": _utc(record.ts)} for record in records]
+        if not rows:
+            return True
         try:
-            self.database.write(lambda connection: connection.execute(insert(audit).values(row)),
+            self.database.write(lambda connection: connection.execute(insert(audit), rows),
                                 ordered=False)
         except Exception as exc:  # noqa: BLE001 - an audit write never fails the call
-            logger.warning("audit: a record of %s by %s was not written: %s", record.tool,
-                           record.user, exc)
+            first = records[0]
+            more = f" (and {len(records) - 1} more)" if len(records) > 1 else ""
+            logger.warning("audit: a record of %s by %s%s was not written: %s", first.tool,
+                           first.user, more, exc)
             return False
         return True
 
