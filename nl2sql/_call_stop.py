@@ -92,10 +92,12 @@ def _run(action: Callable[[], object], what: str) -> None:
 
 
 @contextmanager
-def stop_with(what: str, action: Callable[[], object]) -> Iterator[None]:
-    """While the block runs, the current call's ``stop()`` calls ``action`` (``what``: the
-    database, for the log). A call already stopped does not start the block."""
-    switch = CallStop.current()
+def stop_with(what: str, action: Callable[[], object],
+              switch: CallStop | None = None) -> Iterator[None]:
+    """While the block runs, ``stop()`` of ``switch`` (default: the current call's) calls
+    ``action`` (``what``: the database, for the log). A call already stopped does not start
+    the block."""
+    switch = switch or CallStop.current()
     if switch is None:
         yield
         return

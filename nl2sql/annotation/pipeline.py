@@ -28,7 +28,9 @@ from nl2sql.schema.cache import load_db_info, save_db_info
 from nl2sql.config.registry import DbConnectionConfig
 from nl2sql.db.base import DbConnection, create_connection, create_operations
 from nl2sql.errors import SchemaCacheError, SchemaCacheMissingError
+from nl2sql._call_stop import CallStop
 from nl2sql._helpers import gc_paused
+from nl2sql._worker import call_stoppably
 from nl2sql.inspection.enums import (ColumnStats, EnumScreeningSettings, screen_table,
                                      screen_tables)
 from nl2sql.inspection.implied_keys import infer_foreign_keys
@@ -114,24 +116,34 @@ def annotate_database(config: DbConnectionConfig, data_dir: Path, *,
     started = time.perf_counter()
     own_connection = connection is None
     connection = connection or create_connection(config)
-    try:
-        connection.check_login()  # require_read_only_login: refused before anything is read
-        login = connection.login_privileges()
-        progress.start("reading the schema", 1)  # the bar is there from the first step
-        db_info = DbSchemaExtractor(connection).extract(config.db_id)
-        progress.advance(f"{len(db_info.tables)} tables")
-        progress.finish()
-        # For the summary and db_list; set even when None, so an earlier run's does not stay.
-        warning = login.warning(config.db_id) if login else None
-        db_info.login_warning = warning  # type: ignore[attr-defined]  # an extra field
-        previous = _load_previous(data_dir, config.db_id)
-        reused = merge_previous(db_info, previous)
-        if config.description:
-            db_info.description, db_info.description_source = config.description, "user"
 
-        with gc_paused():  # many long-lived objects, few cycles: see nl2sql._helpers
-            values = run_offline_steps_many(connection, db_info.tables, options, progress)
-            infer_foreign_keys(connection, db_info, data_dir)
+    def read() -> tuple[DbInfo, DbInfo | None, set[str], dict[str, dict[str, list[str]]]]:
+        """What the database says, read in a worker when called from the main thread
+        (``call_stoppably``): Ctrl-C or SIGTERM stops every statement it runs on the database,
+        on whichever thread, and none starts after (``DbConnection.stopped_by``)."""
+        with connection.stopped_by(CallStop.current()):
+            connection.check_login()  # require_read_only_login: refused before any reading
+            login = connection.login_privileges()
+            progress.start("reading the schema", 1)  # the bar is there from the first step
+            db_info = DbSchemaExtractor(connection).extract(config.db_id)
+            progress.advance(f"{len(db_info.tables)} tables")
+            progress.finish()
+            # For the summary and db_list; set even when None, so an earlier run's does not
+            # stay.
+            warning = login.warning(config.db_id) if login else None
+            db_info.login_warning = warning  # type: ignore[attr-defined]  # an extra field
+            previous = _load_previous(data_dir, config.db_id)
+            reused = merge_previous(db_info, previous)
+            if config.description:
+                db_info.description, db_info.description_source = config.description, "user"
+
+            with gc_paused():  # many long-lived objects, few cycles: see nl2sql._helpers
+                values = run_offline_steps_many(connection, db_info.tables, options, progress)
+                infer_foreign_keys(connection, db_info, data_dir)
+            return db_info, previous, reused, values
+
+    try:
+        db_info, previous, reused, values = call_stoppably(read, name="the annotation")
 
         run = AnnotationRun(model=options.model)
         notice = llm_steps_notice(options.model)

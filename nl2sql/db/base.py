@@ -32,6 +32,7 @@ from nl2sql.sql_guard.user_functions import (NO_USER_FUNCTIONS, UserFunctions,
                                              check_user_functions, refuse_view)
 from nl2sql.sql_guard import validate_read_only
 from nl2sql.db import lookup
+from nl2sql._call_stop import CallStop, stop_with
 from nl2sql._tracing import span
 from nl2sql._worker import call_stoppably
 
@@ -85,6 +86,7 @@ class DbConnection(ABC):
         self._engine_lock = threading.Lock()
         self._user_functions = CatalogueRead(self.read_user_functions)
         self._login: LoginPrivileges | None = None
+        self._stop: CallStop | None = None
 
     @property
     def db_id(self) -> str:
@@ -214,7 +216,8 @@ class DbConnection(ABC):
 
     @contextmanager
     def connect(self) -> Iterator[Connection]:
-        """A pooled connection; a failure to connect becomes ``DatabaseConnectionError``."""
+        """A pooled connection; a failure to connect becomes ``DatabaseConnectionError``. Under
+        ``stopped_by``, what it runs is stopped with the switch (and none starts after)."""
         try:
             connection = self.engine.connect()
         except DBAPIError as exc:
@@ -223,7 +226,38 @@ class DbConnection(ABC):
                 f"Cannot connect to database '{self.db_id}': {reason}; check its connection "
                 f"settings in dbs.yaml.", db_id=self.db_id) from None
         with connection:
-            yield connection
+            switch = self._stop
+            stop = switch and self.statement_stop(connection.connection.driver_connection)
+            if stop is None:
+                yield connection
+                return
+            with stop_with(f"database '{self.db_id}'", stop, switch):
+                try:
+                    yield connection
+                except DBAPIError:
+                    if not switch.stopped:
+                        raise
+                    # stopped on purpose: not a statement failing, which callers work around
+                    raise QueryExecutionError(f"The call was cancelled while its query ran on "
+                                              f"database '{self.db_id}'.",
+                                              db_id=self.db_id) from None
+
+    @contextmanager
+    def stopped_by(self, switch: CallStop | None) -> Iterator[None]:
+        """While the block runs, every connection this object hands out (in any thread) is
+        stopped by ``switch``: for work that has no stop of its own per query, such as the
+        inspection statements of an annotation, some of them on threads of their own."""
+        self._stop = switch
+        try:
+            yield
+        finally:
+            self._stop = None
+
+    def statement_stop(self, raw: Any) -> Callable[[], object] | None:
+        """How another thread stops what the driver connection ``raw`` runs (each backend its
+        own way: a cancel request, an interrupt, KILL QUERY), made in the thread that holds
+        ``raw``; None: it cannot be stopped."""
+        return None
 
     def dispose(self) -> None:
         if self._engine is not None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import glob
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -140,6 +140,9 @@ class DuckdbConnection(DbConnection):
     _database: Any = None
     #: How many times the database was opened: the catalogue's version (see ``catalogue_version``).
     _openings = 0
+
+    def statement_stop(self, raw: Any) -> Callable[[], object]:
+        return raw.interrupt
 
     @property
     def views(self) -> dict[str, tuple[Path, str]]:

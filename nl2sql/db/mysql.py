@@ -147,6 +147,28 @@ class MysqlConnection(DbConnection):
     #: The login may read ``mysql.func`` (loadable functions): until a lookup is denied.
     _reads_loadable_functions = True
 
+    def kill_query(self, thread_id: int) -> None:
+        """``KILL QUERY`` from a second connection: the client-side backstop of the limit."""
+        try:
+            killer = MySQLdb.connect(**self._direct_args())
+            try:
+                with killer.cursor() as cursor:
+                    cursor.execute(f"KILL QUERY {int(thread_id)}")
+            finally:
+                killer.close()
+        except MySQLdb.Error:
+            pass  # the query ended meanwhile, or the server is gone: nothing left to stop
+
+    def statement_stop(self, raw: Any) -> Callable[[], object]:
+        return functools.partial(self.kill_query, raw.thread_id())  # asked while raw is free
+
+    def _direct_args(self) -> dict[str, Any]:
+        url = self.url()
+        args = {key: value for key, value in self.connect_args().items()
+                if key in ("ssl", "ssl_mode", "connect_timeout")}
+        return {"host": url.host or "127.0.0.1", "port": url.port or 3306,
+                "user": url.username, "password": url.password or "", **args}
+
     def url(self) -> URL:
         config = self.config
         return URL.create("mysql+mysqldb", username=config.user or "root",
@@ -300,14 +322,13 @@ class MysqlOperations(DbOperations):
                 else:
                     cursor.execute(f"SET SESSION max_execution_time = {max(1, int(timeout * 1000))}")
                 cursor.execute("START TRANSACTION READ ONLY")
-            killer = threading.Timer(timeout + _CANCEL_GRACE_SECONDS, self._kill_query,
-                                     args=(thread_id,))
+            kill = functools.partial(self.connection.kill_query, thread_id)
+            killer = threading.Timer(timeout + _CANCEL_GRACE_SECONDS, kill)
             killer.daemon = True
             killer.start()
             try:
                 self._admit(conn, admit)
-                with stop_with(f"database '{self.db_id}'",
-                               functools.partial(self._kill_query, thread_id)):
+                with stop_with(f"database '{self.db_id}'", kill):
                     yield conn
             except DBAPIError as exc:
                 raise self._translate(exc.orig, timeout, conn) from None
@@ -316,25 +337,6 @@ class MysqlOperations(DbOperations):
             finally:
                 killer.cancel()
                 self._reset(raw, conn)
-
-    def _kill_query(self, thread_id: int) -> None:
-        """``KILL QUERY`` from a second connection: the client-side backstop of the limit."""
-        try:
-            killer = MySQLdb.connect(**self._direct_args())
-            try:
-                with killer.cursor() as cursor:
-                    cursor.execute(f"KILL QUERY {int(thread_id)}")
-            finally:
-                killer.close()
-        except MySQLdb.Error:
-            pass  # the query ended meanwhile, or the server is gone: nothing left to stop
-
-    def _direct_args(self) -> dict[str, Any]:
-        url = self.connection.url()
-        args = {key: value for key, value in self.connection.connect_args().items()
-                if key in ("ssl", "ssl_mode", "connect_timeout")}
-        return {"host": url.host or "127.0.0.1", "port": url.port or 3306,
-                "user": url.username, "password": url.password or "", **args}
 
     def _reset(self, raw: Any, conn: Connection) -> None:
         """Roll back always; release user-level locks, the one effect a rollback keeps; drop a
@@ -427,7 +429,7 @@ class MysqlOperations(DbOperations):
     def _abandon(self, raw: Any, cursor: Any, conn: Connection) -> None:
         """Leave a result unread: kill the query, then let the driver drop what the server had
         already sent (the killed query ends the stream at once) and drop the session."""
-        self._kill_query(raw.thread_id())
+        self.connection.kill_query(raw.thread_id())
         try:
             cursor.close()
         except MySQLdb.Error:

@@ -18,7 +18,7 @@ import csv
 import logging
 import random
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from itertools import repeat
 from typing import Any
@@ -278,6 +278,9 @@ FROM pg_roles r WHERE r.rolname = current_user
 
 class PostgresConnection(DbConnection):
     catalogue_version_in_sql = True
+
+    def statement_stop(self, raw: Any) -> Callable[[], object]:
+        return raw.cancel_safe  # a protocol cancel request for the session (pg_cancel_backend)
 
     def url(self) -> URL:
         config = self.config

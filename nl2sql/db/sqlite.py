@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from sqlalchemy import Connection, Engine, create_engine, event
@@ -85,6 +86,9 @@ def query_authorizer() -> Callable[[int, str | None, str | None, str | None, str
 
 
 class SqliteConnection(DbConnection):
+    def statement_stop(self, raw: Any) -> Callable[[], object]:
+        return raw.interrupt
+
     @property
     def path(self) -> Path:
         assert self.config.path is not None  # enforced by DbConnectionConfig
