@@ -96,8 +96,9 @@ _EXPECTED = {"data_dir": "a folder path", "workspace": "a folder path",
              "agent": "a mapping of settings such as 'retries: 4'",
              "store": "a PostgreSQL URL such as postgresql://nl2sql@db-host/nl2sql (or left out "
                       "for SQLite files in the data dir)"}
-#: What ``store:`` may start with.
+#: What ``store:`` may start with, and the SQLAlchemy driver it is opened with.
 STORE_SCHEMES = ("postgresql", "postgres", "postgresql+psycopg")
+STORE_DRIVER = "postgresql+psycopg"
 #: Keys whose value is not repeated in a message (a URL may hold a password).
 _SECRET_KEYS = {"store"}
 

@@ -15,7 +15,7 @@ writes its SQL once.
   take none.
 
 Before first use in a process (for SQLite: whenever the file is new to it) the area's schema is
-brought to the code's version (``migrations``). A failure to reach the database is one sentence
+brought to the code's version (``schema``). A failure to reach the database is one sentence
 naming the store without its password (``StoreError``).
 """
 
@@ -34,6 +34,7 @@ from typing import Any, TypeVar
 from sqlalchemy import Connection, Engine, create_engine, event, exc, text
 from sqlalchemy.engine import make_url
 
+from nl2sql.config.dbs_yaml import STORE_DRIVER
 from nl2sql.errors import StoreError
 
 T = TypeVar("T")
@@ -212,9 +213,10 @@ def dispose_engines() -> None:
 
 
 def sqlalchemy_url(url: str) -> str:
-    """``postgresql://`` / ``postgres://`` -> SQLAlchemy's psycopg (3) driver."""
-    scheme, _, rest = url.partition("://")
-    return f"postgresql+psycopg://{rest}" if scheme in ("postgresql", "postgres") else url
+    """A ``store:`` URL (``postgresql://``, ``postgres://``) with SQLAlchemy's psycopg (3)
+    driver."""
+    _scheme, _, rest = url.partition("://")
+    return f"{STORE_DRIVER}://{rest}"
 
 
 def safe_url(url: str) -> str:

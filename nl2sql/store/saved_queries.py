@@ -9,14 +9,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from sqlalchemy import Connection, delete, func, literal_column, select
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.dialects.postgresql import insert
 
 from nl2sql.store.database import Database
 from nl2sql.store.records import IndexedQuery
 from nl2sql.store.schema import saved_query
 
 _COLUMNS = [saved_query.c[name] for name in IndexedQuery.__dataclass_fields__]
-_DIALECT_INSERT = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
 
 
 class SavedQueryTable:
@@ -35,10 +34,10 @@ class SavedQueryTable:
                     saved_query.c.workspace == workspace, saved_query.c.path == path))
                 return
             row = {**values, "workspace": workspace, "path": path}
-            insert = _DIALECT_INSERT[connection.dialect.name](saved_query).values(row)
-            connection.execute(insert.on_conflict_do_update(
+            upsert = insert(saved_query).values(row)
+            connection.execute(upsert.on_conflict_do_update(
                 index_elements=["workspace", "path"],
-                set_={name: insert.excluded[name] for name in values}))
+                set_={name: upsert.excluded[name] for name in values}))
 
         self.database.write(write, ordered=False)
 

@@ -7,14 +7,13 @@ per area (as before the store: ``verified/{db_id}.sqlite``, ``conversations.sqli
 ``users.sqlite``, ``audit.sqlite``); ``store: postgresql://...``, every area in that one
 database, so several servers share what they learn and who may ask (``schema``: the tables and
 their migrations). One ``Store`` per face (``OpsContext.store``); it holds no connection of its
-own (SQLite opens one per use, PostgreSQL pools per process).
+own (``database`` pools them per file and per URL for the whole process).
 """
 
 from __future__ import annotations
 
 import functools
 import threading
-from functools import cached_property
 from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
@@ -65,21 +64,21 @@ class Store:
                 database = self._answers[db_id] = self._database("answers", db_id=db_id)
         return _storage().AnswerStore(database, db_id)
 
-    @cached_property
+    @functools.cached_property
     def conversations(self) -> TurnStore:
         return _storage().TurnStore(self._database("conversations"))
 
-    @cached_property
+    @functools.cached_property
     def users(self) -> UserStore:
         return _storage().UserStore(self._database("users"))
 
-    @cached_property
+    @functools.cached_property
     def audit(self) -> AuditLog:
         storage = _storage()
         return storage.AuditLog(self._database(
             "audit", busy_timeout_ms=storage.APPEND_BUSY_TIMEOUT_MS))
 
-    @cached_property
+    @functools.cached_property
     def saved_queries(self) -> SavedQueryTable:
         """The saved-query index of a shared store (a local workspace keeps its own index:
         ``nl2sql.workspace.saved_query_index``)."""
