@@ -16,6 +16,7 @@ import anyio
 import pytest
 from conftest import (BACKENDS, SAMPLE_DATA, SampleDb, duckdb_config, run_duckdb, sample_fixture,
                       sqlite_config, write_dbs_yaml)
+from metrics_samples import chinook_model
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
@@ -42,7 +43,10 @@ CALLS: dict[str, tuple[dict[str, Any], str]] = {
     "csv_head": ({"csv_file": "genres.csv", "n": 2}, "Rock"),
     "csv_tail": ({"csv_file": "genres.csv", "n": 1}, "Jazz"),
     "csv_chart": ({"csv_file": "genres.csv"}, "genres"),
-    "saved_query_accept": ({"csv_file": "genres.csv"}, "verified"),
+    # a model's accept over stdio is a proposal, served once a person confirms it
+    "saved_query_accept": ({"csv_file": "genres.csv"}, "Proposed"),
+    "metrics_list": ({"db_id": "chinook"}, "invoice_count"),
+    "metrics_query": ({"db_id": "chinook", "metrics": ["invoice_count"]}, "| 412 |"),
 }
 #: The same on the DuckDB database (another backend's first imports at the same time).
 DUCKDB_CALLS: dict[str, tuple[dict[str, Any], str]] = {
@@ -56,15 +60,17 @@ chinook = sample_fixture("chinook", BACKENDS)
 
 @pytest.fixture
 def server_env(tmp_path: Path) -> dict[str, str]:
-    """Chinook (SQLite) and a small DuckDB file, both with a schema cache, and one saved
-    result (genres.csv) in the workspace."""
+    """Chinook (SQLite, with its dbt metrics) and a small DuckDB file, both with a schema
+    cache, and one saved result (genres.csv) in the workspace."""
     chinook = tmp_path / "chinook.sqlite"
     shutil.copyfile(SAMPLE_DATA / "chinook" / "chinook.sqlite", chinook)
     shop = tmp_path / "shop.duckdb"
     run_duckdb(shop, "CREATE TABLE genres AS SELECT * FROM (VALUES (1, 'Rock'), (2, 'Blues'), "
                      "(3, 'Jazz')) AS t(id, name)")
     (tmp_path / "conf").mkdir()
-    configs = [sqlite_config("chinook", chinook), duckdb_config("shop", shop)]
+    model = chinook_model(tmp_path / "conf" / "metrics", "dbt", "sqlite")
+    configs = [sqlite_config("chinook", chinook, semantic_model=model),
+               duckdb_config("shop", shop)]
     config_path = write_dbs_yaml(tmp_path / "conf", configs)
     data_dir, workspace = tmp_path / "data", tmp_path / "ws"
     for config in configs:
