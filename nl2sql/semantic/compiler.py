@@ -68,13 +68,13 @@ def compile_query(model: SemanticModel, query: MetricQuery, *, dialect: str,
         [(gb.name, False) for gb in group_bys]
     for name, descending in orders:
         select = select.order_by(ordered(exp.column(sources.identifier(name)), dialect,
-                                         descending))
+                                         descending), copy=False)
     if query.limit is not None:
         if query.limit < 0:
             raise MetricQueryError("limit must be 0 or more.")
-        select = select.limit(query.limit)
+        select = select.limit(query.limit, copy=False)
     for name, cte in compiler.ctes:
-        select = select.with_(sources.identifier(name), as_=cte)
+        select = select.with_(sources.identifier(name), as_=cte, copy=False)
     return CompiledQuery(select.sql(dialect=dialect, pretty=True), tuple(m.name for m in metrics),
                          tuple(columns), tuple(sorted(compiler.tables)))
 
@@ -262,13 +262,13 @@ class _Plan:
             self.base = parts[0].name
         else:
             self.base = self.compiler.cte("keys", exp.union(
-                *[exp.select(*[exp.column(n.copy()) for n in names]).from_(part.name)
+                *[exp.select(*[exp.column(n.copy()) for n in names]).from_(part.name, copy=False)
                   for part in parts], distinct=True))
-        select = exp.select().from_(self.base)
+        select = exp.select().from_(self.base, copy=False)
         for part in parts:
             if part.name != self.base:
                 select = self._join(select, part.name, self.group_bys) if names else \
-                    select.join(exp.to_table(part.name), join_type="CROSS")
+                    select.join(exp.to_table(part.name), join_type="CROSS", copy=False)
         for windowed in self.windows:
             windowed.name = self.compiler.cte("window", self._window(windowed))
             select = self._join(select, windowed.name, self.group_bys)
@@ -285,14 +285,15 @@ class _Plan:
                    for gb, name in zip(self.group_bys, names)]
         outputs += [exp.alias_(value(ref), self.sources.identifier(name))
                     for name, value in values.items()]
-        return select.select(*outputs)
+        return select.select(*outputs, copy=False)
 
     def _join(self, select: exp.Select, cte: str, group_bys: list[GroupBy],
               *more: exp.Expression) -> exp.Select:
         """LEFT JOIN ``cte`` on equal (NULL-safe) ``group_bys`` and ``more``."""
         on = [exp.NullSafeEQ(this=exp.column(self.sources.identifier(gb.name), cte),
                              expression=self.key(gb)) for gb in group_bys]
-        return select.join(exp.to_table(cte), on=exp.and_(*on, *more), join_type="LEFT")
+        return select.join(exp.to_table(cte), on=exp.and_(*on, *more), join_type="LEFT",
+                           copy=False)
 
     def _window(self, windowed: _Windowed) -> exp.Select:
         """Each period's total over the periods within the window up to it: the part joined
@@ -313,6 +314,6 @@ class _Plan:
             *[exp.alias_(col("a", gb), self.sources.identifier(gb.name))
               for gb in self.group_bys],
             exp.alias_(windowed.running(this=exp.column(column.copy(), "b")), column.copy()),
-        ).from_(exp.alias_(exp.to_table(table), "a", table=True)).join(
-            exp.alias_(exp.to_table(table), "b", table=True), on=exp.and_(*on),
-        ).group_by(*[col("a", gb) for gb in self.group_bys])
+        ).from_(exp.alias_(exp.to_table(table), "a", table=True), copy=False).join(
+            exp.alias_(exp.to_table(table), "b", table=True), on=exp.and_(*on), copy=False,
+        ).group_by(*[col("a", gb) for gb in self.group_bys], copy=False)

@@ -113,12 +113,13 @@ class PartBuilder:
             outputs += [exp.alias_(value(ref), self.sources.identifier(name))
                         for name, value in values.items()]
         conditions = [self.condition(part, text, joins) for text in [*where, *part.filters]]
-        select = exp.select(*outputs).from_(self.sources.relation(part.table, joins.alias))
+        select = exp.select(*outputs).from_(self.sources.relation(part.table, joins.alias),
+                                            copy=False)
         for clause in joins.clauses:
-            select = select.join(clause)
+            select = select.join(clause, copy=False)
         if conditions:
-            select = select.where(exp.and_(*conditions))
-        return select.group_by(*[key.copy() for key in keys]) if keys else select
+            select = select.where(exp.and_(*conditions), copy=False)
+        return select.group_by(*[key.copy() for key in keys], copy=False) if keys else select
 
     def aggregate(self, part: Part, name: str, joins: Joins) -> exp.Expression:
         measure = part.table.measures[name]

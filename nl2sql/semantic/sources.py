@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
+from functools import lru_cache
 
 import sqlglot
 from sqlglot import exp
@@ -27,10 +28,10 @@ _PLACEHOLDER = "nl2sql_ref_"
 
 
 def parse_expression(text: str, dialect: str, what: str) -> exp.Expression:
-    """One SQL expression (not a statement, not several); ``MetricQueryError`` naming
-    ``what`` otherwise."""
+    """One SQL expression (not a statement, not several), a tree of its own; ``MetricQueryError``
+    naming ``what`` otherwise."""
     try:
-        trees = [tree for tree in sqlglot.parse(text, read=dialect) if tree is not None]
+        trees = _parsed(text, dialect)
     except ParseError as exc:
         raise MetricQueryError(f"{what} does not parse in this database's dialect "
                                f"({str(exc).splitlines()[0]}).") from None
@@ -38,7 +39,12 @@ def parse_expression(text: str, dialect: str, what: str) -> exp.Expression:
             or not isinstance(trees[0], (exp.Condition, exp.Func)):
         raise MetricQueryError(f"{what} does not parse as one expression (a value or a "
                                f"condition, not a statement).")
-    return trees[0]
+    return trees[0].copy()
+
+
+@lru_cache(maxsize=4096)  # a semantic model's expressions, parsed once (callers get copies)
+def _parsed(text: str, dialect: str) -> tuple[exp.Expression, ...]:
+    return tuple(tree for tree in sqlglot.parse(text, read=dialect) if tree is not None)
 
 
 class Sources:
