@@ -115,6 +115,7 @@ def test_metric_queries_equal_hand_written_sql(chinook: SampleDb, tmp_path: Path
 
 
 @pytest.mark.spark
+@pytest.mark.slow
 def test_metric_queries_equal_hand_written_sql_on_spark(spark_server, spark_chinook,  # noqa: ANN001
                                                          tmp_path: Path) -> None:
     config = spark_config("chinook", spark_server.remote, spark_chinook, query_timeout_seconds=60)

@@ -147,3 +147,18 @@ def test_glossary_synonyms_lead_to_the_metric(bookstore_ops: OpsContext) -> None
                          config=bookstore_ops)
     assert ctx.metrics[0].name == "revenue"
     assert ctx.metrics[0].matched == "the question says 'takings' (a glossary synonym)"
+
+
+def test_a_big_model_shows_the_group_bys_the_question_names_first() -> None:
+    from nl2sql.agents.instructions import MAX_GROUP_BYS, metrics_lines
+    from nl2sql.context_engine.prompt_context import MetricHint, PromptContext
+
+    names = [f"table{i}__column{i}" for i in range(80)] + ["book__genre", "metric_time"]
+    context = PromptContext(question="revenue per genre", db_id="shop", metrics=[
+        MetricHint(name="revenue", matched="the question says 'revenue'", dimensions=names),
+        MetricHint(name="order_count")])
+    lines = metrics_lines(context).splitlines()
+    assert lines[1].startswith("  group by: metric_time, book__genre, table0__column0")
+    assert lines[1].count(", ") == MAX_GROUP_BYS - 1
+    assert lines[1].endswith("(+42 more: metrics_list shows them)")
+    assert lines[2] == "- order_count"  # not matched: its name only

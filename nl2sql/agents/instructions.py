@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 
 from nl2sql.context_engine.prompt_context import ambiguous
 from nl2sql.llm.prompt_files import find_prompt, render_prompt
+from nl2sql.schema.words import terms
+from nl2sql.semantic.names import METRIC_TIME
 
 if TYPE_CHECKING:
     from nl2sql.context_engine import Candidate, PromptContext
@@ -46,14 +48,26 @@ def nl2sql_instructions(context: PromptContext, *, db_type: str, dialect: str,
     return f"{system.strip()}\n\n{schema.strip()}\n"
 
 
+#: Group-by names shown per matched metric (those naming the question's words first).
+MAX_GROUP_BYS = 40
+
+
 def metrics_lines(context: PromptContext) -> str:
     """The metrics for the prompt: those the question seems to ask for with the group-bys they
-    take, then the names of the others."""
+    take (at most ``MAX_GROUP_BYS``: ``metric_time``, then those sharing a word with the
+    question, then the rest), then the names of the others."""
+    words = set(terms(context.question))
     lines = []
     for metric in context.metrics:
         lines.append(f"- {metric.render()}")
-        if metric.matched:
-            lines.append(f"  group by: {', '.join(metric.dimensions) or '(nothing)'}")
+        if not metric.matched:
+            continue
+        names = sorted(metric.dimensions, key=lambda name: (name != METRIC_TIME,
+                                                            not words & set(terms(name))))
+        more = len(names) - MAX_GROUP_BYS
+        shown = ", ".join(names[:MAX_GROUP_BYS]) or "(nothing)"
+        lines.append(f"  group by: {shown}" + (f" (+{more} more: metrics_list shows them)"
+                                               if more > 0 else ""))
     return "\n".join(lines)
 
 
