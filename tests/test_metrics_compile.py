@@ -12,7 +12,7 @@ from conftest import build_cache
 from nl2sql.config.bundled import bookstore_semantic_model_path
 from nl2sql.errors import MetricQueryError, QueryRejectedError, SemanticModelError
 from nl2sql.semantic import MetricQuery, compile_for
-from nl2sql.semantic.loading import load_semantic_model
+from nl2sql.semantic import loading
 from nl2sql.semantic.names import read_templates
 from nl2sql.operations.metrics import metrics_list_op, metrics_query_op
 from nl2sql.operations.ops_context import OpsContext
@@ -38,7 +38,7 @@ def test_the_same_query_compiles_to_the_same_sql(ops: OpsContext) -> None:
                         ("order__channel = 'web'",), ("-books_sold",), 10)
     config = ops.config("bookstore")
     first = compile_for(config, query, ops.db_info("bookstore")).sql
-    load_semantic_model.__globals__["_CACHE"].clear()  # read the files again
+    loading._CACHE.clear()  # read the files again
     assert compile_for(config, query, ops.db_info("bookstore")).sql == first
     assert first.count("WITH") == 1 and "LIMIT 10" in first
 

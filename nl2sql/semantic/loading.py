@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,9 @@ from nl2sql.semantic.model import AGGREGATIONS, Metric, Problem, SemanticModel, 
 SUFFIXES = (".yml", ".yaml", ".json")
 _SKIPPED_FOLDERS = {"target", "dbt_packages", "node_modules", "logs"}
 
-_CACHE: dict[Path, tuple[tuple[Any, ...], SemanticModel]] = {}
+#: Seconds during which the files of a semantic model read before are not looked at again.
+FRESHNESS_SECONDS = 1.0
+_CACHE: dict[Path, tuple[float, tuple[Any, ...], SemanticModel]] = {}
 _LOCK = threading.Lock()
 
 
@@ -52,16 +55,19 @@ def model_files(path: Path) -> list[Path]:
 
 
 def load_semantic_model(path: Path) -> SemanticModel:
-    """The semantic model at ``path`` (cached until one of its files changes)."""
-    files = model_files(path)
-    signature = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files)
+    """The semantic model at ``path``, cached until one of its files changes (the files are
+    looked at again at most once per ``FRESHNESS_SECONDS``: a dbt project folder can hold many)."""
+    now = time.monotonic()
     with _LOCK:
         cached = _CACHE.get(path)
-    if cached is not None and cached[0] == signature:
-        return cached[1]
-    model = read_files(path, files)
+    if cached is not None and now - cached[0] < FRESHNESS_SECONDS:
+        return cached[2]
+    files = model_files(path)
+    signature = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files)
+    model = cached[2] if cached is not None and cached[1] == signature else \
+        read_files(path, files)
     with _LOCK:
-        _CACHE[path] = (signature, model)
+        _CACHE[path] = (now, signature, model)
     return model
 
 
