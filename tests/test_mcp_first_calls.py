@@ -193,7 +193,7 @@ calls = [("db_show_schema", {"db_id": "chinook"}),
          ("db_search_schema", {"db_id": "chinook", "question": "album titles"}),
          ("saved_queries_list", {}), ("saved_query_get_details", {"csv_file": "all.csv"}),
          ("csv_head", {"csv_file": "all.csv"}), ("csv_tail", {"csv_file": "all.csv"}),
-         ("db_list", {})]
+         ("db_list", {}), ("metrics_list", {"db_id": "chinook"})]
 imported = {}
 for name, arguments in calls:
     before = set(sys.modules)

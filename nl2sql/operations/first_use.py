@@ -94,7 +94,8 @@ def _import_common(ctx: OpsContext) -> None:
     import nl2sql.schema.formatting  # noqa: F401
     import nl2sql.operations.csv_files  # noqa: F401
     import nl2sql.operations.saved_queries  # noqa: F401
-    import nl2sql.semantic  # noqa: F401 (the metric operations compile with it)
+    import nl2sql.semantic.api  # noqa: F401 (the metric operations: compiling,
+    import nl2sql.semantic.listing  # noqa: F401 (and listing a model's metrics)
     # by name: the search operation calls prepare_context_engine of this module (no cycle)
     importlib.import_module("nl2sql.operations.search")
     from nl2sql.schema.models import DbInfo
