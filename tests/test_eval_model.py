@@ -217,10 +217,12 @@ def test_the_model_is_asked_even_where_a_verified_answer_exists(ops: OpsContext,
                                                                 tmp_path: Path) -> None:
     """A verified answer would answer the question without the model: an evaluation of the
     model asks it anyway."""
-    from nl2sql.operations.verified_answers import verify
+    from nl2sql.operations.verified_answers import list_verified, settle
 
     first = QUESTIONS[0]
-    verify(ops, "bookstore", first.question, first.golds[0], "0123456789ab")
+    settle(ops, "bookstore", first.question, first.golds[0], "0123456789ab", user=None,
+           curator=True)
+    assert [answer.question for answer in list_verified(ops, "bookstore")] == [first.question]
     scripted = ScriptedAgentModel()
     generate_predictions(QUESTIONS[:1], ops, model=scripted.model, cache_dir=tmp_path / "out")
     assert scripted.asked == [first.question]
