@@ -18,11 +18,18 @@ NL2SQL_MCP = Path(sys.executable).parent / "nl2sql-mcp"
 def start_server(config: Path, workspace: Path, *args: str,
                  env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], str]:
     """``nl2sql-mcp --transport http --port 0`` for ``config``; the process and its URL."""
-    process = subprocess.Popen(
+    return start_serving(
         [str(NL2SQL_MCP), "--transport", "http", "--port", "0", "--config", str(config),
-         "--workspace", str(workspace), *args],
-        env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE, text=True)
+         "--workspace", str(workspace), *args], {**os.environ, **(env or {})},
+        says="MCP over streamable HTTP at ")
+
+
+def start_serving(command: list[str], env: dict[str, str],
+                  says: str) -> tuple[subprocess.Popen[str], str]:
+    """``command`` started; the process and the first URL of the stderr line that ``says``
+    it serves (the rest of its stderr stays readable as ``process.log``)."""
+    process = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     lines: queue.Queue[str] = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in process.stderr],  # type: ignore[union-attr]
                      daemon=True).start()
@@ -31,9 +38,10 @@ def start_server(config: Path, workspace: Path, *args: str,
         while True:
             line = lines.get(timeout=60)
             seen.append(line)
-            if "MCP over streamable HTTP at " in line:
+            if says in line:
                 process.log = lines  # type: ignore[attr-defined]  # the rest of its stderr
-                return process, line.split(" at ", 1)[1].split()[0]
+                return process, next(word for word in line.split()
+                                     if word.startswith("http://"))
     except queue.Empty:
         stop_process(process)
         raise AssertionError(f"no URL within 60 s: {''.join(seen)}") from None

@@ -24,7 +24,8 @@ SCRIPTS: dict[str, str] = tomllib.loads((REPO / "pyproject.toml").read_text())["
 #: The page that documents each command (its options may also sit on a feature page).
 COMMAND_PAGE = {"annotate-schema": "annotation.md", "nl2sql-mcp": "mcp.md",
                 "nl2sql-ask": "python-and-cli.md", "nl2sql-eval": "evaluation.md",
-                "nl2sql-secrets": "configuration.md", "nl2sql-audit": "team.md"}
+                "nl2sql-secrets": "configuration.md", "nl2sql-audit": "team.md",
+                "nl2sql-web": "web.md"}
 #: dbs.yaml fields of a database that are not keys a user writes.
 NOT_DBS_YAML_KEYS = {"db_id", "is_bundled_sample", "ssl_options"}  # ssl_options: the ssl_* keys
 

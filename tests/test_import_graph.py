@@ -102,7 +102,7 @@ LAYERS: list[set[str]] = [
     {"context_engine"},
     {"operations", "annotation"},
     {"agents"},
-    {"evaluation", "mcp"},
+    {"evaluation", "mcp", "web"},
     {"cli"},
 ]
 FACE = "nl2sql"

@@ -46,7 +46,7 @@ from nl2sql.workspace.results import metadata_name_for, new_result_id, remove_re
 from nl2sql.workspace.saved_query_store import saved_query_index
 from nl2sql.store.store import Store
 from nl2sql.context_engine import context
-from nl2sql._helpers import say
+from nl2sql._helpers import plural, say, shorten
 from nl2sql._worker import run_in_worker
 
 T = TypeVar("T")
@@ -186,6 +186,9 @@ async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Mode
     prompt_context = await run_in_worker(_prompt_context, ops, retrieval, db_id)
     if not use_metrics:
         prompt_context = prompt_context.model_copy(update={"metrics": []})
+    tables = shorten(", ".join(t.name for t in prompt_context.tables), 120)
+    say(f"Using {plural(len(prompt_context.tables), 'table')} of '{db_id}' ({tables})"
+        + (f"; writing {count} SQL candidates at once…" if count > 1 else "…"))
     render = functools.partial(nl2sql_instructions, db_type=config.type.value,
                                dialect=ops.connection(db_id).sqlglot_dialect,
                                data_dir=ops.data_dir)

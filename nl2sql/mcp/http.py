@@ -23,6 +23,7 @@ import ipaddress
 import re
 import socket
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from mcp.server.transport_security import TransportSecuritySettings
@@ -48,7 +49,7 @@ def is_wildcard(host: str) -> bool:
     return host.strip("[]") in ("0.0.0.0", "::", "")
 
 
-def _netloc(host: str) -> str:
+def netloc(host: str) -> str:
     return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
@@ -62,7 +63,7 @@ def check_http_settings(host: str, token: str | None, allowed_hosts: list[str], 
                           f"must carry the token, configure users (docs/team.md), or bind to "
                           f"127.0.0.1.")
     check_token_strength(token)
-    unusable = [name for name in allowed_hosts if host_key(_netloc(name)) is None]
+    unusable = [name for name in allowed_hosts if host_key(netloc(name)) is None]
     if unusable:
         raise ConfigError(f"--allowed-host {unusable[0]} is not a host name; give the name "
                           f"alone (no scheme, port or path), e.g. --allowed-host nl2sql.example.")
@@ -75,8 +76,8 @@ def check_http_settings(host: str, token: str | None, allowed_hosts: list[str], 
 def allowed_names(host: str, allowed_hosts: list[str]) -> list[str]:
     """The host names a request may name, as ``host_key`` writes them: loopback names, the bind
     host (``127.0.0.2`` too) unless it is a wildcard, and ``allowed_hosts``."""
-    names = [*_LOOPBACK_HOSTS, *([] if is_wildcard(host) else [_netloc(host)]),
-             *(_netloc(name) for name in allowed_hosts)]
+    names = [*_LOOPBACK_HOSTS, *([] if is_wildcard(host) else [netloc(host)]),
+             *(netloc(name) for name in allowed_hosts)]
     keys = (host_key(name) for name in names)
     return list(dict.fromkeys(key for key in keys if key is not None))
 
@@ -176,9 +177,6 @@ async def _plain(send: Send, status: int, body: bytes) -> None:
 def serve_http(server: Any, *, host: str, port: int, token: str | None,
                allowed_hosts: list[str], log_level: str) -> None:
     """Run ``server`` (an ``MCPServer``) over streamable HTTP until interrupted."""
-    import anyio
-    import uvicorn
-
     users = server.settings.auth is not None  # the SDK checks each request's user token
     if users and token:
         raise UsageError(f"The server token (--auth-token, --auth-token-file or "
@@ -186,12 +184,40 @@ def serve_http(server: Any, *, host: str, port: int, token: str | None,
                          f"oidc configured every request carries its user's own token: drop "
                          f"it.")
     check_http_settings(host, token, allowed_hosts, users=users)
-    app: App = server.streamable_http_app(
-        streamable_http_path=MCP_PATH, host=host,
-        transport_security=transport_security(host, allowed_hosts))
+    app: App = mcp_app(server, host=host, allowed_hosts=allowed_hosts)
     app = HostCheck(app, allowed_names(host, allowed_hosts))
     if token:
         app = BearerTokenMiddleware(app, token)
+    note = " (user tokens required)" if users else " (bearer token required)" if token else ""
+
+    def started(bound: int) -> None:
+        print(f"nl2sql-mcp: MCP over streamable HTTP at http://{netloc(host)}:{bound}"
+              f"{MCP_PATH}{note}", file=sys.stderr, flush=True)
+        if getattr(server, "startup_note", None):
+            print(server.startup_note, file=sys.stderr, flush=True)
+        # No per-client handshake to wait for here: warm up once the port is open.
+        warm_up = getattr(server, "on_initialized", None)
+        if warm_up is not None:
+            warm_up()
+
+    run_app(app, host=host, port=port, log_level=log_level, started=started)
+
+
+def mcp_app(server: Any, *, host: str, allowed_hosts: list[str]) -> App:
+    """``server``'s streamable HTTP app (a Starlette app serving ``MCP_PATH``), with the
+    DNS-rebinding settings for ``host`` and ``allowed_hosts``."""
+    return server.streamable_http_app(  # type: ignore[no-any-return]
+        streamable_http_path=MCP_PATH, host=host,
+        transport_security=transport_security(host, allowed_hosts))
+
+
+def run_app(app: App, *, host: str, port: int, log_level: str,
+            started: Callable[[int], object]) -> None:
+    """Serve the ASGI ``app`` with uvicorn on ``host:port`` until interrupted; ``started`` gets
+    the bound port (``--port 0`` picks one) once the server accepts connections."""
+    import anyio
+    import uvicorn
+
     web = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=log_level.lower()))
     listener = _listen(host, port)  # bound here: a busy port is one sentence, not uvicorn's exit
 
@@ -202,17 +228,7 @@ def serve_http(server: Any, *, host: str, port: int, token: str | None,
                 if web.should_exit:
                     return
                 await anyio.sleep(0.05)
-            bound = web.servers[0].sockets[0].getsockname()[1] if web.servers else port
-            note = " (user tokens required)" if users else \
-                " (bearer token required)" if token else ""
-            print(f"nl2sql-mcp: MCP over streamable HTTP at http://{_netloc(host)}:{bound}"
-                  f"{MCP_PATH}{note}", file=sys.stderr, flush=True)
-            if getattr(server, "startup_note", None):
-                print(server.startup_note, file=sys.stderr, flush=True)
-            # No per-client handshake to wait for here: warm up once the port is open.
-            warm_up = getattr(server, "on_initialized", None)
-            if warm_up is not None:
-                warm_up()
+            started(web.servers[0].sockets[0].getsockname()[1] if web.servers else port)
 
     try:
         anyio.run(run)

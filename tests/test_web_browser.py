@@ -1,0 +1,286 @@
+"""The page in a real browser: ``nl2sql-web`` as a process (the scripted model behind the
+OpenAI-compatible stub, five candidates), driven by Playwright through Debian's headless
+Chromium. One server, one browser and one harbour site (SQLite and PostgreSQL databases that
+are not in the repository, users, an identity provider) for the whole module; each test signs
+in in browser contexts of its own. Every request the browser makes is checked to stay on
+127.0.0.1 (anything else is aborted and fails the test).
+
+``WEB_SCREENSHOT=docs/web-screenshot.png`` writes the answer's screenshot for docs/web.md."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sqlite3
+import sys
+import uuid
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from identity_provider import identity_provider
+from stub_openai import MODEL_STRING, StubOpenAI
+from mcp_processes import start_serving
+from team_servers import call
+from test_cancelled_queries import _pg_busy
+from test_stopping_signals import _wait
+from web_harbour import (BUSIEST, ENDLESS_QUESTION, FLEET, FOLLOW_UP,
+                         CandidateSql, annotate, harbour_script, stub_responder, write_config)
+
+from conftest import (PG_HOST, PG_PORT, PG_USER, _create_database, _drop_database,
+                      run_pg_script, stop_process)
+from nl2sql.access.users import add_user
+from nl2sql.config.registry import DbConnectionConfigs
+from nl2sql.store.store import Store
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+pytestmark = pytest.mark.slow
+
+NL2SQL_WEB = Path(sys.executable).parent / "nl2sql-web"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                 "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+LOCAL_HOSTS = {"127.0.0.1"}
+
+
+class Site:
+    def __init__(self, url: str, tokens: dict[str, str], idp: Any, data_dir: Path,
+                 pg_dbname: str) -> None:
+        self.url, self.tokens, self.idp = url, tokens, idp
+        self.data_dir, self.pg_dbname = data_dir, pg_dbname
+
+
+@pytest.fixture(scope="module")
+def site(pg_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    folder = tmp_path_factory.mktemp("harbour-site")
+    with sqlite3.connect(folder / "harbour.db") as db:
+        db.executescript(harbour_script())
+    pg_dbname = f"nl2sql_web_{uuid.uuid4().hex[:10]}"
+    _create_database(pg_dbname)
+    script = CandidateSql()
+    try:
+        run_pg_script(pg_dbname, harbour_script())
+        with identity_provider() as idp, StubOpenAI(responder=stub_responder(script)) as stub:
+            config = write_config(folder, {
+                "harbour": {"type": "sqlite", "path": "harbour.db"},
+                "harbour_pg": {"type": "postgres", "host": PG_HOST, "port": PG_PORT,
+                               "user": PG_USER, "dbname": pg_dbname}},
+                crew=["harbour", "harbour_pg"], server={"oidc": idp.oidc_settings()})
+            configs = DbConnectionConfigs.load(config, workspace=folder / "ws")
+            annotate(configs)
+            tokens = {"ines": add_user(configs, "ines", ["crew"]),
+                      "tomas": add_user(configs, "tomas", ["harbourmasters"])}
+            env = {**os.environ, **stub.env(), "NL2SQL_MODEL": MODEL_STRING,
+                   "XDG_DATA_HOME": str(folder / "xdg")}
+            for name in ("NL2SQL_CONFIG", "NL2SQL_DATA_DIR", "NL2SQL_WORKSPACE"):
+                env.pop(name, None)
+            process, url = start_serving(
+                [str(NL2SQL_WEB), "--port", "0", "--config", str(config), "--workspace",
+                 str(folder / "ws")], env, says="nl2sql-web: http://")
+            try:
+                yield Site(url, tokens, idp, configs.data_dir, pg_dbname)
+            finally:
+                stop_process(process)
+    finally:
+        _drop_database(pg_dbname)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not Path(CHROMIUM).exists():
+        reason = "Debian's chromium is not installed (apt-get install chromium)"
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    with playwright_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def open_page(browser: Any, site: Site) -> Iterator[Callable[..., Any]]:
+    """A page in a browser context of its own (its own cookies); every request it makes must
+    go to 127.0.0.1: others are aborted and fail the test."""
+    contexts, outside = [], []
+
+    def guard(route: Any) -> None:
+        url = route.request.url
+        if url.startswith(("data:", "about:")) or urlsplit(url).hostname in LOCAL_HOSTS:
+            route.continue_()
+        else:
+            outside.append(url)
+            route.abort()
+
+    def make(**options: Any) -> Any:
+        context = browser.new_context(**options)
+        context.set_default_timeout(30_000)
+        context.route("**/*", guard)
+        contexts.append(context)
+        return context.new_page()
+
+    yield make
+    for context in contexts:
+        context.close()
+    assert outside == [], f"requests left the machine: {outside}"
+
+
+def sign_in(page: Any, site: Site, token: str) -> None:
+    page.goto(site.url)
+    page.get_by_label("Token").fill(token)
+    page.get_by_role("button", name="Sign in").click()
+
+
+def ask(page: Any, question: str, db_id: str | None = None) -> Any:
+    """Ask on the page; the answer's article once its SQL is shown."""
+    before = page.locator("article.answer").count()
+    if db_id:
+        page.get_by_label("Database").select_option(db_id)
+    page.get_by_label("Question").fill(question)
+    page.get_by_role("button", name="Ask").click()
+    answer = page.locator("article.answer").nth(before)
+    answer.locator(".sql code").wait_for()
+    return answer
+
+
+def test_sign_in_ask_and_the_history_is_there_after_a_reload(open_page: Any, site: Site,
+                                                             tmp_path: Path) -> None:
+    expect = playwright_api.expect
+    page = open_page(viewport={"width": 1200, "height": 1250})
+    sign_in(page, site, site.tokens["ines"])
+    expect(page.get_by_text("Signed in as")).to_contain_text("ines")
+    answer = ask(page, BUSIEST, "harbour")
+    expect(answer.locator(".sql code")).to_contain_text("sum(v.cargo_tonnes) AS tonnes")
+    rows = answer.get_by_role("table", name="Result rows")
+    expect(rows.get_by_role("row").nth(1)).to_contain_text("Piraeus")
+    chart = answer.get_by_role("img")
+    expect(chart).to_have_attribute("alt", __import__("re").compile(r"^Bar chart"))
+    assert chart.evaluate("img => img.naturalWidth") > 100  # the PNG decoded
+    expect(answer.get_by_text("Confidence 80%")).to_be_visible()
+    answer.get_by_text("Confidence: 4 of 5 candidates agree").click()
+    expect(answer.get_by_role("table", name="The candidates, grouped by the result they "
+                                          "gave").get_by_role("row")).to_have_count(6)
+    assert "/c/" in page.url
+    shot = tmp_path / "web.png"
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=str(shot))
+    assert shot.stat().st_size > 20_000
+    if os.environ.get("WEB_SCREENSHOT"):
+        Path(os.environ["WEB_SCREENSHOT"]).write_bytes(shot.read_bytes())
+    follow = ask(page, FOLLOW_UP)
+    expect(follow.locator(".sql code")).to_contain_text("2025-01-01")
+
+    page.reload()
+    expect(page.locator("article.answer h2")).to_have_text([BUSIEST, FOLLOW_UP])
+    expect(page.locator("aside.history")).to_contain_text(BUSIEST)
+    conversation = page.url
+
+    other = open_page()  # a second user sees none of it
+    sign_in(other, site, site.tokens["tomas"])
+    expect(other.locator("aside.history")).not_to_contain_text(BUSIEST)
+    other.goto(conversation)
+    expect(other.get_by_role("alert")).to_contain_text("You have no conversation")
+    expect(other.locator("article.answer")).to_have_count(0)
+
+
+def test_only_a_curator_has_an_enabled_accept_and_then_the_answer_is_verified(
+        open_page: Any, site: Site) -> None:
+    expect = playwright_api.expect
+    crew = open_page()
+    sign_in(crew, site, site.tokens["ines"])
+    answer = ask(crew, FLEET, "harbour")
+    expect(answer.get_by_role("button", name="Accept")).to_be_disabled()
+    answer.get_by_role("button", name="Propose").click()
+    expect(answer.get_by_text("Proposed by ines")).to_be_visible()
+
+    master = open_page()
+    sign_in(master, site, site.tokens["tomas"])
+    master.get_by_role("link", name="Proposals").click()
+    proposal = master.locator("li.answer", has_text=FLEET)
+    expect(proposal.get_by_role("button", name="Accept")).to_be_enabled()
+    proposal.get_by_role("button", name="Accept").click()
+    expect(proposal.get_by_text("Verified by tomas")).to_be_visible()
+
+    crew.goto(site.url)  # a new conversation: the same question is now served verified
+    again = ask(crew, FLEET, "harbour")
+    expect(again.get_by_text("Verified answer", exact=True)).to_be_visible()
+    expect(again.get_by_role("button", name="Accept")).to_have_count(0)
+
+
+def test_the_schema_page_lists_tables_and_metrics_on_a_phone(open_page: Any,
+                                                              site: Site) -> None:
+    expect = playwright_api.expect
+    page = open_page(viewport={"width": 390, "height": 844}, is_mobile=True)
+    sign_in(page, site, site.tokens["ines"])
+    page.get_by_role("link", name="Schema").click()
+    expect(page.get_by_role("link", name="harbour_pg")).to_be_visible()
+    page.get_by_role("link", name="harbour", exact=True).click()
+    metrics = page.get_by_role("table", name="Governed metrics (computed the same way for "
+                                             "everyone)")
+    expect(metrics).to_contain_text("cargo_tonnage")
+    expect(metrics).to_contain_text("voyages_sailed")
+    page.locator("summary", has_text="ports").click()
+    expect(page.get_by_role("table", name="Sample rows of ports")).to_contain_text("Valletta")
+    expect(page.locator("details.table-info summary")).to_have_count(3)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390  # no sideways scroll
+
+
+def test_wrong_and_expired_tokens_are_refused_and_the_providers_jwt_signs_in(
+        open_page: Any, site: Site) -> None:
+    expect = playwright_api.expect
+    page = open_page()
+    page.goto(site.url)
+    page.get_by_label("Token").focus()  # by keyboard: type and press Enter
+    page.keyboard.type("nl2sql_this-is-not-a-token")
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("alert")).to_contain_text("That token was refused")
+    sign_in(page, site, site.idp.token("maria", ["crew"], lifetime=-120))  # expired
+    expect(page.get_by_role("alert")).to_contain_text("That token was refused")
+    expect(page.get_by_label("Question")).to_have_count(0)
+    sign_in(page, site, site.idp.token("maria", ["crew"]))
+    expect(page.get_by_text("Signed in as")).to_contain_text("maria")
+    page.get_by_role("button", name="Sign out").click()
+    expect(page.get_by_label("Token")).to_be_visible()
+
+
+@pytest.mark.postgres
+def test_stop_stops_the_running_query_on_postgres(open_page: Any, site: Site) -> None:
+    expect = playwright_api.expect
+    page = open_page()
+    sign_in(page, site, site.tokens["ines"])
+    page.get_by_label("Database").select_option("harbour_pg")
+    page.get_by_label("Question").fill(ENDLESS_QUESTION)
+    page.get_by_label("Question").press("Control+Enter")  # the keyboard asks too
+    _wait(lambda: _pg_busy(site.pg_dbname) >= 1, within=30)
+    expect(page.get_by_role("status")).to_contain_text("Running the query")
+    page.get_by_role("button", name="Stop").click()
+    expect(page.get_by_role("status")).to_contain_text("Stopped")
+    stopped_in = _wait(lambda: _pg_busy(site.pg_dbname) == 0, within=5)
+    assert stopped_in < 5
+    def cancelled_ask() -> bool:  # written by the server's audit writer
+        asks = [r for r in Store(site.data_dir).audit.read(user="ines") if r.tool == "ask"]
+        return bool(asks) and asks[-1].outcome == "cancelled" and asks[-1].face == "web"
+
+    _wait(cancelled_ask, within=10)
+    answer = ask(page, FLEET, "harbour")  # the page and the server go on
+    expect(answer.locator(".sql code")).to_contain_text("GROUP BY flag")
+
+
+def test_the_mcp_endpoint_serves_the_same_users(site: Site) -> None:
+    """A real MCP client at /mcp of the page's process, with a user's token (in a thread of
+    its own: Playwright's loop runs in this one)."""
+    mcp = site.url.rstrip("/") + "/mcp"
+
+    async def calls() -> tuple[tuple[bool, str], tuple[bool, str]]:
+        return (await call(mcp, site.tokens["ines"], "db_list"),
+                await call(mcp, site.tokens["ines"], "db_execute_sql", db_id="bookstore",
+                           query="SELECT 1"))
+
+    with ThreadPoolExecutor(1) as pool:
+        (failed, listed), (refused, message) = pool.submit(asyncio.run, calls()).result(60)
+    assert not failed and "harbour_pg" in listed and "bookstore" not in listed
+    assert refused and "not open to user 'ines'" in message
