@@ -315,5 +315,7 @@ def test_the_status_says_what_runs_now(chinook_ops: OpsContext, chinook: SampleD
     with status_to(said.append):
         nl2sql.ask("How many tracks?", db_id="chinook", model=script.model, config=chinook_ops)
     asking, running = "Asking function:scripted…", "Running the query on database 'chinook'…"
+    chosen = said.pop(1)  # the tables the context gave the model
+    assert chosen.startswith("Using 11 tables of 'chinook' (") and f"{track}" in chosen, chosen
     assert said == ["Finding the tables of database 'chinook' the question needs…", asking,
                     running, asking, running]  # the final SQL runs too
