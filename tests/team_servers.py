@@ -32,9 +32,12 @@ def stop_server(process: subprocess.Popen[str]) -> str:
     return "".join(lines.get() for _ in range(lines.qsize()))
 
 
-def client(url: str, token: str | None) -> Client:
+def client(url: str, token: str | None, **options: Any) -> Client:
+    """A client of ``url`` with ``token``; ``options`` for ``Client`` (an elicitation
+    callback)."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    return Client(streamable_http_client(url, http_client=create_mcp_http_client(headers=headers)))
+    return Client(streamable_http_client(url, http_client=create_mcp_http_client(headers=headers)),
+                  **options)
 
 
 def text_of(result: Any) -> str:

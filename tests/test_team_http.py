@@ -10,12 +10,13 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
+import mcp_types as types
 import pytest
 import yaml
 from conftest import SAMPLE_DATA, stop_process
 from cryptography.hazmat.primitives.asymmetric import rsa
 from identity_provider import IdentityProvider, identity_provider
-from team_servers import NL2SQL_MCP, call, start_server, status
+from team_servers import NL2SQL_MCP, call, client, start_server, status, text_of
 
 GROUPS = {"analysts": {"databases": ["chinook"]},
           "curators": {"databases": ["*"], "curator": True}}
@@ -81,3 +82,26 @@ def test_auth_token_and_users_do_not_mix(team_config: Path, tmp_path: Path) -> N
     assert done.returncode == 2
     assert "is for a one-user server" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+async def test_only_a_person_who_may_curate_is_asked_to_confirm(
+        team_server: str, idp: IdentityProvider) -> None:
+    """An analyst's client can ask its person (elicitation), but their accept stays a proposal
+    whatever they answer: they are not asked; a curator's accept verifies at once."""
+    asked: list[types.ElicitRequestParams] = []
+
+    async def answer(context: object, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params)
+        return types.ElicitResult(action="accept", content={})
+
+    for name, group, expected in (("ana", "analysts", "Proposed "),
+                                  ("cora", "curators", "is the verified answer")):
+        async with client(team_server, idp.token(name, [group]),
+                          elicitation_callback=answer) as session:
+            await session.call_tool("db_execute_sql", {
+                "db_id": "chinook", "query": "SELECT count(*) AS artists FROM Artist",
+                "nl_query": "How many artists are there?", "output_file": "artists"})
+            accepted = text_of(await session.call_tool("saved_query_accept",
+                                                       {"csv_file": "artists"}))
+        assert expected in accepted.split("\n")[0], accepted
+    assert asked == []

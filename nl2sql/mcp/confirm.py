@@ -1,8 +1,8 @@
 """Asking the person behind an MCP client to confirm what a model proposed.
 
 A tool whose operation ``asks_person`` (``saved_query_accept``) only makes a proposal. When the
-client declares the elicitation capability (form mode), the tool then asks the person through
-the client: accept makes it the verified answer (``accepted_by`` = the person), decline rejects
+client declares the elicitation capability (form mode) and its user may curate the database,
+the tool then asks the person through the client: accept makes it the verified answer (``accepted_by`` = the person), decline rejects
 it, cancel leaves it waiting for ``nl2sql-ask --accept ID``. The question is the SDK's
 ``Resolve``/``Elicit`` resolver, so it works on every protocol version: a request to the client
 in the middle of the call (2025-11-25 and before), or an ``InputRequiredResult`` the client
@@ -23,6 +23,7 @@ from mcp.server.mcpserver.resolve import Elicit, Resolve
 from pydantic import BaseModel
 
 from nl2sql._worker import run_in_worker
+from nl2sql.access.permissions import can
 from nl2sql.mcp.callers import authenticated_caller, request_ops
 from nl2sql.mcp.edge import tool_errors
 from nl2sql.operations.recorded import call_recorded
@@ -54,9 +55,11 @@ def confirming_tool(op: Operation) -> Any:
 
     async def propose(ctx: Context, arguments: dict[str, Any]) -> AcceptResult | Elicit[Any]:
         result: AcceptResult = await _run(op, ctx, _ops_call(op, ctx, arguments))
-        if result.answer.state != "proposed" or not can_elicit(ctx):
-            return result
-        return Elicit(_message(result.answer), Confirmation)
+        proposal = result.answer
+        if proposal.state != "proposed" or not can_elicit(ctx) \
+                or not can(request_ops().caller, "curate", proposal.db_id):
+            return result  # nobody to ask: only a person who may curate it confirms it
+        return Elicit(_message(proposal), Confirmation)
 
     proposal = face_function(op, ("ctx", Context), propose, name=f"{op.name}_proposal")
     proposal.__annotations__["return"] = AcceptResult | Elicit[Confirmation]
