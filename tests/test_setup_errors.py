@@ -40,6 +40,8 @@ COMMANDS = [
     (["nl2sql-secrets", "rotate-key"], "db id"),
     (["nl2sql-ask", "How many books?", "--model", "openai:gpt-4o-mini"], "agent shape"),
     (["nl2sql-eval", "--set", "bookstore", "--predictions", "p.jsonl"], "field"),
+    (["nl2sql-audit", "--json"], "yaml"),
+    (["nl2sql-web"], "include_sample"),
 ]
 
 
@@ -63,6 +65,21 @@ def test_a_broken_dbs_yaml_exits_2_with_one_line(tmp_path: Path, argv: list[str]
         done.stderr
     assert expected in done.stderr
     assert config.read_text() == text  # nl2sql-secrets changed nothing
+
+
+@pytest.mark.parametrize("argv", [c[0] for c in COMMANDS], ids=[c[0][0] for c in COMMANDS])
+def test_every_command_reports_a_mistake_in_the_agent_block(tmp_path: Path,
+                                                            argv: list[str]) -> None:
+    """The ``agent:`` block is checked by every command that reads dbs.yaml, not only by the
+    ones that run an agent."""
+    config = tmp_path / "dbs.yaml"
+    config.write_text("agent:\n  history_tokens: -5\n")
+    done = _run([*argv, "--config", str(config)], tmp_path,
+                NL2SQL_SECRETS_KEY_FILE=str(tmp_path / "secret.key"))
+    assert done.returncode == 2 and done.stdout == "", done.stderr
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.startswith(f"error: {config} line 2: 'agent:' setting 'history_tokens'")
+    assert done.stderr.endswith("; fix or remove it.\n"), done.stderr
 
 
 @pytest.mark.parametrize("kind", BROKEN)
