@@ -255,8 +255,8 @@ def test_stop_stops_the_running_query_on_postgres(open_page: Any, site: Site) ->
     page.get_by_label("Database").select_option("harbour_pg")
     page.get_by_label("Question").fill(ENDLESS_QUESTION)
     page.get_by_label("Question").press("Control+Enter")  # the keyboard asks too
-    _wait(lambda: _pg_busy(site.pg_dbname) >= 1, within=30)
     expect(page.get_by_role("status")).to_contain_text("Running the query")
+    _wait(lambda: _pg_busy(site.pg_dbname) >= 1, within=30)
     page.get_by_role("button", name="Stop").click()
     expect(page.get_by_role("status")).to_contain_text("Stopped")
     stopped_in = _wait(lambda: _pg_busy(site.pg_dbname) == 0, within=5)
@@ -268,6 +268,26 @@ def test_stop_stops_the_running_query_on_postgres(open_page: Any, site: Site) ->
     _wait(cancelled_ask, within=10)
     answer = ask(page, FLEET, "harbour")  # the page and the server go on
     expect(answer.locator(".sql code")).to_contain_text("GROUP BY flag")
+
+
+def test_the_controls_wait_for_the_script(open_page: Any, site: Site) -> None:
+    """Until app.js runs, Enter in the question and a click on Ask would do nothing (or post the
+    form and show raw JSON lines): those controls come disabled and the script enables them.
+    (On a loaded machine the browser tests typed before the script ran.)"""
+    expect = playwright_api.expect
+    page = open_page()
+    page.goto(site.url)
+    held: list[Any] = []
+    page.route("**/static/app.js", lambda route: held.append(route))
+    page.get_by_label("Token").fill(site.tokens["ines"])
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_text("Signed in as")).to_contain_text("ines")
+    expect(page.get_by_label("Question")).to_be_disabled()
+    expect(page.get_by_role("button", name="Ask")).to_be_disabled()
+    assert len(held) == 1
+    held[0].continue_()
+    expect(page.get_by_label("Question")).to_be_editable()
+    expect(page.get_by_role("button", name="Ask")).to_be_enabled()
 
 
 def test_the_mcp_endpoint_serves_the_same_users(site: Site) -> None:

@@ -98,6 +98,7 @@ async function act(button) {
   const data = await response.json().catch(() => ({error: response.statusText}));
   if (response.ok) {
     box.innerHTML = data.html;
+    enhance(box);
   } else {
     button.disabled = false;
     const note = document.createElement("p");
@@ -157,8 +158,15 @@ function compare(a, b) {
   return a.localeCompare(b, undefined, {numeric: true});
 }
 
+// Controls that need this script come disabled (data-script): before it runs, a click would do
+// nothing and Ask would post the form and show raw JSON lines. Enabled here, after the
+// listeners are in place.
 function enhance(root) {
   if (!root) return;
+  root.querySelectorAll("[data-script]").forEach((control) => {
+    control.removeAttribute("data-script");
+    control.disabled = false;
+  });
   root.querySelectorAll("[data-table]").forEach(pagedTable);
 }
 
