@@ -228,9 +228,13 @@ POSTGRES_TABLES = frozenset({
     "information_schema.foreign_server_options", "information_schema._pg_foreign_servers",
     # other sessions' SQL text (an ALTER ROLE ... PASSWORD, other users' values)
     "pg_stat_activity", "pg_stat_statements",
-    # settings and configuration files (primary_conninfo, archive commands, per-role settings)
+    # settings and configuration files (primary_conninfo, archive commands, per-role settings,
+    # also as pg_roles.rolconfig and pg_user.useconfig)
     "pg_settings", "pg_file_settings", "pg_hba_file_rules", "pg_ident_file_mappings",
-    "pg_db_role_setting",
+    "pg_db_role_setting", "pg_roles", "pg_user",
+    # planner statistics keep sampled values of every column they cover, the credential
+    # catalogues' too once analysed (pg_subscription's connection string, pg_authid's hashes)
+    "pg_statistic", "pg_stats", "pg_statistic_ext_data", "pg_stats_ext", "pg_stats_ext_exprs",
 })
 MYSQL_TABLES = frozenset({
     # password hashes, federated servers' and replication sources' passwords
@@ -244,6 +248,11 @@ MYSQL_TABLES = frozenset({
     "performance_schema.user_variables_by_thread", "sys.processlist", "sys.x$processlist",
     "sys.session", "sys.x$session", "mysql.general_log", "mysql.slow_log",
     "information_schema.innodb_trx", "sys.innodb_lock_waits", "sys.x$innodb_lock_waits",
+    "sys.schema_table_lock_waits", "sys.x$schema_table_lock_waits",
+    "information_schema.query_cache_info",
+    # engine-independent statistics keep each column's smallest and largest value and a
+    # histogram: mysql.servers' passwords once it is analysed
+    "mysql.column_stats",
 })
 MYSQL_TABLE_PREFIXES = ("performance_schema.events_statements_", "sys.statement",
                         "sys.x$statement")
@@ -251,7 +260,9 @@ DUCKDB_TABLES = frozenset({"duckdb_secrets", "duckdb_settings", "pg_settings", "
                            "duckdb_variables", "pg_prepared_statements"})
 
 #: Settings whose value may be a credential (a password, a key, a connection string, a
-#: command): ``current_setting`` may read only other settings, named by a literal.
+#: command), and custom settings (a dotted name: ``ALTER DATABASE ... SET app.api_pwd``,
+#: where applications keep their own values): ``current_setting`` may read only other
+#: settings, named by a literal.
 SECRET_SETTING = re.compile(
-    r"password|passphrase|secret|token|key|credential|conninfo|command|proxy|auth",
-    re.IGNORECASE)
+    r"pass|pwd|secret|token|key|cred|conninfo|connection_string|dsn|jwt|private|command"
+    r"|proxy|auth|\.", re.IGNORECASE)

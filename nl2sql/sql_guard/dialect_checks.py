@@ -77,9 +77,9 @@ def secret_settings(query: CheckedQuery) -> None:
         name = string_value(args[0], query.text) if args else None
         if name is None or SECRET_SETTING.search(name):
             raise messages.reject(
-                "current_setting() may read only a setting named by a string literal that "
-                "holds no credential (no password, key, token, connection string or "
-                "command); remove it.")
+                "current_setting() may read only a built-in setting named by a string "
+                "literal that holds no credential (no password, key, token, connection "
+                "string or command; no custom app.name setting); remove it.")
 
 
 def duckdb_functions(query: CheckedQuery) -> None:
