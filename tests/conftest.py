@@ -29,6 +29,7 @@ from nl2sql.workspace.csv_dialect import format_value
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.config.bundled import bookstore_script_path
 from nl2sql.config.sample import ensure_bookstore
+from mariadb_server import PrivateMariaDB, mariadb_unavailable_reason
 from spark_server import SparkConnectServer, load_sqlite, spark_unavailable_reason
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -382,12 +383,18 @@ MY_PORT = int(os.environ.get("NL2SQL_TEST_MYSQL_PORT", "3306"))
 MY_USER = os.environ.get("NL2SQL_TEST_MYSQL_USER", "root")
 
 
-def mysql_admin(dbname: str | None = None, **extra: object) -> Any:
-    """An admin PyMySQL connection; scripts may hold several statements (ANSI quotes)."""
+#: Where the shared test server is; a private server's ``address`` replaces it.
+MY_ADDRESS: dict[str, Any] = {"host": MY_HOST, "port": MY_PORT, "user": MY_USER}
+
+
+def mysql_admin(dbname: str | None = None, *, address: dict[str, Any] | None = None,
+                **extra: object) -> Any:
+    """An admin PyMySQL connection (to the shared server, or the one at ``address``); scripts
+    may hold several statements (ANSI quotes)."""
     import pymysql
     from pymysql.constants import CLIENT
 
-    conn = pymysql.connect(host=MY_HOST, port=MY_PORT, user=MY_USER, database=dbname,
+    conn = pymysql.connect(**(address or MY_ADDRESS), database=dbname,
                            autocommit=True, client_flag=CLIENT.MULTI_STATEMENTS,
                            charset="utf8mb4", **extra)
     with conn.cursor() as cursor:
@@ -395,8 +402,9 @@ def mysql_admin(dbname: str | None = None, **extra: object) -> Any:
     return conn
 
 
-def run_mysql_script(dbname: str, script: str) -> None:
-    conn = mysql_admin(dbname)
+def run_mysql_script(dbname: str, script: str, *, address: dict[str, Any] | None = None
+                     ) -> None:
+    conn = mysql_admin(dbname, address=address)
     try:
         with conn.cursor() as cursor:
             cursor.execute(script)
@@ -417,6 +425,24 @@ def mysql_server() -> str:
             pytest.fail(f"{reason}; MySQL tests are mandatory when CI=true.")
         pytest.skip(reason)
     return f"{MY_HOST}:{MY_PORT}"
+
+
+@pytest.fixture(scope="session")
+def private_mariadb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrivateMariaDB]:
+    """A MariaDB server of this session's own (``tests/mariadb_server.py``) for the tests that
+    change GLOBAL variables: the shared server is used by concurrent tests (xdist workers).
+    Skipped with the reason when MariaDB's server programs are missing (a failure under CI)."""
+    reason = mariadb_unavailable_reason()
+    if reason:
+        if IN_CI:
+            pytest.fail(f"{reason}; the private MariaDB tests are mandatory when CI=true.")
+        pytest.skip(reason)
+    server = PrivateMariaDB(tmp_path_factory.mktemp("mariadb"))
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
 
 
 @pytest.fixture(scope="session")
@@ -506,8 +532,9 @@ def mysql_db(request: pytest.FixtureRequest, db_id: str, *, script: str | None =
                      insert, text_rows, dbname=dbname)
 
 
-def mysql_config(db_id: str, dbname: str, **extra: object) -> DbConnectionConfig:
-    settings: dict[str, object] = {"host": MY_HOST, "port": MY_PORT, "user": MY_USER, **extra}
+def mysql_config(db_id: str, dbname: str, *, address: dict[str, Any] | None = None,
+                 **extra: object) -> DbConnectionConfig:
+    settings: dict[str, object] = {**(address or MY_ADDRESS), **extra}
     return DbConnectionConfig(db_id=db_id, type=DatabaseType.MYSQL, dbname=dbname, **settings)
 
 

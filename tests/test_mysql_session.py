@@ -1,15 +1,18 @@
 """MySQL/MariaDB sessions read every query the way the guard does and carry nothing from one
 call to the next: the session's sql_mode is pinned on connect (a server whose global mode has
 NO_BACKSLASH_ESCAPES or ANSI_QUOTES would otherwise run what the guard took for a string), and
-a user variable set by one call is gone in the next."""
+a user variable set by one call is gone in the next. The global mode is changed on a private
+server of the session's own (``private_mariadb``): tests running beside it on the shared server
+must not see it."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
-from conftest import mysql_admin
+from conftest import mysql_admin, mysql_config, run_mysql_script
 from guard_corpus import SCHEMA
 
 from nl2sql.db.base import create_connection, create_operations
@@ -52,10 +55,29 @@ def mysql_ops(make_db) -> Iterator[Any]:  # noqa: ANN001
     connection.dispose()
 
 
+@pytest.fixture
+def private_ops(private_mariadb) -> Iterator[tuple[Any, dict[str, Any]]]:  # noqa: ANN001
+    """The operations over a database of the private server, and the server's address."""
+    address, dbname = private_mariadb.address, f"nl2sql_session_{uuid.uuid4().hex[:8]}"
+    admin = mysql_admin(address=address)
+    with admin.cursor() as cursor:
+        cursor.execute(f"CREATE DATABASE `{dbname}`")
+    try:
+        run_mysql_script(dbname, SCHEMA["mysql"], address=address)
+        connection = create_connection(mysql_config("session", dbname, address=address))
+        yield create_operations(connection, DbInfo(db_id="session", db_type="mysql")), address
+        connection.dispose()
+    finally:
+        with admin.cursor() as cursor:
+            cursor.execute(f"DROP DATABASE IF EXISTS `{dbname}`")
+        admin.close()
+
+
 @pytest.mark.parametrize("mode", ["NO_BACKSLASH_ESCAPES", "ANSI_QUOTES", "ANSI"])
-def test_session_sql_mode_is_pinned_whatever_the_servers_global_mode(mysql_ops, mode: str
+def test_session_sql_mode_is_pinned_whatever_the_servers_global_mode(private_ops, mode: str
                                                                      ) -> None:  # noqa: ANN001
-    admin = mysql_admin()
+    mysql_ops, address = private_ops
+    admin = mysql_admin(address=address)
     with admin.cursor() as cursor:
         cursor.execute("SELECT @@GLOBAL.sql_mode")
         saved = cursor.fetchone()[0]

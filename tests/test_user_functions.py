@@ -2,7 +2,9 @@
 PostgreSQL ``SECURITY DEFINER`` function that writes a row through dblink, and a MariaDB stored
 function named like a built-in that runs ``SET GLOBAL``, called directly, schema-qualified and
 through views. Each probe is also run with the parser guard off, to show the side effect is
-real: only the user-function check (or a read-only login) stops it."""
+real: only the user-function check (or a read-only login) stops it. The MariaDB probes run on a
+private server of the session's own (``private_mariadb``): their global is not one that tests
+running beside them on the shared server see, or change."""
 
 from __future__ import annotations
 
@@ -181,15 +183,16 @@ def test_postgres_annotation_does_not_sample_a_view_that_calls_a_user_function(
 # -- MariaDB ----------------------------------------------------------------------------------
 
 @contextmanager
-def mariadb_probe_database(prefix: str, *statements: str
+def mariadb_probe_database(address: dict[str, Any], prefix: str, *statements: str
                            ) -> Iterator[tuple[str, Any, int, Callable[[], int]]]:
-    """A throwaway MariaDB database holding ``t (id, name)`` with one row, then
+    """A throwaway database on the MariaDB server at ``address`` (the private one: the probes
+    change a global) holding ``t (id, name)`` with one row, then
     ``statements`` (``{lowered}``: the global ``max_prepared_stmt_count`` minus one, what the
     probes' stored functions set it to: their side effect). Yields the database's name, the
     admin connection (in it), the global's value before, and a reader of it; drops the
     database and restores the global after."""
     dbname = f"{prefix}_{uuid.uuid4().hex[:8]}"
-    admin = mysql_admin()
+    admin = mysql_admin(address=address)
     with admin.cursor() as cursor:
         cursor.execute("SELECT @@GLOBAL.max_prepared_stmt_count")
         before = cursor.fetchone()[0]
@@ -215,9 +218,9 @@ def mariadb_probe_database(prefix: str, *statements: str
 
 
 @pytest.fixture
-def mysql_functions(mysql_server: str) -> Iterator[tuple[str, Any]]:
+def mysql_functions(private_mariadb: Any) -> Iterator[tuple[str, Any, dict[str, Any]]]:
     with mariadb_probe_database(
-            "nl2sql_fn",
+            private_mariadb.address, "nl2sql_fn",
             "CREATE FUNCTION format_bytes(x int) RETURNS int DETERMINISTIC "
             "BEGIN SET GLOBAL max_prepared_stmt_count = {lowered}; RETURN x; END",
             "CREATE FUNCTION strpos(a text, b text) RETURNS int DETERMINISTIC "
@@ -225,7 +228,7 @@ def mysql_functions(mysql_server: str) -> Iterator[tuple[str, Any]]:
             "CREATE VIEW fb_view AS SELECT format_bytes(1) AS x",
             "CREATE VIEW outer_view AS SELECT * FROM fb_view") as (dbname, _admin, _before,
                                                                    global_value):
-        yield dbname, global_value
+        yield dbname, global_value, private_mariadb.address
 
 
 @pytest.mark.parametrize(("sql", "function"), [
@@ -238,9 +241,10 @@ def mysql_functions(mysql_server: str) -> Iterator[tuple[str, Any]]:
     ("SELECT strpos(name, 'a') FROM t", "strpos"), ("SELECT STRPOS('ab', 'b') AS p", "strpos")])
 def test_mariadb_stored_function_is_refused_and_global_unchanged(mysql_functions,  # noqa: ANN001
                                                                  sql: str, function: str) -> None:
-    dbname, global_value = mysql_functions
+    dbname, global_value, address = mysql_functions
     before = global_value()
-    _refused_then_run_unguarded(mysql_config("myfn", dbname), sql.format(db=dbname),
+    _refused_then_run_unguarded(mysql_config("myfn", dbname, address=address),
+                                sql.format(db=dbname),
                                 f"user-defined function.*{function}",
                                 lambda: global_value() == before,
                                 lambda: global_value() == before - 1)
@@ -251,12 +255,13 @@ def test_mariadb_annotation_skips_the_views_and_goes_on(mysql_functions, tmp_pat
     """A view calling the SET GLOBAL function is not sampled; one calling a function that
     writes a table (MariaDB cannot even describe it to a read-only session: error 1792) is
     left out with one line; the other tables are annotated."""
-    dbname, global_value = mysql_functions
+    dbname, global_value, address = mysql_functions
     run_mysql_script(dbname, "CREATE TABLE log (n int); CREATE FUNCTION ins() RETURNS int "
                              "BEGIN INSERT INTO log VALUES (1); RETURN 1; END; "
-                             "CREATE VIEW ins_view AS SELECT ins() AS x, name FROM t")
+                             "CREATE VIEW ins_view AS SELECT ins() AS x, name FROM t",
+                     address=address)
     before = global_value()
-    info = annotate_database(mysql_config("myfn", dbname), tmp_path).db_info
+    info = annotate_database(mysql_config("myfn", dbname, address=address), tmp_path).db_info
     assert global_value() == before
     assert info.table("t").sample_data_csv and not info.table("fb_view").sample_data_csv
     assert info.table("ins_view") is None

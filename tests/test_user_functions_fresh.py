@@ -105,10 +105,13 @@ def test_postgres_row_lookup_sees_a_replaced_view_at_once(pg_fresh) -> None:  # 
 # -- MariaDB ----------------------------------------------------------------------------------
 
 @pytest.fixture
-def mysql_fresh(mysql_server: str) -> Iterator[tuple[Any, Any, str, Any]]:
-    with mariadb_probe_database("nl2sql_new", "CREATE VIEW plain AS SELECT id FROM t") as (
+def mysql_fresh(private_mariadb: Any) -> Iterator[tuple[Any, Any, str, Any]]:
+    """A database on the private server (the probes change a global), its operations."""
+    with mariadb_probe_database(private_mariadb.address, "nl2sql_new",
+                                "CREATE VIEW plain AS SELECT id FROM t") as (
             dbname, admin, before, global_value):
-        connection, ops = _operations(mysql_config("mynew", dbname))
+        connection, ops = _operations(mysql_config("mynew", dbname,
+                                                   address=private_mariadb.address))
 
         def admin_run(*statements: str) -> None:
             with admin.cursor() as cursor:
@@ -183,7 +186,8 @@ def test_mariadb_views_over_views_created_after_the_read(mysql_fresh) -> None:  
         admin_run(f"DROP DATABASE IF EXISTS `{side}`")
 
 
-def test_mariadb_schema_qualified_call_into_another_database(mysql_fresh) -> None:  # noqa: ANN001
+def test_mariadb_schema_qualified_call_into_another_database(mysql_fresh, private_mariadb  # noqa: ANN001
+                                                           ) -> None:
     """A function of another database, called qualified (any case, quoted or not), or through
     a view of that database (whose definition names it bare) or of this one: refused by the
     next call, unless allowed_functions lists it."""
@@ -203,7 +207,8 @@ def test_mariadb_schema_qualified_call_into_another_database(mysql_fresh) -> Non
         _rows(ops, probes[2], validate=False)
         assert global_value() == before - 1
         connection, allowed = _operations(mysql_config(
-            "mynew", dbname, allowed_functions=[f"{side}.format_bytes"]))
+            "mynew", dbname, address=private_mariadb.address,
+            allowed_functions=[f"{side}.format_bytes"]))
         try:
             assert _rows(allowed, "SELECT x FROM cross_view") == 1
         finally:
@@ -212,7 +217,8 @@ def test_mariadb_schema_qualified_call_into_another_database(mysql_fresh) -> Non
         admin_run(f"DROP DATABASE IF EXISTS `{side}`")
 
 
-def test_mariadb_view_whose_definition_the_login_cannot_read_is_refused(mysql_fresh) -> None:  # noqa: ANN001
+def test_mariadb_view_whose_definition_the_login_cannot_read_is_refused(  # noqa: ANN001
+        mysql_fresh, private_mariadb) -> None:
     """A login with SELECT but without SHOW VIEW sees a view's definition empty, while the view
     runs as its definer: it is refused (guard off: the function runs)."""
     admin_run, _ops, dbname, global_value = mysql_fresh
@@ -221,7 +227,8 @@ def test_mariadb_view_whose_definition_the_login_cannot_read_is_refused(mysql_fr
     admin_run(MY_FUNCTION, "CREATE VIEW fb_view AS SELECT format_bytes(1) AS x",
               *(f"CREATE USER '{user}'@'{host}' IDENTIFIED BY 'pw'" for host in ("%", "localhost")),
               *(f"GRANT SELECT ON `{dbname}`.* TO '{user}'@'{host}'" for host in ("%", "localhost")))
-    connection, ops = _operations(mysql_config("mysel", dbname, user=user, password="pw"))
+    connection, ops = _operations(mysql_config("mysel", dbname, address={
+        **private_mariadb.address, "user": user}, password="pw"))
     try:
         assert _rows(ops, "SELECT id FROM t") == 1
         with pytest.raises(QueryRejectedError, match="grant the login SHOW VIEW"):
