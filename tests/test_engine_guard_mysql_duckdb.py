@@ -21,6 +21,9 @@ from nl2sql.errors import Nl2SqlError, QueryRejectedError
 from nl2sql.inspection import DbSchemaExtractor
 
 PRIVATE_DIR = Path(tempfile.gettempdir()) / f"nl2sql_engine_guard_{uuid.uuid4().hex[:10]}"
+#: The corpus's named lock 'guard', renamed per process: a lock name is server-wide, and a
+#: concurrent run's GET_LOCK would show in this run's snapshot.
+LOCK = f"nl2sql_guard_{uuid.uuid4().hex[:10]}"
 TIMEOUT = 0.5
 
 
@@ -33,7 +36,8 @@ class Sink:
 
 
 def _private(sql: str) -> str:
-    return sql.replace("/tmp/guard_", f"{PRIVATE_DIR}/guard_")
+    return sql.replace("/tmp/guard_", f"{PRIVATE_DIR}/guard_").replace("_LOCK('guard'",
+                                                                        f"_LOCK('{LOCK}'")
 
 
 def _files() -> list[str]:
@@ -100,7 +104,7 @@ def _mysql_target_in(admin: Any, dbname: str, user: str
                                "TABLE_SCHEMA = %s ORDER BY 1", (dbname,))
                 tables = cursor.fetchall()
                 cursor.execute("SELECT @@GLOBAL.max_connections, @@GLOBAL.sql_mode, "
-                               "IS_USED_LOCK('guard')")
+                               "IS_USED_LOCK(%s)", (LOCK,))
                 settings = cursor.fetchall()
             return {"rows": rows, "tables": tables, "settings": settings, "files": _files()}
 

@@ -14,6 +14,8 @@ JVM property) also assert no file and no property appears.
 from __future__ import annotations
 
 import shutil
+import tempfile
+import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +36,9 @@ from nl2sql.sql_guard import validate_read_only
 DIALECTS = ("sqlite", "postgres", "mysql", "duckdb", "spark")
 PAYLOAD = "987654321 + 1 AS leak"
 MARKER = "987654322"
-PROBE = Path("/tmp/nl2sql_lexing_probe")
+#: Spark's TRANSFORM probe touches this file: one name per process, so a concurrent run's probe
+#: never shows in this run's snapshot.
+PROBE = Path(tempfile.gettempdir()) / f"nl2sql_lexing_probe_{uuid.uuid4().hex[:10]}"
 SPARK_TOUCH = f'TRANSFORM(a) USING "touch {PROBE}" AS (out STRING) FROM t'
 SPARK_REFLECT = 'reflect("java.lang.System", "setProperty", "nl2sql.lexing", "x") AS r'
 

@@ -12,6 +12,8 @@ and a least-privilege principal stop those (docs/backends.md, "Spark (Spark Conn
 from __future__ import annotations
 
 import shutil
+import tempfile
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +28,15 @@ from nl2sql.sql_guard import validate_read_only
 
 SPARK_DENIED = [case for case in DENIED if case.dialect == "spark"]
 SPARK_ALLOWED = [case for case in ALLOWED if case.dialect == "spark"]
-PROBES = [Path("/tmp/nl2sql_spark_guard_dir"), Path("/tmp/nl2sql_spark_guard_probe")]
+#: The corpus writes its probe files under /tmp/nl2sql_spark_guard*; the engine runs move them
+#: into a folder of this process's own, so a concurrent run's files never show in this snapshot.
+PRIVATE_DIR = Path(tempfile.gettempdir()) / f"nl2sql_spark_guard_{uuid.uuid4().hex[:10]}"
+PROBES = [PRIVATE_DIR / "nl2sql_spark_guard_dir", PRIVATE_DIR / "nl2sql_spark_guard_probe"]
+
+
+def _private(sql: str) -> str:
+    return sql.replace("/tmp/nl2sql_spark_guard", f"{PRIVATE_DIR}/nl2sql_spark_guard")
+
 #: Denied cases that a Spark server runs even wrapped as a subquery with runSQLOnFiles=false:
 #: JVM reflection, script transformation and XML options naming an XSD file are plain query
 #: expressions to Spark, and no setting turns them off. The parser refuses them; a principal without those rights (Unity
@@ -94,6 +104,8 @@ class _Sink:
 
 @pytest.fixture(scope="module")
 def target(request: pytest.FixtureRequest, spark_server):  # noqa: ANN001, ANN201
+    PRIVATE_DIR.mkdir(exist_ok=True)
+    request.addfinalizer(lambda: shutil.rmtree(PRIVATE_DIR, ignore_errors=True))
     for probe in PROBES:
         shutil.rmtree(probe, ignore_errors=True) if probe.is_dir() else probe.unlink(
             missing_ok=True)
@@ -138,7 +150,7 @@ def test_engine_layer_holds_for_every_denied_case_but_the_listed_gaps(target) ->
     slipped, changed = set(), {}
     for case in SPARK_DENIED:
         try:
-            ops.execute_select_query(case.sql, _Sink(), validate=False)
+            ops.execute_select_query(_private(case.sql), _Sink(), validate=False)
         except (QueryExecutionError, QueryTimeoutError) as exc:
             # Refused by Spark's parser or analyzer before anything ran (checked at the end).
             assert "\n" not in str(exc)
