@@ -191,12 +191,15 @@ MYSQL_PROBES = [
 
 
 @pytest.fixture
-def mysql_probe_secrets(mysql_server: str) -> Iterator[tuple[str, str]]:
+def mysql_probe_secrets(private_mariadb: Any) -> Iterator[tuple[str, str, dict[str, Any]]]:
     """A database and a federated server whose password the server's statistics then hold
-    (ANALYZE TABLE mysql.servers); the server, its statistics and the database dropped after."""
+    (ANALYZE TABLE mysql.servers); the server, its statistics and the database dropped after.
+    On the private server: mysql.servers' statistics are server-wide, and a concurrent run
+    deleting them after its own test would take this run's control away."""
     suffix = uuid.uuid4().hex[:8]
     dbname, server, secret = f"nl2sql_probe_{suffix}", f"nl2sql_probe_{suffix}", f"pw{suffix}x"
-    admin = mysql_admin()
+    address = private_mariadb.address
+    admin = mysql_admin(address=address)
     try:
         with admin.cursor() as cursor:
             cursor.execute(f"CREATE DATABASE `{dbname}`")
@@ -208,7 +211,7 @@ def mysql_probe_secrets(mysql_server: str) -> Iterator[tuple[str, str]]:
                            f"PASSWORD '{secret}')")
             cursor.execute("ANALYZE TABLE mysql.servers PERSISTENT FOR ALL")
             cursor.fetchall()
-        yield dbname, secret
+        yield dbname, secret, address
     finally:
         with admin.cursor() as cursor:
             cursor.execute(f"DROP SERVER IF EXISTS {server}")
@@ -219,9 +222,10 @@ def mysql_probe_secrets(mysql_server: str) -> Iterator[tuple[str, str]]:
         admin.close()
 
 
-def test_mysql_outside_probes_as_root(mysql_probe_secrets: tuple[str, str]) -> None:
-    dbname, secret = mysql_probe_secrets
-    connection = create_connection(mysql_config("my", dbname))
+def test_mysql_outside_probes_as_root(mysql_probe_secrets: tuple[str, str, dict[str, Any]]
+                                      ) -> None:
+    dbname, secret, address = mysql_probe_secrets
+    connection = create_connection(mysql_config("my", dbname, address=address))
     ops = create_operations(connection, DbInfo(db_id="my", db_type="mysql"))
     try:
         through = _probe(ops, MYSQL_PROBES, secret, "SELECT count(*) FROM t")
