@@ -2,7 +2,8 @@
 them behind a load balancer: users with their own tokens (``nl2sql-secrets add-user``) and an
 identity provider's JWT users see only their groups' databases on either server; no token, a
 wrong one and an expired JWT get 401; an analyst's accept on one server is a proposal served
-nowhere, a curator's accept on the other is then served (no model request); ``nl2sql-audit
+nowhere, a curator's accept on the other is then served (no model request); users added or
+removed while the servers run are let in or refused at once (no restart); ``nl2sql-audit
 --json`` shows every call with its user, tool, database, SQL and outcome, the refused one too;
 and many users' mixed calls over both servers all succeed, each with its audit record."""
 
@@ -103,6 +104,10 @@ async def test_two_servers_one_store_users_groups_curation_and_audit(
         assert accepted.startswith("Proposed ")
         by_model = Script([final("SELECT 275 AS artists")])
         assert nl2sql.ask(QUESTION, config=config, model=by_model.model).source == "model"
+        for url, token in ((url_a, ana), (url_b, jim)):  # nor shown as an example by either
+            async with client(url, token) as session:
+                prompt = await session.get_prompt("ask_database", {"question": QUESTION})
+            assert SQL not in prompt.messages[0].content.text
 
         # A curator's accept on the second server is served everywhere, with no model request.
         async with client(url_b, cora) as session:
@@ -119,6 +124,16 @@ async def test_two_servers_one_store_users_groups_curation_and_audit(
         async with client(url_a, jim) as session:
             prompt = await session.get_prompt("ask_database", {"question": QUESTION})
         assert SQL in prompt.messages[0].content.text  # the first server shows it as an example
+
+        # Users are looked up in the shared store at every request: one added while both
+        # servers run is let in by both at once, and one removed is refused by both at once.
+        bob = add_user(config, "bob", "analysts")
+        assert status(url_a, bob) == status(url_b, bob) == 200
+        assert "- chinook (sqlite)" in (await call(url_b, bob, "db_list"))[1]
+        secrets = subprocess.run([str(BIN / "nl2sql-secrets"), "remove-user", "bob", "--config",
+                                  str(config)], capture_output=True, text=True, timeout=60)
+        assert secrets.returncode == 0, secrets.stderr
+        assert status(url_a, bob) == status(url_b, bob) == 401
     finally:
         log_a, log_b = stop_server(first), stop_server(second)  # both flush their audit trail
     assert "Traceback" not in log_a + log_b
