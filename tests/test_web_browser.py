@@ -5,7 +5,8 @@ are not in the repository, users, an identity provider) for the whole module; ea
 in in browser contexts of its own. Every request the browser makes is checked to stay on
 127.0.0.1 (anything else is aborted and fails the test).
 
-``WEB_SCREENSHOT=docs/web-screenshot.png`` writes the answer's screenshot for docs/web.md."""
+``WEB_SCREENSHOT=docs/img/web.png`` writes the screenshot of docs/web.md (an answer on the
+bundled bookstore)."""
 
 from __future__ import annotations
 
@@ -27,12 +28,13 @@ from mcp_processes import start_serving
 from team_servers import call
 from test_cancelled_queries import _pg_busy
 from test_stopping_signals import _wait
-from web_harbour import (BUSIEST, ENDLESS_QUESTION, FLEET, FOLLOW_UP,
+from web_harbour import (BUSIEST, ENDLESS_QUESTION, FLEET, FOLLOW_UP, GENRES, GENRES_SQL,
                          CandidateSql, annotate, harbour_script, stub_responder, write_config)
 
 from conftest import (PG_HOST, PG_PORT, PG_USER, _create_database, _drop_database,
                       run_pg_script, stop_process)
 from nl2sql.access.users import add_user
+from nl2sql.config.bundled import bookstore_script_path
 from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.store.store import Store
 
@@ -105,12 +107,14 @@ def browser() -> Iterator[Any]:
 @pytest.fixture
 def open_page(browser: Any, site: Site) -> Iterator[Callable[..., Any]]:
     """A page in a browser context of its own (its own cookies); every request it makes must
-    go to 127.0.0.1: others are aborted and fail the test."""
-    contexts, outside = [], []
+    go to 127.0.0.1: others are aborted and fail the test (and the guard must have seen the
+    page's own requests, so an empty list is not a guard that never ran)."""
+    contexts, outside, local = [], [], []
 
     def guard(route: Any) -> None:
         url = route.request.url
         if url.startswith(("data:", "about:")) or urlsplit(url).hostname in LOCAL_HOSTS:
+            local.append(url)
             route.continue_()
         else:
             outside.append(url)
@@ -127,6 +131,7 @@ def open_page(browser: Any, site: Site) -> Iterator[Callable[..., Any]]:
     for context in contexts:
         context.close()
     assert outside == [], f"requests left the machine: {outside}"
+    assert not contexts or any(url.endswith("/static/app.js") for url in local)
 
 
 def sign_in(page: Any, site: Site, token: str) -> None:
@@ -147,8 +152,8 @@ def ask(page: Any, question: str, db_id: str | None = None) -> Any:
     return answer
 
 
-def test_sign_in_ask_and_the_history_is_there_after_a_reload(open_page: Any, site: Site,
-                                                             tmp_path: Path) -> None:
+def test_sign_in_ask_and_the_history_is_there_after_a_reload(open_page: Any,
+                                                             site: Site) -> None:
     expect = playwright_api.expect
     page = open_page(viewport={"width": 1200, "height": 1250})
     sign_in(page, site, site.tokens["ines"])
@@ -165,14 +170,12 @@ def test_sign_in_ask_and_the_history_is_there_after_a_reload(open_page: Any, sit
     expect(answer.get_by_role("table", name="The candidates, grouped by the result they "
                                           "gave").get_by_role("row")).to_have_count(6)
     assert "/c/" in page.url
-    shot = tmp_path / "web.png"
-    page.evaluate("window.scrollTo(0, 0)")
-    page.screenshot(path=str(shot))
-    assert shot.stat().st_size > 20_000
-    if os.environ.get("WEB_SCREENSHOT"):
-        Path(os.environ["WEB_SCREENSHOT"]).write_bytes(shot.read_bytes())
     follow = ask(page, FOLLOW_UP)
     expect(follow.locator(".sql code")).to_contain_text("2025-01-01")
+    history = page.locator("aside.history")  # the new conversation is listed at once, once
+    expect(history.get_by_role("link", name=BUSIEST)).to_have_attribute(
+        "href", urlsplit(page.url).path)
+    expect(history).not_to_contain_text("No questions yet")
 
     page.reload()
     expect(page.locator("article.answer h2")).to_have_text([BUSIEST, FOLLOW_UP])
@@ -185,6 +188,33 @@ def test_sign_in_ask_and_the_history_is_there_after_a_reload(open_page: Any, sit
     other.goto(conversation)
     expect(other.get_by_role("alert")).to_contain_text("You have no conversation")
     expect(other.locator("article.answer")).to_have_count(0)
+
+
+def test_an_answer_on_the_bundled_bookstore_for_the_docs_screenshot(open_page: Any, site: Site,
+                                                                    tmp_path: Path) -> None:
+    """docs/img/web.png: a curator asks the bundled sample; the rows are the bookstore's own
+    (read here with its script), five candidates behind 80%; the picture stays small."""
+    expect = playwright_api.expect
+    with sqlite3.connect(":memory:") as db:
+        db.executescript(bookstore_script_path().read_text(encoding="utf-8"))
+        top = db.execute(GENRES_SQL).fetchall()
+    page = open_page(viewport={"width": 1100, "height": 1200})
+    sign_in(page, site, site.tokens["tomas"])
+    answer = ask(page, GENRES, "bookstore")
+    rows = answer.get_by_role("table", name="Result rows").get_by_role("row")
+    expect(rows).to_have_count(1 + len(top))
+    expect(rows.nth(1)).to_contain_text(f"{top[0][0]}{top[0][1]}")
+    chart = answer.get_by_role("img")
+    expect(chart).to_have_attribute("alt", __import__("re").compile(r"^Bar chart"))
+    assert chart.evaluate("img => img.naturalWidth") > 100
+    expect(answer.get_by_text("Confidence 80%")).to_be_visible()
+    expect(answer.get_by_role("button", name="Accept")).to_be_enabled()
+    shot = tmp_path / "web.png"
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=str(shot))
+    assert 20_000 < shot.stat().st_size < 200_000
+    if os.environ.get("WEB_SCREENSHOT"):
+        Path(os.environ["WEB_SCREENSHOT"]).write_bytes(shot.read_bytes())
 
 
 def test_only_a_curator_has_an_enabled_accept_and_then_the_answer_is_verified(

@@ -91,9 +91,21 @@ FLEET_SQL = "SELECT flag, count(*) AS vessels FROM vessels GROUP BY flag ORDER B
 ENDLESS_QUESTION = "How long is the longest chain of voyages?"
 ENDLESS_SQL = f"/* {MARK} */ {ENDLESS}"  # runs until stopped (tests/test_cancelled_queries.py)
 
+#: On the bundled bookstore (docs/img/web.png): four candidates leave cancelled orders out.
+GENRES = "Which genres earned the most revenue?"
+GENRES_SQL = ("SELECT b.genre, round(sum(oi.quantity * oi.unit_price), 2) AS revenue\n"
+              "FROM order_items oi\nJOIN books b ON b.book_id = oi.book_id\n"
+              "JOIN orders o ON o.order_id = oi.order_id\nWHERE o.status <> 'cancelled'\n"
+              "GROUP BY b.genre\nORDER BY revenue DESC")
+GENRES_OTHER = GENRES_SQL.replace("\nJOIN orders o ON o.order_id = oi.order_id\n"
+                                  "WHERE o.status <> 'cancelled'", "")
+
 _SCRIPTS = {BUSIEST: [BUSIEST_SQL, BUSIEST_SQL, BUSIEST_OTHER, BUSIEST_SQL, BUSIEST_SQL],
             FOLLOW_UP: [FOLLOW_UP_SQL] * 5, FLEET: [FLEET_SQL] * 5,
-            ENDLESS_QUESTION: [ENDLESS_SQL] * 5}
+            ENDLESS_QUESTION: [ENDLESS_SQL] * 5,
+            GENRES: [GENRES_SQL, GENRES_SQL, GENRES_SQL, GENRES_OTHER, GENRES_SQL]}
+_EXPLAINED = {GENRES: "Revenue is each order line's quantity times its unit price, summed per "
+                      "genre; cancelled orders are left out."}
 
 
 class CandidateSql:
@@ -111,7 +123,7 @@ class CandidateSql:
         with self.lock:
             n = self.asked[known]
             self.asked[known] += 1
-        return _SCRIPTS[known][n % 5], f"Answers: {known}"
+        return _SCRIPTS[known][n % 5], _EXPLAINED.get(known, f"Answers: {known}")
 
 
 def function_model(script: CandidateSql) -> FunctionModel:

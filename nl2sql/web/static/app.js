@@ -26,6 +26,7 @@ function streamForm(form) {
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     controller = new AbortController();
+    const asked = form.elements.question ? form.elements.question.value.trim() : "";
     submit.disabled = true;
     stop.hidden = false;
     alert.hidden = true;
@@ -46,7 +47,7 @@ function streamForm(form) {
         buffer += value;
         let end;
         while ((end = buffer.indexOf("\n")) >= 0) {
-          handle(JSON.parse(buffer.slice(0, end)));
+          handle(JSON.parse(buffer.slice(0, end)), asked);
           buffer = buffer.slice(end + 1);
         }
       }
@@ -69,8 +70,9 @@ function streamForm(form) {
     alert.hidden = false;
   }
 
-  function handle(event) {
+  function handle(event, asked) {
     if (event.event === "started") {
+      if (!form.elements.conversation_id.value) addToHistory(event.conversation_id, asked);
       form.elements.conversation_id.value = event.conversation_id;
       history.replaceState(null, "", "/c/" + event.conversation_id);
     } else if (event.event === "status") {
@@ -89,6 +91,19 @@ function streamForm(form) {
       showError(event.error);
     }
   }
+}
+
+// A new conversation goes on top of the history beside it (as it will after a reload).
+function addToHistory(conversationId, question) {
+  const list = document.querySelector("aside.history ul");
+  if (!list) return;
+  list.querySelectorAll("li:not(:has(a))").forEach((empty) => empty.remove());
+  const item = document.createElement("li");
+  const link = document.createElement("a");
+  link.href = "/c/" + conversationId;
+  link.textContent = question;
+  item.append(link);
+  list.prepend(item);
 }
 
 async function act(button) {
