@@ -14,7 +14,6 @@ from typing import Any
 
 import duckdb
 import pytest
-import sqlglot
 from conftest import duckdb_config, mysql_config, write_dbs_yaml
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
@@ -23,7 +22,6 @@ from nl2sql.db.base import create_connection, create_operations
 from nl2sql.config.memory_cap import parse_size
 from nl2sql.errors import ConfigError, QueryExecutionError, QueryRejectedError
 from nl2sql.schema.models import DbInfo
-from nl2sql.sql_guard.value_sizes import check_value_sizes
 from nl2sql.workspace.results import CsvResultWriter
 
 NL2SQL_MCP = Path(sys.executable).parent / "nl2sql-mcp"
@@ -59,7 +57,7 @@ def test_duckdb_memory_limit_threads_and_value_bound(lake: Path, tmp_path: Path)
                 "SELECT 1 AS a, repeat('x', 2000000 + id)::BLOB FROM t"):
         with pytest.raises(QueryExecutionError, match=VALUE_TOO_BIG):
             _run(config, sql, tmp_path)
-    with pytest.raises(QueryRejectedError, match=r"repeat\(\.\.\., 2000000\) would build"):
+    with pytest.raises(QueryRejectedError, match=r"REPEAT\('x', 2000000\) would build"):
         _run(config, "SELECT repeat('x', 2000000) AS s", tmp_path)  # refused before it runs
     assert _run(config, "SELECT repeat('x', 1000) AS s, id FROM t", tmp_path)[0][1] == "1"
     default = duckdb_config("lake", lake)
@@ -120,12 +118,13 @@ def test_spark_refuses_huge_values_before_building_or_sending_them(
     db = spark_db(request, "sp", script="CREATE TABLE t (id INT, name STRING);\n"
                                         "INSERT INTO t VALUES (1, 'a'), (2, repeat('y', 600000))",
                   max_value_bytes=1 << 20, query_timeout_seconds=20)
-    for sql, call in (("SELECT repeat('x', 200000000) AS b", r"repeat\(\.\.\., 200000000\)"),
+    for sql, call in (("SELECT repeat('x', 200000000) AS b", r"REPEAT\('x', 200000000\)"),
                       ("SELECT repeat('x', 2000 * 100000) AS b",
-                       r"repeat\(\.\.\., 2000 \* 100000\)"),
-                      ("SELECT repeat(repeat('x', 2000), 1000) AS b", r"repeat\(\.\.\., 1000\)"),
+                       r"REPEAT\('x', 2000 \* 100000\)"),
+                      ("SELECT repeat(repeat('x', 2000), 1000) AS b",
+                       r"REPEAT\(REPEAT\('x', 2000\), 1000\)"),
                       ("SELECT size(sequence(1, 300000000)) AS n",
-                       r"sequence/generate_series\(1, 300000000\)")):
+                       r"SEQUENCE\(1, 300000000\)")):
         with pytest.raises(QueryRejectedError, match=call + r" would build a value larger than "
                                                             r"the limit of 1,048,576"):
             _run(db.config, sql, tmp_path)
@@ -143,41 +142,6 @@ def test_spark_refuses_huge_values_before_building_or_sending_them(
     assert _run(db.config, "SELECT id, name, repeat('x', 10) AS `a``b`, id AS id FROM t "
                            "WHERE id = 1",
                 tmp_path) == [["1", "a", "xxxxxxxxxx", "1"]]
-
-
-@pytest.mark.parametrize(("dialect", "sql", "refused"), [
-    ("spark", "SELECT repeat('x', 2000 * 100000)", "would build"),
-    ("spark", "SELECT repeat('x', CAST('2e8' AS INT))", "would build"),
-    ("spark", "SELECT repeat('x', POWER(10, 9))", "would build"),
-    ("spark", "SELECT repeat(repeat('x', 20000), 10000)", "would build"),
-    ("spark", "SELECT concat(repeat('ab', 5000000), repeat('cd', 5000000))", "would build"),
-    ("spark", "SELECT array_repeat('abcdefgh', 3000000)", "would build"),
-    ("spark", "SELECT explode(sequence(DATE '1000-01-01', DATE '9999-12-31', "
-              "INTERVAL 1 SECOND))", "would build"),
-    ("spark", "SELECT x FROM t LATERAL VIEW explode(sequence(1, 300000000)) v AS x",
-     "would build"),
-    ("spark", "SELECT rpad(name, length(name) + 5) FROM t", "computed from the data"),
-    ("duckdb", "SELECT repeat('ab', 5000000) || repeat('cd', 5000000)", "would build"),
-    ("duckdb", "SELECT range(300000000)", "would build"),
-    ("spark", "SELECT explode(sequence(to_date('2024-01-01'), DATE '2024-12-31', "
-              "INTERVAL 1 DAY))", None),
-    ("spark", "SELECT * FROM range(1000000000)", None),
-    ("spark", "SELECT lpad(name, 10, '0'), upper(name), concat(name, '!') FROM t", None),
-    ("duckdb", "SELECT * FROM range(300000000)", None),
-    ("duckdb", "SELECT repeat('x', id * 2000000) FROM t", None),  # DuckDB's own check
-])
-def test_value_bounds_before_the_query_runs(dialect: str, sql: str, refused: str | None) -> None:
-    """Variants of the audit's probes: constant counts folded, nested calls multiplied, joined
-    values added, series as values (not as row sources), computed counts on Spark."""
-    def check() -> None:
-        check_value_sizes(sqlglot.parse_one(sql, read=dialect), 16 << 20, db_id="d",
-                          computed_counts=dialect != "spark")
-
-    if refused is None:
-        check()
-    else:
-        with pytest.raises(QueryRejectedError, match=refused):
-            check()
 
 
 @pytest.mark.parametrize(("module", "argv"), [

@@ -186,7 +186,8 @@ class DbConnection(ABC):
         self.check_login()
         if self.refuses_big_literal_counts:
             check_value_sizes(query.expression, self.config.max_value_bytes, db_id=self.db_id,
-                              computed_counts=not self.refuses_computed_counts)
+                              computed_counts=not self.refuses_computed_counts,
+                              dialect=self.sqlglot_dialect)
 
     def query_admission(self, query: ValidatedQuery) -> Admission:
         """Refuses ``query`` when it reaches a user-defined function dbs.yaml does not allow."""
