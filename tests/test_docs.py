@@ -85,6 +85,20 @@ def test_every_cli_option_is_documented(script: str) -> None:
         f"docs/{page} (or on the feature page that describes it), written as `{missing[0].split()[-1]}`.")
 
 
+def test_the_pages_manual_names_its_options_and_environment() -> None:
+    """docs/web.md is nl2sql-web's whole manual: each of its options and each environment
+    variable the command and its common options read (their ``ENV_`` names) are on that page."""
+    modules = [importlib.import_module(name) for name in
+               ("nl2sql.cli.web", "nl2sql.cli.options", "nl2sql.config.memory_cap")]
+    variables = {value for module in modules for name, value in vars(module).items()
+                 if name.startswith("ENV_")}
+    page = _page("web.md")
+    missing = [option for _, option in _options(_parser("nl2sql-web"), "nl2sql-web")
+               if not _mentions(page, option)]
+    missing += sorted(name for name in variables | {"XDG_DATA_HOME"} if f"`{name}`" not in page)
+    assert variables and not missing, f"docs/web.md does not name: {', '.join(missing)}"
+
+
 def test_every_mcp_tool_is_in_the_tools_table() -> None:
     """Each tool has a row ``| `name` | `param`, `optional?` | ... |`` in docs/mcp.md."""
     rows = {match.group(1): line for line in _page("mcp.md").splitlines()
