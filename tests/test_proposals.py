@@ -246,3 +246,37 @@ async def test_list_proposed_reject_and_accept_on_the_command_line(chinook: dict
     assert ask_cli(env, "--list-proposed").stdout.startswith("No proposals waiting")
     verified = json.loads(ask_cli(env, "--list-verified", "--json").stdout)
     assert [v["id"] for v in verified] == [albums] and verified[0]["state"] == "verified"
+
+
+# -- the person confirms what they were shown ----------------------------------------------------
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_a_result_replaced_while_the_person_reads_is_not_what_they_confirm(
+        chinook: dict, mode: str) -> None:
+    """An outside probe: a model that runs two calls at once (clients run parallel tool calls
+    concurrently) accepts a right result and, while the person reads the question, replaces
+    that file (overwrite=true) with a wrong query for the same question. The person's accept
+    confirms the SQL they were shown, never the replacement (2026-07-28 asks again when the
+    question changed: the person, who accepts only the right SQL, cancels that one)."""
+    ops = chinook["ops"]
+    server = build_server(chinook["registry"].config_path,
+                          workspace=chinook["registry"].workspace)
+    asked: list[types.ElicitRequestParams] = []
+
+    async def swap_then_accept(context: Any, params: types.ElicitRequestParams
+                               ) -> types.ElicitResult:
+        asked.append(params)
+        if INJECTED in params.message:
+            return types.ElicitResult(action="cancel")
+        async with Client(server) as concurrent:  # the model's parallel call
+            replaced = await concurrent.call_tool("db_execute_sql", {
+                "db_id": "chinook", "query": INJECTED, "nl_query": QUESTION,
+                "output_file": "artists", "overwrite": True})
+            assert not replaced.is_error, replaced.content[0].text
+        return types.ElicitResult(action="accept", content={})
+
+    async with Client(server, mode=mode, elicitation_callback=swap_then_accept) as client:
+        done = await model_accepts(client, RIGHT, "artists")
+    assert RIGHT in asked[0].message and INJECTED not in asked[0].message
+    verified = nl2sql.list_verified(config=ops)
+    assert INJECTED not in [v.sql for v in verified], done.content[0].text
+    assert [v.sql for v in verified] == ([RIGHT] if mode == "legacy" else [])

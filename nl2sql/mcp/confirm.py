@@ -3,7 +3,9 @@
 A tool whose operation ``asks_person`` (``saved_query_accept``) only makes a proposal. When the
 client declares the elicitation capability (form mode) and its user may curate the database,
 the tool then asks the person through the client: accept makes it the verified answer (``accepted_by`` = the person), decline rejects
-it, cancel leaves it waiting for ``nl2sql-ask --accept ID``. The question is the SDK's
+it, cancel leaves it waiting for ``nl2sql-ask --accept ID``. The answer decides the proposal the
+person was shown (its question and SQL), never the result file read again: a model running a
+second call at once could replace that file while the person reads. The question is the SDK's
 ``Resolve``/``Elicit`` resolver, so it works on every protocol version: a request to the client
 in the middle of the call (2025-11-25 and before), or an ``InputRequiredResult`` the client
 answers and retries with (2026-07-28); the proposal is made again on each round (the same
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+from contextvars import ContextVar
 from typing import Annotated, Any
 
 from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
@@ -30,6 +33,11 @@ from nl2sql.operations.recorded import call_recorded
 from nl2sql.operations.registry import Operation, face_function
 from nl2sql.operations.saved_queries import AcceptResult
 from nl2sql.operations.verified_answers import decide_proposal
+
+
+#: The proposal the person was asked about in this round of the call: the resolver sets it as
+#: it asks (it runs in the call's own task before the tool body, in every protocol version).
+_shown: ContextVar[Any] = ContextVar("nl2sql_confirm_shown", default=None)
 
 
 class Confirmation(BaseModel):
@@ -59,6 +67,7 @@ def confirming_tool(op: Operation) -> Any:
         if proposal.state != "proposed" or not can_elicit(ctx) \
                 or not can(request_ops().caller, "curate", proposal.db_id):
             return result  # nobody to ask: only a person who may curate it confirms it
+        _shown.set(proposal)
         return Elicit(_message(proposal), Confirmation)
 
     proposal = face_function(op, ("ctx", Context), propose, name=f"{op.name}_proposal")
@@ -68,10 +77,12 @@ def confirming_tool(op: Operation) -> Any:
         outcome = arguments.pop("confirmation")
         if isinstance(outcome, AcceptedElicitation) and isinstance(outcome.data, AcceptResult):
             return outcome.data.render()  # not asked: the proposal (or what it already was)
-        result: AcceptResult = await _run(op, ctx, _ops_call(op, ctx, arguments))
+        shown = _shown.get()
+        if shown is None:  # not asked in this call's task: nothing a person saw to decide
+            result: AcceptResult = await _run(op, ctx, _ops_call(op, ctx, arguments))
+            return result.render()
         decided = await _run(op, ctx, functools.partial(
-            decide_proposal, proposal_id=result.answer.id, decision=outcome.action,
-            user=person()))
+            decide_proposal, shown=shown, decision=outcome.action, user=person()))
         return AcceptResult(answer=decided).render()
 
     tool = face_function(op, ("ctx", Context), call)

@@ -122,17 +122,20 @@ def reject_proposal(ops: OpsContext, proposal_id: str, *,
     return rejected
 
 
-def decide_proposal(ops: OpsContext, proposal_id: str, decision: Decision, *,
+def decide_proposal(ops: OpsContext, shown: VerifiedAnswer, decision: Decision, *,
                     user: str | None = None) -> VerifiedAnswer:
-    """What a person answered when asked to confirm a proposal: accept verifies it, decline
-    rejects it, cancel leaves it waiting."""
+    """What a person answered when asked to confirm the proposal ``shown``: accept verifies
+    exactly what they were shown (its question and SQL, run again), whatever the store or the
+    result file hold by then (a model may have replaced the file meanwhile); decline rejects
+    it, cancel leaves it waiting."""
     if decision == "accept":
-        return accept_answer(ops, proposal_id, user=user, curator=True)
+        return settle(ops, shown.db_id, shown.question, shown.sql, shown.id, user=user,
+                      curator=True)
     if decision == "decline":
-        return reject_proposal(ops, proposal_id, user=user)
-    found = find_proposal(ops, proposal_id)
+        return reject_proposal(ops, shown.id, user=user)
+    found = find_proposal(ops, shown.id)
     if found is None:
-        raise VerifiedAnswerError(f"No proposal '{proposal_id}'.")
+        raise VerifiedAnswerError(f"No proposal '{shown.id}'.")
     return found
 
 
