@@ -300,6 +300,33 @@ def test_stop_stops_the_running_query_on_postgres(open_page: Any, site: Site) ->
     expect(answer.locator(".sql code")).to_contain_text("GROUP BY flag")
 
 
+#: Roles a person operates; each needs a name a screen reader says (Chromium's own tree).
+CONTROL_ROLES = {"button", "link", "textbox", "searchbox", "combobox", "checkbox", "radio",
+                 "DisclosureTriangle", "menuitem", "tab", "slider", "spinbutton"}
+
+
+def test_every_control_on_every_page_has_an_accessible_name(open_page: Any, site: Site) -> None:
+    """The accessibility tree Chromium builds (as a screen reader gets it), on each page and
+    on an answer: every control has a name."""
+    page = open_page()
+    sign_in(page, site, site.tokens["tomas"])
+    ask(page, FLEET, "harbour")
+    cdp = page.context.new_cdp_session(page)
+    unnamed: dict[str, list[str]] = {}
+    for path in ("", "/schema", "/schema/harbour", "/saved", "/history", "/proposals", "/sql"):
+        if path:
+            page.goto(site.url.rstrip("/") + path)
+        nodes = cdp.send("Accessibility.getFullAXTree")["nodes"]
+        controls = [n for n in nodes if not n.get("ignored")
+                    and n.get("role", {}).get("value") in CONTROL_ROLES]
+        assert controls, f"no controls found on {path or '/'}"
+        nameless = [f"{n['role']['value']} #{n.get('backendDOMNodeId')}" for n in controls
+                    if not str(n.get("name", {}).get("value", "")).strip()]
+        if nameless:
+            unnamed[path or "/"] = nameless
+    assert unnamed == {}
+
+
 def test_the_controls_wait_for_the_script(open_page: Any, site: Site) -> None:
     """Until app.js runs, Enter in the question and a click on Ask would do nothing (or post the
     form and show raw JSON lines): those controls come disabled and the script enables them.
