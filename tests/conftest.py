@@ -427,22 +427,28 @@ def mysql_server() -> str:
     return f"{MY_HOST}:{MY_PORT}"
 
 
-@pytest.fixture(scope="session")
-def private_mariadb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrivateMariaDB]:
-    """A MariaDB server of this session's own (``tests/mariadb_server.py``) for the tests that
-    change GLOBAL variables: the shared server is used by concurrent tests (xdist workers).
-    Skipped with the reason when MariaDB's server programs are missing (a failure under CI)."""
-    reason = mariadb_unavailable_reason()
+def _session_server(reason: str | None, tests: str, make: Callable[[], Any]) -> Iterator[Any]:
+    """A server process the tests start (``make()``, then ``start()``), stopped at the end;
+    skipped with ``reason`` when this machine cannot run it, a failure under CI=true."""
     if reason:
         if IN_CI:
-            pytest.fail(f"{reason}; the private MariaDB tests are mandatory when CI=true.")
+            pytest.fail(f"{reason}; {tests} are mandatory when CI=true.")
         pytest.skip(reason)
-    server = PrivateMariaDB(tmp_path_factory.mktemp("mariadb"))
+    server = make()
     try:
         server.start()
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def private_mariadb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrivateMariaDB]:
+    """A MariaDB server of this session's own (``tests/mariadb_server.py``) for the tests that
+    change GLOBAL variables: the shared server is used by concurrent tests (xdist workers).
+    Skipped with the reason when MariaDB's server programs are missing (a failure under CI)."""
+    yield from _session_server(mariadb_unavailable_reason(), "the private MariaDB tests",
+                               lambda: PrivateMariaDB(tmp_path_factory.mktemp("mariadb")))
 
 
 @pytest.fixture(scope="session")
@@ -769,17 +775,8 @@ def chinook_ops(chinook: SampleDb, make_registry: Callable[..., DbConnectionConf
 def spark_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkConnectServer]:
     """One Spark Connect server for the whole session (~10 s to start), stopped at the end;
     skipped with the reason without Java or pyspark (a failure under CI=true)."""
-    reason = spark_unavailable_reason()
-    if reason:
-        if IN_CI:
-            pytest.fail(f"{reason}; Spark tests are mandatory when CI=true.")
-        pytest.skip(reason)
-    server = SparkConnectServer(tmp_path_factory.mktemp("spark"))
-    try:
-        server.start()
-        yield server
-    finally:
-        server.stop()
+    yield from _session_server(spark_unavailable_reason(), "Spark tests",
+                               lambda: SparkConnectServer(tmp_path_factory.mktemp("spark")))
 
 
 @pytest.fixture(scope="session")

@@ -14,11 +14,12 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import time
 from pathlib import Path
 from typing import Any
+
+from spark_server import free_port, log_tail, stop_group  # the same helpers as the Spark server's
 
 #: Server options for both the bootstrap and the server: small and fast, nothing kept.
 OPTIONS = ["--innodb-log-file-size=4M", "--innodb-buffer-pool-size=32M",
@@ -41,12 +42,6 @@ def mariadb_unavailable_reason() -> str | None:
         return ("MariaDB's server programs (mariadbd, mariadb-install-db) are not installed "
                 "(Debian package mariadb-server)")
     return None
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class PrivateMariaDB:
@@ -74,7 +69,7 @@ class PrivateMariaDB:
                            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                            check=True, timeout=timeout)
         for _attempt in range(3):  # a free port may be taken before the server binds it
-            self.port = _free_port()
+            self.port = free_port()
             self.process = subprocess.Popen(
                 [_program("mariadbd"), "--no-defaults", f"--datadir={data}",
                  f"--user={self._user}", f"--port={self.port}", "--bind-address=127.0.0.1",
@@ -106,19 +101,9 @@ class PrivateMariaDB:
                            f"see {self.log_path}:\n{self.log_tail()}")
 
     def log_tail(self, lines: int = 20) -> str:
-        try:
-            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
-        except OSError:
-            return ""
+        return log_tail(self.log_path, lines)
 
     def stop(self) -> None:
         """SIGTERM (a clean shutdown), SIGKILL after 20 s."""
         process, self.process = self.process, None
-        if process is None or process.poll() is not None:
-            return
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+        stop_group(process)

@@ -53,6 +53,29 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def stop_group(process: subprocess.Popen[bytes] | None) -> None:
+    """SIGTERM the process group a server was started in (``start_new_session``), SIGKILL what
+    is left after 20 s; nothing when it has already exited."""
+    if process is None or process.poll() is not None:
+        return
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
+    except ProcessLookupError:
+        pass
+
+
+def log_tail(path: Path, lines: int = 20) -> str:
+    """The last ``lines`` of a server's log ('' when there is none), for an error message."""
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return ""
+
+
 class SparkConnectServer:
     """One Spark Connect server process; ``start()`` returns when it answers a query."""
 
@@ -138,24 +161,12 @@ class SparkConnectServer:
         return SparkSession.builder.remote(self.remote).create()
 
     def log_tail(self, lines: int = 20) -> str:
-        try:
-            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
-        except OSError:
-            return ""
+        return log_tail(self.log_path, lines)
 
     def stop(self) -> None:
         """SIGTERM the server's process group, SIGKILL what is left after 20 s."""
         process, self.process = self.process, None
-        if process is None or process.poll() is not None:
-            return
-        try:
-            os.killpg(process.pid, signal.SIGTERM)
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=10)
-        except ProcessLookupError:
-            pass
+        stop_group(process)
 
     def restart(self, timeout: float = 120.0) -> None:
         """Stop and start again on the same port (the in-memory catalog starts empty)."""
