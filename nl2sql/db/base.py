@@ -294,7 +294,11 @@ class ResultSink(Protocol):
     """Receives a result in batches, so no backend ever holds the whole result in memory.
 
     ``write_rows`` may return how many of the rows it kept: fewer than it was given means its
-    byte budget is spent, and the query stops there, reported as truncated (``None``: all)."""
+    byte budget is spent, and the query stops there, reported as truncated (``None``: all).
+
+    A backend may hand a value over as the text a CSV export writes for it (MySQL's DECIMAL); a
+    sink that compares values by type sets ``python_values = True`` to get the driver's Python
+    value instead (``Decimal``), see ``wants_python_values``."""
 
     def begin(self, columns: Sequence[str]) -> None: ...
 
@@ -322,6 +326,12 @@ def takes_csv_records(sink: ResultSink) -> bool:
     return known
 
 
+def wants_python_values(sink: ResultSink) -> bool:
+    """Whether ``sink`` asked for every value as its driver's Python type (``python_values``),
+    not as export text: nl2sql-eval's scorer compares a DECIMAL by value."""
+    return bool(getattr(sink, "python_values", False))
+
+
 class SinkFull(Exception):
     """Raised through a backend's loop when the sink's byte budget is spent."""
 
@@ -341,6 +351,10 @@ class _BoundedSink:
     @property
     def bytes_written(self) -> int | None:
         return getattr(self.sink, "bytes_written", None)
+
+    @property
+    def python_values(self) -> bool:
+        return wants_python_values(self.sink)
 
     def begin(self, columns: Sequence[str]) -> None:
         self.columns = list(columns)

@@ -27,7 +27,8 @@ from typing import Any
 from sqlalchemy import URL, Connection, Engine, create_engine, event
 from sqlalchemy.exc import DBAPIError
 
-from nl2sql.db.base import Admission, DbConnection, DbOperations, QueryStats, ResultSink
+from nl2sql.db.base import (Admission, DbConnection, DbOperations, QueryStats, ResultSink,
+                            wants_python_values)
 from nl2sql._call_stop import stop_with
 from nl2sql.db.logins import LoginPrivileges, few
 from nl2sql.errors import DatabaseConnectionError, QueryExecutionError, QueryTimeoutError
@@ -385,7 +386,8 @@ class MysqlOperations(DbOperations):
              max_rows: int, timeout: float) -> QueryStats:
         cursor = SSCursor(raw)  # unbuffered: rows stream from the socket in batches
         common = raw.converter
-        raw.converter = raw.nl2sql_export_conv  # a result takes its conversions at execute
+        if not wants_python_values(sink):  # a result takes its conversions at execute
+            raw.converter = raw.nl2sql_export_conv
         try:
             cursor.execute(statement)  # an error here is read whole: the session stays usable
         finally:

@@ -95,7 +95,11 @@ class QueryRun:
 
 
 class _Rows:
-    """A result sink that keeps rows in memory (scoring compares typed values, not CSV text)."""
+    """A result sink that keeps rows in memory (scoring compares typed values, not CSV text:
+    a MySQL DECIMAL comes as ``Decimal``, not as the export's text, so it equals the same number
+    as a float)."""
+
+    python_values = True
 
     def __init__(self) -> None:
         self.columns: list[str] = []
