@@ -11,6 +11,7 @@ entities (Spark's parser refuses DTDs: those are kept as probes that must stay h
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,9 +19,17 @@ from typing import Any
 
 import psycopg
 import pytest
+from agent_scripts import Script, final, tool
+from mcp import Client
 
-from conftest import duckdb_config, mysql_admin, mysql_config, pg_config, rows_of, spark_db
+import nl2sql
+from conftest import (build_cache, duckdb_config, mysql_admin, mysql_config, pg_config, rows_of,
+                      spark_db)
+from nl2sql.cli.eval import main as eval_main
+from nl2sql.config.registry import DbConnectionConfig
 from nl2sql.db.base import create_connection, create_operations
+from nl2sql.mcp import build_server
+from nl2sql.operations.ops_context import OpsContext
 from nl2sql.errors import QueryExecutionError, QueryRejectedError
 from nl2sql.schema.models import DbInfo
 
@@ -42,6 +51,50 @@ def _probe(ops: Any, cases: list[str], secret: str, alive: str) -> list[str]:
             through.append(f"{sql}  ({'LEAKED' if secret in str(rows) else 'ran'})")
         assert len(rows_of(ops, alive)) == 1, sql
     return through
+
+
+async def _through_the_faces(config: DbConnectionConfig, registry: Any, probes: list[str],
+                             secret: str, tmp_path: Path, alive: str) -> None:
+    """``probes`` through an MCP client session, ``nl2sql.ask()`` with a model that sends each
+    as its query, and ``nl2sql-eval --predictions``: each refused, the secret nowhere (tool
+    results, what the model is sent, the evaluation's report), the database answering after."""
+    build_cache(config, registry.data_dir)
+    db_id = config.db_id
+    async with Client(build_server(registry.config_path, workspace=registry.workspace)) as client:
+        for sql in probes:
+            result = await client.call_tool("db_execute_sql", {"db_id": db_id, "query": sql})
+            text = result.content[0].text
+            assert result.is_error and secret not in text, (sql, text)
+        after = await client.call_tool("db_execute_sql", {"db_id": db_id, "query": alive})
+        assert not after.is_error, after.content[0].text
+    ops = OpsContext(registry)
+    try:
+        for start in range(0, len(probes), 4):  # an ask allows 5 SQL attempts
+            chunk = probes[start:start + 4]
+            script = Script([tool("db_execute_sql", query=sql) for sql in chunk]
+                            + [final(alive)])
+            answer = nl2sql.ask("How many rows has t?", db_id=db_id, model=script.model,
+                                config=ops)
+            assert answer.sql == alive and len(script.requests) == len(chunk) + 1
+            assert all("not allowed" in script.feedback(n) or "may not" in script.feedback(n)
+                       or "may read only" in script.feedback(n)
+                       for n in range(1, len(chunk) + 1)), script.requests
+            assert secret not in str(script.requests) and secret not in str(answer.df)
+    finally:
+        ops.close()
+    questions, predictions = tmp_path / "questions.jsonl", tmp_path / "predictions.jsonl"
+    questions.write_text("".join(json.dumps({"id": str(n), "db_id": db_id, "question": "q?",
+                                             "query": alive}) + "\n"
+                                 for n in range(len(probes))))
+    predictions.write_text("".join(json.dumps({"id": str(n), "sql": sql}) + "\n"
+                                   for n, sql in enumerate(probes)))
+    out = tmp_path / "eval"
+    eval_main([str(questions), "--predictions", str(predictions), "--out", str(out),
+               "--config", str(registry.config_path), "--no-context"])
+    report = json.loads((out / "report.json").read_text())
+    assert report["correct"] == 0 and report["broken_gold"] == 0, report
+    for written in out.iterdir():
+        assert secret not in written.read_text(errors="replace"), written
 
 
 # -- PostgreSQL, as the superuser ----------------------------------------------------------------
@@ -156,6 +209,15 @@ def test_postgres_outside_probes_as_the_superuser(pg_probe_secrets: tuple[str, s
         connection.dispose()
 
 
+async def test_postgres_probes_through_the_faces(pg_probe_secrets: tuple[str, str],
+                                                 make_registry: Any, tmp_path: Path) -> None:
+    dbname, secret = pg_probe_secrets
+    config = pg_config("pg", dbname)
+    probes = [PG_PROBES[n] for n in (1, 3, 7, 10, 12, 13)]
+    await _through_the_faces(config, make_registry(config), probes, secret, tmp_path,
+                             "SELECT count(*) AS n FROM t")
+
+
 # -- MariaDB, as root ------------------------------------------------------------------------------
 
 MYSQL_PROBES = [
@@ -234,3 +296,168 @@ def test_mysql_outside_probes_as_root(mysql_probe_secrets: tuple[str, str, dict[
         assert secret in str(rows_of(ops, MYSQL_PROBES[0], validate=False))
     finally:
         connection.dispose()
+
+
+async def test_mysql_probes_through_the_faces(
+        mysql_probe_secrets: tuple[str, str, dict[str, Any]], make_registry: Any,
+        tmp_path: Path) -> None:
+    dbname, secret, address = mysql_probe_secrets
+    config = mysql_config("my", dbname, address=address)
+    await _through_the_faces(config, make_registry(config), MYSQL_PROBES[:3], secret, tmp_path,
+                             "SELECT count(*) AS n FROM t")
+
+
+# -- DuckDB ------------------------------------------------------------------------------------------
+
+def _duckdb_probes(path: Path) -> list[str]:
+    serialized = "json_serialize_sql('SELECT 42 AS x')"
+    return [
+        "SELECT * FROM duckdb_secrets(redact = false)",
+        "SELECT * FROM (FROM duckdb_secrets())",
+        "FROM which_secret('s3://bucket/x', 's3')",
+        "SELECT * FROM duckdb_settings() WHERE name = 'memory_limit'",
+        "SELECT current_setting('s3_secret_access_key')",
+        "SELECT current_setting('S3_Session_Token')",
+        "SELECT current_setting('azure_storage_connection_string')",
+        "SELECT current_setting('hf_token')",
+        "SELECT current_setting(lower('PASSWORD'))",
+        "SELECT * FROM memory.main.query('SELECT 42')",
+        "SELECT * FROM system.query('SELECT 42')",
+        "SELECT ('SELECT 42').query()",
+        "SELECT * FROM query(sql := 'SELECT 42')",
+        "SELECT * FROM t, LATERAL query('SELECT 42')",
+        "SELECT * REPLACE (query('SELECT 1') AS id) FROM t",
+        f"SELECT * FROM json_execute_serialized_sql(json_serialize_plan('SELECT 42'))",
+        f"SELECT * FROM main.\"JSON_EXECUTE_SERIALIZED_SQL\"({serialized})",
+        "SELECT list_aggr([1], 'query')",
+        "SELECT array_aggregate([1], 'read_text')",
+        "SELECT aggregate([1], 'sleep_ms')",
+        "SELECT list_transform([1], lambda x: query_table('t'))",
+        f"SELECT * FROM '{path}'",
+        f"SELECT * FROM \"{path}\"",
+        "SELECT * FROM '/etc/hostname'",
+        f"SELECT * FROM read_duckdb('{path}')",
+        f"SELECT * FROM sqlite_scan('{path}', 't')",
+        "SELECT * FROM postgres_scan('host=127.0.0.1', 'public', 't')",
+        "SELECT * FROM duckdb_temporary_files()",
+        "SELECT * FROM pragma_metadata_info()",
+        "SELECT * FROM pragma_storage_info('t')",
+        "SELECT * FROM duckdb_prepared_statements()",
+        "SELECT * FROM pg_catalog.pg_prepared_statements",
+        "SELECT set_variable('x', 1)",
+        "SELECT * FROM set_variable('x', 1)",
+        "SUMMARIZE SELECT * FROM query('SELECT 42')",
+        "DESCRIBE SELECT * FROM query('SELECT 42')",
+        "PIVOT t ON id",
+    ]
+
+
+def test_duckdb_outside_probes(tmp_path: Path) -> None:
+    import duckdb
+
+    path = tmp_path / "probe.duckdb"
+    with duckdb.connect(str(path)) as setup:
+        setup.execute("CREATE TABLE t AS SELECT 1 AS id")
+    connection = create_connection(duckdb_config("lake", path, query_timeout_seconds=5))
+    ops = create_operations(connection, DbInfo(db_id="lake", db_type="duckdb"))
+    try:
+        through = _probe(ops, _duckdb_probes(path), "NL2SQL-NO-SECRET", "SELECT id FROM t")
+        assert through == [], "\n".join(through)
+        # the control: the engine alone runs SQL held in a string
+        assert rows_of(ops, "SELECT * FROM query('SELECT 42')", validate=False) == [(42,)]
+    finally:
+        connection.dispose()
+
+
+# -- Spark ----------------------------------------------------------------------------------------
+
+def _xml_entity_probes(url: str, secret_file: Path) -> list[str]:
+    """XML input that names an external entity, a DTD or a schema: Spark's XML parser refuses
+    DTDs, so these pass the guard and must stay harmless (no request, no file content)."""
+    return [
+        f"SELECT from_xml('<!DOCTYPE a [<!ENTITY x SYSTEM \"file://{secret_file}\">]>"
+        f"<a><b>&x;</b></a>', 'b STRING') AS x",
+        f"SELECT schema_of_xml('<!DOCTYPE a [<!ENTITY x SYSTEM \"file://{secret_file}\">]>"
+        f"<a><b>&x;</b></a>') AS x",
+        f"SELECT from_xml('<!DOCTYPE a [<!ENTITY x SYSTEM \"{url}/e\">]><a><b>&x;</b></a>', "
+        f"'b STRING') AS x",
+        f"SELECT from_xml('<!DOCTYPE a SYSTEM \"{url}/d\"><a><b>1</b></a>', 'b STRING') AS x",
+        f"SELECT from_xml('<!DOCTYPE a [<!ENTITY % p SYSTEM \"{url}/p\"> %p;]><a><b>1</b></a>', "
+        f"'b STRING') AS x",
+        f"SELECT from_xml('<a xmlns:xi=\"http://www.w3.org/2001/XInclude\"><b><xi:include "
+        f"href=\"{url}/xi\"/></b></a>', 'b STRING') AS x",
+        f"SELECT from_xml('<a xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" "
+        f"xsi:noNamespaceSchemaLocation=\"{url}/s.xsd\"><b>1</b></a>', 'b STRING') AS x",
+        # an admitted option (Spark refuses angle brackets in it)
+        f"SELECT to_xml(named_struct('a', 1), map('rowTag', 'r', 'declaration', "
+        f"'<!DOCTYPE a [<!ENTITY x SYSTEM \"file://{secret_file}\">]>')) AS x",
+    ]
+
+
+SPARK_PROBES = [
+    "SELECT IDENTIFIER('reflect')('java.lang.System', 'getProperty', 'user.home') AS x",
+    "SELECT identifier('java_' || 'method')('java.lang.System', 'getProperty', 'x') AS x",
+    "SELECT * FROM IDENTIFIER('parquet.`/etc`')",
+    "SELECT `system`.`builtin`.reflect('java.lang.System', 'getProperty', 'x') AS x",
+    "SELECT builtin.java_method('java.lang.System', 'getProperty', 'x') AS x",
+    "SELECT transform(array(1), x -> try_reflect('java.lang.System', 'getProperty', 'x')) AS x",
+    "SELECT from_xml('<a/>', 'b STRING', named_struct('rowValidationXSDPath', '/etc/hostname'))",
+    "SELECT from_xml('<a/>', 'b STRING', map('rowvalidationxsdpath', '/etc/hostname')) AS x",
+    "SELECT from_xml('<a/>', 'b STRING', map('rowValidationXSDPath ', '/etc/hostname')) AS x",
+    "SELECT from_xml('<a/>', 'b STRING', map(r'rowValidationXSDPath', '/etc/hostname')) AS x",
+    "SELECT from_xml('<a/>', 'b STRING', if(true, map('rowValidationXSDPath', '/x'), map()))",
+    "SELECT from_xml('<a/>', schema_of_xml('<a/>', map('rowValidationXSDPath', '/x'))) AS x",
+    "SELECT from_xml('<a/>', 'b STRING', map('rowTag', 'a', 'rowValidationXSDPath', NULL))",
+    "SELECT from_xml(xmlStr => '<a/>', schema => 'b STRING', options => map('rowTag', 'a'))",
+    "SELECT xpath_string('<a>1</a>', 'a') AS x",
+    "SELECT * FROM read_files('/etc/hostname')",
+    "SELECT * FROM text.`file:///etc/hostname`",
+    "SELECT * FROM binaryFile.`/etc`",
+    "EXECUTE IMMEDIATE 'SELECT reflect(''java.lang.System'', ''getProperty'', ''x'')'",
+    "SELECT '${env:HOME}' AS x",
+]
+
+
+@pytest.mark.spark
+def test_spark_outside_probes(request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    import http.server
+    import threading
+
+    secret = f"NL2SQL-SECRET-{uuid.uuid4().hex}"
+    secret_file = tmp_path / "secret.txt"
+    secret_file.write_text(secret)
+    fetched: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+            fetched.append(self.path)
+            body = f'<!ENTITY y SYSTEM "file://{secret_file}">'.encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    db = spark_db(request, "probes", script="CREATE TABLE t (a INT);\nINSERT INTO t VALUES (1)",
+                  query_timeout_seconds=60)
+    connection = create_connection(db.config)
+    ops = create_operations(connection, DbInfo(db_id="probes", db_type="spark"))
+    try:
+        through = _probe(ops, SPARK_PROBES, secret, "SELECT count(*) FROM t")
+        assert through == [], "\n".join(through)
+        for sql in _xml_entity_probes(url, secret_file):
+            try:
+                result = str(rows_of(ops, sql))
+            except Exception as failed:  # noqa: BLE001 - an engine error is fine, a leak not
+                result = str(failed)
+            assert secret not in result, sql
+        assert fetched == []
+    finally:
+        connection.dispose()
+        server.shutdown()
+        server.server_close()
