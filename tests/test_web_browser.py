@@ -241,7 +241,7 @@ def test_only_a_curator_has_an_enabled_accept_and_then_the_answer_is_verified(
     expect(again.get_by_role("button", name="Accept")).to_have_count(0)
 
 
-def test_the_schema_page_lists_tables_and_metrics_on_a_phone(open_page: Any,
+def test_the_schema_page_and_an_answer_on_a_phone(open_page: Any,
                                                               site: Site) -> None:
     expect = playwright_api.expect
     page = open_page(viewport={"width": 390, "height": 844}, is_mobile=True)
@@ -257,6 +257,10 @@ def test_the_schema_page_lists_tables_and_metrics_on_a_phone(open_page: Any,
     expect(page.get_by_role("table", name="Sample rows of ports")).to_contain_text("Valletta")
     expect(page.locator("details.table-info summary")).to_have_count(3)
     assert page.evaluate("document.documentElement.scrollWidth") <= 390  # no sideways scroll
+    page.get_by_role("link", name="Ask").click()  # an answer fits too: SQL, chart, rows
+    answer = ask(page, FLEET, "harbour")
+    expect(answer.get_by_role("img")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
 
 
 def test_wrong_and_expired_tokens_are_refused_and_the_providers_jwt_signs_in(
