@@ -118,12 +118,16 @@ async def test_streamable_http_server(http_server: tuple[str, dict[str, str]]) -
 
 def test_start_up_imports_stay_light(tmp_path: Path) -> None:
     """The server never needs pandas or pydantic-ai; sqlglot and SQLAlchemy load on the first
-    query (or in the warm-up) only; the result models are built on first use, not at start."""
+    query (or in the warm-up) only, the context engine and the semantic models (pydantic models
+    of their own, ~15 ms) on the first search or prompt; the result models are built on first
+    use, not at start."""
     script = f"""
 import sys
 from nl2sql.mcp import build_server
 build_server(None, data_dir={str(tmp_path / 'data')!r}, workspace={str(tmp_path / 'ws')!r})
-print(sorted(m for m in ("pandas", "pydantic_ai", "sqlglot", "sqlalchemy") if m in sys.modules))
+print(sorted(m for m in ("pandas", "pydantic_ai", "sqlglot", "sqlalchemy",
+                         "nl2sql.context_engine.engine", "nl2sql.semantic",
+                         "nl2sql.agents.instructions") if m in sys.modules))
 from nl2sql.schema.models import DbInfo
 from nl2sql.operations.queries import QueryResult
 print([m.__name__ for m in (DbInfo, QueryResult) if m.__pydantic_complete__])

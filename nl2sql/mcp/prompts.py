@@ -23,8 +23,6 @@ from nl2sql.mcp.callers import request_ops
 from nl2sql.operations.first_use import prepare_context_engine
 from nl2sql.operations.recorded import call_recorded
 from nl2sql.operations.ops_context import OpsContext
-from nl2sql.agents.instructions import nl2sql_instructions
-from nl2sql.context_engine.engine import engine_for
 
 DESCRIPTION = (
     "Answer a question from a database the way nl2sql's own agent does: its instructions, the "
@@ -37,6 +35,8 @@ DESCRIPTION = (
 def ask_database_text(ops: OpsContext, question: str, db_id: str | None = None) -> str:
     """The prompt text for ``question`` on ``db_id`` (or the best database for it)."""
     prepare_context_engine()  # before its first import: concurrent first calls
+    from nl2sql.agents.instructions import nl2sql_instructions  # not at start-up: the
+    from nl2sql.context_engine.engine import engine_for  # context engine, semantic models
 
     context = engine_for(ops.configs).context(question, db_id=db_id)
     if context.db_id is None:

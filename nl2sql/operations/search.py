@@ -12,7 +12,6 @@ from nl2sql.errors import ConfigError
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.first_use import prepare_context_engine
 from nl2sql.operations.params import OptionalDbId, Question
-from nl2sql.context_engine.engine import engine_for
 
 #: Environment variable: the most tokens (chars/4) one db_show_schema answer may have.
 ENV_SCHEMA_TOKEN_CAP = "NL2SQL_SCHEMA_TOKEN_CAP"
@@ -67,6 +66,7 @@ def db_search_schema_op(ctx: OpsContext, question: Question,
     """The tables of ``db_id`` that matter for ``question`` (with reasons, join tables and the
     stored values it names) within the token budget; without ``db_id``, the ranked databases."""
     prepare_context_engine()  # before its first import: concurrent first calls
+    from nl2sql.context_engine.engine import engine_for  # not at start-up: semantic models
 
     engine = engine_for(ctx.configs)
     if db_id is None:
