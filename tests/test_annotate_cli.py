@@ -207,3 +207,13 @@ def test_console_script_without_dbs_yaml(tmp_path: Path) -> None:
     assert not (tmp_path / "data").exists()
     assert cache_path(Path(env["XDG_DATA_HOME"]) / "nl2sql", "bookstore").is_file()
     assert result.stdout.startswith("bookstore: 6 tables + 1 view, 38 columns")
+
+
+def test_annotate_without_a_model_never_imports_pydantic_ai(tmp_path: Path) -> None:
+    """pydantic-ai (about 1 s to import) is for the LLM steps: the command and its offline
+    pipeline load it only when a model runs them."""
+    script = ("import sys, nl2sql.cli.annotate, nl2sql.annotation.pipeline; "
+              "print('pydantic_ai' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120, check=True)
+    assert done.stdout.strip() == "False", done.stdout

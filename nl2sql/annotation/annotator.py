@@ -23,6 +23,7 @@ from pydantic_ai.exceptions import UnexpectedModelBehavior
 from pydantic_ai.models import Model
 
 from nl2sql.annotation import descriptions, enums, examples
+from nl2sql.annotation.context import AnnotationContext, LlmSteps  # noqa: F401 (re-export)
 from nl2sql.annotation.options import STEP_NAMES, STEP_TITLES, AnnotatorOptions
 from nl2sql.schema.provenance import forget
 from nl2sql.annotation.runner import StepRunner
@@ -145,29 +146,6 @@ class DbSchemaAnnotator:
             self.progress.finish()
 
 
-@dataclass
-class AnnotationContext:
-    """What the LLM steps get. They update ``db_info`` in place (descriptions with source
-    "llm", enum decisions with ``enum_decision="llm"``, ``example_queries``) and record usage
-    in ``run.steps[name]`` (or the step name in ``run.skipped_steps``)."""
-
-    db_info: DbInfo
-    connection: DbConnection
-    config: DbConnectionConfig
-    model: str
-    run: AnnotationRun
-    #: The cache before this run: the steps compare fingerprints with it to send only new or
-    #: changed tables to the model (unchanged ones kept their earlier annotations).
-    previous: DbInfo | None
-    progress: ProgressReporter
-    #: Saves ``db_info`` to the cache as it is now: call it after each model request, so an
-    #: interrupted run keeps what it paid for.
-    checkpoint: Callable[[DbInfo], object]
-    #: Steps whose earlier model output is redone (``--reannotate``).
-    reannotate: frozenset[str] = frozenset()
-
-
-LlmSteps = Callable[[AnnotationContext], None]
 
 
 @dataclass

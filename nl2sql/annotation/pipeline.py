@@ -4,7 +4,7 @@ Re-runs are incremental: for every table whose structure (``TableInfo.fingerprin
 change, what a model or a person added before (descriptions, enum decisions) is carried over,
 and the LLM steps get the previous cache to tell which tables still need work.
 
-The LLM steps are one callable, ``LlmSteps`` (in ``nl2sql.annotation.annotator``):
+The LLM steps are one callable, ``LlmSteps`` (in ``nl2sql.annotation.context``):
 ``annotate_database(..., llm_steps=...)`` calls it with an ``AnnotationContext`` after the
 offline steps, when a model is configured; without one given, ``default_llm_steps()``
 (``DbSchemaAnnotator``) runs.
@@ -23,7 +23,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from nl2sql.schema.provenance import stamp, without_placeholders
-from nl2sql.annotation.annotator import AnnotationContext, LlmAnnotationSteps, LlmSteps
+from nl2sql.annotation.context import AnnotationContext, LlmSteps
 from nl2sql.schema.cache import load_db_info, save_db_info
 from nl2sql.config.registry import DbConnectionConfig
 from nl2sql.db.base import DbConnection, create_connection, create_operations
@@ -71,6 +71,8 @@ class AnnotateOptions:
 def default_llm_steps(options: AnnotatorOptions | None = None) -> LlmSteps:
     """The LLM annotation steps the CLI runs: ``nl2sql.annotation.DbSchemaAnnotator`` with
     ``options`` (concurrency, example count, rewriting comment descriptions)."""
+    from nl2sql.annotation.annotator import LlmAnnotationSteps  # pydantic-ai: with a model only
+
     return LlmAnnotationSteps(options or AnnotatorOptions())
 
 
