@@ -218,7 +218,7 @@ async def test_postgres_probes_through_the_faces(pg_probe_secrets: tuple[str, st
                              "SELECT count(*) AS n FROM t")
 
 
-# -- MariaDB, as root ------------------------------------------------------------------------------
+# -- MariaDB, as root ---------------------------------------------------------------------------
 
 MYSQL_PROBES = [
     # engine-independent statistics keep each column's smallest and largest value: after an
@@ -307,7 +307,7 @@ async def test_mysql_probes_through_the_faces(
                              "SELECT count(*) AS n FROM t")
 
 
-# -- DuckDB ------------------------------------------------------------------------------------------
+# -- DuckDB ------------------------------------------------------------------------------------
 
 def _duckdb_probes(path: Path) -> list[str]:
     serialized = "json_serialize_sql('SELECT 42 AS x')"
@@ -369,7 +369,7 @@ def test_duckdb_outside_probes(tmp_path: Path) -> None:
         connection.dispose()
 
 
-# -- Spark ----------------------------------------------------------------------------------------
+# -- Spark -------------------------------------------------------------------------------------
 
 def _xml_entity_probes(url: str, secret_file: Path) -> list[str]:
     """XML input that names an external entity, a DTD or a schema: Spark's XML parser refuses
