@@ -104,7 +104,7 @@ DUCKDB = COMMON + [
     "json_object('k', Name), to_json(ArtistId) FROM Artist LIMIT 2",
     "SELECT * FROM range(5) r(i)",
     "SELECT * FROM generate_series(1, 3)",
-    "SELECT i, unnest(generate_series(1, i)) FROM range(3) t(i)",
+    "SELECT i, g.n FROM range(3) t(i), LATERAL generate_series(1, i) g(n)",
     "SELECT a.Title, t.cnt FROM Album a, LATERAL (SELECT count(*) AS cnt FROM Track "
     "WHERE AlbumId = a.AlbumId) t LIMIT 5",
     "SELECT BillingCountry, sum(Total) FROM Invoice GROUP BY ALL ORDER BY ALL",

@@ -75,7 +75,8 @@ class DbConnection(ABC):
     #: The engine builds a value in nl2sql's own memory (DuckDB) or can die building a huge one
     #: (Spark's executor): a literal count over max_value_bytes is refused before the query runs.
     refuses_big_literal_counts: ClassVar[bool] = False
-    #: Building a big value kills the engine: a count computed from the data is refused too.
+    #: Building a big value kills the engine or runs past its time limit: a count computed from
+    #: the data is refused too.
     refuses_computed_counts: ClassVar[bool] = False
     #: The catalogue version (``catalogue_version``) is read with SQL on a connection.
     catalogue_version_in_sql: ClassVar[bool] = False

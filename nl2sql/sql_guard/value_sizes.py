@@ -33,9 +33,10 @@ Refused, in one sentence naming the call: a bound over ``max_value_bytes``; a ca
 value read from the data more than ``DATA_COPIES`` times per data value it reads
 (``repeat(Name, 10000000)``, a doubling lambda started from a column), since its size cannot be
 proven before the engine built it; a format or a width that is not a literal; and (with
-``computed_counts=False``: Spark) a count computed from the data. Elsewhere a computed count is
-left to the engine's own check of the values it hands out (and, for DuckDB, to its memory limit
-and the server's memory cap). Values grown by aggregates over many rows (``collect_list``,
+``computed_counts=False``: Spark, which died building one, and DuckDB, whose interrupt does not
+stop the scalar function building one) a count computed from the data. With
+``computed_counts=True`` such a count is left to the engine's own check of the values it hands
+out. Values grown by aggregates over many rows (``collect_list``,
 ``string_agg``) are bounded by the data, not here (docs/security.md).
 """
 
@@ -244,8 +245,8 @@ class _Sizer:
         if isinstance(node, exp.Comprehension):
             return self._over_lists([node.args.get("iterator")], [node.this],
                                     [[node.expression]], others=[node.args.get("condition")])
-        if isinstance(node, exp.Func) and not (isinstance(node.parent, exp.Table)
-                                               and node.parent.this is node):
+        if isinstance(node, exp.Func) and not (isinstance(node.parent, exp.Table | exp.Lateral)
+                                               and node.parent.this is node):  # rows, no value
             sized = self._call(node)
             if sized is not None:
                 return sized
