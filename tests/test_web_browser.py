@@ -39,6 +39,9 @@ from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.store.store import Store
 
 playwright_api = pytest.importorskip("playwright.sync_api")
+#: How long a step may take, for actions (the context's default) and for ``expect`` (whose own
+#: default is 5 s): a loaded 2-core CI machine took longer than 5 s to start the query.
+STEP_MS = 30_000
 pytestmark = pytest.mark.slow
 
 NL2SQL_WEB = Path(sys.executable).parent / "nl2sql-web"
@@ -98,10 +101,12 @@ def browser() -> Iterator[Any]:
         if os.environ.get("CI"):
             pytest.fail(reason)
         pytest.skip(reason)
+    playwright_api.expect.set_options(timeout=STEP_MS)
     with playwright_api.sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
+    playwright_api.expect.set_options(timeout=None)  # back to Playwright's own default
 
 
 @pytest.fixture
@@ -122,7 +127,7 @@ def open_page(browser: Any, site: Site) -> Iterator[Callable[..., Any]]:
 
     def make(**options: Any) -> Any:
         context = browser.new_context(**options)
-        context.set_default_timeout(30_000)
+        context.set_default_timeout(STEP_MS)
         context.route("**/*", guard)
         contexts.append(context)
         return context.new_page()
@@ -241,8 +246,7 @@ def test_only_a_curator_has_an_enabled_accept_and_then_the_answer_is_verified(
     expect(again.get_by_role("button", name="Accept")).to_have_count(0)
 
 
-def test_the_schema_page_and_an_answer_on_a_phone(open_page: Any,
-                                                              site: Site) -> None:
+def test_the_schema_page_and_an_answer_on_a_phone(open_page: Any, site: Site) -> None:
     expect = playwright_api.expect
     page = open_page(viewport={"width": 390, "height": 844}, is_mobile=True)
     sign_in(page, site, site.tokens["ines"])
