@@ -85,6 +85,23 @@ async def test_answers_are_handed_over_without_waiting_and_written_in_order() ->
     os.close(write_end)
 
 
+async def test_an_answer_to_an_emptied_pipe_is_written_without_the_thread() -> None:
+    """A client that reads each answer before its next request (an empty pipe): the answer is
+    in the pipe when ``write`` returns, no hand-off to the writer thread on its latency."""
+    read_end, write_end = os.pipe()
+    os.set_blocking(read_end, False)
+    writer = LineWriter(write_end)
+    try:
+        for i in range(20):
+            answer = f'{{"id": {i}, "rows": "{"x" * 3000}"}}\n'
+            await writer.write(answer)
+            assert os.read(read_end, 1 << 16).decode() == answer  # BlockingIOError: not yet
+    finally:
+        writer.drain(10)
+        os.close(read_end)
+        os.close(write_end)
+
+
 def test_a_client_that_writes_every_request_before_reading_gets_every_answer(
         tmp_path: Path) -> None:
     """Answers enough to fill their pipe, then 400 KB more requests (more than a pipe holds),

@@ -12,7 +12,10 @@ cheaper ends:
   thread, one hand-off per read.
 - ``LineWriter``: one thread writes the answers in the order they were handed over; the loop
   never waits for the client to read them, so a client that sends many requests before it
-  reads any answer cannot deadlock the server.
+  reads any answer cannot deadlock the server. When stdout is a pipe the client has emptied
+  and nothing is queued, an answer that fits the pipe is written by the loop itself: such a
+  write cannot block, and the hand-off to the thread (a thread wake-up on every answer's
+  latency) is saved.
 
 As the SDK does for its own ends, fd 0 and fd 1 point at /dev/null and stderr while serving
 (restored after), so a stray ``print`` or a child process cannot write into the protocol.
@@ -25,7 +28,9 @@ import asyncio
 import fcntl
 import os
 import queue
+import stat
 import sys
+import termios
 import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -110,13 +115,33 @@ class LineWriter:
         self.fd = fd
         self._queue: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self._error: OSError | None = None
+        #: Answers handed to the thread and not yet written (changed under ``_lock``).
+        self._pending = 0
+        self._lock = threading.Lock()
+        self._capacity = _pipe_capacity(fd)
         self._thread = threading.Thread(target=self._write_all, name="nl2sql-stdout",
                                         daemon=True)
         self._thread.start()
 
     async def write(self, text: str) -> None:
         self._raise_error()
-        self._queue.put(text.encode("utf-8"))
+        data = text.encode("utf-8")
+        with self._lock:
+            if not self._pending and self._fits_now(len(data)):
+                self._write(data)  # cannot block: an empty pipe with room for all of it
+                return
+            self._pending += 1
+        self._queue.put(data)
+
+    def _fits_now(self, size: int) -> bool:
+        """Whether stdout is a pipe holding no unread byte, with room for ``size`` bytes."""
+        if self._capacity is None or size > self._capacity:
+            return False
+        try:
+            unread = fcntl.ioctl(self.fd, termios.FIONREAD, b"\0\0\0\0")
+        except OSError:
+            return False
+        return int.from_bytes(unread, sys.byteorder) == 0
 
     async def flush(self) -> None:
         self._raise_error()
@@ -132,14 +157,19 @@ class LineWriter:
 
     def _write_all(self) -> None:
         while (data := self._queue.get()) is not None:
-            if self._error is not None:
-                continue
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(self.fd, view):]
-            except OSError as exc:
-                self._error = exc
+            self._write(data)
+            with self._lock:
+                self._pending -= 1
+
+    def _write(self, data: bytes) -> None:
+        if self._error is not None:
+            return
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self.fd, view):]
+        except OSError as exc:
+            self._error = exc
 
 
 @asynccontextmanager
@@ -187,6 +217,16 @@ def _on_asyncio() -> bool:
     except RuntimeError:  # anyio on trio
         return False
     return True
+
+
+def _pipe_capacity(fd: int) -> int | None:
+    """The bytes a pipe holds (Linux ``F_GETPIPE_SZ``), None for anything else."""
+    try:
+        if not stat.S_ISFIFO(os.fstat(fd).st_mode):
+            return None
+        return fcntl.fcntl(fd, fcntl.F_GETPIPE_SZ)
+    except (AttributeError, OSError):  # not Linux, or a descriptor that refuses
+        return None
 
 
 def _read(fd: int) -> bytes:
