@@ -15,9 +15,9 @@ from typing import Any
 import psycopg
 import pytest
 
-from conftest import mysql_admin, mysql_config, pg_config, rows_of
+from conftest import mysql_admin, mysql_config, pg_config, rows_of, sqlite_config
 from nl2sql.db.base import create_connection, create_operations
-from nl2sql.errors import QueryRejectedError
+from nl2sql.errors import QueryExecutionError, QueryRejectedError
 from nl2sql.schema.models import DbInfo
 from nl2sql.sql_guard import validate_read_only
 
@@ -201,3 +201,42 @@ def test_mysql_8_replication_and_statement_tables_are_refused(sql: str) -> None:
     """MySQL 8's tables (not on the MariaDB test server): the guard refuses them by name."""
     with pytest.raises(QueryRejectedError, match="holds credentials"):
         validate_read_only(sql, "mysql")
+
+
+# -- SQLite: the connection's prepared statements --------------------------------------------------
+
+SQLITE_CASES = [
+    "SELECT sql FROM sqlite_stmt",
+    "SELECT * FROM SQLITE_STMT",
+    'SELECT * FROM "sqlite_stmt"',
+    "SELECT * FROM main.sqlite_stmt",
+    "SELECT (SELECT group_concat(sql) FROM sqlite_stmt) AS s",
+    "WITH s AS (SELECT * FROM sqlite_stmt) SELECT * FROM s",
+]
+
+
+def test_sqlite_prepared_statements_of_earlier_callers_are_refused(tmp_path: Any) -> None:
+    """An outside probe: sqlite_stmt listed the statements prepared on the pooled connection,
+    so one caller read another's earlier SQL and its values. Refused by the guard, and by the
+    engine's authorizer (also through a view in the file)."""
+    import sqlite3
+
+    path = tmp_path / "shop.sqlite"
+    with sqlite3.connect(path) as setup:
+        setup.executescript("CREATE TABLE t (id int, name text); INSERT INTO t VALUES (1, 'a');"
+                            "CREATE VIEW stmts AS SELECT sql FROM sqlite_stmt;")
+    connection = create_connection(sqlite_config("shop", path))
+    ops = create_operations(connection, DbInfo(db_id="shop", db_type="sqlite"))
+    secret = f"NL2SQL-OTHER-CALLER-{uuid.uuid4().hex}"
+    try:
+        assert rows_of(ops, f"SELECT count(*) FROM t WHERE name <> '{secret}'") == [(1,)]
+        _refused_without_leak(ops, SQLITE_CASES, secret, "SELECT count(*) FROM t")
+        # the engine alone: its authorizer refuses the table, directly and through a view in
+        # the file (which the guard cannot see into on SQLite)
+        for sql, validate in ((SQLITE_CASES[0], False), ("SELECT * FROM stmts", True)):
+            with pytest.raises(QueryExecutionError, match="sqlite_stmt") as caught:
+                rows_of(ops, sql, validate=validate)
+            assert secret not in str(caught.value)
+        assert rows_of(ops, "SELECT count(*) FROM t") == [(1,)]
+    finally:
+        connection.dispose()

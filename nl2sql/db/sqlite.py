@@ -30,7 +30,7 @@ from nl2sql.db.sqlite_columnar import ColumnarTakeOver, columnar_available
 from nl2sql.errors import DatabaseConnectionError, QueryExecutionError
 from nl2sql.config.sample import ensure_bookstore
 from nl2sql.sql_guard import is_denied_function
-from nl2sql.sql_guard.denylist import SQLITE_READ_PRAGMAS
+from nl2sql.sql_guard.denylist import SQLITE_READ_PRAGMAS, SQLITE_TABLES
 
 logger = logging.getLogger(__name__)
 
@@ -46,7 +46,10 @@ _PROGRESS_STEPS = 1000
 
 def read_only_authorizer(action: int, arg1: str | None, arg2: str | None, _db: str | None,
                          _trigger: str | None) -> int:
-    """Allow reads; deny every action that writes, attaches, sets or reaches outside."""
+    """Allow reads; deny every action that writes, attaches, sets or reaches outside, and
+    reading the connection's own prepared statements (earlier callers' SQL)."""
+    if action == sqlite3.SQLITE_READ and (arg1 or "").lower() in SQLITE_TABLES:
+        return sqlite3.SQLITE_DENY
     if action in _ALLOWED_ACTIONS:
         return sqlite3.SQLITE_OK
     if action == sqlite3.SQLITE_FUNCTION:

@@ -256,6 +256,9 @@ MYSQL_TABLES = frozenset({
 })
 MYSQL_TABLE_PREFIXES = ("performance_schema.events_statements_", "sys.statement",
                         "sys.x$statement")
+#: SQLite's ``sqlite_stmt`` lists the statements prepared on the connection: a pooled
+#: connection keeps earlier callers' statements (Python's statement cache), their SQL and values.
+SQLITE_TABLES = frozenset({"sqlite_stmt"})
 DUCKDB_TABLES = frozenset({"duckdb_secrets", "duckdb_settings", "pg_settings", "duckdb_logs",
                            "duckdb_variables", "pg_prepared_statements"})
 

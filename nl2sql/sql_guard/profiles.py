@@ -46,7 +46,8 @@ class GuardProfile:
         + denylist.MYSQL_PREFIXES + denylist.DUCKDB_PREFIXES)
     #: Tables holding credentials (``schema.name`` or a bare name in any schema).
     denied_tables: ClassVar[frozenset[str]] = (
-        denylist.POSTGRES_TABLES | denylist.MYSQL_TABLES | denylist.DUCKDB_TABLES)
+        denylist.POSTGRES_TABLES | denylist.MYSQL_TABLES | denylist.DUCKDB_TABLES
+        | denylist.SQLITE_TABLES)
     #: Prefixes of ``schema.name`` of such tables (``performance_schema.events_statements_``).
     denied_table_prefixes: ClassVar[tuple[str, ...]] = denylist.MYSQL_TABLE_PREFIXES
     #: How the engine reads comments and strings (see ``lexing.LexingRules``).
@@ -104,7 +105,7 @@ class SqliteProfile(GuardProfile):
     # which is exactly when they are dangerous.
     denied_functions = MappingProxyType(denylist.SQLITE)
     denied_prefixes = denylist.SQLITE_PREFIXES
-    denied_tables = frozenset()
+    denied_tables = denylist.SQLITE_TABLES
     denied_table_prefixes = ()
     lexing = LexingRules(line_comment_ends=("\n",), nested_comments=(False,),
                          line_comment_needs_space=(False,), string_escapes_pinned=True)
