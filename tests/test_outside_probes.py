@@ -24,7 +24,7 @@ from mcp import Client
 
 import nl2sql
 from conftest import (build_cache, duckdb_config, mysql_admin, mysql_config, pg_config, rows_of,
-                      spark_db)
+                      spark_db, sqlite_config)
 from nl2sql.cli.eval import main as eval_main
 from nl2sql.config.registry import DbConnectionConfig
 from nl2sql.db.base import create_connection, create_operations
@@ -34,9 +34,11 @@ from nl2sql.errors import QueryExecutionError, QueryRejectedError
 from nl2sql.schema.models import DbInfo
 
 
-def _probe(ops: Any, cases: list[str], secret: str, alive: str) -> list[str]:
+def _probe(ops: Any, cases: list[str], secret: str, alive: str, *,
+           engine_refuses: bool = False) -> list[str]:
     """The cases that were not refused (or leaked ``secret`` in their message); after each,
-    ``alive`` must still answer one row."""
+    ``alive`` must still answer one row. ``engine_refuses``: a refusal by the engine layer
+    (SQLite's authorizer) counts as refused too."""
     through = []
     for sql in cases:
         try:
@@ -46,7 +48,8 @@ def _probe(ops: Any, cases: list[str], secret: str, alive: str) -> list[str]:
             if secret in message or "\n" in message:
                 through.append(f"{sql}  (message: {message})")
         except QueryExecutionError as failed:  # the guard let it reach the engine
-            through.append(f"{sql}  (engine: {str(failed)[:80]})")
+            if not engine_refuses or secret in str(failed):
+                through.append(f"{sql}  (engine: {str(failed)[:80]})")
         else:
             through.append(f"{sql}  ({'LEAKED' if secret in str(rows) else 'ran'})")
         assert len(rows_of(ops, alive)) == 1, sql
@@ -305,6 +308,57 @@ async def test_mysql_probes_through_the_faces(
     config = mysql_config("my", dbname, address=address)
     await _through_the_faces(config, make_registry(config), MYSQL_PROBES[:3], secret, tmp_path,
                              "SELECT count(*) AS n FROM t")
+
+
+# -- SQLite ------------------------------------------------------------------------------------
+
+SQLITE_PROBES = [
+    "SELECT hex(fts3_tokenizer('simple'))",  # the tokenizer's address: an ASLR leak
+    "SELECT fts3_tokenizer('simple', x'4141414141414141')",
+    "SELECT * FROM sqlite_dbpage('main')",
+    "SELECT load_extension('/tmp/nl2sql_probe.so')",
+    "SELECT readfile('/etc/hostname')",
+    "SELECT writefile('/tmp/nl2sql_probe', 'y')",
+    "SELECT * FROM fsdir('/etc')",
+    "SELECT * FROM zipfile('/tmp/nl2sql_probe.zip')",
+    "SELECT * FROM sqlite_stmt",
+    "SELECT * FROM pragma_wal_checkpoint",
+    "SELECT * FROM \"pragma_wal_checkpoint\"('TRUNCATE')",
+    "SELECT * FROM main.pragma_optimize(0x10002)",
+    "SELECT * FROM pragma_shrink_memory",
+    "SELECT * FROM pragma_incremental_vacuum",
+    "SELECT * FROM pragma_journal_mode('wal')",
+    "SELECT * FROM pragma_query_only(0)",
+    "SELECT * FROM pragma_writable_schema(1)",
+    "SELECT * FROM pragma_cache_size(1000000000)",
+    "SELECT * FROM pragma_hard_heap_limit(1)",
+    "SELECT * FROM pragma_mmap_size(1000000000)",
+    "SELECT * FROM pragma_busy_timeout(100000)",
+    "SELECT optimize(f) FROM f",
+    "ATTACH DATABASE '/tmp/nl2sql_probe.db' AS x",
+]
+
+
+def test_sqlite_outside_probes(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "probe.sqlite"
+    with sqlite3.connect(path) as setup:
+        setup.executescript("CREATE TABLE t (id INTEGER PRIMARY KEY); INSERT INTO t VALUES (1);"
+                            "CREATE VIRTUAL TABLE f USING fts4(a); INSERT INTO f VALUES ('x');")
+    connection = create_connection(sqlite_config("lite", path))
+    ops = create_operations(connection, DbInfo(db_id="lite", db_type="sqlite"))
+    state = ("SELECT (SELECT cache_size FROM pragma_cache_size), (SELECT journal_mode FROM "
+             "pragma_journal_mode), (SELECT timeout FROM pragma_busy_timeout)")
+    try:
+        before = rows_of(ops, state)
+        through = _probe(ops, SQLITE_PROBES, "NL2SQL-NO-SECRET", "SELECT id FROM t",
+                         engine_refuses=True)
+        assert through == [], "\n".join(through)
+        assert rows_of(ops, state) == before  # no setting changed
+        assert not Path("/tmp/nl2sql_probe").exists()
+    finally:
+        connection.dispose()
 
 
 # -- DuckDB ------------------------------------------------------------------------------------
