@@ -29,7 +29,7 @@ from team_servers import call
 from test_cancelled_queries import _pg_busy
 from test_stopping_signals import _wait
 from web_harbour import (BUSIEST, ENDLESS_QUESTION, FLEET, FOLLOW_UP, GENRES, GENRES_SQL,
-                         CandidateSql, annotate, harbour_script, stub_responder, write_config)
+                         PORTS, CandidateSql, annotate, harbour_script, stub_responder, write_config)
 
 from conftest import (PG_HOST, PG_PORT, PG_USER, _create_database, _drop_database,
                       run_pg_script, stop_process)
@@ -333,6 +333,29 @@ def test_every_control_on_every_page_has_an_accessible_name(open_page: Any, site
         if nameless:
             unnamed[path or "/"] = nameless
     assert unnamed == {}
+
+
+def test_sql_a_person_writes_runs_by_keyboard_and_the_guard_refuses_a_write(
+        open_page: Any, site: Site) -> None:
+    expect = playwright_api.expect
+    page = open_page()
+    sign_in(page, site, site.tokens["ines"])
+    page.get_by_role("link", name="SQL").click()
+    page.get_by_label("Database").select_option("harbour")
+    sql = page.get_by_label("SQL", exact=True)
+    sql.fill("SELECT name, country FROM ports WHERE country LIKE 'M%' ORDER BY name")
+    sql.press("Control+Enter")
+    rows = page.get_by_role("table", name="Result rows").get_by_role("row")
+    expect(rows).to_have_count(3)  # the header, Malta's and Morocco's ports
+    expect(rows.nth(1)).to_contain_text("Tangier")
+    expect(rows.nth(2)).to_contain_text("Valletta")
+    sql.fill("DELETE FROM ports")
+    page.get_by_role("button", name="Run").click()
+    expect(page.get_by_role("alert")).to_contain_text("read-only")
+    sql.fill("SELECT count(*) AS ports FROM ports")
+    page.get_by_role("button", name="Run").click()
+    expect(page.get_by_role("table", name="Result rows").get_by_role("row").nth(1)).to_have_text(
+        str(len(PORTS)))
 
 
 def test_the_controls_wait_for_the_script(open_page: Any, site: Site) -> None:
