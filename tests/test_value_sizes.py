@@ -59,10 +59,15 @@ CASES = [
     ("spark", "SELECT format_string(Name, 1) AS s FROM Artist", "format from something other"),
     ("spark", "SELECT format_number(1, 999999999) AS s", TOO_BIG),
     ("spark", "SELECT concat_ws(repeat(',', 100000), sequence(1, 1000)) AS s", TOO_BIG),
+    ("spark", "SELECT size(array_insert(array(1), 300000000, 2)) AS n", TOO_BIG),
+    ("spark", "SELECT size(array_insert(array(1), -300000000, 2)) AS n", TOO_BIG),
+    ("spark", "SELECT length(randstr(300000000)) AS n", TOO_BIG),
     ("duckdb", "SELECT list_reduce(range(40), (acc, x) -> acc || acc, 'a') AS s", TOO_BIG),
     ("duckdb", "SELECT list_reduce(string_split(Name, ' '), (acc, x) -> acc || acc) AS s "
                "FROM Artist", "accumulator by 2"),
     ("duckdb", "SELECT printf('%999999999d', 1) AS s", TOO_BIG),
+    ("duckdb", "SELECT length(list_resize([1], 300000000)) AS n", TOO_BIG),
+    ("duckdb", "SELECT length(array_resize([1], 300000000, 0)) AS n", TOO_BIG),
     ("duckdb", "SELECT printf('%*d', 999999999, 1) AS s", WIDTH),
     ("duckdb", "SELECT format('{:>999999999}', 1) AS s", TOO_BIG),
     ("duckdb", "SELECT format('{:>{}}', 1, 999999999) AS s", WIDTH),
@@ -95,12 +100,15 @@ CASES = [
               "aggregate(sequence(1, 10), 'a', (acc, x) -> concat(acc, acc)) AS e FROM Artist",
      None),
     ("spark", "SELECT array_join(collect_list(Name), ', ') AS a FROM Artist", None),
+    ("spark", "SELECT format_number(1234.5, '#,###.00') AS a, format_number(1234.5, 2) AS b, "
+              "array_insert(array(1, 2), 1, 0) AS c, length(randstr(8)) AS d", None),
     ("duckdb", "SELECT repeat('-', 10) AS a, replace(Name, 'a', 'b') AS b, "
                "lpad(Name, 5, ' ') AS c, regexp_replace(Name, '\\s+', ' ', 'g') AS d, "
                "printf('%5.2f', 1.0) AS e, format('{} - {:>8}', Name, ArtistId) AS f "
                "FROM Artist", None),
     ("duckdb", "SELECT list_transform(string_split(Name, ' '), x -> upper(x)) AS g, "
                "list_reduce([1, 2, 3], (a, b) -> a + b) AS h FROM Artist", None),
+    ("duckdb", "SELECT list_resize([1, 2], 5, 0) AS a, array_resize([1], 3) AS b", None),
     ("duckdb", "SELECT ArtistId, g.n FROM Artist, LATERAL generate_series(1, ArtistId) g(n)",
      None),  # rows, streamed: no value built
     ("duckdb", "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 10) "

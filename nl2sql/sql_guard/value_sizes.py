@@ -14,8 +14,9 @@ the query runs):
   what its projection builds; any other column or aggregate counts ``D``; arithmetic,
   comparisons and numeric casts count a number;
 - the sized calls multiply their operand by their count (``repeat``, ``array_repeat``,
-  ``list_repeat``, ``replicate``) or are their count (``space``, ``lpad``/``rpad``,
-  ``randomblob``/``zeroblob``, ``format_number``, ``bar``, and ``sequence``/
+  ``list_repeat``, ``replicate``, ``list_resize``/``array_resize``, ``array_insert``'s position)
+  or are their count (``space``, ``lpad``/``rpad``, ``randomblob``/``zeroblob``, ``randstr``,
+  ``format_number``, ``bar``, and ``sequence``/
   ``generate_series``/``range`` used as a value: in ``FROM`` they stream rows); a count is any
   constant expression, folded (``2e8``, ``2000 * 100000``, ``CAST('2e8' AS INT)``, a date range
   with an interval step);
@@ -57,12 +58,16 @@ from nl2sql.errors import QueryRejectedError
 #: check can see their size.
 DATA_COPIES = 4
 
+#: Bytes counted per number (and per element of a built list).
+_ELEMENT_BYTES = 8
 #: Anonymous sized calls (as sqlglot leaves them): SQL name -> (position of the operand whose
-#: copies make the value, or None; position of the count; bytes per unit of the count).
+#: copies make the value, or None; position of the count; bytes per unit of the count when
+#: there is no such operand).
 _ANONYMOUS = {"repeat": (0, 1, 1), "replicate": (0, 1, 1), "array_repeat": (0, 1, 1),
               "list_repeat": (0, 1, 1), "lpad": (None, 1, 1), "rpad": (None, 1, 1),
               "space": (None, 0, 1), "randomblob": (None, 0, 1), "zeroblob": (None, 0, 1),
-              "format_number": (None, 1, 1), "bar": (None, 3, 3)}
+              "format_number": (None, 1, 1), "bar": (None, 3, 3),
+              "list_resize": (2, 1, _ELEMENT_BYTES), "array_resize": (2, 1, _ELEMENT_BYTES)}
 #: Series built as a list when called as a value: (start, end[, step]) or (end).
 _SERIES = frozenset({"sequence", "generate_series", "range"})
 #: Calls that fold a list with an accumulator: (list, lambda[, initial]).
@@ -72,8 +77,6 @@ _KEEPERS = frozenset({"filter", "list_filter", "array_filter", "exists", "forall
                       "array_sort", "list_sort", "map_filter", "list_any", "list_all"})
 #: Format calls: SQL name -> how the format is read ("java" / "c" printf, "fmt" braces).
 _FORMATS = {"printf": "c", "format_string": "java"}
-#: Bytes counted per number (and per element of a built list).
-_ELEMENT_BYTES = 8
 #: Bytes of a number written out in full (a double's 309 digits and its sign, point, exponent).
 _NUMBER_TEXT = 330
 #: Days in one unit of an interval step, the smallest when it varies (a month: 28), so that a
@@ -325,8 +328,15 @@ class _Sizer:
             return self._sized(node, node.args["times"], node.this)
         if isinstance(node, exp.Pad):
             return self._sized(node, node.expression, None)
-        if isinstance(node, exp.Space):
+        if isinstance(node, exp.Space | exp.Randstr):
             return self._sized(node, node.this, None)
+        if isinstance(node, exp.ArrayInsert):  # a position past the end pads with NULLs
+            return _add(self.value(node.this), self.value(node.args.get("expression")),
+                        self._sized(node, node.args.get("position"), None, _ELEMENT_BYTES))
+        if name == "format_number" and len(arguments) == 2 and isinstance(
+                arguments[1], exp.Literal) and arguments[1].is_string:  # a pattern: '#,###.00'
+            self.value(arguments[0])
+            return {_FIXED: float(len(str(arguments[1].this).encode()) + _NUMBER_TEXT)}
         if isinstance(node, exp.Replace):
             return self._replace(node.this, node.expression, node.args.get("replacement"))
         if isinstance(node, exp.RegexpReplace):
@@ -347,8 +357,9 @@ class _Sizer:
         if name in _ANONYMOUS:
             operand, count, unit = _ANONYMOUS[name]
             if len(arguments) > count:
-                return self._sized(node, arguments[count],
-                                   arguments[operand] if operand is not None else None, unit)
+                copied = arguments[operand] if operand is not None and operand < len(
+                    arguments) else None
+                return self._sized(node, arguments[count], copied, unit)
         return None
 
     def _count(self, node: exp.Expr, count: exp.Expr | None) -> float | None:
@@ -367,7 +378,7 @@ class _Sizer:
         times = self._count(node, count)
         if times is None:  # the engine's own check (computed_counts)
             return copy
-        return _scale(copy, max(times, 0.0))
+        return _scale(copy, abs(times))  # a negative position pads too (array_insert)
 
     def _series(self, node: exp.Expr, bounds: list[exp.Expr]) -> Size:
         for bound in bounds:
