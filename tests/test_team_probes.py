@@ -168,3 +168,42 @@ async def test_a_model_on_a_one_user_http_server_only_proposes(tmp_path: Path) -
         stop_process(process)
     assert [v.sql for v in nl2sql.list_verified(config=str(config))] == [RIGHT]
     assert len(nl2sql.list_proposed(config=str(config))) == 2
+
+
+def test_a_local_user_in_a_group_is_not_served_another_groups_verified_answer(
+        tmp_path: Path) -> None:
+    """The OS account, once a configured user in a group without chinook, asks chinook's
+    verified question with no db id (the Python face): it is neither served (no model request)
+    nor shown as an example, and the model is asked on their own database."""
+    import os
+    import subprocess
+    import sys
+
+    from nl2sql.access.caller import os_user_name
+
+    shutil.copyfile(SAMPLE_DATA / "chinook" / "chinook.sqlite", tmp_path / "chinook.sqlite")
+    config = tmp_path / "dbs.yaml"
+    config.write_text(yaml.safe_dump({
+        "databases": {"chinook": {"type": "sqlite", "path": "chinook.sqlite"}},
+        "server": {"groups": {"readers": {"databases": ["bookstore"]},
+                              "curators": {"databases": ["*"], "curator": True}}}}))
+    registry = DbConnectionConfigs.load(config)
+    for db_id in ("chinook", "bookstore"):
+        build_cache(registry.get(db_id), registry.data_dir)
+    person = nl2sql.ask(QUESTION, db_id="chinook", config=str(config),
+                        model=Script([final(RIGHT)]).model)
+    assert nl2sql.accept(person.id, config=str(config)).state == "verified"
+    added = subprocess.run(
+        [str(Path(sys.executable).parent / "nl2sql-secrets"), "add-user", os_user_name(),
+         "--group", "readers", "--config", str(config)],
+        capture_output=True, text=True, timeout=60, env={**os.environ})
+    assert added.returncode == 0, added.stderr
+    books = "SELECT count(*) AS n FROM books"
+    script = Script([final(books)])
+    answer = nl2sql.ask(QUESTION, config=str(config), model=script.model)
+    assert answer.source == "model" and answer.db_id == "bookstore" and answer.sql == books
+    assert RIGHT not in str(script.requests)  # not an example either
+    with pytest.raises(Exception, match="not open to user"):
+        nl2sql.ask(QUESTION, db_id="chinook", config=str(config),
+                   model=Script([final(RIGHT)]).model)
+    assert RIGHT not in [v.sql for v in nl2sql.list_verified(config=str(config))]
