@@ -212,6 +212,32 @@ def test_postgres_outside_probes_as_the_superuser(pg_probe_secrets: tuple[str, s
         connection.dispose()
 
 
+def test_postgres_annotation_samples_no_credential(pg_probe_secrets: tuple[str, str],
+                                                    pg_server: str, make_registry: Any) -> None:
+    """annotate-schema samples rows and screens enum values of every table and view: views in
+    the user's schema over the credential catalogues (and the catalogue's statistics, role
+    settings) are neither sampled nor screened, so no secret reaches the cached schema that
+    db_show_schema shows to every client."""
+    from nl2sql.annotation.pipeline import annotate_database
+
+    dbname, secret = pg_probe_secrets
+    dsn = pg_server.replace("dbname=postgres", f"dbname={dbname}")
+    with psycopg.connect(dsn, autocommit=True) as admin:
+        admin.execute("CREATE VIEW subs AS SELECT subname, subconninfo FROM pg_subscription")
+        admin.execute("CREATE VIEW sub_stats AS SELECT attname, most_common_vals::text AS v, "
+                      "histogram_bounds::text AS h FROM pg_stats "
+                      "WHERE tablename = 'pg_subscription'")
+        admin.execute("CREATE VIEW role_settings AS SELECT rolname, rolconfig::text AS c "
+                      "FROM pg_roles WHERE rolconfig IS NOT NULL")
+    config = pg_config("pg", dbname)
+    registry = make_registry(config)
+    annotate_database(registry.get("pg"), registry.data_dir)
+    written = [p for p in registry.data_dir.rglob("*") if p.is_file()]
+    assert "role_settings" in "".join(p.read_text(errors="replace") for p in written)
+    for path in written:
+        assert secret not in path.read_text(errors="replace"), path
+
+
 async def test_postgres_probes_through_the_faces(pg_probe_secrets: tuple[str, str],
                                                  make_registry: Any, tmp_path: Path) -> None:
     dbname, secret = pg_probe_secrets
