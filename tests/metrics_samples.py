@@ -44,9 +44,32 @@ def _rewrite(node: Any) -> Any:
 def chinook_model(folder: Path, kind: str, naming: str) -> Path:
     """Chinook's ``kind`` ("dbt" or "cube") model written into ``folder`` for ``naming``."""
     source = CHINOOK_MODELS / MODEL_FILES[kind]
-    folder.mkdir(parents=True, exist_ok=True)
-    target = folder / source.name
-    document = yaml.safe_load(source.read_text(encoding="utf-8"))
-    target.write_text(yaml.safe_dump(document if naming == "postgres" else _rewrite(document),
-                                     sort_keys=False), encoding="utf-8")
+    return write_model(folder / source.name, source.read_text(encoding="utf-8"), naming)
+
+
+def write_model(target: Path, text: str, naming: str) -> Path:
+    """A model's YAML ``text`` (in PostgreSQL's names) written to ``target`` for ``naming``."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    document = yaml.safe_load(text)
+    if naming != "postgres":  # metrics: name metrics, not columns (a derived metric's expr)
+        document = {key: value if key == "metrics" else _rewrite(value)
+                    for key, value in document.items()}
+    target.write_text(yaml.safe_dump(document, sort_keys=False), encoding="utf-8")
     return target
+
+
+#: Periods written by hand as each backend's users would (not as the compiler does).
+MONTH = {"sqlite": "strftime('%Y-%m-01', {})", "postgres": "CAST(date_trunc('month', {}) AS DATE)",
+         "mysql": "DATE_FORMAT({}, '%Y-%m-01')", "duckdb": "make_date(year({0}), month({0}), 1)",
+         "spark": "trunc({}, 'MM')"}
+YEAR = {"sqlite": "strftime('%Y-01-01', {})", "postgres": "CAST(date_trunc('year', {}) AS DATE)",
+        "mysql": "DATE_FORMAT({}, '%Y-01-01')", "duckdb": "make_date(year({}), 1, 1)",
+        "spark": "trunc({}, 'YEAR')"}
+_DECIMAL = re.compile(r"^-?\d+\.\d+$")
+
+
+def as_numbers(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """MySQL's results keep DECIMAL values as the server's text (exact CSV files): as numbers
+    here, so a DECIMAL and a DOUBLE compare by value as on the other backends."""
+    return [tuple(float(v) if isinstance(v, str) and _DECIMAL.match(v) else v for v in row)
+            for row in rows]

@@ -7,12 +7,11 @@ every case."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-from metrics_samples import chinook_model, spelled
+from metrics_samples import MONTH, YEAR, as_numbers, chinook_model, spelled
 
 from conftest import BACKENDS, SampleDb, build_cache, sample_fixture, spark_config, write_dbs_yaml
 from nl2sql.config.registry import DbConnectionConfig, DbConnectionConfigs
@@ -22,15 +21,6 @@ from nl2sql.operations.ops_context import OpsContext
 from nl2sql.workspace.result_compare import compare_results
 
 chinook = sample_fixture("chinook", BACKENDS)
-_DECIMAL = re.compile(r"^-?\d+\.\d+$")
-
-#: Periods written by hand as each backend's users would (not as the compiler does).
-MONTH = {"sqlite": "strftime('%Y-%m-01', {})", "postgres": "CAST(date_trunc('month', {}) AS DATE)",
-         "mysql": "DATE_FORMAT({}, '%Y-%m-01')", "duckdb": "make_date(year({0}), month({0}), 1)",
-         "spark": "trunc({}, 'MM')"}
-YEAR = {"sqlite": "strftime('%Y-01-01', {})", "postgres": "CAST(date_trunc('year', {}) AS DATE)",
-        "mysql": "DATE_FORMAT({}, '%Y-01-01')", "duckdb": "make_date(year({}), 1, 1)",
-        "spark": "trunc({}, 'YEAR')"}
 
 #: (case, dbt query, Cube query, hand-written SQL in PostgreSQL's names; {month}/{year} of
 #: the invoice date).
@@ -75,13 +65,6 @@ def _gold(template: str, backend: str, naming: str) -> str:
         "{year}", YEAR[backend].format(date))
 
 
-def _numbers(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-    """MySQL's results keep DECIMAL values as the server's text (exact CSV files): as numbers
-    here, so a DECIMAL and a DOUBLE compare by value as on the other backends."""
-    return [tuple(float(v) if isinstance(v, str) and _DECIMAL.match(v) else v for v in row)
-            for row in rows]
-
-
 def check_cases(config: DbConnectionConfig, backend: str, naming: str, folder: Path) -> None:
     """Every case, from each format, equals its hand-written query on ``config``'s database."""
     build_cache(config, folder / "data")
@@ -102,7 +85,7 @@ def check_cases(config: DbConnectionConfig, backend: str, naming: str, folder: P
                                    max_rows=10_000)
                 assert theirs.error is None, (name, theirs.error)
                 assert ours.error is None and result.row_count == len(ours.rows) > 0, name
-                comparison = compare_results(_numbers(theirs.rows), _numbers(ours.rows))
+                comparison = compare_results(as_numbers(theirs.rows), as_numbers(ours.rows))
                 if not comparison.equal:
                     failures.append(f"{kind} {name}: {comparison.reason}\n{result.sql_query}")
         finally:

@@ -7,7 +7,8 @@ is the query, the metrics computed over its aggregates. Otherwise each part is a
 rows are combined on the group-bys (the union of their keys, each part LEFT JOINed on it with
 NULL-safe equality: no FULL OUTER JOIN, which MySQL lacks), and on top:
 - ratio: ``CAST(numerator AS DOUBLE) / NULLIF(denominator, 0)``;
-- derived: its expression over the inputs; an input with ``offset_window`` is compiled on its
+- derived: its expression over the inputs (``/`` dividing as a ratio does, whatever the
+  backend's integer division); an input with ``offset_window`` is compiled on its
   own and joined on the period ``offset`` earlier;
 - cumulative: a running total over the time group-by (restarting every ``grain_to_date``), or
   with a ``window`` the sum of the periods within it (a self-join of its part).
@@ -27,7 +28,7 @@ from nl2sql.errors import MetricQueryError
 from nl2sql.semantic.model import GRAINS, Metric, SemanticModel, Window
 from nl2sql.semantic.names import GroupBy, metric_named, parse_order, resolve
 from nl2sql.semantic.parts import Part, PartBuilder, Ref, condition_names, parse_condition
-from nl2sql.semantic.sources import Sources, parse_expression
+from nl2sql.semantic.sources import Sources, parse_expression, true_division
 from nl2sql.semantic.time_sql import TimeSql, whole_multiple
 
 #: A metric's value, given how to reach a measure of a part.
@@ -97,7 +98,8 @@ class _Compiler:
         self.tables: set[str] = set()
 
     def cte(self, prefix: str, query: exp.Query) -> str:
-        """Add a CTE named ``prefix`` (``prefix_2``... when taken); its name."""
+        """Add a CTE named ``prefix`` (``prefix_2``... when taken); its name. Prefixes are
+        words no backend reserves (PostgreSQL rejects an unquoted ``window`` or ``offset``)."""
         taken = {name for name, _ in self.ctes}
         name, n = prefix, 1
         while name in taken:
@@ -164,8 +166,9 @@ class _Plan:
             return lambda ref: exp.Div(
                 this=exp.cast(numerator(ref), exp.DataType.Type.DOUBLE),
                 expression=exp.Nullif(this=denominator(ref), expression=exp.Literal.number(0)))
-        template = parse_expression(metric.expr or "", self.sources.dialect,
-                                    f"Metric '{metric.name}': its expr {metric.expr!r}")
+        template = true_division(parse_expression(
+            metric.expr or "", self.sources.dialect,
+            f"Metric '{metric.name}': its expr {metric.expr!r}"))
 
         def derived(ref: Ref) -> exp.Expression:
             tree = template.copy()
@@ -187,7 +190,7 @@ class _Plan:
                                    f"{time.grain}s; group by a finer grain.")
         self.combined = True
         inner = self.compiler.select([("value", metric, filters)], self.group_bys, self.where)
-        cte = self.compiler.cte("offset", inner)
+        cte = self.compiler.cte("shifted", inner)
         self.offsets.append((cte, time, offset))
         return lambda ref: exp.column("value", cte)
 
@@ -270,7 +273,7 @@ class _Plan:
                 select = self._join(select, part.name, self.group_bys) if names else \
                     select.join(exp.to_table(part.name), join_type="CROSS", copy=False)
         for windowed in self.windows:
-            windowed.name = self.compiler.cte("window", self._window(windowed))
+            windowed.name = self.compiler.cte("windowed", self._window(windowed))
             select = self._join(select, windowed.name, self.group_bys)
         for cte, time, offset in self.offsets:
             others = [gb for gb in self.group_bys if gb is not time]

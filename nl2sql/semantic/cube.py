@@ -76,22 +76,29 @@ def read_cube(document: dict[str, Any], path: Path) -> tuple[list[Table], list[M
     tables, metrics, problems = [], [], []
     for number, raw in enumerate(document.get("cubes") or [], 1):
         name = str(raw.get("name") or f"#{number}") if isinstance(raw, dict) else f"#{number}"
+        broken: dict[tuple[str, str], str] = {}  # (kind, member) -> why it cannot be used
         try:
             cube = _Cube.model_validate(raw)
-            table = _table(cube, path)
+            table = _table(cube, path, broken)
         except (ValidationError, ValueError) as exc:
             problems.append(Problem(path, "cube", name, _reason(exc)))
             continue
         tables.append(table)
+        problems += [Problem(path, "cube", name, f"dimension '{member}': {why}")
+                     for (kind, member), why in broken.items() if kind == "dimension"]
         for measure in cube.measures:
             try:
+                if ("measure", measure.name) in broken:
+                    raise ValueError(broken["measure", measure.name])
                 metrics.append(_metric(cube, measure, table))
             except ValueError as exc:
                 problems.append(Problem(path, "metric", f"{cube.name}.{measure.name}", str(exc)))
     return tables, metrics, problems
 
 
-def _table(cube: _Cube, path: Path) -> Table:
+def _table(cube: _Cube, path: Path, broken: dict[tuple[str, str], str]) -> Table:
+    """The cube as a table; a dimension or measure whose SQL cannot be read is left out and
+    goes into ``broken`` with the reason (the cube's other members stay usable)."""
     if not cube.sql_table and not cube.sql:
         raise ValueError("a cube needs sql_table or sql")
     table = Table(name=cube.name, file=path, relation=cube.sql_table,
@@ -99,19 +106,27 @@ def _table(cube: _Cube, path: Path) -> Table:
                   description=cube.description or "")
     sql_of = {dim.name: str(dim.sql) for dim in cube.dimensions if dim.sql is not None}
     for dim in cube.dimensions:
-        if dim.sql is None:
-            raise ValueError(f"dimension '{dim.name}' has no sql")
-        table.dimensions[dim.name] = Dimension(
-            dim.name, _own_sql(str(dim.sql), sql_of, set()), is_time=dim.type.lower() == "time",
-            label=dim.title or "", description=dim.description or "")
+        try:
+            if dim.sql is None:
+                raise ValueError("it has no sql")
+            table.dimensions[dim.name] = Dimension(
+                dim.name, _own_sql(str(dim.sql), sql_of, set()),
+                is_time=dim.type.lower() == "time", label=dim.title or "",
+                description=dim.description or "")
+        except ValueError as exc:
+            broken["dimension", dim.name] = str(exc)
     measures = {m.name for m in cube.measures}
     for measure in cube.measures:
         agg = _AGGREGATIONS.get(measure.type.lower())
-        filters = tuple(_own_sql(str(f.get("sql")), sql_of, set())
-                        for f in measure.filters if f.get("sql"))
-        if agg is not None or not _references(measure, measures):
-            expr = _own_sql(str(measure.sql), sql_of, set()) if measure.sql is not None else None
-            table.measures[measure.name] = Measure(measure.name, agg, expr, filters=filters)
+        try:
+            filters = tuple(_own_sql(str(f.get("sql")), sql_of, set())
+                            for f in measure.filters if f.get("sql"))
+            if agg is not None or not _references(measure, measures):
+                expr = _own_sql(str(measure.sql), sql_of, set()) \
+                    if measure.sql is not None else None
+                table.measures[measure.name] = Measure(measure.name, agg, expr, filters=filters)
+        except ValueError as exc:
+            broken["measure", measure.name] = str(exc)
     return table
 
 

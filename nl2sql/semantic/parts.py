@@ -14,7 +14,7 @@ from sqlglot import exp
 from nl2sql.errors import MetricQueryError
 from nl2sql.semantic.model import GRAINS, Dimension, Link, Measure, Table
 from nl2sql.semantic.names import GroupBy, read_templates, resolve
-from nl2sql.semantic.sources import Sources, parse_expression
+from nl2sql.semantic.sources import Sources, parse_expression, true_division
 from nl2sql.semantic.time_sql import TimeSql
 
 
@@ -130,7 +130,7 @@ class PartBuilder:
             if value is None or measure.filters:
                 raise MetricQueryError(f"{where}: an aggregate expression needs sql and no "
                                        f"filters.")
-            return value
+            return true_division(value)
         return aggregate(measure, value, [self.sources.table_expr(part.table, f, joins.alias,
                                                                   where)
                                           for f in measure.filters])

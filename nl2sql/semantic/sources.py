@@ -42,6 +42,17 @@ def parse_expression(text: str, dialect: str, what: str) -> exp.Expression:
     return trees[0].copy()
 
 
+def true_division(tree: exp.Expression) -> exp.Expression:
+    """``tree`` with its divisions dividing alike on every backend: the dividend cast to
+    DOUBLE, as a ratio metric's is. Otherwise a share of two counts is 0 on SQLite and
+    PostgreSQL (an integer divided by an integer), 0.2551 on MariaDB (four decimals) and
+    0.25511 on DuckDB."""
+    for division in list(tree.find_all(exp.Div)):
+        division.set("this", exp.cast(division.this, exp.DataType.Type.DOUBLE))
+        division.set("typed", False)
+    return tree
+
+
 @lru_cache(maxsize=4096)  # a semantic model's expressions, parsed once (callers get copies)
 def _parsed(text: str, dialect: str) -> tuple[exp.Expression, ...]:
     return tuple(tree for tree in sqlglot.parse(text, read=dialect) if tree is not None)
