@@ -1,6 +1,6 @@
 """``annotate-schema`` checks a database's governed metrics: each compiles and runs (zero rows),
 a broken one is one line (file, metric, reason) without a traceback and the others stay usable,
-and schema drift names the metrics that read a changed table."""
+so is a group-by (a dimension, a table) that does not run, and schema drift names the metrics that read a changed table."""
 
 from __future__ import annotations
 
@@ -36,6 +36,11 @@ semantic_models:
     model: ref('books')
     entities: [{name: priced_book, type: primary, expr: book_id}]
     measures: [{name: price_sum, agg: sum, expr: list_price}]
+    dimensions: [{name: shelf, type: categorical, expr: shelf_code}]
+  - name: warehouses
+    model: ref('warehouses')
+    entities: [{name: warehouse, type: primary, expr: warehouse_id}]
+    dimensions: [{name: city, type: categorical}]
 """)
     (tmp_path / "dbs.yaml").write_text("databases:\n  shop:\n    type: sqlite\n"
                                        "    path: shop.db\n    semantic_model: models\n")
@@ -49,13 +54,23 @@ def test_a_broken_metric_is_one_line_and_the_rest_stay_usable(shop: Path) -> Non
     assert "Traceback" not in done.stdout + done.stderr
     lines = done.stdout.splitlines()
     assert "  metrics: 10 of 12 compile and run; 2 broken (named below, the others stay " \
-           "usable)" in lines
+           "usable); 2 group-by(s) broken (named below)" in lines
     broken = [line.strip() for line in lines if line.startswith("    ")]
     assert any(line.endswith("broken.yml: metric 'half_ratio': 'type_params.denominator' must "
                              "name a metric (a name or {name: ...})") for line in broken)
     assert any("broken.yml: metric 'price_sum': measure 'price_sum' of 'priced_books': column "
                "'list_price' is not in table 'books'" in line for line in broken)
-    assert len(broken) == 2
+    # Group-bys are checked too (the metrics run without them): a dimension's column, and a
+    # semantic model that only lends dimensions, over a table the database does not have.
+    assert any(line.endswith("broken.yml: semantic model 'priced_books': dimension 'shelf': "
+                             "column 'shelf_code' is not in table 'books'; fix the semantic "
+                             "model (or run annotate-schema if the column is new).")
+               for line in broken)
+    assert any(line.endswith("broken.yml: Semantic model 'warehouses' reads table "
+                             "'warehouses', which is not in the database (or its schema "
+                             "cache); fix the semantic model, or run annotate-schema if the "
+                             "table is new.") for line in broken)
+    assert len(broken) == 4
     usable = [m["name"] for m in nl2sql.metrics("shop", config=shop)]
     assert "revenue" in usable and "half_ratio" not in usable
 

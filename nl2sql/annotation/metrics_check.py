@@ -19,6 +19,7 @@ from nl2sql.errors import Nl2SqlError, QueryTimeoutError
 from nl2sql.semantic import (Metric, MetricQuery, SemanticModel, compile_for, measures_of,
                              semantic_model)
 from nl2sql.semantic.model import GRAINS
+from nl2sql.semantic.sources import Sources
 from nl2sql.schema.models import DbInfo
 from nl2sql.verified.questions import tables_read
 
@@ -30,11 +31,14 @@ class MetricsCheck:
     checked: int = 0
     running: int = 0
     lines: list[str] = field(default_factory=list)
+    broken_dimensions: int = 0  # group-bys (and tables) that do not run
 
     def summary(self) -> str:
         broken = self.checked - self.running
         return (f"metrics: {self.running} of {self.checked} compile and run"
-                + (f"; {broken} broken (named below, the others stay usable)" if broken else ""))
+                + (f"; {broken} broken (named below, the others stay usable)" if broken else "")
+                + (f"; {self.broken_dimensions} group-by(s) broken (named below)"
+                   if self.broken_dimensions else ""))
 
 
 def check_metrics(config: DbConnectionConfig, operations: DbOperations, info: DbInfo,
@@ -71,7 +75,42 @@ def check_metrics(config: DbConnectionConfig, operations: DbOperations, info: Db
         if changed:
             result.lines.append(f"{where} reads tables that changed ({'; '.join(changed)}); "
                                 f"it still runs: check that it still means the same.")
+    broken = check_dimensions(config, operations, info, model)
+    result.broken_dimensions = len(broken)
+    result.lines += broken
     return result
+
+
+def check_dimensions(config: DbConnectionConfig, operations: DbOperations, info: DbInfo,
+                     model: SemanticModel) -> list[str]:
+    """One line per table or dimension of ``model`` that does not run: the metrics are checked
+    without group-bys, so a dimension's SQL (or a table that only lends dimensions) would
+    otherwise fail first when someone groups by it. Each runs as ``SELECT <dimension> FROM
+    <table>`` for zero rows."""
+    dialect = config.backend.sqlglot_dialect
+    sources = Sources(model, dialect, info, folds_case=config.backend.folds_unquoted_case)
+    lines = []
+    for table in model.tables.values():
+        kind = "cube" if table.naming == "cube" else "semantic model"
+        where = f"{table.file}: {kind} '{table.name}'"
+        try:
+            relation = sources.relation(table, "checked_table")
+        except Nl2SqlError as exc:  # names the semantic model (or cube) itself
+            lines.append(f"{table.file}: {exc}")
+            continue
+        for dimension in table.dimensions.values():
+            what = f"dimension '{dimension.name}'"
+            try:
+                value = sources.table_expr(table, dimension.expr, "checked_table", what)
+                select = exp.select(value).from_(relation.copy()).limit(0)
+                operations.count_rows(select.sql(dialect=dialect), limit=1)
+            except QueryTimeoutError:
+                continue
+            except Nl2SqlError as exc:
+                reason = str(exc)  # a column the schema cache lacks is named with ``what``
+                reason = reason if reason.startswith(what) else f"{what}: {reason}"
+                lines.append(f"{where}: {reason}")
+    return lines
 
 
 def check_query(model: SemanticModel, metric: Metric) -> MetricQuery:
