@@ -73,3 +73,28 @@ def as_numbers(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     here, so a DECIMAL and a DOUBLE compare by value as on the other backends."""
     return [tuple(float(v) if isinstance(v, str) and _DECIMAL.match(v) else v for v in row)
             for row in rows]
+
+
+def gold_sql(template: str, backend: str, naming: str) -> str:
+    """Hand-written SQL in PostgreSQL's names, spelled for ``naming``, with ``{month}`` and
+    ``{year}`` the invoice date's period in ``backend``'s own SQL."""
+    date = spelled("invoice_date", naming)
+    return spelled(template, naming).replace("{month}", MONTH[backend].format(date)).replace(
+        "{year}", YEAR[backend].format(date))
+
+
+def differs_from_gold(ops: Any, db_id: str, query: dict[str, Any], gold: str) -> str | None:
+    """Run metric ``query`` (through ``metrics_query_op``: the guard, the read-only path, a
+    result file) and the hand-written ``gold``; None when their rows are equal by the
+    evaluation's rules, else why, with the compiled SQL."""
+    from nl2sql.evaluation.scoring import run_query
+    from nl2sql.operations.metrics import metrics_query_op
+    from nl2sql.workspace.result_compare import compare_results
+
+    result = metrics_query_op(ops, db_id, **query)
+    ours = run_query(ops, db_id, result.sql_query, timeout=60, max_rows=10_000)
+    theirs = run_query(ops, db_id, gold, timeout=60, max_rows=10_000)
+    assert theirs.error is None, (gold, theirs.error)
+    assert ours.error is None and result.row_count == len(ours.rows) > 0, (query, ours.error)
+    comparison = compare_results(as_numbers(theirs.rows), as_numbers(ours.rows))
+    return None if comparison.equal else f"{comparison.reason}\n{result.sql_query}"

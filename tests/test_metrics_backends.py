@@ -11,14 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from metrics_samples import MONTH, YEAR, as_numbers, chinook_model, spelled
+from metrics_samples import chinook_model, differs_from_gold, gold_sql
 
 from conftest import BACKENDS, SampleDb, build_cache, sample_fixture, spark_config, write_dbs_yaml
 from nl2sql.config.registry import DbConnectionConfig, DbConnectionConfigs
-from nl2sql.evaluation.scoring import run_query
-from nl2sql.operations.metrics import metrics_query_op
 from nl2sql.operations.ops_context import OpsContext
-from nl2sql.workspace.result_compare import compare_results
 
 chinook = sample_fixture("chinook", BACKENDS)
 
@@ -58,13 +55,6 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
 ]
 
 
-def _gold(template: str, backend: str, naming: str) -> str:
-    date = spelled("invoice_date", naming)
-    sql = spelled(template, naming)
-    return sql.replace("{month}", MONTH[backend].format(date)).replace(
-        "{year}", YEAR[backend].format(date))
-
-
 def check_cases(config: DbConnectionConfig, backend: str, naming: str, folder: Path) -> None:
     """Every case, from each format, equals its hand-written query on ``config``'s database."""
     build_cache(config, folder / "data")
@@ -78,16 +68,10 @@ def check_cases(config: DbConnectionConfig, backend: str, naming: str, folder: P
         ops = OpsContext(registry)
         try:
             for name, dbt_query, cube_query, gold in CASES:
-                query = dbt_query if kind == "dbt" else cube_query
-                result = metrics_query_op(ops, config.db_id, **query)
-                ours = run_query(ops, config.db_id, result.sql_query, timeout=60, max_rows=10_000)
-                theirs = run_query(ops, config.db_id, _gold(gold, backend, naming), timeout=60,
-                                   max_rows=10_000)
-                assert theirs.error is None, (name, theirs.error)
-                assert ours.error is None and result.row_count == len(ours.rows) > 0, name
-                comparison = compare_results(as_numbers(theirs.rows), as_numbers(ours.rows))
-                if not comparison.equal:
-                    failures.append(f"{kind} {name}: {comparison.reason}\n{result.sql_query}")
+                why = differs_from_gold(ops, config.db_id, dbt_query if kind == "dbt" else
+                                        cube_query, gold_sql(gold, backend, naming))
+                if why:
+                    failures.append(f"{kind} {name}: {why}")
         finally:
             ops.close()
     assert not failures, "\n\n".join(failures)
