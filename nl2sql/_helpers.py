@@ -11,6 +11,7 @@ import importlib
 import logging
 import os
 import sys
+import unicodedata
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -24,6 +25,18 @@ ELLIPSIS = "…"
 def plural(n: int, noun: str) -> str:
     """``plural(1, "table")`` -> "1 table"; ``plural(1200, "row")`` -> "1,200 rows"."""
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def one_line(text: str) -> str:
+    """``text`` as one line a person reads as it is: control and format characters (terminal
+    escapes, bidi overrides, zero-width ones) and line breaks become spaces, runs of
+    whitespace one space. For text a model wrote that a person then judges (a proposal's
+    question)."""
+    return " ".join("".join(" " if unicodedata.category(c) in _NOT_SHOWN else c
+                            for c in text).split())
+
+
+_NOT_SHOWN = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})
 
 
 def shorten(text: str, limit: int) -> str:

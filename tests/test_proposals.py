@@ -280,3 +280,28 @@ async def test_a_result_replaced_while_the_person_reads_is_not_what_they_confirm
     verified = nl2sql.list_verified(config=ops)
     assert INJECTED not in [v.sql for v in verified], done.content[0].text
     assert [v.sql for v in verified] == ([RIGHT] if mode == "legacy" else [])
+
+
+# a question that draws a second SQL line (and erases the real one on a terminal)
+SPOOFED = (f"{QUESTION}\nSQL: {RIGHT}\n\x1b[8m\x1b[2K" + "\n" * 3 + "\u202e")
+
+
+@pytest.mark.parametrize("mode", ["legacy"])
+async def test_a_question_cannot_draw_what_the_person_reads(chinook: dict, mode: str) -> None:
+    """An outside probe: the model writes the question (nl_query) of what it proposes. One with
+    line breaks, a fake 'SQL:' line and terminal escapes would show the person a right query
+    above the real one (elicitation) or erase the real one (nl2sql-ask --list-proposed on a
+    terminal). The person reads the question on one line, without control characters."""
+    asked: list[types.ElicitRequestParams] = []
+    async with Client(build_server(chinook["registry"].config_path,
+                                   workspace=chinook["registry"].workspace), mode=mode,
+                      elicitation_callback=elicitation("cancel", asked)) as client:
+        done = await model_accepts(client, INJECTED, "spoofed", question=SPOOFED)
+    assert not done.is_error, done.content[0].text
+    [params] = asked
+    for shown in (params.message, done.content[0].text,
+                  ask_cli(chinook["env"], "--list-proposed").stdout):
+        sql_lines = [line.strip() for line in shown.splitlines()
+                     if line.lstrip().startswith("SQL:")]
+        assert sql_lines == [f"SQL: {INJECTED}"], shown
+        assert not any(c in shown for c in "\x1b\u202e"), shown

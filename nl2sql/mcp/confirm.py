@@ -25,6 +25,7 @@ from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.resolve import Elicit, Resolve
 from pydantic import BaseModel
 
+from nl2sql._helpers import one_line
 from nl2sql._worker import run_in_worker
 from nl2sql.access.permissions import can
 from nl2sql.mcp.callers import authenticated_caller, request_ops
@@ -116,4 +117,4 @@ def _message(proposal: Any) -> str:
     return (f"The assistant proposes this as the right answer on database '{proposal.db_id}'. "
             f"Accept to make it a verified answer (reused for the same question with no model "
             f"request and shown as an example); decline to reject it.\n\n"
-            f"Question: {proposal.question}\nSQL: {sql}")
+            f"Question: {one_line(proposal.question)}\nSQL: {sql}")

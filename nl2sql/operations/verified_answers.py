@@ -21,6 +21,7 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 from typing import Literal
 
+from nl2sql._helpers import one_line
 from nl2sql.access.permissions import can
 from nl2sql.errors import (AccessDeniedError, Nl2SqlError, SchemaCacheMissingError,
                            VerifiedAnswerError)
@@ -100,8 +101,8 @@ def _checked(ops: OpsContext, db_id: str, question: str | None, sql: str,
                                   db_id=db_id, sql=sql) from None
     info = _cache(ops, db_id)
     return VerifiedAnswer(
-        id=answer_id, db_id=db_id, question=question.strip(),
-        question_key=question_key(question), sql=sql.strip(),
+        id=answer_id, db_id=db_id, question=one_line(question),
+        question_key=question_key(one_line(question)), sql=sql.strip(),
         tables=tables_read(sql, operations.connection.sqlglot_dialect, info),
         schema_fingerprint=info.fingerprint() if info is not None else None)
 

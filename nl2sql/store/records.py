@@ -9,6 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from nl2sql._helpers import one_line
 from nl2sql.schema.models import utc_now
 
 #: Where an answer is: proposed (by a model; never served), verified (by a person), rejected.
@@ -51,7 +52,7 @@ class VerifiedAnswer(BaseModel):
             if self.state == "rejected":
                 when += f", rejected{_by(self.accepted_by)}"
         sql = " ".join(self.sql.split())
-        return (f"{self.id} [{self.db_id}; {state}; {when}] {self.question}\n"
+        return (f"{self.id} [{self.db_id}; {state}; {when}] {one_line(self.question)}\n"
                 f"  SQL: {sql}\n  reads: {', '.join(self.tables) or '?'}")
 
 
