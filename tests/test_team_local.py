@@ -147,3 +147,28 @@ async def test_spans_are_exported_when_otel_is_configured(config: Path, tmp_path
     assert '"name": "nl2sql.tool db_execute_sql"' in log and '"name": "nl2sql.query"' in log
     assert '"nl2sql.user": "ana"' in log and '"db.query.text": "SELECT 7 AS n"' in log
     assert '"service.name": "nl2sql-test"' in log
+
+
+async def test_the_audit_log_prints_a_models_sql_without_terminal_escapes(
+        config: Path, tmp_path: Path) -> None:
+    """An outside probe: the SQL a model sends is recorded as written (refused or not), and
+    ``nl2sql-audit`` printed it to the administrator's terminal: escapes in a string or a
+    comment cleared the screen or rewrote earlier lines. Printed without control or format
+    characters, one line per record; --json keeps the SQL as it was sent."""
+    escapes = "\x1b[2J\x1b[1A\x1b]0;title\x07\u202e"
+    server = build_server(config, workspace=tmp_path / "ws")
+    async with Client(server) as client:
+        for sql in (f"SELECT '{escapes}' AS x", f"SELECT 1 AS x -- {escapes}\n",
+                    f"DELETE FROM Track /* {escapes} */"):
+            await client.call_tool("db_execute_sql", {"db_id": "chinook", "query": sql})
+    from nl2sql.access.audit import flush_all
+
+    assert flush_all(timeout=30)
+    plain = subprocess.run([str(BIN / "nl2sql-audit"), "--config", str(config)],
+                           capture_output=True, text=True, timeout=60, check=True)
+    lines = plain.stdout.splitlines()
+    assert len(lines) == 3 and not any(c in plain.stdout for c in "\x1b\x07\u202e"), \
+        plain.stdout
+    dumped = subprocess.run([str(BIN / "nl2sql-audit"), "--config", str(config), "--json"],
+                            capture_output=True, text=True, timeout=60, check=True)
+    assert escapes in json.loads(dumped.stdout.splitlines()[0])["sql"]

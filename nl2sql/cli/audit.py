@@ -12,6 +12,7 @@ import json
 import sys
 from datetime import datetime, timezone
 
+from nl2sql._helpers import one_line
 from nl2sql.cli.errors import add_version_flag, run_cli
 from nl2sql.cli.options import add_common_options, parse_command_line
 from nl2sql.config.registry import DbConnectionConfigs
@@ -58,12 +59,16 @@ def _moment(text: str) -> datetime:
 
 
 def _line(record: AuditRecord) -> str:
-    sql = " ".join((record.sql or "").split())
+    """One line for a terminal: the SQL (a model's text) and the names without control or
+    format characters, so an escape in them cannot rewrite what the reader sees."""
+    sql = one_line(record.sql or "")
     sql = sql if len(sql) <= _SQL_CHARS else sql[:_SQL_CHARS - 1] + "…"
     rows = "" if record.row_count is None else f"{record.row_count} rows"
-    return "  ".join([f"{record.ts:%Y-%m-%d %H:%M:%S}", f"{record.user or '-':<12}",
-                      f"{record.face or '-':<9}", f"{record.tool or '-':<20}",
-                      f"{record.db_id or '-':<12}", f"{record.outcome:<9}", f"{rows:>10}",
+    user, tool, db_id = (one_line(v or "") or "-" for v in (record.user, record.tool,
+                                                          record.db_id))
+    return "  ".join([f"{record.ts:%Y-%m-%d %H:%M:%S}", f"{user:<12}",
+                      f"{record.face or '-':<9}", f"{tool:<20}",
+                      f"{db_id:<12}", f"{record.outcome:<9}", f"{rows:>10}",
                       f"{record.duration_ms or 0:>6} ms", sql])
 
 
