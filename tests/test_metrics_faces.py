@@ -120,6 +120,9 @@ def test_no_metric_tools_for_a_database_without_metrics(chinook_ops: OpsContext)
     ("cumulative revenue over the years", "cumulative_revenue"),
     ("How many new customers joined each year?", "new_customers"),
     ("what is the retrun rate by reason", "return_rate"),  # a typo
+    # each word of the label, not in a row
+    ("What was the value of an average order per country?", "average_order_value"),
+    ("How many books were sold each month?", "books_sold"),
 ])
 def test_context_puts_the_right_metric_first(bookstore_ops: OpsContext, question: str,
                                              first: str) -> None:

@@ -13,8 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from metrics_samples import differs_from_gold, gold_sql, spelled, write_model
 
+import nl2sql
 from conftest import SampleDb, build_cache, sample_fixture, write_dbs_yaml
 from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.operations.ops_context import OpsContext
@@ -86,6 +88,7 @@ metrics:
   - {name: tracks, label: Tracks, type: simple, type_params: {measure: track_rows}}
   - {name: long_tracks, type: simple, type_params: {measure: long_rows}}
   - name: long_share
+    label: Share of long tracks
     type: derived
     type_params: {expr: long_tracks / tracks, metrics: [{name: long_tracks}, {name: tracks}]}
   - {name: total_ms, type: simple, type_params: {measure: total_ms}}
@@ -232,22 +235,29 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any] | None, str]] = [
 ]
 
 
+def _ops(chinook: SampleDb, folder: Path, kind: str) -> tuple[OpsContext, Path]:
+    """An OpsContext of ``chinook`` with the ``kind`` ("dbt" or "cube") model; its path."""
+    path = write_model(folder / kind / "semantic.yml", DBT if kind == "dbt" else CUBE,
+                       chinook.naming)
+    entry = chinook.config.model_copy(update={"semantic_model": path})
+    return OpsContext(DbConnectionConfigs.load(write_dbs_yaml(folder / kind, [entry]),
+                                               data_dir=folder / "data",
+                                               workspace=folder / "workspace")), path
+
+
 def test_a_model_of_my_own_equals_hand_written_sql(chinook: SampleDb, tmp_path: Path) -> None:
     backend, naming = chinook.backend, chinook.naming
     build_cache(chinook.config, tmp_path / "data")
     failures = []
-    for kind, text in (("dbt", DBT), ("cube", CUBE)):
-        path = write_model(tmp_path / kind / "semantic.yml", text, naming)
-        entry = chinook.config.model_copy(update={"semantic_model": path})
+    for kind in ("dbt", "cube"):
+        ops, path = _ops(chinook, tmp_path, kind)
+        entry = ops.configs.get(chinook.config.db_id)
         if kind == "cube":  # the broken measure is named, its cube's others stay usable
             model = semantic_model(entry)
             assert model is not None and {"sales.total", "sales.total_3m"} <= set(model.metrics)
             assert [p.line() for p in model.problems] == [
                 f"{path}: metric 'sales.usa_total': {{buyers.{spelled('country', naming)}}} "
                 f"refers to another cube; nl2sql reads SQL over the cube's own table only"]
-        ops = OpsContext(DbConnectionConfigs.load(write_dbs_yaml(tmp_path / kind, [entry]),
-                                                  data_dir=tmp_path / "data",
-                                                  workspace=tmp_path / "workspace"))
         try:
             for name, dbt_query, cube_query, gold in CASES:
                 query = dbt_query if kind == "dbt" else cube_query
@@ -258,3 +268,20 @@ def test_a_model_of_my_own_equals_hand_written_sql(chinook: SampleDb, tmp_path: 
         finally:
             ops.close()
     assert not failures, "\n\n".join(failures)
+
+
+@pytest.mark.parametrize("chinook", ["sqlite"], indirect=True)  # the context is backend-neutral
+@pytest.mark.parametrize(("question", "first"), [
+    ("What share of the tracks are long, per media type?", "long_share"),  # was 'tracks'
+    ("How many tracks does each artist have?", "tracks"),
+    ("Sales by support rep per year", "sales"),
+])
+def test_the_context_puts_my_metric_first(chinook: SampleDb, tmp_path: Path, question: str,
+                                          first: str) -> None:
+    build_cache(chinook.config, tmp_path / "data")
+    ops, _ = _ops(chinook, tmp_path, "dbt")
+    try:
+        ctx = nl2sql.context(question, db_id=chinook.config.db_id, config=ops)
+    finally:
+        ops.close()
+    assert ctx.metrics[0].name == first and ctx.metrics[0].matched, ctx.metrics[:3]

@@ -1,6 +1,7 @@
 """The governed metrics a question needs, best first (``PromptContext.metrics``).
 
-A metric matches when the question says its name, its label or a glossary synonym of either
+A metric matches when the question says its name, its label or a glossary synonym of either,
+in a row or each of their words in any order
 (words folded as everywhere in the engine: "revenues" is "revenue"; the glossary term whose
 name is the metric's, or whose synonyms include it, lends its synonyms), says something within
 a typo of one, or means what the metric's label and description say (embedding similarity).
@@ -65,6 +66,10 @@ def metric_hints(question: str, vector: np.ndarray | None, config: DbConnectionC
             reason = f"the question says '{found}'" + (
                 "" if found in _names(info) else " (a glossary synonym)")
             rank = (0, -len(terms(found, expand=False)))
+        elif found := _said_apart(names, words):
+            reason = f"the question says each word of '{found}'" + (
+                "" if found in _names(info) else " (a glossary synonym)")
+            rank = (0, -len(terms(found, expand=False)))
         elif found_close := close(names, folded):
             reason, rank = f"'{found_close[0]}' is close to '{found_close[1]}'", (1, 0.0)
         elif scores is not None and scores[i] >= SEMANTIC_SIMILARITY:
@@ -75,6 +80,15 @@ def metric_hints(question: str, vector: np.ndarray | None, config: DbConnectionC
                                         dimensions=list(info.dimensions))))
     ranked.sort(key=lambda item: item[0])
     return [hint for _, hint in ranked[:MAX_METRICS]]
+
+
+def _said_apart(names: list[str], words: list[str]) -> str | None:
+    """The longest of ``names`` of two words or more whose every word the question says, in
+    any order ("What share of the tracks are long?" says "Share of long tracks")."""
+    said_words = set(words)
+    apart = [name for name in names if len(set(terms(name, expand=False))) > 1
+             and set(terms(name, expand=False)) <= said_words]
+    return max(apart, key=lambda n: len(terms(n, expand=False)), default=None)
 
 
 def _names(info: MetricInfo) -> list[str]:
