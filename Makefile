@@ -33,8 +33,12 @@ install: $(DEV_STAMP) bytecode
 run: $(STAMP) bytecode
 	$(BIN)/annotate-schema bookstore --output-schema
 
+# The suite runs on every core (pytest-xdist); the Spark tests share one worker and its one
+# Spark Connect server (tests/conftest.py groups them). PYTEST_ARGS adds options
+# (PYTEST_ARGS="-k guard -x"); PYTEST_WORKERS=0 runs it in one process.
+PYTEST_WORKERS ?= auto
 test: $(DEV_STAMP) bytecode
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) data/database data/bookstore/bookstore.db workspace

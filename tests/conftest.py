@@ -43,6 +43,20 @@ PG_USER = os.environ.get("NL2SQL_TEST_PG_USER", "postgres")
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
 
+#: Fixtures that start or load the session's Spark Connect server.
+_SPARK_FIXTURES = frozenset({"spark_server", "spark_chinook", "spark_northwind"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (``make test``: ``--dist loadgroup``) every Spark test runs on one
+    worker, so the suite starts one Spark Connect server (~1 GB, ~10 s) and loads each sample
+    into it once, not once per core."""
+    for item in items:
+        if item.get_closest_marker("spark") or _SPARK_FIXTURES & set(
+                getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.xdist_group("spark"))
+
+
 @pytest.fixture(autouse=True)
 def _no_model_requests() -> Iterator[None]:
     """No test may reach a real LLM."""
