@@ -286,8 +286,10 @@ def test_ctrl_c_in_nl2sql_ask_stops_its_query(backend: str, make_db: Any, tmp_pa
                               "--db", "cancelme", "--model", MODEL_STRING, "--no-reuse"],
                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     dbname = db.config.dbname or ""
+    # In-process engines: the child's CPU, busy over two windows in a row (a single window
+    # could still be the child handling the model's answer before the query starts).
     busy = (lambda: BUSY[backend](dbname)) if backend in ("postgres", "mysql") \
-        else (lambda: _jvm_busy(child.pid))  # in-process engines: the child's CPU
+        else (lambda: _jvm_busy(child.pid) and _jvm_busy(child.pid))
     try:
         _wait_sync(lambda: len(stub_openai.requests) == 1 and busy() == 1, within=30.0)
         started = time.monotonic()
