@@ -1,6 +1,7 @@
 """A semantic model written for this check, not shipped and not the other tests' (Chinook's
 catalogue and its sales staff: tracks, albums, artists, media types, invoices through customers
-to their support reps), in dbt and in Cube syntax, on SQLite, PostgreSQL, MariaDB and DuckDB.
+to their support reps), in dbt and in Cube syntax, on SQLite, PostgreSQL, MariaDB, DuckDB and
+Spark.
 Each metric query equals SQL written by hand with other techniques (window frames, LAG).
 
 What it found: a share of two counts written as a derived metric (dbt ``expr: a / b``) or a
@@ -17,8 +18,8 @@ import pytest
 from metrics_samples import differs_from_gold, gold_sql, spelled, write_model
 
 import nl2sql
-from conftest import SampleDb, build_cache, sample_fixture, write_dbs_yaml
-from nl2sql.config.registry import DbConnectionConfigs
+from conftest import SampleDb, build_cache, sample_fixture, spark_config, write_dbs_yaml
+from nl2sql.config.registry import DbConnectionConfig, DbConnectionConfigs
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.semantic import semantic_model
 
@@ -235,25 +236,24 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any] | None, str]] = [
 ]
 
 
-def _ops(chinook: SampleDb, folder: Path, kind: str) -> tuple[OpsContext, Path]:
-    """An OpsContext of ``chinook`` with the ``kind`` ("dbt" or "cube") model; its path."""
-    path = write_model(folder / kind / "semantic.yml", DBT if kind == "dbt" else CUBE,
-                       chinook.naming)
-    entry = chinook.config.model_copy(update={"semantic_model": path})
+def _ops(config: DbConnectionConfig, naming: str, folder: Path,
+         kind: str) -> tuple[OpsContext, Path]:
+    """An OpsContext of ``config`` with the ``kind`` ("dbt" or "cube") model; its path."""
+    path = write_model(folder / kind / "semantic.yml", DBT if kind == "dbt" else CUBE, naming)
+    entry = config.model_copy(update={"semantic_model": path})
     return OpsContext(DbConnectionConfigs.load(write_dbs_yaml(folder / kind, [entry]),
                                                data_dir=folder / "data",
                                                workspace=folder / "workspace")), path
 
 
-def test_a_model_of_my_own_equals_hand_written_sql(chinook: SampleDb, tmp_path: Path) -> None:
-    backend, naming = chinook.backend, chinook.naming
-    build_cache(chinook.config, tmp_path / "data")
+def check_cases(config: DbConnectionConfig, backend: str, naming: str, folder: Path) -> None:
+    """Every case, from each format, equals its hand-written query on ``config``'s database."""
+    build_cache(config, folder / "data")
     failures = []
     for kind in ("dbt", "cube"):
-        ops, path = _ops(chinook, tmp_path, kind)
-        entry = ops.configs.get(chinook.config.db_id)
+        ops, path = _ops(config, naming, folder, kind)
         if kind == "cube":  # the broken measure is named, its cube's others stay usable
-            model = semantic_model(entry)
+            model = semantic_model(ops.configs.get(config.db_id))
             assert model is not None and {"sales.total", "sales.total_3m"} <= set(model.metrics)
             assert [p.line() for p in model.problems] == [
                 f"{path}: metric 'sales.usa_total': {{buyers.{spelled('country', naming)}}} "
@@ -261,13 +261,25 @@ def test_a_model_of_my_own_equals_hand_written_sql(chinook: SampleDb, tmp_path: 
         try:
             for name, dbt_query, cube_query, gold in CASES:
                 query = dbt_query if kind == "dbt" else cube_query
-                why = query and differs_from_gold(ops, chinook.config.db_id, query,
+                why = query and differs_from_gold(ops, config.db_id, query,
                                                   gold_sql(gold, backend, naming))
                 if why:
                     failures.append(f"{kind} {name}: {why}")
         finally:
             ops.close()
     assert not failures, "\n\n".join(failures)
+
+
+def test_a_model_of_my_own_equals_hand_written_sql(chinook: SampleDb, tmp_path: Path) -> None:
+    check_cases(chinook.config, chinook.backend, chinook.naming, tmp_path)
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_a_model_of_my_own_on_spark(spark_server, spark_chinook,  # noqa: ANN001
+                                    tmp_path: Path) -> None:
+    config = spark_config("chinook", spark_server.remote, spark_chinook, query_timeout_seconds=60)
+    check_cases(config, "spark", "sqlite", tmp_path)
 
 
 @pytest.mark.parametrize("chinook", ["sqlite"], indirect=True)  # the context is backend-neutral
@@ -279,7 +291,7 @@ def test_a_model_of_my_own_equals_hand_written_sql(chinook: SampleDb, tmp_path: 
 def test_the_context_puts_my_metric_first(chinook: SampleDb, tmp_path: Path, question: str,
                                           first: str) -> None:
     build_cache(chinook.config, tmp_path / "data")
-    ops, _ = _ops(chinook, tmp_path, "dbt")
+    ops, _ = _ops(chinook.config, chinook.naming, tmp_path, "dbt")
     try:
         ctx = nl2sql.context(question, db_id=chinook.config.db_id, config=ops)
     finally:
