@@ -286,22 +286,23 @@ async def test_a_result_replaced_while_the_person_reads_is_not_what_they_confirm
 SPOOFED = (f"{QUESTION}\nSQL: {RIGHT}\n\x1b[8m\x1b[2K" + "\n" * 3 + "\u202e")
 
 
-@pytest.mark.parametrize("mode", ["legacy"])
-async def test_a_question_cannot_draw_what_the_person_reads(chinook: dict, mode: str) -> None:
+@pytest.mark.parametrize("sql", [INJECTED, f"{INJECTED} -- \x1b[2K\x1b[1A\u202e"])
+async def test_a_question_cannot_draw_what_the_person_reads(chinook: dict, sql: str) -> None:
     """An outside probe: the model writes the question (nl_query) of what it proposes. One with
     line breaks, a fake 'SQL:' line and terminal escapes would show the person a right query
     above the real one (elicitation) or erase the real one (nl2sql-ask --list-proposed on a
-    terminal). The person reads the question on one line, without control characters."""
+    terminal), and so would escapes in the SQL's comment. The person reads the question and
+    the SQL on one line each, without control or format characters."""
     asked: list[types.ElicitRequestParams] = []
     async with Client(build_server(chinook["registry"].config_path,
-                                   workspace=chinook["registry"].workspace), mode=mode,
+                                   workspace=chinook["registry"].workspace), mode="legacy",
                       elicitation_callback=elicitation("cancel", asked)) as client:
-        done = await model_accepts(client, INJECTED, "spoofed", question=SPOOFED)
+        done = await model_accepts(client, sql, "spoofed", question=SPOOFED)
     assert not done.is_error, done.content[0].text
     [params] = asked
     for shown in (params.message, done.content[0].text,
                   ask_cli(chinook["env"], "--list-proposed").stdout):
         sql_lines = [line.strip() for line in shown.splitlines()
                      if line.lstrip().startswith("SQL:")]
-        assert sql_lines == [f"SQL: {INJECTED}"], shown
+        assert len(sql_lines) == 1 and sql_lines[0].startswith(f"SQL: {INJECTED}"), shown
         assert not any(c in shown for c in "\x1b\u202e"), shown

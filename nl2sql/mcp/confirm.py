@@ -113,7 +113,7 @@ async def _run(op: Operation, ctx: Context, function: Any) -> Any:
 
 
 def _message(proposal: Any) -> str:
-    sql = " ".join(proposal.sql.split())
+    sql = one_line(proposal.sql)
     return (f"The assistant proposes this as the right answer on database '{proposal.db_id}'. "
             f"Accept to make it a verified answer (reused for the same question with no model "
             f"request and shown as an example); decline to reject it.\n\n"

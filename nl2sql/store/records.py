@@ -51,7 +51,7 @@ class VerifiedAnswer(BaseModel):
             state, when = self.state, f"proposed {proposed:%Y-%m-%d %H:%M}{_by(self.proposed_by)}"
             if self.state == "rejected":
                 when += f", rejected{_by(self.accepted_by)}"
-        sql = " ".join(self.sql.split())
+        sql = one_line(self.sql)
         return (f"{self.id} [{self.db_id}; {state}; {when}] {one_line(self.question)}\n"
                 f"  SQL: {sql}\n  reads: {', '.join(self.tables) or '?'}")
 
