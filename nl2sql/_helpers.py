@@ -27,13 +27,20 @@ def plural(n: int, noun: str) -> str:
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
+def terminal_text(text: str, *, replacement: str = "\ufffd") -> str:
+    """``text`` safe to print for a person: each control or format character (a terminal
+    escape, a bidi override, a zero-width one) but line breaks and tabs becomes
+    ``replacement``, so what a model wrote or a table stores cannot rewrite the screen, set
+    the clipboard or reorder what is read."""
+    return "".join(replacement if c not in "\n\t" and unicodedata.category(c) in _NOT_SHOWN
+                   else c for c in text)
+
+
 def one_line(text: str) -> str:
-    """``text`` as one line a person reads as it is: control and format characters (terminal
-    escapes, bidi overrides, zero-width ones) and line breaks become spaces, runs of
-    whitespace one space. For text a model wrote that a person then judges (a proposal's
-    question)."""
-    return " ".join("".join(" " if unicodedata.category(c) in _NOT_SHOWN else c
-                            for c in text).split())
+    """``text`` as one line a person reads as it is (``terminal_text``, line breaks and runs of
+    whitespace one space). For text a model wrote that a person then judges (a proposal's
+    question and SQL, the audit log's SQL)."""
+    return " ".join(terminal_text(text, replacement=" ").split())
 
 
 _NOT_SHOWN = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})

@@ -191,3 +191,18 @@ def test_one_name_for_the_model_in_the_answer_candidates_and_receipt(
     printed = ask_cli(setup, QUESTION, "--db", "chinook", "--model", MODEL_STRING,
                       "--no-reuse")
     assert f"source: model {MODEL_STRING} (model)" in printed.stdout, printed.stderr
+
+
+def test_cli_prints_no_terminal_escape_from_the_model_or_the_data(
+        setup: dict[str, str], stub_openai: StubOpenAI) -> None:
+    """An outside probe: a value the query returns (stored data is untrusted) and the model's
+    SQL and explanation reached the terminal as written: an OSC 52 escape set the clipboard
+    (a command the person would paste), others cleared the screen or reversed text. Printed
+    with each control or format character replaced."""
+    escape = "char(27) || ']52;c;cm0gLXJmIH4=' || char(7) || char(27) || '[2J'"
+    sql = f"SELECT 'a' || {escape} || '\u202eb' AS v -- \x1b[1A"
+    stub_openai.add(tool_call("final_result", sql=sql, explanation="Shows \x1b[2Kit\u200b."))
+    done = ask_cli(setup, "Show the value", "--db", "chinook", "--model", MODEL_STRING)
+    assert done.returncode == 0, done.stderr
+    assert not any(c in done.stdout for c in "\x1b\x07\u202e\u200b"), repr(done.stdout)
+    assert "| a\ufffd]52;c;cm0gLXJmIH4=\ufffd\ufffd[2J\ufffdb |" in done.stdout, done.stdout

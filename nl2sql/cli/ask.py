@@ -16,7 +16,7 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from nl2sql._helpers import status_to
+from nl2sql._helpers import one_line, status_to, terminal_text
 from nl2sql.schema.provenance import is_placeholder_model
 from nl2sql.cli.errors import add_version_flag, run_cli
 from nl2sql.config.memory_cap import limit_process_memory
@@ -222,18 +222,20 @@ def _spinner() -> Any:
 
 
 def _print_answer(answer: Answer) -> None:
+    """The answer for a person: the SQL and explanation are a model's text and the rows the
+    database's, so every line goes through ``terminal_text`` (no escape reaches the terminal)."""
     if sys.stdout.isatty():
         from rich.console import Console
         from rich.syntax import Syntax
 
-        Console().print(Syntax(answer.sql, "sql", word_wrap=True))
+        Console().print(Syntax(terminal_text(answer.sql), "sql", word_wrap=True))
     else:
-        print(answer.sql)
+        print(terminal_text(answer.sql))
     print()
-    print(answer.explanation)
+    print(terminal_text(answer.explanation))
     print()
     lines = markdown_table(answer.df, PREVIEW_ROWS)
-    print("\n".join(lines) if lines else "(no columns)")
+    print(terminal_text("\n".join(lines)) if lines else "(no columns)")
     shown = min(PREVIEW_ROWS, answer.row_count)
     more = f" (showing {shown})" if answer.row_count > shown else ""
     cut = " — cut at the row limit" if answer.truncated else ""
@@ -242,13 +244,14 @@ def _print_answer(answer: Answer) -> None:
     print(f"database: {answer.db_id}; attempts: {len(answer.attempts)} ({failed} failed)")
     for number, attempt in enumerate(answer.attempts, 1):
         if attempt.error:
-            sql = " ".join(attempt.sql.split())
+            sql = one_line(attempt.sql)
             print(f"  {number}. {sql[:120]}{'…' if len(sql) > 120 else ''}\n"
-                  f"     error: {attempt.error}")
+                  f"     error: {one_line(attempt.error)}")
     if answer.confidence is not None:
         print(answer.agreement_line())
         if answer.selection_reason:
-            print(f"  tie settled by the selection step: {answer.selection_reason}")
+            print(f"  tie settled by the selection step: "
+                  f"{terminal_text(answer.selection_reason)}")
     usage = answer.usage
     print(f"usage: {usage.requests} request(s), {usage.input_tokens:,} input tokens, "
           f"{usage.output_tokens:,} output tokens, cost {format_cost(answer.cost_usd)}")
