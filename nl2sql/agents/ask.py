@@ -39,6 +39,7 @@ from nl2sql.errors import Nl2SqlError
 from nl2sql.llm.meter import ResponseMeter
 from nl2sql.llm.providers import build_model, no_model_error
 from nl2sql.llm.usage import step_usage
+from nl2sql.operations.first_use import prepare_context_engine
 from nl2sql.operations.ops_context import OpsContext, ops_context_for
 from nl2sql.operations.recorded import recorded
 from nl2sql.operations.verified_serve import Served, serve_verified
@@ -243,6 +244,7 @@ def _candidate_count(candidates: int | None, settings: AgentSettings) -> int:
 
 
 def _prompt_context(ops: OpsContext, question: str, db_id: str) -> PromptContext:
+    prepare_context_engine()  # concurrent first questions (the web page) import it once
     return context(question, db_id=db_id, config=ops)
 
 

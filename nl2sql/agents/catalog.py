@@ -20,6 +20,7 @@ from nl2sql.agents.instructions import catalog_instructions
 from nl2sql.errors import AccessDeniedError
 from nl2sql.agents.tools import AgentDeps, tools_for
 from nl2sql.llm.runs import run_agent
+from nl2sql.operations.first_use import prepare_context_engine
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.context_engine import context
 from nl2sql._worker import run_in_worker
@@ -44,6 +45,7 @@ class CatalogDeps(AgentDeps):
 
 def rank_databases(ops: OpsContext, question: str) -> list[Candidate]:
     """Every configured database scored for ``question``, best first (the context engine)."""
+    prepare_context_engine()  # concurrent first questions import it once
     return context(question, config=ops).candidates
 
 

@@ -10,6 +10,7 @@ nothing but this server (every asset is nl2sql's own: no CDN).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -24,6 +25,7 @@ from nl2sql.errors import UsageError
 from nl2sql.mcp.auth import App, BearerTokenMiddleware, Receive, Scope, Send
 from nl2sql.mcp.http import MCP_PATH, HostCheck, allowed_names, check_http_settings, mcp_app
 from nl2sql.mcp.server import build_server
+from nl2sql.operations.first_use import prepare_context_engine
 from nl2sql.web import actions, pages, streams
 from nl2sql.web.auth import WebAuth
 from nl2sql.web.context import Web
@@ -62,6 +64,10 @@ def build_app(config_path: str | Path | None = None, *, data_dir: str | Path | N
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         async with mcp_starlette.router.lifespan_context(mcp_starlette):
             server.on_initialized()  # the warm-up: imports in a thread once serving
+            # The page asks questions: load the context engine too (under first_use's lock,
+            # so a question that arrives meanwhile waits for it instead of importing alongside).
+            threading.Thread(target=prepare_context_engine, name="nl2sql-warm-up-context",
+                             daemon=True).start()
             yield
 
     app = Starlette(
