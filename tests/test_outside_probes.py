@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,17 @@ from nl2sql.mcp import build_server
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.errors import QueryExecutionError, QueryRejectedError
 from nl2sql.schema.models import DbInfo
+
+
+@contextmanager
+def _operations(config: DbConnectionConfig) -> Iterator[Any]:
+    """The query operations of ``config`` (every layer), disposed after."""
+    connection = create_connection(config)
+    try:
+        yield create_operations(connection, DbInfo(db_id=config.db_id,
+                                                   db_type=config.type.value))
+    finally:
+        connection.dispose()
 
 
 def _probe(ops: Any, cases: list[str], secret: str, alive: str, *,
@@ -193,9 +205,7 @@ def pg_probe_secrets(pg_database: Any, pg_server: str) -> Iterator[tuple[str, st
 
 def test_postgres_outside_probes_as_the_superuser(pg_probe_secrets: tuple[str, str]) -> None:
     dbname, secret = pg_probe_secrets
-    connection = create_connection(pg_config("pg", dbname))
-    ops = create_operations(connection, DbInfo(db_id="pg", db_type="postgres"))
-    try:
+    with _operations(pg_config("pg", dbname)) as ops:
         through = _probe(ops, PG_PROBES, secret, "SELECT count(*) FROM t")
         assert through == [], "\n".join(through)
         # the controls: the engine alone hands the secrets out
@@ -208,8 +218,6 @@ def test_postgres_outside_probes_as_the_superuser(pg_probe_secrets: tuple[str, s
         # what a question about the data needs still runs
         assert rows_of(ops, "SELECT current_setting('TimeZone') IS NOT NULL AS tz") == [(True,)]
         assert rows_of(ops, "SELECT current_user IS NOT NULL AS u") == [(True,)]
-    finally:
-        connection.dispose()
 
 
 def test_postgres_annotation_samples_no_credential(pg_probe_secrets: tuple[str, str],
@@ -316,15 +324,11 @@ def mysql_probe_secrets(private_mariadb: Any) -> Iterator[tuple[str, str, dict[s
 def test_mysql_outside_probes_as_root(mysql_probe_secrets: tuple[str, str, dict[str, Any]]
                                       ) -> None:
     dbname, secret, address = mysql_probe_secrets
-    connection = create_connection(mysql_config("my", dbname, address=address))
-    ops = create_operations(connection, DbInfo(db_id="my", db_type="mysql"))
-    try:
+    with _operations(mysql_config("my", dbname, address=address)) as ops:
         through = _probe(ops, MYSQL_PROBES, secret, "SELECT count(*) FROM t")
         assert through == [], "\n".join(through)
         # the control: root's engine alone hands the password out through the statistics
         assert secret in str(rows_of(ops, MYSQL_PROBES[0], validate=False))
-    finally:
-        connection.dispose()
 
 
 async def test_mysql_probes_through_the_faces(
@@ -372,19 +376,15 @@ def test_sqlite_outside_probes(tmp_path: Path) -> None:
     with sqlite3.connect(path) as setup:
         setup.executescript("CREATE TABLE t (id INTEGER PRIMARY KEY); INSERT INTO t VALUES (1);"
                             "CREATE VIRTUAL TABLE f USING fts4(a); INSERT INTO f VALUES ('x');")
-    connection = create_connection(sqlite_config("lite", path))
-    ops = create_operations(connection, DbInfo(db_id="lite", db_type="sqlite"))
     state = ("SELECT (SELECT cache_size FROM pragma_cache_size), (SELECT journal_mode FROM "
              "pragma_journal_mode), (SELECT timeout FROM pragma_busy_timeout)")
-    try:
+    with _operations(sqlite_config("lite", path)) as ops:
         before = rows_of(ops, state)
         through = _probe(ops, SQLITE_PROBES, "NL2SQL-NO-SECRET", "SELECT id FROM t",
                          engine_refuses=True)
         assert through == [], "\n".join(through)
         assert rows_of(ops, state) == before  # no setting changed
         assert not Path("/tmp/nl2sql_probe").exists()
-    finally:
-        connection.dispose()
 
 
 # -- DuckDB ------------------------------------------------------------------------------------
@@ -438,15 +438,11 @@ def test_duckdb_outside_probes(tmp_path: Path) -> None:
     path = tmp_path / "probe.duckdb"
     with duckdb.connect(str(path)) as setup:
         setup.execute("CREATE TABLE t AS SELECT 1 AS id")
-    connection = create_connection(duckdb_config("lake", path, query_timeout_seconds=5))
-    ops = create_operations(connection, DbInfo(db_id="lake", db_type="duckdb"))
-    try:
+    with _operations(duckdb_config("lake", path, query_timeout_seconds=5)) as ops:
         through = _probe(ops, _duckdb_probes(path), "NL2SQL-NO-SECRET", "SELECT id FROM t")
         assert through == [], "\n".join(through)
         # the control: the engine alone runs SQL held in a string
         assert rows_of(ops, "SELECT * FROM query('SELECT 42')", validate=False) == [(42,)]
-    finally:
-        connection.dispose()
 
 
 # -- Spark -------------------------------------------------------------------------------------
@@ -500,44 +496,24 @@ SPARK_PROBES = [
 
 @pytest.mark.spark
 def test_spark_outside_probes(request: pytest.FixtureRequest, tmp_path: Path) -> None:
-    import http.server
-    import threading
+    from test_allowlist_findings import _XsdServer
 
     secret = f"NL2SQL-SECRET-{uuid.uuid4().hex}"
     secret_file = tmp_path / "secret.txt"
     secret_file.write_text(secret)
-    fetched: list[str] = []
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
-            fetched.append(self.path)
-            body = f'<!ENTITY y SYSTEM "file://{secret_file}">'.encode()
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}"
+    server = _XsdServer(secret_file)  # records every request it gets
     db = spark_db(request, "probes", script="CREATE TABLE t (a INT);\nINSERT INTO t VALUES (1)",
                   query_timeout_seconds=60)
-    connection = create_connection(db.config)
-    ops = create_operations(connection, DbInfo(db_id="probes", db_type="spark"))
     try:
-        through = _probe(ops, SPARK_PROBES, secret, "SELECT count(*) FROM t")
-        assert through == [], "\n".join(through)
-        for sql in _xml_entity_probes(url, secret_file):
-            try:
-                result = str(rows_of(ops, sql))
-            except Exception as failed:  # noqa: BLE001 - an engine error is fine, a leak not
-                result = str(failed)
-            assert secret not in result, sql
-        assert fetched == []
+        with _operations(db.config) as ops:
+            through = _probe(ops, SPARK_PROBES, secret, "SELECT count(*) FROM t")
+            assert through == [], "\n".join(through)
+            for sql in _xml_entity_probes(server.url.rsplit("/", 1)[0], secret_file):
+                try:
+                    result = str(rows_of(ops, sql))
+                except Exception as failed:  # noqa: BLE001 - an engine error is fine, a leak not
+                    result = str(failed)
+                assert secret not in result, sql
+        assert server.requests == []
     finally:
-        connection.dispose()
-        server.shutdown()
-        server.server_close()
+        server.close()
