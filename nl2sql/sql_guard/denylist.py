@@ -251,8 +251,9 @@ MYSQL_TABLES = frozenset({
     "sys.schema_table_lock_waits", "sys.x$schema_table_lock_waits",
     "information_schema.query_cache_info",
     # engine-independent statistics keep each column's smallest and largest value and a
-    # histogram: mysql.servers' passwords once it is analysed
-    "mysql.column_stats",
+    # histogram: mysql.servers' passwords once it is analysed (MySQL 8's histograms: the
+    # values of its buckets)
+    "mysql.column_stats", "information_schema.column_statistics",
 })
 MYSQL_TABLE_PREFIXES = ("performance_schema.events_statements_", "sys.statement",
                         "sys.x$statement")
