@@ -85,6 +85,10 @@ _DAYS = {"microsecond": 1 / 86_400_000_000, "millisecond": 1 / 86_400_000,
          "second": 1 / 86_400, "minute": 1 / 1_440, "hour": 1 / 24, "day": 1.0, "week": 7.0,
          "month": 28.0, "quarter": 89.0, "year": 365.0}
 _FIXED, _DATA = "", "D"
+#: How many values read from the data a size is made of (added, never multiplied): the
+#: allowance of DATA_COPIES is per value read.
+_READS = "#"
+_READ: dict[str, float] = {_DATA: 1.0, _READS: 1.0}
 #: Nodes whose value is a number or a truth value, whatever their operands.
 _NUMBERS = (exp.Predicate, exp.Connector, exp.Add, exp.Sub, exp.Mul, exp.Div, exp.IntDiv,
             exp.Mod, exp.Pow, exp.BitwiseAnd, exp.BitwiseOr, exp.BitwiseXor,
@@ -138,7 +142,13 @@ def _add(*sizes: Size) -> Size:
 
 
 def _scale(size: Size, factor: float) -> Size:
-    return {key: (value * factor if value else 0.0) for key, value in size.items()}
+    return {key: (value * factor if value and key != _READS else value)
+            for key, value in size.items()}
+
+
+def _unknown(size: Size) -> bool:
+    """Whether ``size`` depends on anything but the query (the data, a lambda variable)."""
+    return any(v for k, v in size.items() if k not in (_FIXED, _READS))
 
 
 def _most(*sizes: Size) -> Size:
@@ -151,11 +161,12 @@ def _most(*sizes: Size) -> Size:
 
 def _mul(left: Size, right: Size) -> Size:
     """``left * right``; a product of two unknowns has no linear bound (``D`` infinite)."""
-    if not any(v for k, v in left.items() if k != _FIXED):
-        return _scale(right, left.get(_FIXED, 0.0))
-    if not any(v for k, v in right.items() if k != _FIXED):
-        return _scale(left, right.get(_FIXED, 0.0))
-    return {_FIXED: left.get(_FIXED, 0.0) * right.get(_FIXED, 0.0), _DATA: math.inf}
+    reads = {_READS: left.get(_READS, 0.0) + right.get(_READS, 0.0)}
+    if not _unknown(left):
+        return _add(_scale(right, left.get(_FIXED, 0.0)), {_READS: left.get(_READS, 0.0)})
+    if not _unknown(right):
+        return _add(_scale(left, right.get(_FIXED, 0.0)), {_READS: right.get(_READS, 0.0)})
+    return {_FIXED: left.get(_FIXED, 0.0) * right.get(_FIXED, 0.0), _DATA: math.inf, **reads}
 
 
 def _split(size: Size, key: str) -> tuple[Size, float]:
@@ -213,9 +224,7 @@ class _Sizer:
             raise _too_big(_shown(node, self.dialect), self.limit, self.db_id)
         copies = size.get(_DATA, 0.0)
         if copies > DATA_COPIES:
-            reads = sum(1 for n in node.walk() if isinstance(n, exp.Column | exp.Subquery
-                                                            | exp.AggFunc))
-            if copies > DATA_COPIES * max(reads, 1):
+            if copies > DATA_COPIES * max(size.get(_READS, 0.0), 1.0):
                 times = "an unbounded number of" if math.isinf(copies) else f"{copies:,.0f}"
                 raise self.refuse(node, f"copies a value read from the data {times} times "
                                         f"(more than {DATA_COPIES} per value read), and its "
@@ -264,7 +273,7 @@ class _Sizer:
         if isinstance(node, _SAME_AS_OPERAND):
             return self.value(node.this)
         if isinstance(node, exp.AggFunc):
-            return {_DATA: 1.0}
+            return dict(_READ)
         return _add({}, *children)
 
     def _column(self, node: exp.Column) -> Size:
@@ -274,7 +283,7 @@ class _Sizer:
                 return {symbol: 1.0}
         found = _projection(node)
         if found is None:
-            return {_DATA: 1.0}
+            return dict(_READ)
         cte, index = found
         if id(cte) in self.open:
             return {f"rec:{id(cte)}:{index}": 1.0}
@@ -294,7 +303,7 @@ class _Sizer:
             self.value(side)  # every call in it checked
             projections = side.expressions
             if index >= len(projections) or isinstance(projections[index], exp.Star):
-                return {_DATA: 1.0}
+                return dict(_READ)
             sizes.append(self.value(projections[index]))
         own = f"rec:{id(cte)}:"
         for size in sizes:
@@ -303,7 +312,10 @@ class _Sizer:
                 raise _Unbounded(f"builds each step from {growth:,.0f} copies of the previous "
                                  f"step's values (it grows exponentially)",
                                  f"The recursive CTE {cte.alias_or_name}")
-        return {k if not k.startswith(own) else _DATA: v for k, v in _most(*sizes).items()}
+        merged: Size = {}
+        for key, value in _most(*sizes).items():  # the previous step's values: read rows
+            merged = _add(merged, _scale(_READ, value) if key.startswith(own) else {key: value})
+        return merged
 
     # -- calls --------------------------------------------------------------------------------
     def _call(self, node: exp.Func) -> Size | None:  # noqa: PLR0911
@@ -372,8 +384,9 @@ class _Sizer:
 
     def _sized(self, node: exp.Expr, count: exp.Expr | None, operand: exp.Expr | None,
                unit: float = 1.0) -> Size:
-        others = [self.value(c) for c in node.iter_expressions() if c is not operand]
-        del others  # each checked; the size is the copies
+        for other in node.iter_expressions():  # each checked; the size is the copies
+            if other is not operand:
+                self.value(other)
         copy = self.value(operand) if operand is not None else {_FIXED: unit}
         times = self._count(node, count)
         if times is None:  # the engine's own check (computed_counts)
@@ -457,7 +470,7 @@ class _Sizer:
                 per_element = _mul(_scale(total, 1 / _ELEMENT_BYTES), fixed)
             total = _add(total, per_element)
             for i, coefficient in enumerate(coefficients):
-                source = found[min(i, len(found) - 1)][1] if found else {_DATA: 1.0}
+                source = found[min(i, len(found) - 1)][1] if found else dict(_READ)
                 total = _add(total, _scale(source, coefficient))
         return total
 
@@ -495,9 +508,9 @@ class _Sizer:
 
     def _replace(self, text: exp.Expr, search: exp.Expr | None,
                  replacement: exp.Expr | None, *, regexp: bool = False) -> Size:
-        length, pattern = self.value(text), self.value(search)
+        length = self.value(text)
+        self.value(search)
         new = self.value(replacement) if replacement is not None else {}
-        del pattern
         literal = isinstance(search, exp.Literal) and search.is_string and not regexp
         width = len(str(search.this).encode()) if literal else 0
         matches = _scale(length, 1 / width) if width else _add(length, {_FIXED: 1.0})
