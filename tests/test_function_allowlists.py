@@ -23,6 +23,7 @@ from nl2sql.errors import QueryRejectedError
 from nl2sql.schema.models import DbInfo
 from nl2sql.sql_guard import duckdb_functions, profile_for, spark_functions, validate_read_only
 from nl2sql.sql_guard.allowlist import Allowlist
+from nl2sql.sql_guard.value_sizes import check_value_sizes
 from nl2sql.sql_guard.view_reach import allowlist_reach
 
 QUESTIONS = Path(__file__).parent / "data" / "questions"
@@ -213,14 +214,17 @@ def _golds(names: tuple[str, ...] = ("bookstore", "chinook", "northwind")) -> li
 @pytest.mark.parametrize("dialect", ["duckdb", "spark"])
 def test_every_bundled_gold_query_passes_the_guard(dialect: str) -> None:
     """The bundled gold queries (SQLite) as sqlglot writes them for the engine, and the Spark
-    variants of the sets as written."""
+    variants of the sets as written; and the bounds of the values they build
+    (test_value_sizes.py)."""
     golds = [sqlglot.transpile(gold, read="sqlite", write=dialect)[0] for gold in _golds()]
     if dialect == "spark":
         golds += _golds(("chinook_spark", "northwind_spark"))
     refused = []
     for sql in golds:
         try:
-            validate_read_only(sql, dialect)
+            accepted = validate_read_only(sql, dialect)
+            check_value_sizes(accepted.expression, 16 << 20, db_id="gold", dialect=dialect,
+                              computed_counts=False)
         except QueryRejectedError as error:
             refused.append((sql, str(error)))
     assert len(golds) >= 80 and not refused, refused
