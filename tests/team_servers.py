@@ -40,6 +40,14 @@ def client(url: str, token: str | None, **options: Any) -> Client:
                   **options)
 
 
+async def confirm(context: object, params: Any) -> Any:
+    """An elicitation callback: the person behind the client accepts what they are shown (a
+    curator confirming the proposal their model's ``saved_query_accept`` made)."""
+    from mcp_types import ElicitResult
+
+    return ElicitResult(action="accept", content={})
+
+
 def text_of(result: Any) -> str:
     return "\n".join(getattr(c, "text", "") for c in result.content)
 

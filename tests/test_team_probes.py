@@ -15,7 +15,7 @@ import yaml
 from agent_scripts import Script, final
 from conftest import SAMPLE_DATA, build_cache, stop_process
 from identity_provider import IdentityProvider, identity_provider
-from team_servers import client, start_server, text_of
+from team_servers import client, confirm, start_server, text_of
 
 import nl2sql
 from nl2sql.config.registry import DbConnectionConfigs
@@ -58,7 +58,7 @@ async def test_an_analyst_over_http(team: tuple[str, IdentityProvider, Path],
     url, idp, config = team
     ana = idp.token("ana", ["analysts"])
     cora = idp.token("cora", ["chinook_curators", "readers"])
-    async with client(url, cora) as session:
+    async with client(url, cora, elicitation_callback=confirm) as session:
         made = await session.call_tool("db_execute_sql", {
             "db_id": "chinook", "query": f"SELECT '{SECRET}' AS s", "nl_query": "cora's",
             "output_file": "cora_only"})
@@ -67,8 +67,21 @@ async def test_an_analyst_over_http(team: tuple[str, IdentityProvider, Path],
             "db_id": "chinook", "query": RIGHT, "nl_query": QUESTION, "output_file": "artists"})
         assert not verified.is_error
         done = text_of(await session.call_tool("saved_query_accept", {"csv_file": "artists"}))
-        assert "is the verified answer" in done.split("\n")[0], done
+        assert "is the verified answer" in done.split("\n")[0], done  # cora confirmed it
     assert (tmp_path / "ws" / "users" / "cora" / "cora_only.csv").exists()
+    # A model driving the curator's client, which cannot ask her, only proposes: the verified
+    # answer she confirmed stays, and the model's SELECT 0 is neither served nor an example.
+    async with client(url, cora) as session:
+        await session.call_tool("db_execute_sql", {
+            "db_id": "chinook", "query": "SELECT 0 AS artists", "nl_query": QUESTION,
+            "output_file": "zero"})
+        done = text_of(await session.call_tool("saved_query_accept", {"csv_file": "zero"}))
+        assert done.startswith("Proposed "), done
+    assert [v.sql for v in nl2sql.list_verified(config=str(config))] == [RIGHT]
+    no_model = Script([])
+    served = nl2sql.ask(QUESTION, config=config, model=no_model.model)
+    assert served.source.startswith("verified:") and served.df.iloc[0, 0] == 275
+    assert no_model.requests == []
 
     async with client(url, ana) as session:
         # another user's results, however named, through every tool that reads a file
@@ -132,8 +145,9 @@ async def test_an_analyst_over_http(team: tuple[str, IdentityProvider, Path],
 
     verified = nl2sql.list_verified(config=str(config))
     assert [(v.sql, v.accepted_by) for v in verified] == [(RIGHT, "cora")]
-    assert sorted(p.proposed_by for p in nl2sql.list_proposed(config=str(config))) == \
-        ["ana", "cora"]
+    assert sorted((p.proposed_by, p.sql) for p in nl2sql.list_proposed(config=str(config))) == \
+        [("ana", "SELECT 0 AS artists"), ("cora", "SELECT 0 AS artists"),
+         ("cora", "SELECT count(*) AS n FROM books")]
 
 
 async def test_a_model_on_a_one_user_http_server_only_proposes(tmp_path: Path) -> None:

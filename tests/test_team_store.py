@@ -22,7 +22,7 @@ import yaml
 from agent_scripts import Script, final
 from conftest import PG_HOST, PG_PORT, PG_USER, SAMPLE_DATA, build_cache
 from identity_provider import IdentityProvider, identity_provider
-from team_servers import call, client, run_load, start_server, status, stop_server, text_of
+from team_servers import call, client, confirm, run_load, start_server, status, stop_server, text_of
 
 import nl2sql
 from nl2sql.config.registry import DbConnectionConfigs
@@ -109,8 +109,9 @@ async def test_two_servers_one_store_users_groups_curation_and_audit(
                 prompt = await session.get_prompt("ask_database", {"question": QUESTION})
             assert SQL not in prompt.messages[0].content.text
 
-        # A curator's accept on the second server is served everywhere, with no model request.
-        async with client(url_b, cora) as session:
+        # A curator's accept on the second server (her model proposes, she confirms when her
+        # client asks) is served everywhere, with no model request.
+        async with client(url_b, cora, elicitation_callback=confirm) as session:
             ran = await session.call_tool("db_execute_sql", {
                 "db_id": "chinook", "query": SQL, "nl_query": QUESTION})
             csv_file = text_of(ran).split(" saved to ")[1].split(" ")[0]

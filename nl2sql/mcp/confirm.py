@@ -28,7 +28,7 @@ from pydantic import BaseModel
 from nl2sql._helpers import one_line
 from nl2sql._worker import run_in_worker
 from nl2sql.access.permissions import can
-from nl2sql.mcp.callers import authenticated_caller, request_ops
+from nl2sql.mcp.callers import request_ops
 from nl2sql.mcp.edge import tool_errors
 from nl2sql.operations.recorded import call_recorded
 from nl2sql.operations.registry import Operation, face_function
@@ -98,12 +98,11 @@ def confirming_tool(op: Operation) -> Any:
 
 
 def _ops_call(op: Operation, ctx: Context, arguments: dict[str, Any]) -> Any:
-    """The accept itself: a person's when the HTTP server checked the user's own token (it
-    then verifies if they may curate), a model's proposal otherwise (stdio, a one-user HTTP
-    server)."""
-    person_asks = authenticated_caller(ctx) is not None
-    return lambda ops: call_recorded(op.name, op.function, ops, curator=person_asks,
-                                     **arguments)
+    """The accept itself: always a proposal, whatever the face and whoever's token the client
+    holds. A tool call is the model's act, not the person's: a model driving a curator's
+    client must not replace a verified answer by calling the tool (issue 28); the curator
+    confirms it when asked (elicitation), on the web page or with ``nl2sql-ask --accept``."""
+    return lambda ops: call_recorded(op.name, op.function, ops, curator=False, **arguments)
 
 
 async def _run(op: Operation, ctx: Context, function: Any) -> Any:

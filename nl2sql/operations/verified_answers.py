@@ -5,7 +5,8 @@ Who accepts decides what it becomes: a person (``curator=True``: the CLI, Python
 faces, a user of the team server, a person answering an MCP elicitation) who may curate the
 database (``nl2sql.access.can(caller, "curate", db_id)``: the OS account of a local face, a
 member of a ``curator: true`` group) makes a *verified* answer, served again and shown as an
-example; anyone else, and every model over stdio (the MCP tool ``saved_query_accept``), makes a
+example; anyone else, and every model over MCP (the tool ``saved_query_accept``, stdio or HTTP,
+with any user's token), makes a
 *proposal*, kept apart and never served nor shown until a curator confirms it (``accept_answer``
 with its id) or rejects it (``reject_proposal``). A proposal never replaces a verified answer.
 ``accepted_by``, ``proposed_by`` and ``rejected_by`` name the caller.
