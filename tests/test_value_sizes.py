@@ -6,6 +6,8 @@ still run (the corpora: test_function_allowlists.py, test_guard_lexing.py)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -13,10 +15,10 @@ from typing import Any
 import duckdb
 import pytest
 import sqlglot
-from conftest import duckdb_config
+from conftest import duckdb_config, spark_config
 from test_resource_bounds import _run
 
-from nl2sql.errors import QueryRejectedError
+from nl2sql.errors import DatabaseConnectionError, QueryRejectedError
 from nl2sql.sql_guard.value_sizes import DATA_COPIES, check_value_sizes
 
 TOO_BIG = "would build a value larger than the limit"
@@ -215,3 +217,50 @@ def test_spark_refuses_values_built_from_data_and_answers_after(
                                              "INSERT INTO Artist VALUES (1, 'AC/DC'), "
                                              "(2, 'Accept Band')", query_timeout_seconds=60)
     _probe_engine(db.config, "spark", tmp_path)
+
+
+_BOMB = ("from pyspark.sql.connect.session import SparkSession\n"
+         "session = SparkSession.builder.remote({remote!r}).create()\n"
+         "session.sql(\"SELECT length(aggregate(sequence(1, 40), 'ab', (acc, x) -> "
+         "concat(acc, acc))) AS n\").collect()\n")
+
+
+@pytest.mark.spark
+def test_a_spark_server_that_exits_on_out_of_memory_comes_back(tmp_path: Path) -> None:
+    """What docs/security.md advises for the Spark Connect server: with
+    ``-XX:+ExitOnOutOfMemoryError`` a value that gets past the bounds (here the audit's probe,
+    sent on a raw session, past nl2sql) makes the server exit instead of staying up with a
+    stopped SparkContext; nl2sql says so in one line, and answers once a supervisor has started
+    the server again."""
+    from spark_server import SparkConnectServer
+
+    class ExitsOnOutOfMemory(SparkConnectServer):
+        def command(self) -> list[str]:
+            args = super().command()
+            options = args.index("--driver-java-options") + 1
+            args[options] += " -XX:+ExitOnOutOfMemoryError"
+            return args
+
+    server = ExitsOnOutOfMemory(tmp_path / "oom", memory="512m")
+    server.start()
+    try:
+        process = server.process
+        assert process is not None
+        bomb = subprocess.Popen([sys.executable, "-c", _BOMB.format(remote=server.remote)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+        try:
+            assert process.wait(timeout=180) == 3, server.log_tail()  # ExitOnOutOfMemoryError
+        finally:
+            bomb.kill()
+            bomb.wait()
+        assert "Terminating due to java.lang.OutOfMemoryError" in server.log_tail(5)
+        config = spark_config("r", server.remote, "default", query_timeout_seconds=10)
+        started = time.monotonic()
+        with pytest.raises(DatabaseConnectionError, match="^Cannot connect to Spark database"):
+            _run(config, "SELECT 1 AS x", tmp_path)
+        assert time.monotonic() - started < 20
+        server.start()  # the supervisor
+        assert _run(config, "SELECT 2 AS x", tmp_path) == [["2"]]
+    finally:
+        server.stop()
