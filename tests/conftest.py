@@ -47,10 +47,12 @@ IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 _SPARK_FIXTURES = frozenset({"spark_server", "spark_chinook", "spark_northwind"})
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Under pytest-xdist (``make test``: ``--dist loadgroup``) every Spark test runs on one
     worker, so the suite starts one Spark Connect server (~1 GB, ~10 s) and loads each sample
-    into it once, not once per core."""
+    into it once, not once per core. (Without the plugin there is nothing to group.)"""
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
     for item in items:
         if item.get_closest_marker("spark") or _SPARK_FIXTURES & set(
                 getattr(item, "fixturenames", ())):
