@@ -141,6 +141,35 @@ CHINOOK_JOIN = ("SELECT t.TrackId, t.Name, a.Title, ar.Name AS Artist, g.Name AS
                 "JOIN Invoice i USING (InvoiceId) ORDER BY il.InvoiceLineId")
 
 
+def test_a_small_result_never_asks_for_the_file_uri_or_the_tables(
+        chinook_ctx: OpsContext, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Every SQLite query makes the hand-over hook; resolving the file's path and listing every
+    table's columns is paid only by a result big enough to hand over (it was on every call)."""
+    from nl2sql.db.sqlite import SqliteConnection
+
+    asked: list[str] = []
+    real_uri = SqliteConnection.read_only_uri
+    monkeypatch.setattr(SqliteConnection, "read_only_uri", property(
+        lambda self: asked.append("uri") or real_uri.fget(self)))  # type: ignore[attr-defined]
+    real_tables = sqlite_columnar.column_affinities
+    monkeypatch.setattr(sqlite_columnar, "column_affinities", lambda raw, sql, tables, n: (
+        asked.append(f"tables {len(tables)}"), real_tables(raw, sql, tables, n))[1])
+    chinook_ctx.connection("db")  # the engine (its URI) made before counting
+    with chinook_ctx.connection("db").connect():
+        pass
+    asked.clear()
+    db_execute_sql_op(chinook_ctx, "db", "SELECT * FROM Track WHERE TrackId = 7",
+                      output_file="one.csv")
+    assert asked == []
+    caplog.clear()
+    db_execute_sql_op(chinook_ctx, "db", "SELECT * FROM Track ORDER BY TrackId",
+                      output_file="all.csv")
+    if _columnar_expected("SELECT * FROM Track ORDER BY TrackId"):
+        assert any("columnar export wrote" in r.getMessage() for r in caplog.records)
+        assert asked == ["tables 11", "uri"]
+
+
 def test_chinook_files_are_identical_on_both_paths(chinook_ctx: OpsContext,
                                                    monkeypatch: pytest.MonkeyPatch,
                                                    caplog: pytest.LogCaptureFixture) -> None:

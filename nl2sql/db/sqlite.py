@@ -224,12 +224,13 @@ class SqliteOperations(DbOperations):
         if not hasattr(writer, "adopt_file") or not hasattr(sink, "deadline") \
                 or not columnar_available():
             return None
-        return ColumnarTakeOver(raw, self.connection.read_only_uri, sql, sink,  # type: ignore[arg-type]
-                                writer, columns, max_rows=max_rows,  # type: ignore[arg-type]
+        return ColumnarTakeOver(raw, lambda: self.connection.read_only_uri, sql,
+                                sink, writer, columns,  # type: ignore[arg-type]
+                                max_rows=max_rows,
                                 max_value_bytes=self.connection.config.max_value_bytes,
                                 value_too_big=self._value_too_big_error,
-                                tables={table.name: [c.name for c in table.columns]
-                                        for table in self.db_info.tables})
+                                tables=lambda: {table.name: [c.name for c in table.columns]
+                                                for table in self.db_info.tables})
 
     def _translate(self, exc: BaseException | None, timeout: float) -> Exception:
         message = str(exc).strip().splitlines()[0] if exc else "unknown error"

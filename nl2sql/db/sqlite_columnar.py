@@ -212,10 +212,12 @@ def checked_sql(sql: str, kinds: Sequence[str],
 class ColumnarTakeOver:
     """The ``take_over`` hook of ``DbOperations._drain`` for one SQLite query."""
 
-    def __init__(self, raw: sqlite3.Connection, uri: str, sql: str, sink: _BoundedSink,
-                 writer: CsvResultWriter, columns: list[str], *, max_rows: int,
-                 max_value_bytes: int, value_too_big: Callable[[], Exception],
-                 tables: dict[str, list[str]]) -> None:
+    def __init__(self, raw: sqlite3.Connection, uri: Callable[[], str], sql: str,
+                 sink: _BoundedSink, writer: CsvResultWriter, columns: list[str], *,
+                 max_rows: int, max_value_bytes: int, value_too_big: Callable[[], Exception],
+                 tables: Callable[[], dict[str, list[str]]]) -> None:
+        """``uri`` and ``tables`` (each table's columns) are asked for only when a result
+        is big enough to hand over: every query makes this hook, most never use it."""
         self.raw = raw
         self.tables = tables
         self.uri = uri
@@ -263,7 +265,7 @@ class ColumnarTakeOver:
                          "the query computes values", sqlite3.sqlite_version,
                          worker.sqlite_version)
             return None
-        affinities = column_affinities(self.raw, self.sql, self.tables, len(kinds))
+        affinities = column_affinities(self.raw, self.sql, self.tables(), len(kinds))
         sql, checked = checked_sql(self.sql, kinds, affinities)  # type: ignore[arg-type]
         if checked and not self._compiles_guarded(sql):
             return None
@@ -271,7 +273,7 @@ class ColumnarTakeOver:
         per_row = max(1, (self.writer.bytes_written - len(header.encode("utf-8"))) // count)
         out = self.writer.sibling_temp_file()
         request = {
-            "uri": self.uri, "sql": sql, "out": str(out),
+            "uri": self.uri(), "sql": sql, "out": str(out),
             "header": header, "kinds": kinds, "checked": checked, "max_rows": self.max_rows,
             "max_bytes": self.writer.max_bytes,
             "max_value_bytes": self.max_value_bytes,
