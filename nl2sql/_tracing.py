@@ -37,7 +37,11 @@ _EXPORT_VARIABLES = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_E
 @contextmanager
 def span(name: str, **attributes: Any) -> Iterator[trace.Span]:
     """A span around the block (attributes that are None are left out); an exception leaving
-    the block is recorded on it."""
+    the block is recorded on it. Without a configured tracer provider, nothing: the API's
+    no-op span would still build its attributes and switch the context on every call."""
+    if not tracing_enabled():
+        yield trace.INVALID_SPAN
+        return
     with _tracer.start_as_current_span(
             name, attributes={key.replace("__", "."): value for key, value in attributes.items()
                               if value is not None}) as current:

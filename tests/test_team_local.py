@@ -149,6 +149,20 @@ async def test_spans_are_exported_when_otel_is_configured(config: Path, tmp_path
     assert '"service.name": "nl2sql-test"' in log
 
 
+
+def test_without_a_tracer_provider_a_span_is_nothing() -> None:
+    """No OTel SDK configured (this test process): a call's spans switch no context and build
+    no span (they were the API's no-op spans, ~7 us each, on every call)."""
+    from opentelemetry import context, trace
+
+    from nl2sql._tracing import span, tracing_enabled
+
+    assert not tracing_enabled()
+    before = context.get_current()
+    with span("nl2sql.tool x", nl2sql__user="me", db__namespace=None) as current:
+        assert current is trace.INVALID_SPAN and context.get_current() is before
+        current.set_attribute("nl2sql.outcome", "ok")  # what ``recorded`` does: harmless
+
 async def test_the_audit_log_prints_a_models_sql_without_terminal_escapes(
         config: Path, tmp_path: Path) -> None:
     """An outside probe: the SQL a model sends is recorded as written (refused or not), and
