@@ -63,6 +63,9 @@ class GuardProfile:
     #: (``allowlist.py``): a call of any other is refused, and so is a view that makes one.
     #: The strictest profile runs every backend's allowlist check (``extra_checks``).
     allowlist: ClassVar[Allowlist | None] = None
+    #: ``format(fmt, ...)`` reads ``{...}`` fields (DuckDB's fmt) rather than printf's ``%...``:
+    #: how the guard reads a format's widths to bound the value (``value_sizes``).
+    format_braces: ClassVar[bool] = False
     #: Further checks on the parsed query.
     extra_checks: ClassVar[tuple[Check, ...]] = (
         extra.executable_comments, extra.mysql_user_functions, extra.file_path_tables,
@@ -148,6 +151,7 @@ class DuckdbProfile(GuardProfile):
                          colon_parameters=False)
     denied_table_prefixes = ()
     allowlist = DUCKDB_FUNCTIONS
+    format_braces = True
     extra_checks = (extra.file_path_tables, extra.duckdb_functions, extra.secret_settings)
 
 

@@ -51,6 +51,7 @@ from collections.abc import Iterable
 from sqlglot import exp
 
 from nl2sql.errors import QueryRejectedError
+from nl2sql.sql_guard.profiles import profile_for
 
 #: How many copies of the values it reads one call may build: ``replace(Name, ' ', '%20')``,
 #: ``concat_ws(', ', City, Country)`` and ``repeat(Code, 3)`` run; ``repeat(Name, 10000000)``
@@ -75,8 +76,9 @@ _REDUCERS = frozenset({"list_reduce", "array_reduce", "reduce", "aggregate"})
 #: Calls whose lambda only picks or orders the elements of their list (the value: the list).
 _KEEPERS = frozenset({"filter", "list_filter", "array_filter", "exists", "forall",
                       "array_sort", "list_sort", "map_filter", "list_any", "list_all"})
-#: Format calls: SQL name -> how the format is read ("java" / "c" printf, "fmt" braces).
-_FORMATS = {"printf": "c", "format_string": "java"}
+#: Calls whose format is read printf-style (``%10s``) on every backend; ``format`` is read as
+#: its backend's profile says (``GuardProfile.format_braces``: DuckDB's ``{:>10}``).
+_PRINTF_FORMATS = frozenset({"printf", "format_string"})
 #: Bytes of a number written out in full (a double's 309 digits and its sign, point, exponent).
 _NUMBER_TEXT = 330
 #: Days in one unit of an interval step, the smallest when it varies (a month: 28), so that a
@@ -361,11 +363,10 @@ class _Sizer:
         if isinstance(node, exp.ArrayToString):
             return self._joined([node.this], [node.expression])
         if isinstance(node, exp.Format):
-            style = "fmt" if self.dialect == "duckdb" else "java"
-            return self._format(node.this, list(node.expressions), style)
-        if name in _FORMATS and arguments:
-            style = "java" if self.dialect == "spark" else _FORMATS[name]
-            return self._format(arguments[0], arguments[1:], style)
+            braces = profile_for(self.dialect).format_braces
+            return self._format(node.this, list(node.expressions), braces=braces)
+        if name in _PRINTF_FORMATS and arguments:
+            return self._format(arguments[0], arguments[1:], braces=False)
         if name in _ANONYMOUS:
             operand, count, unit = _ANONYMOUS[name]
             if len(arguments) > count:
@@ -548,14 +549,14 @@ class _Sizer:
             total = _add(total, size, joins)
         return total
 
-    def _format(self, template: exp.Expr, arguments: list[exp.Expr], style: str) -> Size:
+    def _format(self, template: exp.Expr, arguments: list[exp.Expr], *, braces: bool) -> Size:
         sizes = [self.value(a) for a in arguments]
         self.value(template)
         if not (isinstance(template, exp.Literal) and template.is_string):
             raise _Unbounded("reads its format from something other than a literal, so its "
                              "widths are not known")
         text = str(template.this)
-        pieces = _fmt_fields(text) if style == "fmt" else _printf_fields(text)
+        pieces = _fmt_fields(text) if braces else _printf_fields(text)
         total: Size = {_FIXED: float(len(text.encode()))}
         for index, width in pieces:
             argument = sizes[index] if index is not None and index < len(sizes) else {}
