@@ -38,7 +38,7 @@ run: $(STAMP) bytecode
 # (PYTEST_ARGS="-k guard -x"); PYTEST_WORKERS=0 runs it in one process.
 PYTEST_WORKERS ?= auto
 test: $(DEV_STAMP) bytecode
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --durations=20 $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) data/database data/bookstore/bookstore.db workspace
