@@ -25,6 +25,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
+import time
 import uuid
 import warnings
 from collections.abc import Callable, Iterator
@@ -453,18 +454,31 @@ class SparkOperations(DbOperations):
             except Exception:  # noqa: BLE001 - best effort; the caller reports the timeout
                 log.warning("could not interrupt Spark operations tagged %s", tag)
 
+        left = threading.Event()  # the thread has left the block: nothing more to interrupt
+
+        def stop() -> None:
+            # interruptTag stops the operations the server runs with the tag *now*: a stop
+            # that lands while the request is still on its way (a loaded machine) would leave
+            # the job to run until the time limit. So interrupt again until the call returns.
+            deadline = time.monotonic() + timeout
+            while True:
+                session.interruptTag(tag)
+                if left.wait(0.5) or time.monotonic() > deadline:
+                    return
+
         timer = threading.Timer(timeout, interrupt)
         timer.daemon = True
         session.addTag(tag)
         timer.start()
         try:
-            with stop_with(f"database '{self.db_id}'", lambda: session.interruptTag(tag)):
+            with stop_with(f"database '{self.db_id}'", stop):
                 yield
         except Exception:
             if fired.is_set():  # whatever the interrupted call raised, it was the time limit
                 raise self._timeout(timeout) from None
             raise
         finally:
+            left.set()
             timer.cancel()
             try:
                 session.removeTag(tag)
