@@ -29,6 +29,7 @@ from sqlalchemy.pool import QueuePool
 from nl2sql.db.base import (Admission, CsvResultSink, DbConnection, DbOperations, QueryStats,
                             ResultSink)
 from nl2sql._call_stop import stop_with
+from nl2sql.config.memory_cap import ENV_MAX_MEMORY
 from nl2sql.errors import ConfigError, DatabaseConnectionError, QueryExecutionError, QueryTimeoutError
 from nl2sql.sql_guard.implicit_calls import OPERATOR_CHARS, ImplicitCalls
 from nl2sql.sql_guard.user_functions import UserFunctions, from_view_definitions
@@ -243,6 +244,11 @@ class DuckdbOperations(DbOperations):
                 raise self._translate(exc.orig, timeout) from None
             except duckdb.Error as exc:
                 raise self._translate(exc, timeout) from None
+            except MemoryError:  # Arrow formatting the rows, under the process's memory cap
+                raise QueryExecutionError(
+                    f"The result on database '{self.db_id}' needs more memory than nl2sql's "
+                    f"process may use ({ENV_MAX_MEMORY}): select fewer rows or columns, or "
+                    f"raise {ENV_MAX_MEMORY}.", db_id=self.db_id) from None
             finally:
                 timer.cancel()
                 try:
