@@ -63,7 +63,7 @@ def confirming_tool(op: Operation) -> Any:
     """The MCP tool of ``op``: its proposal, confirmed by the person when the client can ask."""
 
     async def propose(ctx: Context, arguments: dict[str, Any]) -> AcceptResult | Elicit[Any]:
-        result: AcceptResult = await _run(op, ctx, _ops_call(op, ctx, arguments))
+        result: AcceptResult = await _run(op, ctx, _ops_call(op, arguments))
         proposal = result.answer
         if proposal.state != "proposed" or not can_elicit(ctx) \
                 or not can(request_ops().caller, "curate", proposal.db_id):
@@ -80,7 +80,7 @@ def confirming_tool(op: Operation) -> Any:
             return outcome.data.render()  # not asked: the proposal (or what it already was)
         shown = _shown.get()
         if shown is None:  # not asked in this call's task: nothing a person saw to decide
-            result: AcceptResult = await _run(op, ctx, _ops_call(op, ctx, arguments))
+            result: AcceptResult = await _run(op, ctx, _ops_call(op, arguments))
             return result.render()
         decided = await _run(op, ctx, functools.partial(
             decide_proposal, shown=shown, decision=outcome.action, user=person()))
@@ -97,7 +97,7 @@ def confirming_tool(op: Operation) -> Any:
     return tool
 
 
-def _ops_call(op: Operation, ctx: Context, arguments: dict[str, Any]) -> Any:
+def _ops_call(op: Operation, arguments: dict[str, Any]) -> Any:
     """The accept itself: always a proposal, whatever the face and whoever's token the client
     holds. A tool call is the model's act, not the person's: a model driving a curator's
     client must not replace a verified answer by calling the tool (issue 28); the curator

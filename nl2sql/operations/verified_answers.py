@@ -101,9 +101,10 @@ def _checked(ops: OpsContext, db_id: str, question: str | None, sql: str,
         raise VerifiedAnswerError(f"Not accepted: the SQL no longer runs on {db_id}: {exc}",
                                   db_id=db_id, sql=sql) from None
     info = _cache(ops, db_id)
+    question = one_line(question)
     return VerifiedAnswer(
-        id=answer_id, db_id=db_id, question=one_line(question),
-        question_key=question_key(one_line(question)), sql=sql.strip(),
+        id=answer_id, db_id=db_id, question=question,
+        question_key=question_key(question), sql=sql.strip(),
         tables=tables_read(sql, operations.connection.sqlglot_dialect, info),
         schema_fingerprint=info.fingerprint() if info is not None else None)
 
