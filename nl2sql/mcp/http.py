@@ -221,9 +221,21 @@ def run_app(app: App, *, host: str, port: int, log_level: str,
     web = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=log_level.lower()))
     listener = _listen(host, port)  # bound here: a busy port is one sentence, not uvicorn's exit
 
+    interrupted: list[KeyboardInterrupt] = []
+
+    async def serve() -> None:
+        # uvicorn shuts down gracefully on SIGINT/SIGTERM, then raises the signal again for
+        # the handler it found (cli/signals.py's). Where SIGINT is ignored (a background job)
+        # that handler raises KeyboardInterrupt right here, inside the task group, which
+        # asyncio then logged as a traceback: keep it, and raise it once the loop is done.
+        try:
+            await web.serve(sockets=[listener])
+        except KeyboardInterrupt as exc:
+            interrupted.append(exc)
+
     async def run() -> None:
         async with anyio.create_task_group() as group:
-            group.start_soon(functools.partial(web.serve, sockets=[listener]))
+            group.start_soon(serve)
             while not web.started:
                 if web.should_exit:
                     return
@@ -234,6 +246,8 @@ def run_app(app: App, *, host: str, port: int, log_level: str,
         anyio.run(run)
     finally:
         listener.close()
+    if interrupted:
+        raise interrupted[0]
 
 
 def _listen(host: str, port: int) -> socket.socket:
