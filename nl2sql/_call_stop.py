@@ -10,6 +10,14 @@ MySQL/MariaDB ``KILL QUERY`` from a second connection, Spark ``interruptTag``.
 ``CallStop.stop`` runs them (in a thread of its own, since ``KILL QUERY`` opens a connection)
 and logs it (the record's ``stopped``: what was stopped), so the engine is free again within
 about a second instead of at the time limit. Without a current ``CallStop`` nothing changes.
+
+Every engine's stop acts only on what the engine runs at that moment: a cancel request to a
+PostgreSQL session that is still idle, an ``interrupt()`` with no statement running, an
+``interruptTag`` before the tagged request arrives are lost, and a stop that lands between the
+moment the block is entered and the moment the engine starts the query (a loaded machine, one
+of five candidates) would leave that query running to the time limit. So the stop is repeated,
+more and more rarely, until the block is left; leaving waits for a stop in flight, so none
+reaches a pooled connection's next query.
 """
 
 from __future__ import annotations
@@ -91,17 +99,45 @@ def _run(action: Callable[[], object], what: str) -> None:
         logger.warning("could not stop the query on %s: %s", what, exc)
 
 
+class _UntilLeft:
+    """A block's stop action, run again and again until the block is left (module doc)."""
+
+    FIRST_PAUSE = 0.1  # seconds before the stop is repeated; doubled up to LONGEST_PAUSE
+    LONGEST_PAUSE = 2.0
+
+    def __init__(self, action: Callable[[], object]) -> None:
+        self._action = action
+        self._lock = threading.Lock()  # held while the action runs: leave() waits for it
+        self._left = threading.Event()
+
+    def __call__(self) -> None:
+        pause = self.FIRST_PAUSE
+        while True:
+            with self._lock:
+                if self._left.is_set():
+                    return
+                self._action()
+            if self._left.wait(pause):
+                return
+            pause = min(pause * 2, self.LONGEST_PAUSE)
+
+    def leave(self) -> None:
+        with self._lock:
+            self._left.set()
+
+
 @contextmanager
 def stop_with(what: str, action: Callable[[], object],
               switch: CallStop | None = None) -> Iterator[None]:
     """While the block runs, ``stop()`` of ``switch`` (default: the current call's) calls
-    ``action`` (``what``: the database, for the log). A call already stopped does not start
-    the block."""
+    ``action`` (``what``: the database, for the log), and again until the block is left. A
+    call already stopped does not start the block."""
     switch = switch or CallStop.current()
     if switch is None:
         yield
         return
-    key = switch._add(what, action)
+    until_left = _UntilLeft(action)
+    key = switch._add(what, until_left)
     if key is None:  # stopped before the query began: do not begin it
         logger.warning("%s was cancelled before its query on %s began: not run", switch.name,
                        what, extra={"not_run": what})
@@ -110,3 +146,4 @@ def stop_with(what: str, action: Callable[[], object],
         yield
     finally:
         switch._remove(key)
+        until_left.leave()

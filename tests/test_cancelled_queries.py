@@ -13,6 +13,7 @@ import logging
 import os
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,11 @@ import pytest
 from conftest import MY_HOST, MY_PORT, MY_USER, PG_HOST, PG_PORT, PG_USER
 from mcp import Client
 
+from nl2sql._call_stop import CallStop
+from nl2sql.db.base import create_connection, create_operations
+from nl2sql.errors import Nl2SqlError
 from nl2sql.mcp import build_server
+from nl2sql.schema.models import DbInfo
 
 #: Runs far longer than the 30 s time limit on each backend, holding a core.
 ENDLESS = ("WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 1000000000000) "
@@ -176,3 +181,52 @@ async def test_a_cancelled_call_stops_its_spark_job(spark_server: Any, make_regi
         assert not again.is_error, again.content[0].text
     assert any("stopping its query on database 'cancelme'" in record.getMessage()
                for record in caplog.records), caplog.text
+
+
+class _StopsBeforeTheQuery(CallStop):
+    """A stop that lands in the worst moment: the backend has registered how to stop its query
+    and the engine has not started it (a loaded machine, one of five candidates). The first stop
+    runs and ends before the query is sent."""
+
+    def _add(self, what: str, action: Callable[[], object]) -> int | None:
+        key = super()._add(what, action)
+        self.stop()
+        time.sleep(0.5)  # the first stop has long reached an engine with nothing to stop
+        return key
+
+
+class _Rows:
+    def begin(self, columns: Any) -> None:
+        self.rows: list[Any] = []
+
+    def write_rows(self, rows: Any) -> None:
+        self.rows += list(rows)
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "duckdb", "postgres", "mysql"])
+def test_a_stop_before_the_engine_starts_the_query_still_stops_it(backend: str,
+                                                                   make_db: Any) -> None:
+    """Every engine's stop acts only on what runs at that moment (a cancel request to an idle
+    PostgreSQL session, ``interrupt()`` with no statement running): the stop is repeated until
+    the query's block is left, so the endless query ends within seconds, not at 30 s."""
+    db = make_db(backend, "early_stop", script="CREATE TABLE t (id INTEGER PRIMARY KEY)")
+    connection = create_connection(db.config)
+    try:
+        ops = create_operations(connection, DbInfo(db_id="early_stop", db_type=backend))
+        ops.execute_select_query("SELECT count(*) AS n FROM t", _Rows())  # loads the driver
+        switch = _StopsBeforeTheQuery("test")
+
+        def endless() -> None:  # in a worker thread, as every face runs queries
+            with switch.active():
+                ops.execute_select_query(f"/* {MARK} */ {ENDLESS}", _Rows(), timeout_seconds=30)
+
+        started = time.monotonic()
+        with ThreadPoolExecutor(1) as pool, pytest.raises(Nl2SqlError):
+            pool.submit(endless).result()
+        assert time.monotonic() - started < 5.0
+        assert BUSY[backend](db.config.dbname or "") == 0
+        after = _Rows()  # the connection the stop was repeated on answers the next query
+        ops.execute_select_query("SELECT count(*) AS n FROM t", after)
+        assert after.rows == [(0,)]
+    finally:
+        connection.dispose()

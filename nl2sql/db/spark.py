@@ -22,10 +22,10 @@ parser layer and a least-privilege principal stop: see docs/backends.md, "Spark
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import threading
-import time
 import uuid
 import warnings
 from collections.abc import Callable, Iterator
@@ -454,23 +454,14 @@ class SparkOperations(DbOperations):
             except Exception:  # noqa: BLE001 - best effort; the caller reports the timeout
                 log.warning("could not interrupt Spark operations tagged %s", tag)
 
-        left = threading.Event()  # the thread has left the block: nothing more to interrupt
-
-        def stop() -> None:
-            # interruptTag stops the operations the server runs with the tag *now*: a stop
-            # that lands while the request is still on its way (a loaded machine) would leave
-            # the job to run until the time limit. So interrupt again until the call returns.
-            deadline = time.monotonic() + timeout
-            while True:
-                session.interruptTag(tag)
-                if left.wait(0.5) or time.monotonic() > deadline:
-                    return
-
         timer = threading.Timer(timeout, interrupt)
         timer.daemon = True
         session.addTag(tag)
         timer.start()
         try:
+            # stop_with interrupts again until the block is left: an interruptTag that lands
+            # while the request is on its way (a loaded machine) would stop nothing
+            stop = functools.partial(session.interruptTag, tag)
             with stop_with(f"database '{self.db_id}'", stop):
                 yield
         except Exception:
@@ -478,7 +469,6 @@ class SparkOperations(DbOperations):
                 raise self._timeout(timeout) from None
             raise
         finally:
-            left.set()
             timer.cancel()
             try:
                 session.removeTag(tag)
