@@ -22,6 +22,7 @@ from nl2sql.db.base import create_connection, create_operations
 from nl2sql.errors import QueryRejectedError
 from nl2sql.mcp import build_server
 from nl2sql.schema.models import DbInfo
+from nl2sql.sql_guard import validate_read_only
 
 
 # -- Spark: XML, Avro and Protobuf options that name files and URLs ---------------------------
@@ -221,6 +222,13 @@ def _duckdb_cases(path: Path) -> list[str]:
         "SELECT getvariable('x')",
         "SELECT sleep_ms(1000)",
         "SELECT list_aggregate([1], 'query')",
+        # the method form x.f('name') passes x as argument 1: the name is the first written
+        "SELECT [1].list_aggregate('query')",
+        "SELECT [1, 2].list_aggr('query_table')",
+        "SELECT ([1]).array_aggregate('query')",
+        "SELECT [1].\"aggregate\"('que' || 'ry')",
+        "SELECT l.array_aggr('query') FROM (SELECT [1] AS l)",
+        "SELECT main.list_aggregate('query') FROM (SELECT [1] AS main)",
         "SELECT * FROM histogram_values('pg_settings', value)",  # query_table of a string
         "SELECT * FROM histogram(pg_settings, value)",
     ]
@@ -265,6 +273,49 @@ def test_a_duckdb_view_of_an_unlisted_function_is_read_when_dbs_yaml_allows_it(
                 rows_of(ops, "SELECT * FROM through_query")
         finally:
             connection.dispose()
+
+
+#: list_aggregate and its aliases as a query may write them; {f} is the aggregate it names.
+_NAMED_AGGREGATE_FORMS = [
+    "SELECT list_aggregate([1, 5], '{f}') AS x",
+    "SELECT [1, 5].list_aggregate('{f}') AS x",
+    "SELECT ([1, 5]).list_aggr('{f}') AS x",
+    "SELECT [1, 5] . \"ARRAY_AGGREGATE\" ('{f}') AS x",
+    "SELECT l.aggregate('{f}') AS x FROM (SELECT [1, 5] AS l)",
+    "SELECT s.l.array_aggr('{f}') AS x FROM (SELECT [1, 5] AS l) AS s",
+    "SELECT main.list_aggregate([1, 5], '{f}') AS x",
+    "SELECT system.main.list_aggregate([1, 5], '{f}') AS x",
+]
+
+
+@pytest.mark.parametrize("form", _NAMED_AGGREGATE_FORMS)
+def test_duckdb_checks_the_aggregate_the_engine_calls_in_every_form(form: str) -> None:
+    """Whatever the form (function, method on a value or a column, schema-qualified), the
+    engine calls the aggregate named where the guard reads the name: with max() taken off the
+    reviewed list, the guard refuses each form that makes DuckDB call max()."""
+    import dataclasses
+
+    import duckdb
+    import sqlglot
+
+    from nl2sql.sql_guard import allowlist
+    from nl2sql.sql_guard.duckdb_functions import ALLOWLIST
+
+    without_max = dataclasses.replace(ALLOWLIST, admitted=ALLOWLIST.admitted - {"max"})
+    engine = sqlglot.Dialect.get_or_raise("duckdb")
+
+    def refusals(text: str) -> list[str]:
+        return [message for _, message in allowlist.problems(
+            without_max, sqlglot.parse_one(text, read="duckdb"), engine.tokenize(text), text,
+            frozenset())]
+
+    with duckdb.connect(config={"autoload_known_extensions": False}) as connection:
+        assert connection.execute(form.format(f="max")).fetchall() == [(5,)]
+        assert connection.execute(form.format(f="min")).fetchall() == [(1,)]
+    assert refusals(form.format(f="max")), form
+    if not form.startswith("SELECT main.") and not form.startswith("SELECT system."):
+        assert not refusals(form.format(f="min")), form
+        validate_read_only(form.format(f="min"), "duckdb")  # the real list admits it
 
 
 async def test_duckdb_serialized_sql_is_a_tool_error_over_mcp(duckdb_file: Path,

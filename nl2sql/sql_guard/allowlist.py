@@ -18,7 +18,9 @@ Some admitted functions are checked argument by argument:
   options map; it must be written ``map('key', 'value', ...)`` with every key on the function's
   reviewed list (no XSD, schema file, path or URL option), else the call is refused;
 - a function named in a string (DuckDB's ``list_aggregate(l, 'sum')``): the string must be a
-  literal naming an admitted function.
+  literal naming an admitted function. In the method form ``l.list_aggregate('sum')`` the
+  engine passes ``l`` as argument 1, so the name is the first argument written; after a name
+  (``col.f(...)``, ``main.f(...)``) the call may be either form, and both must name one.
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ from nl2sql.sql_guard.calls import Call, arguments, calls, string_value
 
 #: Tokens that may stand as an option's value in ``map('key', value, ...)``.
 _LITERALS = {TokenType.STRING, TokenType.NUMBER, TokenType.TRUE, TokenType.FALSE}
+#: Tokens that end a value, never a schema's name: ``[1, 2].f(...)`` is only a method call.
+_VALUE_ENDS = {TokenType.R_BRACKET, TokenType.R_PAREN, TokenType.R_BRACE, TokenType.STRING,
+               TokenType.NUMBER}
 
 
 @dataclass(frozen=True)
@@ -205,10 +210,22 @@ def _check_named_function(allowlist: Allowlist, call: Call, tokens: Sequence[Tok
                           text: str, allowed: frozenset[str]) -> None:
     position = allowlist.named_functions[call.name]
     args = arguments(tokens, call)
-    if len(args) <= position:
-        return
-    named = string_value(args[position], text)
-    if named is None or not allowlist.admits(named.lower(), allowed):
-        raise messages.reject(
-            f"{call.name}() calls the function named by its argument {position + 1}, which must "
-            f"be a string literal naming an admitted function (e.g. 'sum'); write it so.")
+    # x.f(a) is DuckDB's method form f(x, a): the name is one argument earlier. After a name
+    # (col.f(a), main.f(a)) it may also be a schema-qualified f(a): both readings are checked.
+    if call.index < 2 or tokens[call.index - 1].token_type != TokenType.DOT:
+        positions = [position]
+    elif tokens[call.index - 2].token_type in _VALUE_ENDS:
+        positions = [position - 1]
+    else:
+        positions = [position - 1, position]
+    for at in positions:
+        if at < 0:  # the receiver itself would be the name: never a checked literal
+            named = None
+        elif at >= len(args):
+            continue  # no name: the engine calls nothing (its error names the missing argument)
+        else:
+            named = string_value(args[at], text)
+        if named is None or not allowlist.admits(named.lower(), allowed):
+            raise messages.reject(
+                f"{call.name}() calls the function its string argument names, which must be a "
+                f"literal naming an admitted function; write it as {call.name}(list, 'sum').")
