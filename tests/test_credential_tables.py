@@ -189,6 +189,92 @@ def test_mysql_credential_tables_are_refused_for_root(mysql_secrets: tuple[str, 
         connection.dispose()
 
 
+#: Reading a system variable: @@name in every spelling, and the tables behind SHOW VARIABLES.
+MYSQL_VARIABLE_CASES = [
+    "SELECT @@wsrep_sst_auth",
+    "SELECT @@GLOBAL.wsrep_sst_auth",
+    "SELECT @@global . WSREP_SST_AUTH",
+    "SELECT @@`wsrep_sst_auth`",
+    "SELECT @@global.`wsrep_sst_auth`",
+    "SELECT @@global./* x */wsrep_sst_auth",
+    "SELECT (SELECT @@wsrep_sst_auth) AS a",
+    "SELECT id FROM t WHERE @@wsrep_sst_auth LIKE 'nl2sql:%'",
+    "SELECT concat(@@version, @@wsrep_sst_auth) AS a",
+    "SELECT @@init_connect",
+    "SELECT @@GLOBAL.report_password",
+    "SELECT @@SESSION.init_connect",
+    "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_VARIABLES "
+    "WHERE VARIABLE_NAME = 'INIT_CONNECT'",
+    "SELECT VARIABLE_VALUE FROM INFORMATION_SCHEMA.SESSION_VARIABLES "
+    "WHERE VARIABLE_NAME = 'INIT_CONNECT'",
+    "SELECT GLOBAL_VALUE FROM information_schema.SYSTEM_VARIABLES "
+    "WHERE VARIABLE_NAME = 'INIT_CONNECT'",
+    "SELECT * FROM `information_schema`.`global_variables`",
+    "SELECT * FROM performance_schema.global_variables",
+    "SELECT * FROM performance_schema.session_variables",
+    "SELECT * FROM performance_schema.variables_by_thread",
+    "SELECT * FROM sys_vars",  # a view over information_schema.GLOBAL_VARIABLES
+    "SELECT * FROM sys_vars_again",  # a view over that view
+]
+
+
+@pytest.fixture
+def mysql_variable_secret(private_mariadb: Any) -> Iterator[tuple[dict[str, Any], str, str]]:
+    """The private server (its GLOBAL state is this session's own) with a password in
+    ``wsrep_sst_auth`` and in the SQL of ``init_connect``, and a database with views over
+    ``information_schema.GLOBAL_VARIABLES``."""
+    address = private_mariadb.address
+    suffix = uuid.uuid4().hex[:8]
+    dbname, secret = f"nl2sql_vars_{suffix}", f"pw{suffix}x"
+    admin = mysql_admin(address=address)
+    try:
+        with admin.cursor() as cursor:
+            cursor.execute(f"SET GLOBAL wsrep_sst_auth = 'nl2sql:{secret}'")
+            cursor.execute(f"SET GLOBAL init_connect = 'SET @nl2sql_key = \\'{secret}\\''")
+            cursor.execute(f"CREATE DATABASE `{dbname}`")
+            cursor.execute(f"CREATE TABLE `{dbname}`.t (id int)")
+            cursor.execute(f"INSERT INTO `{dbname}`.t VALUES (1)")
+            cursor.execute(f"CREATE VIEW `{dbname}`.sys_vars AS SELECT VARIABLE_NAME, "
+                           f"VARIABLE_VALUE FROM information_schema.GLOBAL_VARIABLES")
+            cursor.execute(f"CREATE VIEW `{dbname}`.sys_vars_again AS SELECT * FROM "
+                           f"`{dbname}`.sys_vars")
+        yield address, dbname, secret
+    finally:
+        with admin.cursor() as cursor:
+            cursor.execute("SET GLOBAL wsrep_sst_auth = DEFAULT")
+            cursor.execute("SET GLOBAL init_connect = DEFAULT")
+            cursor.execute(f"DROP DATABASE IF EXISTS `{dbname}`")
+        admin.close()
+
+
+def test_mysql_credential_variables_are_refused_on_every_path(
+        mysql_variable_secret: tuple[dict[str, Any], str, str]) -> None:
+    address, dbname, secret = mysql_variable_secret
+    connection = create_connection(mysql_config("my", dbname, address=address))
+    ops = create_operations(connection, DbInfo(db_id="my", db_type="mysql"))
+    try:
+        _refused_without_leak(ops, MYSQL_VARIABLE_CASES, secret, "SELECT count(*) FROM t")
+        # other variables still read
+        assert rows_of(ops, "SELECT @@SESSION.sql_mode IS NOT NULL AS a, @@version LIKE '%' "
+                            "AS b, @@GLOBAL.max_connections > 0 AS c") == [(1, 1, 1)]
+        # the control: the engine alone hands the password out, directly, from the tables and
+        # via the view (MariaDB shows wsrep_sst_auth as ********; MySQL builds and other
+        # variables do not mask)
+        for sql in ("SELECT @@init_connect", "SELECT @@GLOBAL.init_connect",
+                    "SELECT GLOBAL_VALUE FROM information_schema.SYSTEM_VARIABLES",
+                    "SELECT * FROM sys_vars WHERE VARIABLE_NAME = 'INIT_CONNECT'"):
+            assert secret in str(rows_of(ops, sql, validate=False)), sql
+        # and a view cannot hold @@name itself: the server refuses to create one
+        admin = mysql_admin(dbname, address=address)
+        try:
+            with admin.cursor() as cursor, pytest.raises(Exception, match="1351"):
+                cursor.execute("CREATE VIEW by_variable AS SELECT @@wsrep_sst_auth AS a")
+        finally:
+            admin.close()
+    finally:
+        connection.dispose()
+
+
 @pytest.mark.parametrize("sql", [
     "SELECT User_password FROM mysql.slave_master_info",
     "SELECT * FROM mysql.slave_relay_log_info",

@@ -254,6 +254,12 @@ MYSQL_TABLES = frozenset({
     # histogram: mysql.servers' passwords once it is analysed (MySQL 8's histograms: the
     # values of its buckets)
     "mysql.column_stats", "information_schema.column_statistics",
+    # system variables and their values (wsrep_sst_auth, report_password, LDAP bind passwords,
+    # key management tokens): the tables behind SHOW VARIABLES, as @@name is refused by name
+    "information_schema.global_variables", "information_schema.session_variables",
+    "information_schema.system_variables", "performance_schema.global_variables",
+    "performance_schema.session_variables", "performance_schema.variables_by_thread",
+    "performance_schema.persisted_variables",
 })
 MYSQL_TABLE_PREFIXES = ("performance_schema.events_statements_", "sys.statement",
                         "sys.x$statement")
@@ -270,3 +276,11 @@ DUCKDB_TABLES = frozenset({"duckdb_secrets", "duckdb_settings", "pg_settings", "
 SECRET_SETTING = re.compile(
     r"pass|pwd|secret|token|key|cred|conninfo|connection_string|dsn|jwt|private|command"
     r"|proxy|auth|\.", re.IGNORECASE)
+
+#: MySQL/MariaDB system variables read as ``@@name`` (``@@GLOBAL.name``...) that may hold a
+#: credential: the same secret-looking names as settings (``wsrep_sst_auth``,
+#: ``report_password``, ``authentication_ldap_simple_bind_root_pwd``,
+#: ``hashicorp_key_management_token``, ``file_key_management_filekey``), and the SQL the server
+#: runs at each connection or replication start (``init_connect``), which may set one.
+SECRET_VARIABLE = re.compile(SECRET_SETTING.pattern + r"|^init_(connect|slave|replica)$",
+                             re.IGNORECASE)

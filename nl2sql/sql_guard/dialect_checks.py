@@ -8,18 +8,20 @@ import re
 from dataclasses import dataclass
 
 from sqlglot import exp
-from sqlglot.tokens import Token
+from sqlglot.tokens import Token, TokenType
 
 from nl2sql.sql_guard import allowlist, messages
 from nl2sql.sql_guard import spark as spark_rules
 from nl2sql.sql_guard.duckdb_functions import ALLOWLIST as DUCKDB_FUNCTIONS
 from nl2sql.sql_guard.spark_functions import ALLOWLIST as SPARK_FUNCTIONS
 from nl2sql.sql_guard.calls import arguments, calls, string_value
-from nl2sql.sql_guard.denylist import MYSQL_BUILTINS, SECRET_SETTING
+from nl2sql.sql_guard.denylist import MYSQL_BUILTINS, SECRET_SETTING, SECRET_VARIABLE
 
 # MySQL runs the text of /*! ... */ (MariaDB also /*M! ... */) as SQL: the parser would take it
 # for a comment, so it is refused wherever it appears outside a string.
 _EXECUTABLE_COMMENT = re.compile(r"/\*M?!")
+# The scope words of MySQL's @@GLOBAL.name, @@SESSION.name, @@LOCAL.name.
+_SCOPES = {"global", "session", "local"}
 # DuckDB reads a file for a table name that looks like a path ("replacement scan").
 _FILE_LIKE = re.compile(r"[/\\]|\.(csv|tsv|txt|parquet|json|jsonl|ndjson|gz|zst|xlsx|db|duckdb)$",
                         re.IGNORECASE)
@@ -80,6 +82,29 @@ def secret_settings(query: CheckedQuery) -> None:
                 "current_setting() may read only a built-in setting named by a string "
                 "literal that holds no credential (no password, key, token, connection "
                 "string or command; no custom app.name setting); remove it.")
+
+
+def secret_variables(query: CheckedQuery) -> None:
+    """MySQL's ``@@name`` reads a system variable (also ``@@GLOBAL.name``, `` @@`name` ``, a
+    key cache's ``@@cache.name``): none whose name looks like a credential (``SECRET_VARIABLE``;
+    the tables behind SHOW VARIABLES are credential tables)."""
+    tokens = query.tokens
+    for i, token in enumerate(tokens):
+        if token.token_type != TokenType.SESSION_PARAMETER:
+            continue
+        parts, j = [], i + 1
+        while j < len(tokens):  # name(.name)*: every part, whatever the tokenizer made of it
+            parts.append(tokens[j].text)
+            if j + 2 < len(tokens) and tokens[j + 1].token_type == TokenType.DOT:
+                j += 2
+            else:
+                break
+        for name in parts:
+            if name.lower() not in _SCOPES and SECRET_VARIABLE.search(name):
+                raise messages.reject(
+                    f"The system variable {name} may hold a credential (a password, key, "
+                    f"token or the SQL run at each connection) and may not be read; remove it "
+                    f"from the query.")
 
 
 def duckdb_functions(query: CheckedQuery) -> None:

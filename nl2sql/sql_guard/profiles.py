@@ -70,7 +70,7 @@ class GuardProfile:
     extra_checks: ClassVar[tuple[Check, ...]] = (
         extra.executable_comments, extra.mysql_user_functions, extra.file_path_tables,
         extra.spark_relations, extra.duckdb_functions, extra.spark_functions,
-        extra.secret_settings)
+        extra.secret_settings, extra.secret_variables)
 
     @classmethod
     def denied_names(cls) -> frozenset[str]:
@@ -139,7 +139,8 @@ class MysqlProfile(GuardProfile):
                          line_comment_needs_space=(True,), hash_comments=True,
                          string_escapes_pinned=True, colon_parameters=False)
     attribute_calls = False
-    extra_checks = (extra.executable_comments, extra.mysql_user_functions)
+    extra_checks = (extra.executable_comments, extra.mysql_user_functions,
+                    extra.secret_variables)
 
 
 class DuckdbProfile(GuardProfile):
