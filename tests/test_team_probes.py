@@ -6,6 +6,7 @@ user's reached. Every probe here held when it was written."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -142,6 +143,19 @@ async def test_an_analyst_over_http(team: tuple[str, IdentityProvider, Path],
         accepted = text_of(await session.call_tool("saved_query_accept",
                                                    {"csv_file": "books"}))
         assert accepted.startswith("Proposed "), accepted
+
+    # an answer id where a file name goes: each of cora's (her results', her verified answer's
+    # on chinook, her proposal's on bookstore) is refused as an unknown one, nothing said of it
+    theirs = [json.loads(path.read_text())["id"]
+              for path in (tmp_path / "ws" / "users" / "cora").glob("*.metadata.json")]
+    assert len(theirs) == 4
+    async with client(url, ana) as session:
+        unknown = await session.call_tool("saved_query_accept", {"csv_file": "0123456789ab"})
+        assert unknown.is_error and "does not exist" in text_of(unknown), text_of(unknown)
+        for answer_id in theirs:
+            result = await session.call_tool("saved_query_accept", {"csv_file": answer_id})
+            assert result.is_error and text_of(result) == text_of(unknown).replace(
+                "0123456789ab", answer_id), text_of(result)
 
     verified = nl2sql.list_verified(config=str(config))
     assert [(v.sql, v.accepted_by) for v in verified] == [(RIGHT, "cora")]

@@ -14,13 +14,15 @@ from typing import Any
 
 import httpx2
 import pytest
-from web_harbour import (BUSIEST, BUSIEST_OTHER, BUSIEST_SQL, FLEET, FOLLOW_UP, CandidateSql,
-                         annotate, function_model, harbour_script,
-                         write_config)
+from web_harbour import (BUSIEST, BUSIEST_OTHER, BUSIEST_SQL, FEES, FEES_SQL, FLEET, FOLLOW_UP,
+                         CandidateSql, annotate, function_model, harbour_script, write_config)
 
 from nl2sql.access.audit import flush_all
+from nl2sql.access.caller import member
 from nl2sql.access.users import add_user
 from nl2sql.config.registry import DbConnectionConfigs
+from nl2sql.operations.ops_context import OpsContext
+from nl2sql.operations.verified_answers import accept_answer
 from nl2sql.store.store import Store
 from nl2sql.web import build_app
 
@@ -151,6 +153,52 @@ async def test_only_a_curators_accept_verifies_and_the_answer_is_then_served_ver
     assert "Verified answer" in again["html"]
     verified = (await client.get("/saved.json?q=flag", headers=ines)).json()["verified"]
     assert [v["question"] for v in verified] == [FLEET]
+
+
+async def test_an_id_reaches_only_what_its_caller_may_see(
+        client: httpx2.AsyncClient, harbour: dict[str, Any]) -> None:
+    """Accept and reject take an id in their path: another user's result (of another group,
+    or of the caller's own on the same database), and a verified answer or a proposal on a
+    database the caller may not query, are each refused exactly as an unknown id is (so the
+    reply does not tell that the id exists), with no server path, and nothing changes."""
+    harbour["tokens"]["marta"] = add_user(harbour["configs"], "marta", ["crew"])
+    ines, marta, tomas = ({**bearer(harbour, user), "Accept": "application/json"}
+                          for user in ("ines", "marta", "tomas"))
+    hers = (await ask(client, ines, FLEET))[-1]["answer"]
+    his = (await ask(client, tomas, BUSIEST, db_id="harbour"))[-1]["answer"]
+    proposal = (await ask(client, tomas, FEES, db_id="ledger"))[-1]["answer"]
+    ops = OpsContext.load(harbour["config"], workspace=harbour["workspace"])
+    try:  # a model's accept over MCP: a proposal on the ledger, waiting for a curator
+        accept_answer(ops.for_caller(member("tomas", ["harbourmasters"], ops.configs.server),
+                                     "mcp-http"), proposal["id"], curator=False)
+    finally:
+        ops.close()
+    verified = (await ask(client, tomas, FEES, db_id="ledger"))[-1]["answer"]
+    made = await client.post(f"/answers/{verified['id']}/accept", headers=tomas)
+    assert made.json()["status"]["state"] == "verified", made.text
+
+    unknown = "0123456789ab"
+    for caller, theirs in ((ines, [his, proposal, verified]),
+                           (marta, [hers, his, proposal, verified])):
+        for action in ("accept", "reject"):
+            refusal = (await client.post(f"/answers/{unknown}/{action}", headers=caller)).json()
+            assert refusal["status"] == 404, refusal
+            assert str(harbour["workspace"]) not in refusal["error"]
+            for other in theirs:
+                reply = await client.post(f"/answers/{other['id']}/{action}", headers=caller)
+                assert reply.json() == {
+                    **refusal, "error": refusal["error"].replace(unknown, other["id"])}, \
+                    (action, other["db_id"], reply.text)
+                assert other["sql"] not in reply.text
+    assert "among your results" in (await client.post(
+        f"/answers/{unknown}/accept", headers=ines)).json()["error"]
+
+    listed = (await client.get("/proposals.json", headers=tomas)).json()["proposals"]
+    assert [(p["id"], p["proposed_by"], p["sql"]) for p in listed] == \
+        [(proposal["id"], "tomas", FEES_SQL)]
+    kept = (await client.get("/saved.json", headers=tomas)).json()["verified"]
+    assert [(v["id"], v["accepted_by"]) for v in kept] == [(verified["id"], "tomas")]
+    assert (await client.get("/proposals.json", headers=ines)).json()["proposals"] == []
 
 
 async def test_schema_pages_list_the_users_tables_columns_samples_and_metrics(

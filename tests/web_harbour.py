@@ -88,6 +88,8 @@ FOLLOW_UP = "And only for 2025?"
 FOLLOW_UP_SQL = BUSIEST_SQL.replace("GROUP BY", "WHERE v.departed_on >= '2025-01-01' GROUP BY")
 FLEET = "How many vessels fly each flag?"
 FLEET_SQL = "SELECT flag, count(*) AS vessels FROM vessels GROUP BY flag ORDER BY flag"
+FEES = "What do the harbour fees add up to?"  # on the ledger, which the crew does not see
+FEES_SQL = "SELECT sum(amount) AS total FROM fees"
 ENDLESS_QUESTION = "How long is the longest chain of voyages?"
 ENDLESS_SQL = f"/* {MARK} */ {ENDLESS}"  # runs until stopped (tests/test_cancelled_queries.py)
 
@@ -101,7 +103,7 @@ GENRES_OTHER = GENRES_SQL.replace("\nJOIN orders o ON o.order_id = oi.order_id\n
                                   "WHERE o.status <> 'cancelled'", "")
 
 _SCRIPTS = {BUSIEST: [BUSIEST_SQL, BUSIEST_SQL, BUSIEST_OTHER, BUSIEST_SQL, BUSIEST_SQL],
-            FOLLOW_UP: [FOLLOW_UP_SQL] * 5, FLEET: [FLEET_SQL] * 5,
+            FOLLOW_UP: [FOLLOW_UP_SQL] * 5, FLEET: [FLEET_SQL] * 5, FEES: [FEES_SQL] * 5,
             ENDLESS_QUESTION: [ENDLESS_SQL] * 5,
             GENRES: [GENRES_SQL, GENRES_SQL, GENRES_SQL, GENRES_OTHER, GENRES_SQL]}
 _EXPLAINED = {GENRES: "Revenue is each order line's quantity times its unit price, summed per "

@@ -13,8 +13,10 @@ with its id) or rejects it (``reject_proposal``). A proposal never replaces a ve
 
 An answer is found by its id (``Answer.id``, written into its result's metadata), by its result
 file (``saved_query_accept``), or as a verified answer or proposal with that id (a verified
-answer's id checks it again, after it went stale). Also: listing and removing across the
-configured databases.
+answer's id checks it again, after it went stale); only among what the caller sees
+(``OpsContext.configs``: their results folder, the databases ``can`` lets them query), so an id
+of another user's result, or of another group's database, is refused as an unknown one. Also:
+listing and removing across the configured databases.
 """
 
 from __future__ import annotations
@@ -51,10 +53,16 @@ def accept_answer(ops: OpsContext, answer_id: str, *, user: str | None = None,
     found = saved_query_index(ops.workspace, ops.store).find(answer_id) if answer_id else None
     if found is None or not found.db_id or not found.sql_query:
         raise VerifiedAnswerError(
-            f"No answer with id '{answer_id}' in the workspace {ops.workspace}; the id is in "
+            f"No answer with id '{answer_id}' {_among_results(ops)}; the id is in "
             f"`nl2sql-ask --json` output (\"id\") and in the result's metadata file.")
     return settle(ops, found.db_id, found.natural_language_query, found.sql_query, answer_id,
                   user=user, curator=curator)
+
+
+def _among_results(ops: OpsContext) -> str:
+    """Where an answer id was looked for, as the refusal names it: a configured user's own
+    results (the server's folders are not theirs to know), else the workspace."""
+    return "among your results" if ops.caller.configured else f"in the workspace {ops.workspace}"
 
 
 def accept_saved_result(ops: OpsContext, csv_file: str, *, user: str | None = None,
