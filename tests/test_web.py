@@ -201,6 +201,30 @@ async def test_an_id_reaches_only_what_its_caller_may_see(
     assert (await client.get("/proposals.json", headers=ines)).json()["proposals"] == []
 
 
+async def test_an_answer_on_a_database_the_user_left_shows_nothing_of_it_since(
+        client: httpx2.AsyncClient, harbour: dict[str, Any]) -> None:
+    """tomas's conversation keeps his answer on the ledger after he leaves the group that
+    grants it, but not what became of it there since (verified, stale and why)."""
+    tomas = bearer(harbour, "tomas")
+    events = await ask(client, tomas, FEES, db_id="ledger")
+    answer, conversation = events[-1]["answer"], events[0]["conversation_id"]
+    made = await client.post(f"/answers/{answer['id']}/accept", headers=tomas)
+    assert made.json()["status"]["state"] == "verified", made.text
+    store = Store.of(harbour["configs"])
+    store.answers("ledger").mark(answer["id"], stale_reason="schema drift: fees changed "
+                                                             "(column amount removed)")
+    turn = (await client.get(f"/c/{conversation}.json", headers=tomas)).json()["turns"][0]
+    assert turn["answer"]["status"]["state"] == "stale"  # while he may query the ledger
+
+    stored = store.users.get("tomas")
+    assert stored is not None
+    store.users.add(stored.model_copy(update={"groups": ["crew"]}), replace=True)
+    turn = (await client.get(f"/c/{conversation}.json", headers=tomas)).json()["turns"][0]
+    assert turn["answer"]["sql"] == FEES_SQL and turn["answer"]["status"] is None
+    page = await client.get(f"/c/{conversation}", headers=tomas)
+    assert page.status_code == 200 and "column amount removed" not in page.text
+
+
 async def test_schema_pages_list_the_users_tables_columns_samples_and_metrics(
         client: httpx2.AsyncClient, harbour: dict[str, Any]) -> None:
     ines = bearer(harbour, "ines")

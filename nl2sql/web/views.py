@@ -65,7 +65,11 @@ def answer_view(ops: OpsContext, answer: Answer) -> dict[str, Any]:
 
 
 def answer_status(ops: OpsContext, db_id: str, answer_id: str) -> dict[str, Any] | None:
-    """Whether the answer ``answer_id`` was accepted (a verified answer) or proposed."""
+    """Whether the answer ``answer_id`` was accepted (a verified answer) or proposed; None
+    when not, or when ``db_id`` is not the caller's (an answer of theirs from before they
+    left its group: what became of it there is not theirs to see)."""
+    if not can(ops.caller, "query", db_id):
+        return None
     store = ops.store.answers(db_id)
     found = store.get(answer_id) or store.get_proposal(answer_id)
     if found is None:
