@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -31,22 +32,32 @@ from nl2sql.web import build_app
 def harbour(tmp_path: Path) -> dict[str, Any]:
     """dbs.yaml with the harbour (SQLite) and a second database only curators see; users
     ines (crew) and tomas (harbourmasters, curators); the schema caches."""
-    with sqlite3.connect(tmp_path / "harbour.db") as db:
+    return _harbour(tmp_path)
+
+
+def _harbour(folder: Path, **top: Any) -> dict[str, Any]:
+    with sqlite3.connect(folder / "harbour.db") as db:
         db.executescript(harbour_script())
-    with sqlite3.connect(tmp_path / "ledger.db") as db:
+    with sqlite3.connect(folder / "ledger.db") as db:
         db.executescript("CREATE TABLE fees (id INTEGER PRIMARY KEY, amount REAL);")
-    path = write_config(tmp_path, {"harbour": {"type": "sqlite", "path": "harbour.db"},
-                                   "ledger": {"type": "sqlite", "path": "ledger.db",
-                                              "semantic_model": None}}, crew=["harbour"])
-    configs = DbConnectionConfigs.load(path, workspace=tmp_path / "ws")
+    path = write_config(folder, {"harbour": {"type": "sqlite", "path": "harbour.db"},
+                                 "ledger": {"type": "sqlite", "path": "ledger.db",
+                                            "semantic_model": None}}, crew=["harbour"], **top)
+    configs = DbConnectionConfigs.load(path, workspace=folder / "ws")
     annotate(configs)
     tokens = {"ines": add_user(configs, "ines", ["crew"]),
               "tomas": add_user(configs, "tomas", ["harbourmasters"])}
-    return {"config": path, "workspace": tmp_path / "ws", "tokens": tokens, "configs": configs}
+    return {"config": path, "workspace": folder / "ws", "tokens": tokens, "configs": configs}
 
 
 @pytest.fixture
 async def client(harbour: dict[str, Any]) -> AsyncIterator[httpx2.AsyncClient]:
+    async with _client(harbour) as http:
+        yield http
+
+
+@asynccontextmanager
+async def _client(harbour: dict[str, Any]) -> AsyncIterator[httpx2.AsyncClient]:
     script = CandidateSql()
     app = build_app(harbour["config"], workspace=harbour["workspace"],
                     model=function_model(script))
@@ -155,12 +166,20 @@ async def test_only_a_curators_accept_verifies_and_the_answer_is_then_served_ver
     assert [v["question"] for v in verified] == [FLEET]
 
 
-async def test_an_id_reaches_only_what_its_caller_may_see(
-        client: httpx2.AsyncClient, harbour: dict[str, Any]) -> None:
+async def test_an_id_reaches_only_what_its_caller_may_see(tmp_path: Path,
+                                                         store_url: str | None) -> None:
     """Accept and reject take an id in their path: another user's result (of another group,
     or of the caller's own on the same database), and a verified answer or a proposal on a
     database the caller may not query, are each refused exactly as an unknown id is (so the
-    reply does not tell that the id exists), with no server path, and nothing changes."""
+    reply does not tell that the id exists), with no server path, and nothing changes. With
+    the store in SQLite files and in PostgreSQL (one table of every database's answers, one of
+    every workspace's saved results)."""
+    harbour = _harbour(tmp_path, **({"store": store_url} if store_url else {}))
+    async with _client(harbour) as client:
+        await _probe_ids(client, harbour)
+
+
+async def _probe_ids(client: httpx2.AsyncClient, harbour: dict[str, Any]) -> None:
     harbour["tokens"]["marta"] = add_user(harbour["configs"], "marta", ["crew"])
     ines, marta, tomas = ({**bearer(harbour, user), "Accept": "application/json"}
                           for user in ("ines", "marta", "tomas"))
