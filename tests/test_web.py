@@ -211,6 +211,14 @@ async def _probe_ids(client: httpx2.AsyncClient, harbour: dict[str, Any]) -> Non
                 assert other["sql"] not in reply.text
     assert "among your results" in (await client.post(
         f"/answers/{unknown}/accept", headers=ines)).json()["error"]
+    for caller, theirs in ((ines, [his, proposal, verified]), (marta, [hers])):
+        for path in ("/results/{}.json", "/download/{}"):  # their result files, by name
+            refusal = (await client.get(path.format("unknown.csv"), headers=caller)).json()
+            assert refusal["status"] == 404, refusal
+            for other in theirs:
+                reply = await client.get(path.format(other["csv_file"]), headers=caller)
+                assert reply.json() == {**refusal, "error": refusal["error"].replace(
+                    "unknown.csv", other["csv_file"])}, (path, reply.text)
 
     listed = (await client.get("/proposals.json", headers=tomas)).json()["proposals"]
     assert [(p["id"], p["proposed_by"], p["sql"]) for p in listed] == \
