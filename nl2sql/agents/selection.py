@@ -1,11 +1,13 @@
 """Selection among SQL candidates: grouped by what they return, the largest group wins.
 
-The candidates whose SQL ran are grouped by their results, compared exactly as ``nl2sql-eval``
-compares a prediction with a gold (``nl2sql.workspace.result_compare``: rows as a multiset, columns
-matched by value, row order only when the group's first SQL orders, numbers within 1e-6); each
-candidate joins the first group whose first member's result equals its own. Results are read
-back from the candidates' CSV files (up to ``GROUP_ROWS`` rows); a result larger than that, or
-cut by the row limit, only groups with the same SQL text.
+The candidates whose SQL ran are grouped by their results, compared by the rules and the code
+``nl2sql-eval`` compares a prediction with a gold by (``nl2sql.workspace.result_compare``: rows
+as a multiset, columns matched by value, row order only when the group's first SQL orders,
+numbers within 1e-6); each candidate joins the first group whose first member's result equals
+its own. Results are read back from the candidates' CSV files as values
+(``nl2sql.workspace.csv_values``: a DECIMAL's ``12.50`` and a float's ``12.5`` are one number,
+``007`` is text; up to ``GROUP_ROWS`` rows); a result larger than that, or cut by the row limit,
+only groups with the same SQL text.
 
 The largest group wins. When several groups tie, a selection step settles it: the model sees
 the tied groups' SQL and first rows and names one, with its reason (never a coin). If that step
@@ -15,7 +17,6 @@ the reason says so. Failed candidates do not vote; they count in the confidence'
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from pydantic_ai.exceptions import UnexpectedModelBehavior, UsageLimitExceeded
 from nl2sql.agents.answer import SqlCandidate, markdown_table, read_dataframe
 from nl2sql.agents.candidates import CandidateRun
 from nl2sql.agents.sql_agent import parse_json_text
+from nl2sql.workspace.csv_values import read_values
 from nl2sql.workspace.result_compare import compare_results
 from nl2sql.workspace.result_order import order_spec
 from nl2sql.llm.prompt_files import render_prompt
@@ -40,13 +42,10 @@ SHOWN_SQL = 3  # distinct SQL texts shown per tied group
 @dataclass
 class _Result:
     run: CandidateRun
-    df: Any  # pandas.DataFrame of the first GROUP_ROWS rows
+    columns: list[str]
+    rows: list[tuple[Any, ...]]  # the first GROUP_ROWS rows, as values (csv_values)
     complete: bool  # every row was read (not cut by the row limit or GROUP_ROWS)
-
-    @functools.cached_property
-    def rows(self) -> list[tuple[Any, ...]]:
-        frame = self.df.astype(object).where(self.df.notna(), None)
-        return list(frame.itertuples(index=False, name=None))
+    shown: Any  # pandas.DataFrame of the first SHOWN_ROWS rows, for the selection step
 
 
 @dataclass
@@ -105,17 +104,19 @@ def group_runs(runs: list[CandidateRun], workspace: Path, dialect: str) -> list[
 def _read(run: CandidateRun, workspace: Path) -> _Result:
     query = run.deps.result
     assert query is not None
-    df = read_dataframe(workspace / query.csv_filename, GROUP_ROWS)
-    return _Result(run, df, complete=not query.truncated and query.row_count <= GROUP_ROWS)
+    csv_path = workspace / query.csv_filename
+    columns, rows = read_values(csv_path, GROUP_ROWS)
+    return _Result(run, columns, rows,
+                   complete=not query.truncated and query.row_count <= GROUP_ROWS,
+                   shown=read_dataframe(csv_path, SHOWN_ROWS))
 
 
 def _same(a: _Result, b: _Result, dialect: str) -> bool:
     if not (a.complete and b.complete):
         return " ".join((a.run.sql or "").split()) == " ".join((b.run.sql or "").split())
-    columns = [str(c) for c in a.df.columns]
-    return compare_results(a.rows, b.rows, gold_columns=len(a.df.columns),
-                           pred_columns=len(b.df.columns),
-                           order=order_spec(a.run.sql or "", dialect, columns)).equal
+    return compare_results(a.rows, b.rows, gold_columns=len(a.columns),
+                           pred_columns=len(b.columns),
+                           order=order_spec(a.run.sql or "", dialect, a.columns)).equal
 
 
 async def select(groups: list[ResultGroup], *, question: str, db_id: str, retries: int,
@@ -153,8 +154,8 @@ def _describe(number: int, group: ResultGroup) -> str:
     sql = "\n".join(f"```sql\n{text.strip()}\n```" for text in texts[:SHOWN_SQL])
     more = f"\n(and {len(texts) - SHOWN_SQL} more SQL texts)" if len(texts) > SHOWN_SQL else ""
     query = group.first.deps.result
-    rows = query.row_count if query is not None else len(group.first_result.df)
-    table = "\n".join(markdown_table(group.first_result.df, SHOWN_ROWS)) or "(no columns)"
+    rows = query.row_count if query is not None else len(group.first_result.rows)
+    table = "\n".join(markdown_table(group.first_result.shown, SHOWN_ROWS)) or "(no columns)"
     return (f"## Group {number}: {group.size} quer{'y' if group.size == 1 else 'ies'}, "
             f"{rows:,} row(s)\n\n{sql}{more}\n\nFirst rows:\n\n{table}")
 
