@@ -159,6 +159,54 @@ def test_spark_variable_substitution_is_refused_and_off(request: pytest.FixtureR
         connection.dispose()
 
 
+@pytest.mark.spark
+def test_spark_global_temp_views_of_other_sessions_are_refused(
+        request: pytest.FixtureRequest) -> None:
+    """Another session of the server (another application) creates a global temporary view:
+    every query spelling that reads it is refused; with the guard off the engine reads it."""
+    db = spark_db(request, "gtemp", script="CREATE TABLE t (a INT);\nINSERT INTO t VALUES (1)")
+    other = request.getfixturevalue("spark_server").session()
+    view, secret = f"shared_{uuid.uuid4().hex[:8]}", f"pw{uuid.uuid4().hex[:8]}x"
+    other.sql(f"CREATE GLOBAL TEMP VIEW {view} AS SELECT '{secret}' AS password").collect()
+    connection = create_connection(db.config)
+    ops = create_operations(connection, DbInfo(db_id="gtemp", db_type="spark"))
+    try:
+        for sql in (f"SELECT * FROM global_temp.{view}", f"SELECT * FROM GLOBAL_TEMP.{view}",
+                    f"SELECT * FROM `global_temp`.`{view}`",
+                    f"SELECT * FROM (SELECT password FROM global_temp.{view}) AS r",
+                    f"WITH s AS (SELECT * FROM global_temp.{view}) SELECT * FROM s",
+                    f"SELECT a FROM t WHERE a IN (SELECT length(password) FROM global_temp.{view})",
+                    f"SELECT * FROM t JOIN global_temp.{view} ON true",
+                    f"SELECT * FROM t, global_temp.{view} AS v"):
+            with pytest.raises(QueryRejectedError, match="global temporary views") as caught:
+                rows_of(ops, sql)
+            assert secret not in str(caught.value) and "\n" not in str(caught.value), sql
+        assert rows_of(ops, "SELECT count(*) FROM t") == [(1,)]  # the database's own tables
+        # the engine layer alone refuses it too (the server's name for the database, read
+        # from spark.sql.globalTempDatabase), for a query the guard would have let through
+        import sqlglot
+
+        from nl2sql.sql_guard import ValidatedQuery
+        text = f"SELECT * FROM global_temp.{view}"
+        admission = connection.query_admission(ValidatedQuery(
+            text, sqlglot.parse_one(text, read="spark"), False, "select"))
+        with pytest.raises(QueryRejectedError, match="global temporary views"):
+            admission(connection.read_user_functions())
+        # the control: the engine alone reads another session's view
+        assert rows_of(ops, f"SELECT * FROM global_temp.{view}", validate=False) == [(secret,)]
+        # a quoted one-part name with a dot is a table of the current database, no such view
+        with pytest.raises(Exception, match="TABLE_OR_VIEW_NOT_FOUND"):
+            rows_of(ops, f"SELECT * FROM `global_temp.{view}`")
+        # and no view of the configured database can read it: Spark refuses to create one
+        with pytest.raises(Exception, match="INVALID_TEMP_OBJ_REFERENCE"):
+            other.sql(f"CREATE VIEW {db.dbname}.over_temp AS SELECT * FROM "
+                      f"global_temp.{view}").collect()
+    finally:
+        connection.dispose()
+        other.sql(f"DROP VIEW IF EXISTS global_temp.{view}").collect()
+        other.stop()
+
+
 # -- DuckDB: SQL in a string, views and macros of the file, state changes ----------------------
 
 @pytest.fixture

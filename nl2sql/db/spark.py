@@ -22,6 +22,7 @@ parser layer and a least-privilege principal stop: see docs/backends.md, "Spark
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import re
@@ -30,9 +31,10 @@ import uuid
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from sqlalchemy.exc import DBAPIError
+from sqlglot import exp
 
 from nl2sql.backends import Backend
 from nl2sql.config.registry import DbConnectionConfig
@@ -40,10 +42,14 @@ from nl2sql.db.base import Admission, DbConnection, DbOperations, QueryStats, Re
 from nl2sql._call_stop import stop_with
 from nl2sql.db.logins import LoginPrivileges
 from nl2sql.db.spark_sql import SparkSqlConnection, resolve_remote
+from nl2sql.sql_guard import spark as spark_rules
 from nl2sql.sql_guard.user_functions import UserFunctions, from_view_definitions
 from nl2sql.errors import (ConfigError, DatabaseConnectionError, QueryExecutionError,
-                           QueryTimeoutError)
+                           QueryRejectedError, QueryTimeoutError)
 from nl2sql.workspace.csv_arrow import format_batch, record_bytes, writes
+
+if TYPE_CHECKING:
+    from nl2sql.sql_guard import ValidatedQuery
 
 log = logging.getLogger(__name__)
 # pyspark warns on stderr when its retries give up; the caller gets our one-line error instead.
@@ -116,6 +122,9 @@ class SparkConnection(DbConnection):
         super().__init__(config)
         self._session: Any = None
         self._lock = threading.Lock()
+        #: The server's database of global temporary views (``spark.sql.globalTempDatabase``,
+        #: a static setting), read when the session is made.
+        self._global_temp = spark_rules.GLOBAL_TEMP
 
     @property
     def schema(self) -> str | None:
@@ -135,6 +144,22 @@ class SparkConnection(DbConnection):
         write whatever the server may, so it is reported as a login that can write."""
         return LoginPrivileges(f"Spark Connect session at {self.remote_label}",
                                writes=("no read-only mode: the server's own rights",))
+
+    def query_admission(self, query: ValidatedQuery) -> Admission:
+        """Also refuses the server's database of global temporary views under the name the
+        server gives it (the guard knows only the default, ``global_temp``): any session may
+        create a view there, and it is no part of the configured database. Checked with the
+        catalogue, just before the query runs, when the session (and the name) exists."""
+        admission = super().query_admission(query)
+
+        def admit(functions: UserFunctions) -> None:
+            for table in query.expression.find_all(exp.Table):
+                try:
+                    spark_rules.refuse_database(table, self._global_temp)
+                except QueryRejectedError as error:
+                    raise QueryRejectedError(error.message, db_id=self.db_id) from None
+            admission.check(functions)
+        return dataclasses.replace(admission, check=admit)
 
     def catalogue_version(self, conn: Any) -> tuple[Any, ...]:
         """What ``read_user_functions`` parses, fetched now: Spark's catalogue keeps no
@@ -194,6 +219,8 @@ class SparkConnection(DbConnection):
             for key, value in ENGINE_SETTINGS.items():
                 session.conf.set(key, value)
             actual = {key: str(session.conf.get(key)).lower() for key in ENGINE_SETTINGS}
+            self._global_temp = str(session.conf.get("spark.sql.globalTempDatabase",
+                                                     spark_rules.GLOBAL_TEMP))
             if self.config.catalog:
                 session.catalog.setCurrentCatalog(self.config.catalog)
             if self.schema:

@@ -8,6 +8,10 @@ Spark has no read-only mode, so this layer is the strictest of all backends:
   (``read_files``, ``IDENTIFIER(...)``, a user function) may read files or hide a path;
 - no ``TRANSFORM ... USING 'script'`` (it runs a program on the server);
 - no schema-qualified function call (a persistent user-defined function runs arbitrary code);
+- no table of the ``global_temp`` database: Spark's global temporary views, which any session
+  of the server may create (another application's data, or a view made to be read); they
+  belong to no configured database (the engine layer refuses the server's own name for it,
+  ``spark.sql.globalTempDatabase``, too);
 - no ``${`` anywhere: Spark substitutes ``${spark.conf}``, ``${env:NAME}`` and
   ``${system:name}`` into the text before parsing it (the session also turns that off).
 The functions on the Spark deny list (``reflect``, ``java_method``...) are refused by the
@@ -40,6 +44,11 @@ SCRIPT_TRANSFORM = ("TRANSFORM ... USING runs a program on the server and is not
                     "SQL functions instead.")
 QUALIFIED_FUNCTION = ("Schema-qualified function {name}() is not allowed (a user-defined "
                       "function may have side effects); use built-in functions.")
+#: The database of Spark's global temporary views (``spark.sql.globalTempDatabase``'s default).
+GLOBAL_TEMP = "global_temp"
+GLOBAL_TEMP_TABLE = ("The {name} database holds Spark's global temporary views, which any session "
+                     "of the server may create, and is not part of the configured database; "
+                     "query the database's own tables.")
 SUBSTITUTION = ("Spark replaces ${...} in a query's text with server settings and environment "
                 "variables (credentials among them), so it is not allowed, not even in a string "
                 "or comment; write the value itself.")
@@ -54,11 +63,21 @@ def check(root: exp.Expr, tokens: list[Token], text: str) -> None:
             raise messages.reject(SCRIPT_TRANSFORM)
         if isinstance(node, exp.Table):
             _check_table(node)
+            refuse_database(node, GLOBAL_TEMP)
         if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Func):
             function = node.expression
             name = function.name if isinstance(function, exp.Anonymous) else function.sql_name()
             raise messages.reject(QUALIFIED_FUNCTION.format(name=name.lower()))
     _check_tokens(tokens)
+
+
+def refuse_database(table: exp.Table, database: str) -> None:
+    """Refuse ``table`` when it is qualified by ``database`` (the global temporary views')."""
+    qualifiers = [part.name for part in (table.args.get("catalog"), table.args.get("db"))
+                  if part is not None]
+    if isinstance(table.this, exp.Identifier) and any(
+            q.lower() == database.lower() for q in qualifiers):
+        raise messages.reject(GLOBAL_TEMP_TABLE.format(name=database))
 
 
 def _check_table(table: exp.Table) -> None:
@@ -79,13 +98,17 @@ def _check_table(table: exp.Table) -> None:
 
 
 def _check_tokens(tokens: list[Token]) -> None:
-    """Backstops on the raw tokens: ``USING '<script>'`` and ``format.`path``` wherever the
-    parser may have put them."""
+    """Backstops on the raw tokens: ``USING '<script>'``, ``format.`path``` and
+    ``global_temp.name`` wherever the parser may have put them."""
     for i, token in enumerate(tokens):
         following = tokens[i + 1] if i + 1 < len(tokens) else None
         if token.token_type == TokenType.USING and following is not None \
                 and following.token_type == TokenType.STRING:
             raise messages.reject(SCRIPT_TRANSFORM)
+        if token.text.lower() == GLOBAL_TEMP and following is not None \
+                and following.token_type == TokenType.DOT \
+                and (i == 0 or tokens[i - 1].token_type != TokenType.DOT):
+            raise messages.reject(GLOBAL_TEMP_TABLE.format(name=GLOBAL_TEMP))
         if (token.text.lower() in DATA_SOURCES and following is not None
                 and following.token_type == TokenType.DOT and i + 2 < len(tokens)
                 and any(ch in tokens[i + 2].text for ch in _PATH_CHARACTERS)):
