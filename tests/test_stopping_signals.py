@@ -32,9 +32,13 @@ from nl2sql.operations.ops_context import OpsContext
 
 BIN = Path(sys.executable).parent
 QUERY = f"/* {MARK} */ {ENDLESS}"
-#: The command as a background job starts it: SIGINT ignored (``exec`` keeps that).
+#: The command as a background job of a terminal starts it: SIGINT ignored (``exec`` keeps
+#: that), SIGTERM and SIGHUP not, whatever this suite inherited (under ``nohup`` SIGHUP is
+#: ignored, and a command keeps a signal ignored at start: nl2sql/cli/signals.py).
 IGNORING_SIGINT = [sys.executable, "-c", "import os, signal, sys; "
                    "signal.signal(signal.SIGINT, signal.SIG_IGN); "
+                   "signal.signal(signal.SIGTERM, signal.SIG_DFL); "
+                   "signal.signal(signal.SIGHUP, signal.SIG_DFL); "
                    "os.execv(sys.argv[1], sys.argv[1:])"]
 
 
@@ -121,7 +125,12 @@ def _stop(argv: list[str], dbname: str, signum: int, env: dict[str, str],
         assert child.poll() is None and _endless_running(dbname, backend)
         sent = time.monotonic()
         child.send_signal(signum)
-        idle = sent + _wait(lambda: RUNNING[backend](dbname) == 0, within=5.0)
+        try:
+            idle = sent + _wait(lambda: RUNNING[backend](dbname) == 0, within=5.0)
+        except AssertionError as exc:  # what the command said, for the failure's report
+            child.kill()
+            raise AssertionError(f"{exc}; the command's stderr: {child.communicate()[1]!r}") \
+                from None
         out, err = child.communicate(timeout=10)
         return child.returncode, out, err, idle - sent
     finally:
