@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from nl2sql.access.audit import AuditTrail
+from nl2sql.access.audit import LINGER_SECONDS, AuditTrail
 
 
 def test_records_are_written_in_order_and_flush_waits_for_them() -> None:
@@ -77,3 +77,26 @@ def test_a_full_queue_drops_instead_of_blocking(caplog: pytest.LogCaptureFixture
     release.set()
     assert trail.flush(timeout=10)
     assert len(written) + trail.dropped == 10 and written == sorted(written)
+
+
+def test_a_record_waits_for_its_call_to_answer_and_a_flush_does_not() -> None:
+    """The writer lets a new record linger (its call is still answering: a write then competes
+    with the answer), gathering the calls of that moment into one write; ``flush`` ends the
+    wait at once."""
+    writes: list[tuple[float, list[int]]] = []
+
+    def append(batch: list[dict]) -> None:
+        writes.append((time.monotonic(), [fields["n"] for fields in batch]))
+
+    trail = AuditTrail(append)
+    started = time.monotonic()
+    for n in range(3):  # three calls a few milliseconds apart
+        trail.record(n=n)
+        time.sleep(0.005)
+    time.sleep(LINGER_SECONDS * 3)
+    assert [numbers for _, numbers in writes] == [[0, 1, 2]]  # one write for the three
+    assert writes[0][0] - started >= LINGER_SECONDS * 0.9  # not while the first call answered
+    trail.record(n=3)
+    asked = time.monotonic()
+    assert trail.flush(timeout=10)
+    assert time.monotonic() - asked < LINGER_SECONDS / 2 and writes[-1][1] == [3]

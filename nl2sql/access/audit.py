@@ -4,7 +4,10 @@ that recording never blocks nor fails the call it records.
 ``AuditTrail.record`` puts the record on a bounded queue and returns; one writer thread per
 trail appends the records in order to the store's audit log, as many as are waiting in one
 write (``AuditLog.append_many``: one transaction, one round trip to a PostgreSQL store, however
-many calls came meanwhile; it logs and drops records it cannot write). When the queue is full
+many calls came meanwhile; it logs and drops records it cannot write). The writer lets a new
+record wait ``LINGER_SECONDS`` first: the call that queued it is still answering its client
+then, and a write at that moment would compete with the answer for the interpreter (a point
+query over stdio waited for it), while the calls of those milliseconds go in the same write. When the queue is full
 (the store is down or slower than the calls for a long while) a record is dropped and counted,
 with a warning at most once a minute. ``flush`` waits for what is queued (a command at exit, a
 server as it stops), and says how many records it could not wait for.
@@ -34,6 +37,9 @@ CAPACITY = 50_000
 EXIT_FLUSH_SECONDS = 20.0
 #: Records written in one transaction at most.
 BATCH = 500
+#: How long a new record waits for its call to be answered and for more records (``flush``
+#: ends the wait): the trail is that much behind the calls.
+LINGER_SECONDS = 0.05
 
 Append = Callable[[list[dict[str, Any]]], object]
 
@@ -47,6 +53,7 @@ class AuditTrail:
         self._queue: queue.Queue[dict[str, Any]] = queue.Queue(maxsize=capacity)
         self._done = threading.Condition()
         self._waiting = 0  # recorded and not written (or given up) yet
+        self._flushing = 0  # flush() calls waiting: the writer does not linger for them
         self._thread: threading.Thread | None = None
         self._start_lock = threading.Lock()
         self.dropped = 0
@@ -70,14 +77,19 @@ class AuditTrail:
         """Wait until every queued record is written (or given up); False on timeout."""
         deadline = time.monotonic() + timeout
         with self._done:
-            while self._waiting:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    logger.warning("audit: %d record(s) still waiting to be written after %.0f "
-                                   "s; they are lost if the process ends now", self._waiting,
-                                   timeout)
-                    return False
-                self._done.wait(left)
+            self._flushing += 1
+            self._done.notify_all()  # a lingering writer writes now
+            try:
+                while self._waiting:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        logger.warning("audit: %d record(s) still waiting to be written after "
+                                       "%.0f s; they are lost if the process ends now",
+                                       self._waiting, timeout)
+                        return False
+                    self._done.wait(left)
+            finally:
+                self._flushing -= 1
         return True
 
     def _start(self) -> None:
@@ -92,6 +104,8 @@ class AuditTrail:
     def _write(self) -> None:
         while True:
             batch = [self._queue.get()]
+            with self._done:
+                self._done.wait_for(lambda: self._flushing > 0, LINGER_SECONDS)
             while len(batch) < BATCH:
                 try:
                     batch.append(self._queue.get_nowait())
