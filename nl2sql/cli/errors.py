@@ -4,15 +4,27 @@ Usage in a CLI module::
 
     def main(argv: list[str] | None = None) -> int:
         return run_cli(_run, argv)
+
+    console_script = console_entry(main)  # the console script (pyproject.toml): ends the process
+
+A command's process ends without tearing the interpreter down (``exit_process``): freeing every
+module and object one by one took 0.25-0.36 s after ``annotate-schema`` of 1,000 tables (0.11 s
+after the imports alone), longer than the interpreter's start; nothing a command writes waits
+for it (files are closed when written; the at-exit work, such as the audit trail's flush, runs
+first).
 """
 
 from __future__ import annotations
 
 import argparse
+import atexit
 import logging
+import os
 import sys
+import threading
 from pathlib import Path
 from collections.abc import Callable
+from typing import NoReturn
 
 from nl2sql._call_stop import logger as stop_logger
 from nl2sql.cli.signals import Received, stopping_signals
@@ -22,6 +34,28 @@ from nl2sql.errors import InternalError, Nl2SqlError, as_one_sentence
 from nl2sql import __version__
 
 EXIT_ERROR = 1
+
+
+def console_entry(main: Callable[[], int]) -> Callable[[], NoReturn]:
+    """The console script of a command: ``main()``, then ``exit_process`` with its code."""
+    def console() -> NoReturn:
+        exit_process(main())
+    return console
+
+
+def exit_process(code: int) -> NoReturn:
+    """End the process with ``code`` as the interpreter's exit would, less its teardown: wait
+    for the threads that are not daemons and run the at-exit functions (what ``Py_Finalize``
+    does first; ``threading._shutdown`` is the interpreter's own hook for it), flush stdout and
+    stderr, then ``os._exit``."""
+    threading._shutdown()  # type: ignore[attr-defined]
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (`| head`) or stream: nothing to add
+            code = code or 120  # what the interpreter's own exit answers then
+    os._exit(code)
 
 
 def run_cli(func: Callable[[list[str] | None], int | None], argv: list[str] | None = None) -> int:
