@@ -16,11 +16,13 @@ from pydantic_ai.messages import (ModelMessage, ModelMessagesTypeAdapter, ModelR
 
 import nl2sql
 from conftest import SAMPLE_DATA, SampleDb, sqlite_config
+from nl2sql.access.caller import Caller
 from nl2sql.agents.conversations import ConversationStore
 from nl2sql.agents.history import CONTEXT_OMITTED
 from nl2sql.config.agent_settings import AgentSettings
 from nl2sql.annotation.pipeline import annotate_database
 from nl2sql.config.registry import DbConnectionConfigs
+from nl2sql.errors import StoreError
 from nl2sql.operations.ops_context import OpsContext
 
 ROCK = "SELECT count(*) AS tracks FROM Track t JOIN Genre g ON g.GenreId = t.GenreId " \
@@ -123,3 +125,19 @@ def test_a_follow_up_to_a_verified_answer_sees_its_question_and_sql(
     nl2sql.ask("And in Jazz?", model=follow.model, config=chinook_ops, conversation_id="v")
     said = _said(follow.requests[0])
     assert "How many Rock tracks are there?" in said and ROCK in said
+
+
+def test_another_users_conversation_is_refused_before_the_model_is_asked(
+        annotated_chinook: OpsContext) -> None:
+    """Continuing a conversation someone else started is refused at once: no model request is
+    spent on a turn that could not be stored."""
+    ops = annotated_chinook
+    nl2sql.ask("How many Rock tracks are there?", db_id="chinook",
+               model=Script([final(ROCK)]).model, config=ops, conversation_id="theirs")
+    other = ops.for_caller(Caller("bo"), "python")
+    script = Script([final(JAZZ)])
+    with pytest.raises(StoreError, match="Conversation 'theirs' is another user's"):
+        nl2sql.ask("And how many in Jazz?", model=script.model, config=other,
+                   conversation_id="theirs")
+    assert script.requests == []
+    assert ConversationStore(ops.store, "bo").turns("theirs") == []

@@ -155,6 +155,8 @@ async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Mode
         if earlier is not None and earlier.answer is not None:
             return _stored_answer(ops, earlier.answer, rows)
     turns = store.turns(conversation_id) if store and conversation_id else []
+    if store and conversation_id and not turns:  # none of this user's: refused before the
+        store.check_owner(conversation_id)       # model is asked if someone else's
     answer_id = new_result_id()
     if reuse and not turns:  # a follow-up depends on the turns before it: never reused
         served = await run_in_worker(functools.partial(

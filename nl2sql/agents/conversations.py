@@ -84,6 +84,10 @@ class ConversationStore:
     def list(self) -> list[ConversationSummary]:
         return self.turn_store.list(user=self.user)
 
+    def check_owner(self, conversation_id: str) -> None:
+        """``StoreError`` when the conversation is another user's."""
+        self.turn_store.check_owner(conversation_id, user=self.user)
+
     # -- writing ----------------------------------------------------------------------------
     def append(self, conversation_id: str, *, request_id: str, question: str,
                db_id: str | None, answer: dict[str, Any] | None, messages: list[Any]) -> bool:

@@ -60,12 +60,7 @@ class TurnStore:
         ``request_id`` is already stored. ``StoreError`` when the id is another user's."""
 
         def write(connection: Connection) -> bool:
-            owner = connection.execute(select(turns.c.user).where(
-                turns.c.conversation_id == conversation_id).limit(1)).scalar()
-            if owner is not None and owner != user:
-                raise StoreError(f"Conversation '{conversation_id}' is another user's; continue "
-                                 f"one of yours (nl2sql-ask --list-conversations) or start one "
-                                 f"with another id.")
+            _refuse_another_users(connection, conversation_id, user)
             if connection.execute(select(turns.c.seq).where(
                     turns.c.request_id == request_id)).first() is not None:
                 return False
@@ -79,6 +74,12 @@ class TurnStore:
 
         return self.database.write(write)
 
+    def check_owner(self, conversation_id: str, *, user: str) -> None:
+        """``StoreError`` when ``conversation_id`` is another user's (before a turn is asked,
+        so that no model request is spent on a turn that cannot be stored)."""
+        self.database.read(lambda connection: _refuse_another_users(
+            connection, conversation_id, user), None)
+
     def delete(self, conversation_id: str, *, user: str) -> int:
         """Delete every turn of ``user``'s conversation; how many there were."""
         if not self.database.exists():
@@ -90,6 +91,14 @@ class TurnStore:
     def _read(self, query: Any) -> list[TurnRow]:
         return self.database.read(
             lambda connection: [_turn(row._mapping) for row in connection.execute(query)], [])
+
+
+def _refuse_another_users(connection: Connection, conversation_id: str, user: str) -> None:
+    owner = connection.execute(select(turns.c.user).where(
+        turns.c.conversation_id == conversation_id).limit(1)).scalar()
+    if owner is not None and owner != user:
+        raise StoreError(f"Conversation '{conversation_id}' is another user's; continue one of "
+                         f"yours (nl2sql-ask --list-conversations) or start one with another id.")
 
 
 def _turn(row: Mapping[str, Any]) -> TurnRow:
