@@ -80,8 +80,12 @@ def test_a_proposal_never_replaces_a_verified_answer(tmp_path: Path,
     # The id of a verified answer proposed again: left as it is.
     assert answers.propose(answer(1, question, "SELECT 0")).sql == "SELECT count(*) FROM Artist"
     # The same proposal again: still one.
-    answers.propose(answer(2, question, "SELECT 0"))
+    answers.propose(answer(2, question, "SELECT 0", proposed_by="model"))
     assert [p.id for p in answers.proposals()] == [f"{2:012x}"]
+    # Another person's accept of the waiting proposal leaves it its proposer's.
+    kept = answers.propose(answer(2, question, "SELECT 0", proposed_by="bo"))
+    assert kept.proposed_by == "model" and [p.proposed_by for p in answers.proposals()] == \
+        ["model"]
     assert answers.reject(f"{2:012x}", rejected_by="ana")
     assert not answers.reject(f"{2:012x}", rejected_by="ana")  # not waiting any more
     again = answers.propose(answer(2, question, "SELECT 0"))

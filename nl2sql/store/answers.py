@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Table, delete, desc, insert, select, update
+from sqlalchemy import Connection, Table, delete, desc, insert, or_, select, update
 
 from nl2sql.schema.models import utc_now
 from nl2sql.store.database import Database
@@ -77,7 +77,8 @@ class AnswerStore:
     def propose(self, answer: VerifiedAnswer) -> VerifiedAnswer:
         """Store ``answer`` as a proposal; never touches a verified answer. Returns what is
         stored: a verified answer or a rejected proposal with the same id stays as it is (and
-        is returned), a waiting proposal with it is replaced."""
+        is returned), and so does a waiting proposal someone else made (another person's
+        accept of it leaves it theirs); its own proposer's proposal again replaces it."""
         row = _row(answer, proposal) | {
             "db_id": self.db_id, "state": "proposed", "decided_by": None, "decided_at": None,
             "proposed_at": (answer.proposed_at or utc_now()).isoformat()}
@@ -85,8 +86,9 @@ class AnswerStore:
         def write(connection: Connection) -> None:
             settled = connection.execute(select(verified.c.id).where(
                 verified.c.id == answer.id)).first() or connection.execute(
-                select(proposal.c.id).where(proposal.c.id == answer.id,
-                                            proposal.c.state != "proposed")).first()
+                select(proposal.c.id).where(proposal.c.id == answer.id, or_(
+                    proposal.c.state != "proposed",
+                    proposal.c.proposed_by.is_distinct_from(answer.proposed_by)))).first()
             if settled is None:
                 connection.execute(delete(proposal).where(proposal.c.id == answer.id))
                 connection.execute(insert(proposal).values(row))
