@@ -6,7 +6,9 @@ holds on DuckDB and MySQL/MariaDB too (MariaDB used to answer NULL for a value o
 
 from __future__ import annotations
 
+import logging
 import os
+import resource
 import sys
 import time
 from pathlib import Path
@@ -67,6 +69,29 @@ def test_duckdb_memory_limit_threads_and_value_bound(lake: Path, tmp_path: Path)
     assert _run(config, "SELECT repeat('x', 1000) AS s, id FROM t", tmp_path)[0][1] == "1"
     default = duckdb_config("lake", lake)
     assert _run(default, "SELECT current_setting('memory_limit')", tmp_path) == [["953.6 MiB"]]
+
+
+def test_a_memory_limit_near_the_process_cap_is_warned_of(
+        lake: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """At ``memory_limit`` equal to the cap a failed list left DuckDB holding most of it and
+    the next call failed: a limit over half the cap is said in one warning (the process cap
+    here is set for this test only, high enough not to matter to the rest of the worker)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    cap = 64 << 30
+    resource.setrlimit(resource.RLIMIT_DATA, (cap, hard))
+    try:
+        with caplog.at_level(logging.WARNING, logger="nl2sql.config.memory_cap"):
+            _run(duckdb_config("lake", lake, memory_limit="1GB"), "SELECT 1 AS x", tmp_path)
+            assert caplog.records == []
+            _run(duckdb_config("near", lake, memory_limit="40GB"), "SELECT 1 AS x", tmp_path)
+    finally:
+        resource.setrlimit(resource.RLIMIT_DATA, (soft, hard))
+    [record] = caplog.records
+    assert record.getMessage() == (
+        "database 'near': memory_limit 40GB is more than half of this process's memory cap "
+        "(NL2SQL_MAX_MEMORY, 64.0 GB): a query that fails on the cap may leave the engine "
+        "holding the memory the next call needs; set memory_limit to at most 32.0 GB or raise "
+        "NL2SQL_MAX_MEMORY.")
 
 
 async def test_a_huge_list_fails_fast_and_the_server_goes_on(lake: Path, tmp_path: Path) -> None:

@@ -8,6 +8,10 @@ DuckDB runs inside the process of every face that queries it (the MCP server, ``
 fails, DuckDB reports it as out of memory, and the process and its next call go on.
 ``NL2SQL_MAX_MEMORY`` sets the cap (``4GB`` by default; ``0`` for none). A notebook's process is
 the user's: ``nl2sql.ask()`` does not cap it.
+
+DuckDB's ``memory_limit`` must stay well below the cap (``warn_near_cap``): at equal sizes a
+list that failed on the cap left DuckDB holding ~750 MB of 1 GB, and the next call's result
+could not be formatted.
 """
 
 from __future__ import annotations
@@ -49,3 +53,21 @@ def limit_process_memory() -> int | None:
     resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
     logger.debug("memory of this process capped at %d bytes (%s)", limit, ENV_MAX_MEMORY)
     return limit
+
+
+def warn_near_cap(what: str, engine_limit: str, setting: str) -> None:
+    """Log a warning when ``engine_limit`` (an engine's own memory limit inside this process,
+    e.g. DuckDB's ``memory_limit``) is more than half of this process's cap."""
+    cap, _hard = resource.getrlimit(resource.RLIMIT_DATA)
+    if cap == resource.RLIM_INFINITY:
+        return
+    try:
+        limit = parse_size(engine_limit)
+    except ConfigError:  # a form this does not read (DuckDB's "80%"): not judged
+        return
+    if limit > cap // 2:
+        logger.warning("%s: %s %s is more than half of this process's memory cap (%s, %.1f "
+                       "GB): a query that fails on the cap may leave the engine holding the "
+                       "memory the next call needs; set %s to at most %.1f GB or raise %s.",
+                       what, setting, engine_limit, ENV_MAX_MEMORY, cap / 2**30, setting,
+                       cap / 2 / 2**30, ENV_MAX_MEMORY)

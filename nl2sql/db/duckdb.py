@@ -29,7 +29,7 @@ from sqlalchemy.pool import QueuePool
 from nl2sql.db.base import (Admission, CsvResultSink, DbConnection, DbOperations, QueryStats,
                             ResultSink)
 from nl2sql._call_stop import stop_with
-from nl2sql.config.memory_cap import ENV_MAX_MEMORY
+from nl2sql.config.memory_cap import ENV_MAX_MEMORY, warn_near_cap
 from nl2sql.errors import ConfigError, DatabaseConnectionError, QueryExecutionError, QueryTimeoutError
 from nl2sql.sql_guard.implicit_calls import OPERATOR_CHARS, ImplicitCalls
 from nl2sql.sql_guard.user_functions import UserFunctions, from_view_definitions
@@ -180,6 +180,7 @@ class DuckdbConnection(DbConnection):
             raise DatabaseConnectionError(
                 f"Cannot open DuckDB database '{self.db_id}': {str(exc).splitlines()[0]}; "
                 f"check 'path' in dbs.yaml.", db_id=self.db_id) from None
+        warn_near_cap(f"database '{self.db_id}'", self.config.memory_limit, "memory_limit")
         self._database = database
         self._openings += 1
         statements = [f"CREATE TEMP VIEW {_identifier(name)} AS SELECT * FROM "
