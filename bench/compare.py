@@ -7,8 +7,9 @@ Every figure is "lower is better" (seconds, milliseconds, ratios to a native too
 when any figure is more than ``--tolerance`` (default 25%) above its baseline, 2 when a
 benchmark could not run or a figure is missing.
 
-Absolute times move with the machine's load (printed with the results); the ratios measured
-back to back (``cold_start_ratio``, ``annotate_process_ratio``) do far less.
+Absolute times move with the machine's load (printed with the results) and from one machine to
+another; the ratios measured back to back (``cold_start_ratio``, ``annotate_process_ratio``,
+``point_query_stdio_ratio``: ours over a bare SDK server's tool call) do far less.
 
     .venv/bin/python bench/compare.py [--only point_query_stdio_p50_ms ...] [--quick]
     .venv/bin/python bench/compare.py --fresh figures.json [more.json ...]
@@ -33,7 +34,8 @@ SOURCES: dict[str, tuple[str, list[str], list[str]]] = {
     # figure prefix: (script, arguments, quick arguments)
     "cold_start": ("mcp_cold_start.py", ["--runs", "10"], ["--runs", "4"]),
     "first_query": ("mcp_cold_start.py", ["--runs", "10"], ["--runs", "4"]),
-    "point_query_stdio": ("point_query.py", ["--stdio", "--runs", "3"], ["--stdio", "--runs", "1"]),
+    "point_query_stdio": ("point_query.py", ["--stdio", "--runs", "3", "--bare-sdk"],
+                          ["--stdio", "--runs", "1", "--bare-sdk"]),
     "point_query_p": ("point_query.py", [], ["--calls", "100"]),
     "annotate_process": ("annotate_wide.py", ["--tables", "1000", "--repeat", "5", "--process"],
                          ["--tables", "1000", "--repeat", "2", "--process"]),
