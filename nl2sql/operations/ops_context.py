@@ -53,10 +53,9 @@ class OpsContext:
     # db_id -> a DbInfo with no tables: query_operations on a database without a cache.
     _empty_infos: dict[str, DbInfo] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-    _workspace_root: Path | None = field(default=None, repr=False)
-    #: The registry's workspace and its real path, shared by the views that use that
-    #: workspace (one slot, not one per caller): a view per request need not resolve it again.
-    _shared_root: list[tuple[Path, Path]] = field(default_factory=list, repr=False)
+    #: workspace -> its real path, shared by every view (``for_caller``): a view per request
+    #: need not create and resolve its workspace again (one entry per workspace: per user).
+    _workspace_roots: dict[Path, Path] = field(default_factory=dict, repr=False)
     _store: Store | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -78,10 +77,8 @@ class OpsContext:
         """The view ``caller`` works through, coming through ``face``: the same connections and
         caches, the registry they see. Closing a view closes the shared connections."""
         assert self.registry is not None
-        configs = scope(self.registry, caller)
-        return replace(self, configs=configs, caller=caller, face=face, _workspace_root=None,
-                       _store=self.store, _shared_root=self._shared_root
-                       if configs.workspace == self.registry.workspace else [])
+        return replace(self, configs=scope(self.registry, caller), caller=caller, face=face,
+                       _store=self.store)
 
     def audit(self, **fields: object) -> None:
         """One audit record of a call (``nl2sql.access.audit``): queued and written in the
@@ -104,22 +101,16 @@ class OpsContext:
 
     @property
     def workspace_root(self) -> Path:
-        """The workspace's real path, created and resolved once per context and its views of
-        the same workspace (not per call or per request).
+        """The workspace's real path, created and resolved once for the context and all its
+        views (not per call or per request).
         Safe to keep: names inside it are still resolved on every call, so a workspace later
         replaced by a symlink elsewhere makes every name resolve outside it (refused), never
         lets one out."""
-        root = self._workspace_root
+        workspace = self.workspace
+        root = self._workspace_roots.get(workspace)
         if root is None:
-            workspace = self.workspace
-            known = self._shared_root[0] if self._shared_root else None
-            if known is not None and known[0] == workspace:
-                root = known[1]
-            else:
-                workspace.mkdir(parents=True, exist_ok=True)
-                root = workspace.resolve()
-                self._shared_root[:] = [(workspace, root)]
-            self._workspace_root = root
+            workspace.mkdir(parents=True, exist_ok=True)
+            root = self._workspace_roots[workspace] = workspace.resolve()
         return root
 
     @property
