@@ -98,3 +98,16 @@ def differs_from_gold(ops: Any, db_id: str, query: dict[str, Any], gold: str) ->
     assert ours.error is None and result.row_count == len(ours.rows) > 0, (query, ours.error)
     comparison = compare_results(as_numbers(theirs.rows), as_numbers(ours.rows))
     return None if comparison.equal else f"{comparison.reason}\n{result.sql_query}"
+
+
+def gold_failures(ops: Any, db_id: str, kind: str, cases: Any, backend: str,
+                  naming: str) -> list[str]:
+    """``differs_from_gold`` for each ``(name, dbt_query, cube_query, gold)`` of ``cases``, with
+    ``kind``'s ("dbt" or "cube") query (None: no such query in that format); the failures."""
+    failures = []
+    for name, dbt_query, cube_query, gold in cases:
+        query = dbt_query if kind == "dbt" else cube_query
+        why = query and differs_from_gold(ops, db_id, query, gold_sql(gold, backend, naming))
+        if why:
+            failures.append(f"{kind} {name}: {why}")
+    return failures

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from metrics_samples import chinook_model, differs_from_gold, gold_sql
+from metrics_samples import chinook_model, gold_failures
 
 from conftest import BACKENDS, SampleDb, build_cache, sample_fixture, spark_config, write_dbs_yaml
 from nl2sql.config.registry import DbConnectionConfig, DbConnectionConfigs
@@ -67,11 +67,7 @@ def check_cases(config: DbConnectionConfig, backend: str, naming: str, folder: P
                                             workspace=folder / "workspace")
         ops = OpsContext(registry)
         try:
-            for name, dbt_query, cube_query, gold in CASES:
-                why = differs_from_gold(ops, config.db_id, dbt_query if kind == "dbt" else
-                                        cube_query, gold_sql(gold, backend, naming))
-                if why:
-                    failures.append(f"{kind} {name}: {why}")
+            failures += gold_failures(ops, config.db_id, kind, CASES, backend, naming)
         finally:
             ops.close()
     assert not failures, "\n\n".join(failures)

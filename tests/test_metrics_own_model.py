@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from metrics_samples import differs_from_gold, gold_sql, spelled, write_model
+from metrics_samples import gold_failures, spelled, write_model
 
 import nl2sql
 from conftest import SampleDb, build_cache, sample_fixture, spark_config, write_dbs_yaml
@@ -259,12 +259,7 @@ def check_cases(config: DbConnectionConfig, backend: str, naming: str, folder: P
                 f"{path}: metric 'sales.usa_total': {{buyers.{spelled('country', naming)}}} "
                 f"refers to another cube; nl2sql reads SQL over the cube's own table only"]
         try:
-            for name, dbt_query, cube_query, gold in CASES:
-                query = dbt_query if kind == "dbt" else cube_query
-                why = query and differs_from_gold(ops, config.db_id, query,
-                                                  gold_sql(gold, backend, naming))
-                if why:
-                    failures.append(f"{kind} {name}: {why}")
+            failures += gold_failures(ops, config.db_id, kind, CASES, backend, naming)
         finally:
             ops.close()
     assert not failures, "\n\n".join(failures)
