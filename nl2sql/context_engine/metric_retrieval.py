@@ -86,9 +86,9 @@ def _said_apart(names: list[str], words: list[str]) -> str | None:
     """The longest of ``names`` of two words or more whose every word the question says, in
     any order ("What share of the tracks are long?" says "Share of long tracks")."""
     said_words = set(words)
-    apart = [name for name in names if len(set(terms(name, expand=False))) > 1
-             and set(terms(name, expand=False)) <= said_words]
-    return max(apart, key=lambda n: len(terms(n, expand=False)), default=None)
+    apart = [(len(parts), name) for name in names
+             if len(set(parts := terms(name, expand=False))) > 1 and set(parts) <= said_words]
+    return max(apart, key=lambda found: found[0], default=(0, None))[1]
 
 
 def _names(info: MetricInfo) -> list[str]:
