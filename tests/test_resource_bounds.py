@@ -145,6 +145,7 @@ def test_memory_sizes() -> None:
         parse_size("lots")
 
 
+@pytest.mark.spark
 def test_spark_refuses_huge_values_before_building_or_sending_them(
         request: pytest.FixtureRequest, tmp_path: Path) -> None:
     """``repeat('x', 2e8)`` and ``sequence(1, id * 3e8)`` killed the Spark Connect server

@@ -318,6 +318,7 @@ def test_duckdb_macros_and_views_that_call_them(tmp_path: Path) -> None:
             connection.dispose()
 
 
+@pytest.mark.spark
 def test_spark_sql_function_body_is_not_run(request: pytest.FixtureRequest,
                                             tmp_path: Path) -> None:
     """A Spark SQL function's body is never seen by the guard: one that calls reflect() to set
