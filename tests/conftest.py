@@ -359,10 +359,8 @@ def spark_db(request: pytest.FixtureRequest, db_id: str, *, script: str | None =
              sample: str | None = None, **extra: object) -> BackendDb:
     """A Spark database (namespace) on the session's server: the shared, already loaded sample
     (tests must not alter it), or a fresh namespace built from ``script`` and dropped after.
-    The test must be marked ``spark``: the server is asked for here, where collection cannot
-    see it, and an unmarked test would start a second server on another xdist worker."""
-    assert request.node.get_closest_marker("spark"), \
-        f"{request.node.nodeid} uses spark_db: mark it @pytest.mark.spark"
+    Mark its tests ``spark``: the server is asked for here, where collection cannot see it,
+    and an unmarked test would start a second server on another xdist worker."""
     server: SparkConnectServer = request.getfixturevalue("spark_server")
     session = server.session()
     request.addfinalizer(session.stop)
