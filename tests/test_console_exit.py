@@ -8,15 +8,20 @@ import json
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
+
+import pytest
 
 from stub_openai import MODEL_STRING, StubOpenAI, tool_call
 
+from nl2sql.cli.start import COMMANDS
 from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.schema.cache import load_db_info
 from nl2sql.store.store import Store
 
 BIN = Path(sys.executable).parent
+REPO = Path(__file__).resolve().parent.parent
 
 
 def _env(tmp_path: Path) -> dict[str, str]:
@@ -75,3 +80,28 @@ def test_the_audit_record_of_an_ask_is_written_before_the_process_ends(
                             text=True, timeout=120)
     assert listed.returncode == 0, listed.stderr
     assert [json.loads(line)["tool"] for line in listed.stdout.splitlines()].count("ask") == 1
+
+
+@pytest.mark.parametrize("script", sorted(COMMANDS))
+def test_each_console_script_imports_its_command_with_the_collector_paused_then_frozen(
+        script: str) -> None:
+    """Every console script of pyproject.toml is ``nl2sql.cli.start``'s: its command's imports
+    run without automatic collections, what they made is frozen out of later ones, and the
+    collector is back on when the command runs."""
+    scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts[script] == f"nl2sql.cli.start:{script.replace('-', '_')}"
+    assert set(scripts) == set(COMMANDS)
+    probe = f"""
+import gc
+from nl2sql.cli import start
+module = {COMMANDS[script]!r}
+importing, during_import = [True], []  # the collections while the command is imported
+gc.callbacks.append(lambda phase, info: during_import.append(phase) if importing else None)
+imported = start.imported({script!r})
+importing.clear()
+print(imported.__name__ == module, gc.isenabled(), gc.get_freeze_count() > 10_000,
+      len(during_import))
+"""
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert done.stdout.split("\n")[-2] == "True True True 0", done.stdout

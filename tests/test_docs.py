@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from nl2sql.cli.start import COMMANDS
 from nl2sql.config.agent_settings import AgentSettings
 from nl2sql.config.dbs_yaml import DbsDocument
 from nl2sql.config.registry import DbConnectionConfig
@@ -44,7 +45,7 @@ def _page(name: str) -> str:
 
 
 def _parser(script: str) -> argparse.ArgumentParser:
-    module = importlib.import_module(SCRIPTS[script].split(":")[0])
+    module = importlib.import_module(COMMANDS[script])
     assert hasattr(module, "build_parser"), (
         f"{module.__name__} has no build_parser(); give it one returning the command's "
         f"ArgumentParser so tests/test_docs.py can check its options are documented.")

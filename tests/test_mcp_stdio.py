@@ -143,26 +143,3 @@ def test_help_names_transports_flags_and_an_example() -> None:
     for text in ("--transport {stdio,http}", "--port", "--config", "--workspace", "--data-dir",
                  "Example:", "claude mcp add nl2sql"):
         assert text in done.stdout
-
-
-def test_the_console_script_imports_the_server_with_the_collector_paused_then_frozen() -> None:
-    """``nl2sql-mcp`` (``nl2sql.cli.mcp_start``): the imports run without automatic
-    collections, what they made is frozen out of later ones, and the collector is back on."""
-    pyproject = (Path(__file__).resolve().parent.parent / "pyproject.toml").read_text()
-    assert 'nl2sql-mcp = "nl2sql.cli.mcp_start:main"' in pyproject
-    script = """
-import gc
-from nl2sql.cli.mcp_start import main
-import sys
-during_import = []  # collections before nl2sql.cli.mcp has its main (it is defined last)
-gc.callbacks.append(lambda phase, info: during_import.append(phase) if getattr(
-    sys.modules.get("nl2sql.cli.mcp"), "main", None) is None else None)
-try:
-    main(["--version"])
-except SystemExit:
-    pass
-print(gc.isenabled(), gc.get_freeze_count() > 10_000, len(during_import))
-"""
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=60, check=True)
-    assert done.stdout.split("\n")[-2] == "True True 0", done.stdout
