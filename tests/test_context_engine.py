@@ -172,8 +172,31 @@ from nl2sql.context_engine.embeddings import embed
 vectors = embed(["songs by AC/DC", "music tracks of an artist", "invoice totals"])
 assert vectors.shape == (3, 256)
 assert float(vectors[0] @ vectors[1]) > float(vectors[0] @ vectors[2])
+assert "wordllama" not in sys.modules  # its files are read, its loader is not imported
 """
-    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+    subprocess.run([sys.executable, "-c", "import sys\n" + code], check=True, timeout=120)
+
+
+def test_embeddings_are_wordllamas_own_bit_for_bit() -> None:
+    """The mean token vectors equal ``WordLlama.load(...).embed(norm=False)``'s exactly: several
+    batches (padding to each batch's longest text), empty and one-letter texts, accents and
+    symbols, a text longer than any other, words the vocabulary splits."""
+    import numpy as np
+    import wordllama
+
+    from nl2sql._helpers import quiet_imports
+    from nl2sql.context_engine.embeddings import DIMENSIONS, raw_embed
+
+    texts = ["", "a", "songs by AC/DC", "Ünïcödé café — naïve façade", "x " * 700,
+             "invoice_line unit_price quantity", "ÆØÅ 東京 ✓", "  spaced\tout\nwords  "]
+    texts += [f"table t{i:04d} code title amount quantity notes customer_{i}" for i in range(150)]
+    with quiet_imports("wordllama"):
+        reference = wordllama.WordLlama.load(
+            dim=DIMENSIONS, cache_dir=Path(wordllama.__file__).parent, disable_download=True,
+        ).embed(texts, norm=False)
+    ours = raw_embed(texts)
+    assert ours.dtype == reference.dtype == np.float32 and ours.shape == reference.shape
+    assert np.array_equal(ours.view(np.uint32), reference.view(np.uint32))
 
 
 @pytest.mark.parametrize("chinook", ["sqlite"], indirect=True)  # backend-neutral

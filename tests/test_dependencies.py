@@ -44,7 +44,8 @@ def _is_import_call(node: ast.AST) -> bool:
     func = node.func
     name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
     first = node.args[0]
-    return (name in ("import_module", "quiet_import") and isinstance(first, ast.Constant)
+    return (name in ("import_module", "quiet_import", "find_spec")  # find_spec: its files
+            and isinstance(first, ast.Constant)
             and isinstance(first.value, str))
 
 
