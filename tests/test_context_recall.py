@@ -122,3 +122,16 @@ def test_routing_says_when_two_databases_fit_alike(tmp_path: Path, make_registry
     ctx = nl2sql.context(f"How many times was {title} played?", config=registry)
     assert ctx.db_id == "tunecloud" and ctx.ambiguous_between == []
     assert "scored about the same" not in catalog_instructions(ctx.candidates, {})
+
+
+def test_a_stored_values_keys_are_the_lookups_own() -> None:
+    """The keys the index stores for a value are what a question's words are looked up by
+    (``normalize_value``, ``compact``, ``stem_key``), however the value is written."""
+    from nl2sql.context_engine.values import stem_key, value_keys
+    from nl2sql.schema.words import compact, normalize_value
+
+    for value in ["AC/DC", "Angus Young, Malcolm Young", "  São   Paulo ", "foo_bar__baz", "_",
+                  "ǅungla", "İstanbul", "Straße", "x\u0301y", "①② ③", "٣٤ ab", "a\u200bb",
+                  "Rock & Roll / Pop", "shipped orders", "", "e-books (2024)", "东京 Tower"]:
+        assert value_keys(value) == [normalize_value(value), compact(value),
+                                     stem_key(value)], value

@@ -8,7 +8,7 @@ import re
 import threading
 from dataclasses import dataclass
 
-from nl2sql.schema.words import _NOT_ALNUM, STOP_WORDS, compact, normalize_value, stem, terms
+from nl2sql.schema.words import STOP_WORDS, compact, normalize_value, stem, terms
 
 #: A stored value that lists things: 'Angus Young, Malcolm Young', 'Rock/Pop', 'A & B'.
 _LIST = re.compile(r"[,;/|&]| and ")
@@ -55,8 +55,8 @@ def value_keys(value: str) -> list[str]:
     """The three lookup keys of a stored value: folded, letters and digits only, stemmed
     (``normalize_value``, ``compact``, ``stem_key``, with the value folded once)."""
     folded = value.casefold()
-    return [" ".join(folded.split()), _NOT_ALNUM.sub("", folded),
-            " ".join([stem(w) for w in _FOLDED_WORD.findall(folded)])]
+    words = _FOLDED_WORD.findall(folded)  # the runs of letters and digits: compact joins them
+    return [" ".join(folded.split()), "".join(words), " ".join([stem(w) for w in words])]
 
 
 class ValueLookup:
