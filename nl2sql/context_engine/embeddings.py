@@ -3,7 +3,7 @@ tokenizer ship inside the ``wordllama`` wheel.
 
 A text's embedding is the mean of its tokens' rows of the weight matrix: WordLlama's own dense
 inference (``WordLlamaInference.embed`` with ``norm=False``, same batches, same float32
-arithmetic; ``tests/test_embeddings.py`` checks the vectors are the library's bit for bit). It
+arithmetic; ``tests/test_context_engine.py`` checks the vectors are the library's bit for bit). It
 is done here with the files and the two libraries that read them (``tokenizers``,
 ``safetensors``) because the ``wordllama`` package's own loading costs what the vectors do not
 need: importing it imports ``requests`` and its pydantic configuration models, and its model
