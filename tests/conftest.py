@@ -54,9 +54,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if not config.pluginmanager.hasplugin("xdist"):
         return
     for item in items:
-        if item.get_closest_marker("spark") or _SPARK_FIXTURES & set(
-                getattr(item, "fixturenames", ())):
+        if _uses_spark(item):
             item.add_marker(pytest.mark.xdist_group("spark"))
+
+
+def _uses_spark(item: pytest.Item) -> bool:
+    """Marked ``spark``, or asking for a Spark fixture collection can see."""
+    return item.get_closest_marker("spark") is not None or bool(
+        _SPARK_FIXTURES & set(getattr(item, "fixturenames", ())))
+
+
+#: The test being set up or run (``spark_db`` checks its mark: a module-scoped fixture's own
+#: request names the module, not the test that needed it).
+_current: list[pytest.Item] = []
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    _current[:] = [item]
 
 
 @pytest.fixture(autouse=True)
@@ -361,6 +376,11 @@ def spark_db(request: pytest.FixtureRequest, db_id: str, *, script: str | None =
     (tests must not alter it), or a fresh namespace built from ``script`` and dropped after.
     Mark its tests ``spark``: the server is asked for here, where collection cannot see it,
     and an unmarked test would start a second server on another xdist worker."""
+    test = _current[0] if _current else None
+    if test is not None and not _uses_spark(test):
+        pytest.fail(f"{test.nodeid} asks for the Spark Connect server without the spark mark: "
+                    "mark it @pytest.mark.spark (unmarked, it starts a second server on "
+                    "another xdist worker)", pytrace=False)
     server: SparkConnectServer = request.getfixturevalue("spark_server")
     session = server.session()
     request.addfinalizer(session.stop)
