@@ -97,3 +97,25 @@ def test_progress_without_a_terminal_prints_every_few_seconds() -> None:
     progress.advance("x")
     progress.finish()
     assert len(out.getvalue().splitlines()) == 3
+
+
+def test_without_a_terminal_progress_is_lines_and_rich_stays_unloaded() -> None:
+    """stderr a pipe, closed or missing: lines, not a bar, and rich is not imported for it."""
+    import subprocess
+    import sys
+
+    script = """
+import io, sys
+from nl2sql.cli.progress import LogProgress, progress_reporter
+closed = io.StringIO(); closed.close()
+kinds = []
+for stream in (io.StringIO(), closed, None, object()):
+    sys.stderr = stream
+    with progress_reporter("db") as reporter:
+        kinds.append(type(reporter).__name__)
+sys.stderr = sys.__stderr__
+print(kinds, "rich" in sys.modules)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert done.stdout.strip() == f"{['LogProgress'] * 4} False", done.stdout

@@ -78,11 +78,21 @@ class LogProgress:
         print(f"{self.label}: {self.phase} {text}", file=self.stream or sys.stderr, flush=True)
 
 
+def _is_terminal(stream: TextIO | None) -> bool:
+    """``stream.isatty()``, False for no stream, a closed one or one without the method (as
+    rich's own check)."""
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty and isatty())
+    except (ValueError, OSError):
+        return False
+
+
 @contextmanager
 def progress_reporter(label: str) -> Iterator[RichProgress | LogProgress]:
     """A bar on a terminal, lines otherwise. Rich is imported only for a bar (~15 ms of every
     command's start, which agents and CI run without a terminal)."""
-    if sys.stderr is None or not sys.stderr.isatty():
+    if not _is_terminal(sys.stderr):
         yield LogProgress(label)
         return
     from rich.console import Console
