@@ -17,7 +17,7 @@ from typing import TextIO
 from nl2sql.annotation.options import AnnotatorOptions
 from nl2sql.schema.provenance import (REANNOTATE_CHOICES, is_placeholder_model,
                                          reannotate_steps, without_placeholders)
-from nl2sql.cli.errors import add_version_flag, console_entry, run_cli
+from nl2sql.cli.errors import add_version_flag, run_cli
 from nl2sql.config.memory_cap import limit_process_memory
 from nl2sql.cli.options import (DATA_DIR_HELP, CommandParser, non_negative_int,
                                 parse_command_line, positive_int)
@@ -112,9 +112,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     return run_cli(_run, argv)
-
-
-console_script = console_entry(main)
 
 
 def _run(argv: list[str] | None) -> int:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from nl2sql._helpers import one_line, status_to, terminal_text
 from nl2sql.schema.provenance import is_placeholder_model
-from nl2sql.cli.errors import add_version_flag, console_entry, run_cli
+from nl2sql.cli.errors import add_version_flag, run_cli
 from nl2sql.config.memory_cap import limit_process_memory
 from nl2sql.cli.options import (CommandParser, add_common_options, parse_command_line,
                                 positive_int)
@@ -263,9 +263,6 @@ def _print_answer(answer: Answer) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     return run_cli(_run, argv)  # NoAnswerError exits 1, the other Nl2SqlErrors 2
-
-
-console_script = console_entry(main)
 
 
 if __name__ == "__main__":

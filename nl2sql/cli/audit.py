@@ -13,7 +13,7 @@ import sys
 from datetime import datetime, timezone
 
 from nl2sql._helpers import one_line
-from nl2sql.cli.errors import add_version_flag, console_entry, run_cli
+from nl2sql.cli.errors import add_version_flag, run_cli
 from nl2sql.cli.options import add_common_options, parse_command_line
 from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.errors import UsageError
@@ -91,9 +91,6 @@ def _run(argv: list[str] | None) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     return run_cli(_run, argv)
-
-
-console_script = console_entry(main)
 
 
 if __name__ == "__main__":

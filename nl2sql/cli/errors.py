@@ -5,7 +5,7 @@ Usage in a CLI module::
     def main(argv: list[str] | None = None) -> int:
         return run_cli(_run, argv)
 
-    console_script = console_entry(main)  # run by the console script (``cli/start.py``): ends the process
+Its console script (``cli/start.py``) ends the process with ``exit_process(main())``.
 
 A command's process ends without tearing the interpreter down (``exit_process``): freeing every
 module and object one by one took 0.25-0.36 s after ``annotate-schema`` of 1,000 tables (0.11 s
@@ -34,13 +34,6 @@ from nl2sql.errors import InternalError, Nl2SqlError, as_one_sentence
 from nl2sql import __version__
 
 EXIT_ERROR = 1
-
-
-def console_entry(main: Callable[[], int]) -> Callable[[], NoReturn]:
-    """The console script of a command: ``main()``, then ``exit_process`` with its code."""
-    def console() -> NoReturn:
-        exit_process(main())
-    return console
 
 
 def exit_process(code: int) -> NoReturn:

@@ -11,7 +11,7 @@ import math
 import sys
 from pathlib import Path
 
-from nl2sql.cli.errors import EXIT_ERROR, add_version_flag, console_entry, run_cli
+from nl2sql.cli.errors import EXIT_ERROR, add_version_flag, run_cli
 from nl2sql.config.memory_cap import limit_process_memory
 from nl2sql.cli.options import CommandParser, add_common_options, parse_command_line
 from nl2sql.config.registry import ENV_CONFIG, ENV_MODEL
@@ -176,5 +176,3 @@ def _evaluate(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     return run_cli(_run, argv)
 
-
-console_script = console_entry(main)

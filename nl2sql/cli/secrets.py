@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from nl2sql.config import secrets
-from nl2sql.cli.errors import add_version_flag, console_entry, run_cli
+from nl2sql.cli.errors import add_version_flag, run_cli
 from nl2sql.cli.options import CommandParser, parse_command_line
 from nl2sql.config.dbs_yaml import config_file
 from nl2sql.config.registry import ENV_CONFIG, DbConnectionConfigs
@@ -194,9 +194,6 @@ def _users(args: argparse.Namespace) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     return run_cli(_run, argv)
-
-
-console_script = console_entry(main)
 
 
 if __name__ == "__main__":

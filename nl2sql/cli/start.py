@@ -44,24 +44,34 @@ def imported(script: str) -> ModuleType:
     return module
 
 
+def _command(script: str) -> NoReturn:
+    """A command: its ``main()``, then the process ends with its code (``exit_process``)."""
+    main = imported(script).main
+    # Here, not at the top: this module imports nothing of nl2sql itself, so that all of it is
+    # imported with the collector paused (the command has imported this module already).
+    from nl2sql.cli.errors import exit_process
+
+    exit_process(main())
+
+
 def annotate_schema() -> NoReturn:
-    imported("annotate-schema").console_script()
+    _command("annotate-schema")
 
 
 def nl2sql_ask() -> NoReturn:
-    imported("nl2sql-ask").console_script()
+    _command("nl2sql-ask")
 
 
 def nl2sql_audit() -> NoReturn:
-    imported("nl2sql-audit").console_script()
+    _command("nl2sql-audit")
 
 
 def nl2sql_eval() -> NoReturn:
-    imported("nl2sql-eval").console_script()
+    _command("nl2sql-eval")
 
 
 def nl2sql_secrets() -> NoReturn:
-    imported("nl2sql-secrets").console_script()
+    _command("nl2sql-secrets")
 
 
 def nl2sql_mcp(argv: list[str] | None = None) -> int:
