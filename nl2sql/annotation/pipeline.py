@@ -19,6 +19,7 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
@@ -40,11 +41,13 @@ from nl2sql._helpers import NullProgress, ProgressReporter
 from nl2sql.annotation.verified_drift import recheck_verified
 from nl2sql.store.store import Store
 from nl2sql.annotation.drift import compare_schemas
-from nl2sql.annotation.metrics_check import MetricsCheck, check_metrics
 from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.annotation.options import STEP_NAMES, AnnotatorOptions
 from nl2sql.context_engine.index import COLLECTED_VALUES_PER_COLUMN, build_index
 from nl2sql.inspection.base import create_inspector
+
+if TYPE_CHECKING:
+    from nl2sql.annotation.metrics_check import MetricsCheck
 
 __all__ = ["AnnotateOptions", "AnnotationContext", "AnnotationResult", "LlmSteps",
            "annotate_database", "default_llm_steps", "merge_previous", "run_offline_steps",
@@ -180,8 +183,13 @@ def annotate_database(config: DbConnectionConfig, data_dir: Path, *,
         operations = create_operations(connection, db_info)
         stale = recheck_verified(operations, previous, db_info,
                                  (store or Store(data_dir)).answers(config.db_id))
-        metrics = check_metrics(config, operations, db_info, compare_schemas(db_info, previous)
-                                if previous is not None else None)
+        metrics = None
+        if config.semantic_model is not None:
+            # Imported here: the check's sqlglot and semantic compiler cost every
+            # annotate-schema without a semantic model ~0.1 s of start-up (bench/README.md).
+            from nl2sql.annotation.metrics_check import check_metrics
+            metrics = check_metrics(config, operations, db_info, compare_schemas(
+                db_info, previous) if previous is not None else None)
     finally:
         if own_connection:
             connection.dispose()

@@ -33,7 +33,6 @@ from nl2sql.annotation.pipeline import (AnnotateOptions, AnnotationResult, annot
 from nl2sql.schema.models import AnnotationRun
 from nl2sql._helpers import plural
 from nl2sql.annotation.drift import check_drift
-from nl2sql.annotation.metrics_check import drifted_metrics
 from nl2sql.schema.cache import load_db_info
 from nl2sql.db.base import create_connection
 from nl2sql.llm.usage import summary_lines
@@ -174,8 +173,12 @@ def _check(configs: DbConnectionConfigs, selected: list[DbConnectionConfig]) -> 
             drift = check_drift(connection, configs.data_dir)
         drifted |= drift.has_drift
         lines = drift.lines()
-        metrics = drifted_metrics(config, drift, load_db_info(configs.data_dir, config.db_id)) \
-            if drift.has_drift else []
+        metrics = []
+        if drift.has_drift and config.semantic_model is not None:
+            # Imported here as in the pipeline: sqlglot and the semantic compiler.
+            from nl2sql.annotation.metrics_check import drifted_metrics
+            metrics = drifted_metrics(config, drift,
+                                      load_db_info(configs.data_dir, config.db_id))
         if metrics:
             lines[-1:-1] = ["  Governed metrics reading changed tables:", *metrics]
         print("\n".join(lines), flush=True)
