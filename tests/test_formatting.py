@@ -140,6 +140,45 @@ def test_hand_built_table_on_postgres() -> None:
     ]
 
 
+def test_only_some_columns_is_the_table_holding_only_them() -> None:
+    """``format_table(only=...)`` (the context engine's narrow renderings) says what the table
+    would with just those columns: their keys, foreign keys (declared and implied) and
+    indexes, no sample rows, for any subset."""
+    columns = [
+        ColumnInfo(name="OrderId", data_type="INTEGER", nullable=False, is_primary_key=True),
+        ColumnInfo(name="line", data_type="INTEGER", nullable=False, is_primary_key=True),
+        ColumnInfo(name="code", data_type="TEXT", is_unique=True),
+        ColumnInfo(name="state", data_type="TEXT", is_enum=True, enum_values=["open", "shut"]),
+        ColumnInfo(name="customer_id", data_type="INTEGER"),
+    ]
+    implied = ForeignKeyInfo(columns=["customer_id"], referenced_table="customers",
+                             referenced_columns=["id"], inferred=True, evidence="name, values")
+    table = TableInfo(
+        name="order_lines", row_count=10, sample_data_csv="OrderId,line\n1,1\n",
+        columns=columns,
+        foreign_keys=[ForeignKeyInfo(columns=["OrderId"], referenced_table="orders",
+                                     referenced_columns=["id"]), implied],
+        indexes=[IndexInfo(name="ix_state", columns=["state", "lower(state)"]),
+                 IndexInfo(name="ix_code", columns=["code"], is_unique=True),
+                 IndexInfo(name="ix_two", columns=["state", "customer_id"]),
+                 IndexInfo(name="pk", columns=["OrderId", "line"], is_primary=True)])
+    info = DbInfo(db_id="shop", db_type="postgres", tables=[table, TableInfo(
+        name="orders", columns=[ColumnInfo(name="id", data_type="INTEGER")])])
+    subsets = [{"OrderId"}, {"OrderId", "line"}, {"line", "state"}, {"state", "customer_id"},
+               {"code"}, {c.name for c in columns}]
+    for only in subsets:
+        narrow = table.model_copy(update={
+            "columns": [c for c in table.columns if c.name in only],
+            "foreign_keys": [fk for fk in table.foreign_keys if set(fk.columns) <= only],
+            "indexes": [i for i in table.indexes if set(i.columns) <= only],
+            "sample_data_csv": None})
+        narrow._db = info
+        assert format_table(table, "postgres", only=only) == format_table(narrow, "postgres"), only
+    assert "implied FOREIGN KEY (customer_id)" in format_table(table, "postgres",
+                                                               only={"customer_id"})
+    assert "Sample rows" not in format_table(table, "postgres", only={"OrderId"})
+
+
 def test_header_and_examples() -> None:
     info = DbInfo(db_id="shop", db_type="sqlite", description="An online shop.",
                   example_queries=[ExampleQuery(question="How many orders?",

@@ -182,9 +182,11 @@ def content_key(table: TableInfo, neighbours: set[str], values: dict[str, list[s
                 roles: list[str] | None = None) -> str:
     """Everything an entry is made of (the table as cached, its neighbours, its values): an
     entry with the same key is reused as it is by the next build."""
-    blob = json.dumps([table.model_dump_json(), sorted(neighbours), values, roles or []],
-                      sort_keys=True)
-    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+    # The table's JSON as it is, then the rest (a JSON object then an array: unambiguous);
+    # not the JSON inside a JSON string, whose escaping cost a fifth of a wide build's entries.
+    digest = hashlib.sha256(table.model_dump_json().encode())
+    digest.update(json.dumps([sorted(neighbours), values, roles or []], sort_keys=True).encode())
+    return digest.hexdigest()[:16]
 
 
 def _entry(table: TableInfo, db_type: str, neighbours: set[str],

@@ -18,14 +18,7 @@ def narrow_table(table: TableInfo, columns: list[ColumnInfo]) -> str:
     keep = {c.name for c in columns}
     if len(keep) == len(table.columns):
         return format_table(table, table.db.db_type, include_samples=False)
-    narrow = table.model_copy(update={
-        "columns": [c for c in table.columns if c.name in keep],
-        "foreign_keys": [fk for fk in table.foreign_keys if set(fk.columns) <= keep],
-        "indexes": [i for i in table.indexes if set(i.columns) <= keep],
-        "sample_data_csv": None,
-    })
-    narrow._db = table._db
     hidden = len(table.columns) - len(keep)
-    text = format_table(narrow, table.db.db_type, include_samples=False)
+    text = format_table(table, table.db.db_type, only=keep)
     return text + (f"\n-- {hidden} more columns not shown (db_show_schema with "
                    f"tables=['{table.name}'] lists them all)")

@@ -76,10 +76,12 @@ def _header(db_info: DbInfo) -> str:
     return "\n".join(lines)
 
 
-def format_table(table: TableInfo, db_type: str, *, include_samples: bool = True) -> str:
-    """One table (or view) as ``CREATE TABLE``/``CREATE VIEW`` with its comments."""
-    lines, samples = _table_lines(table, db_type)
-    return "\n".join([*lines, *samples] if include_samples else lines)
+def format_table(table: TableInfo, db_type: str, *, include_samples: bool = True,
+                 only: set[str] | None = None) -> str:
+    """One table (or view) as ``CREATE TABLE``/``CREATE VIEW`` with its comments; ``only``:
+    just those columns, with the keys and indexes that lie within them."""
+    lines, samples = _table_lines(table, db_type, only)
+    return "\n".join([*lines, *samples] if include_samples and only is None else lines)
 
 
 def format_table_both(table: TableInfo, db_type: str) -> tuple[str, str]:
@@ -89,10 +91,18 @@ def format_table_both(table: TableInfo, db_type: str) -> tuple[str, str]:
     return ("\n".join([without, *samples]) if samples else without), without
 
 
-def _table_lines(table: TableInfo, db_type: str) -> tuple[list[str], list[str]]:
-    """The table's lines and its sample-row lines."""
+def _table_lines(table: TableInfo, db_type: str,
+                 only: set[str] | None = None) -> tuple[list[str], list[str]]:
+    """The table's lines and its sample-row lines (``only``: see ``format_table``)."""
     def q(name: str) -> str:
         return quote_identifier(name, db_type)
+
+    columns, foreign_keys, indexes = table.columns, table.foreign_keys, table.indexes
+    if only is not None:
+        columns = [c for c in columns if c.name in only]
+        foreign_keys = [fk for fk in foreign_keys if only.issuperset(fk.columns)]
+        indexes = [i for i in indexes if only.issuperset(i.columns)]
+    database = table.__pydantic_private__["_db"]  # not pydantic's __getattr__: once per table
 
     lines = _comment_lines(table.description)
     if table.row_count is not None:
@@ -103,17 +113,17 @@ def _table_lines(table: TableInfo, db_type: str) -> tuple[list[str], list[str]]:
         lines.append("-- (view: columns listed for reference)")
     lines.append(f"CREATE {keyword} {_relation(table, q)} (")
 
-    pk = table.primary_key
+    pk = [c.name for c in columns if c.is_primary_key]
     body: list[tuple[str, str]] = []  # (definition, comment)
-    for column in table.columns:
+    for column in columns:
         body.append((_column_definition(column, q, single_pk=len(pk) == 1),
                      _column_comment(column)))
     if len(pk) > 1:
         body.append((f"PRIMARY KEY ({_names(pk, q)})", ""))
-    declared = [fk for fk in table.foreign_keys if not (fk.model_extra or {}).get("inferred")]
-    implied = [fk for fk in table.foreign_keys if (fk.model_extra or {}).get("inferred")]
+    declared = [fk for fk in foreign_keys if not (fk.model_extra or {}).get("inferred")]
+    implied = [fk for fk in foreign_keys if (fk.model_extra or {}).get("inferred")]
     for fk in sorted(declared, key=lambda f: (f.referenced_table, f.columns)):
-        referenced = table._db.table(fk.referenced_table) if table._db else None
+        referenced = database.table(fk.referenced_table) if database else None
         target = _relation(referenced, q) if referenced else q(fk.referenced_table)
         if fk.referenced_schema:
             target = f"{q(fk.referenced_schema)}.{target}"
@@ -135,7 +145,7 @@ def _table_lines(table: TableInfo, db_type: str) -> tuple[list[str], list[str]]:
                      f"{q(fk.referenced_table)} ({_names(fk.referenced_columns, q)})"
                      + (f"; inferred: {evidence}" if evidence else ""))
 
-    for index in sorted(table.indexes, key=lambda i: (i.name or "", i.columns)):
+    for index in sorted(indexes, key=lambda i: (i.name or "", i.columns)):
         if index.is_primary or _said_by_unique_column(table, index):
             continue  # the PRIMARY KEY / UNIQUE on the column line says it already
         unique = "UNIQUE " if index.is_unique else ""
@@ -145,7 +155,7 @@ def _table_lines(table: TableInfo, db_type: str) -> tuple[list[str], list[str]]:
         columns = ", ".join(q(c) if table.column(c) else c for c in index.columns)
         lines.append(f"-- {unique}INDEX {name}ON {_relation(table, q)} ({columns}){using}")
     samples: list[str] = []
-    if table.sample_data_csv:
+    if table.sample_data_csv and only is None:
         sample = table.sample_data_csv.strip("\n").splitlines()
         samples.append(f"-- Sample rows ({len(sample) - 1}):")
         samples += [f"--   {row}" for row in sample]

@@ -236,12 +236,14 @@ class DbInfo(_Model):
         # foreign key's target: a scan each was quadratic), checked against the list itself, so
         # a list changed since the map was built is never answered wrongly.
         tables = self.tables
-        if self._positions_of is not tables or len(self._positions) != len(tables):
-            self._positions = {}
+        private = self.__pydantic_private__  # not pydantic's __getattr__, twice per lookup
+        positions = private["_positions"]
+        if private["_positions_of"] is not tables or len(positions) != len(tables):
+            positions = {}
             for i, table in enumerate(tables):
-                self._positions.setdefault(table.name, i)
-            self._positions_of = tables
-        i = self._positions.get(name)
+                positions.setdefault(table.name, i)
+            private["_positions"], private["_positions_of"] = positions, tables
+        i = positions.get(name)
         if i is not None and i < len(tables) and tables[i].name == name:
             return tables[i]
         for table in self.tables:
