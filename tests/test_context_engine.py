@@ -4,6 +4,7 @@ collection on a big table, and the embedding model loading with the network bloc
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -131,6 +132,55 @@ def test_missing_stale_or_broken_index_is_rebuilt(chinook, make_registry) -> Non
     save_db_info(info, registry.data_dir)
     ctx = ContextEngine(registry).context("kinds of music", db_id="chinook", budget_tokens=300)
     assert "Genre" in [t.name for t in ctx.tables]
+
+
+@pytest.mark.parametrize("chinook", ["sqlite"], indirect=True)  # backend-neutral
+def test_embeddings_made_ahead_by_a_child_give_the_same_index(chinook, tmp_path: Path,  # noqa: ANN001
+                                                               monkeypatch) -> None:  # noqa: ANN001
+    """Without a model a child process embeds the tables while the rows are read
+    (embeddings_ahead.py): the index is the one built in-process, byte for byte, whether the
+    child answered or failed, and no child outlives the annotation."""
+    from nl2sql.context_engine import embeddings_ahead
+
+    started: list[embeddings_ahead.EmbeddingsAhead] = []
+    answered: list[int] = []
+    original_init, original_vectors = (embeddings_ahead.EmbeddingsAhead.__init__,
+                                       embeddings_ahead.EmbeddingsAhead.vectors)
+
+    def init(self) -> None:  # noqa: ANN001
+        original_init(self)
+        started.append(self)
+
+    def vectors(self):  # noqa: ANN001, ANN202
+        found = original_vectors(self)
+        answered.append(len(found))
+        return found
+
+    monkeypatch.setattr(embeddings_ahead.EmbeddingsAhead, "__init__", init)
+    monkeypatch.setattr(embeddings_ahead.EmbeddingsAhead, "vectors", vectors)
+
+    def files(data_dir: Path) -> tuple[bytes, str]:
+        text = index_path(data_dir, "chinook").read_text()
+        return embeddings_path(data_dir, "chinook").read_bytes(), text[text.index('"description"'):]
+
+    annotate_database(chinook.config, tmp_path / "ahead")
+    info = load_db_info(tmp_path / "ahead", "chinook")
+    assert answered == [len(info.tables)], answered  # every table's vector came from the child
+    monkeypatch.setattr(embeddings_ahead, "_CHILD", "import sys; sys.exit(3)")  # a child that fails
+    annotate_database(chinook.config, tmp_path / "failed")
+    assert answered[-1] == 0
+    assert files(tmp_path / "failed") == files(tmp_path / "ahead")
+    from nl2sql.context_engine.index import build_index
+
+    (tmp_path / "alone").mkdir()
+    shutil.copytree(tmp_path / "ahead" / "database", tmp_path / "alone" / "database")
+    index_path(tmp_path / "alone", "chinook").unlink()
+    embeddings_path(tmp_path / "alone", "chinook").unlink()
+    build_index(info, tmp_path / "alone")  # no values collected: compare the vectors only
+    assert files(tmp_path / "alone")[0] == files(tmp_path / "ahead")[0]
+    assert len(started) == 2 and all(a._process.poll() is not None for a in started)
+    annotate_database(chinook.config, tmp_path / "model", options=AnnotateOptions(model="test"))
+    assert len(started) == 2  # a model may rewrite the descriptions first: no child
 
 
 @pytest.mark.slow

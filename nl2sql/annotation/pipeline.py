@@ -19,7 +19,8 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -43,7 +44,8 @@ from nl2sql.store.store import Store
 from nl2sql.annotation.drift import compare_schemas
 from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.annotation.options import STEP_NAMES, AnnotatorOptions
-from nl2sql.context_engine.index import COLLECTED_VALUES_PER_COLUMN, build_index
+from nl2sql.context_engine.embeddings_ahead import EmbeddingsAhead
+from nl2sql.context_engine.index import COLLECTED_VALUES_PER_COLUMN, build_index, embed_text
 from nl2sql.inspection.base import create_inspector
 
 if TYPE_CHECKING:
@@ -121,6 +123,9 @@ def annotate_database(config: DbConnectionConfig, data_dir: Path, *,
     started = time.perf_counter()
     own_connection = connection is None
     connection = connection or create_connection(config)
+    # Without a model nothing changes a table's embedding text after extraction: a child
+    # process embeds the tables while the sample rows are read (embeddings_ahead.py).
+    ahead = None if options.model else EmbeddingsAhead()
 
     def read() -> tuple[DbInfo, DbInfo | None, set[str], dict[str, dict[str, list[str]]]]:
         """What the database says, read in a worker when called from the main thread
@@ -141,6 +146,8 @@ def annotate_database(config: DbConnectionConfig, data_dir: Path, *,
             reused = merge_previous(db_info, previous)
             if config.description:
                 db_info.description, db_info.description_source = config.description, "user"
+            if ahead is not None:
+                ahead.send([embed_text(table) for table in db_info.tables])
 
             with gc_paused():  # many long-lived objects, few cycles: see nl2sql._helpers
                 values = run_offline_steps_many(connection, db_info.tables, options, progress)
@@ -179,7 +186,8 @@ def annotate_database(config: DbConnectionConfig, data_dir: Path, *,
             db_info.annotation_runs = [*db_info.annotation_runs, run][-MAX_RUNS_KEPT:]
             db_info.attach()
             path = save_db_info(db_info, data_dir)
-            _build_context_index(db_info, data_dir, values)
+            _build_context_index(db_info, data_dir, values,
+                                 ahead.vectors() if ahead is not None else None)
         operations = create_operations(connection, db_info)
         stale = recheck_verified(operations, previous, db_info,
                                  (store or Store(data_dir)).answers(config.db_id))
@@ -191,6 +199,8 @@ def annotate_database(config: DbConnectionConfig, data_dir: Path, *,
             metrics = check_metrics(config, operations, db_info, compare_schemas(
                 db_info, previous) if previous is not None else None)
     finally:
+        if ahead is not None:
+            ahead.close()
         if own_connection:
             connection.dispose()
     return AnnotationResult(db_info, path, time.perf_counter() - started, sorted(reused),
@@ -271,11 +281,13 @@ def run_offline_steps_many(connection: DbConnection, tables: list[TableInfo],
 
 
 def _build_context_index(db_info: DbInfo, data_dir: Path,
-                         values: dict[str, dict[str, list[str]]]) -> None:
+                         values: dict[str, dict[str, list[str]]],
+                         computed: Mapping[str, Any] | None = None) -> None:
     """The context engine's offline index (no model needed); a failure is logged, never fatal:
-    the engine rebuilds a missing index on first use."""
+    the engine rebuilds a missing index on first use. ``computed``: embeddings by text."""
     try:
-        build_index(without_placeholders(db_info), data_dir, collected=values)
+        build_index(without_placeholders(db_info), data_dir, collected=values,
+                    computed=computed)
     except Exception as exc:  # noqa: BLE001
         log.warning("context index of %s not built: %s", db_info.db_id, exc)
 

@@ -15,6 +15,7 @@ import hashlib
 import io
 import json
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -189,6 +190,14 @@ def content_key(table: TableInfo, neighbours: set[str], values: dict[str, list[s
     return digest.hexdigest()[:16]
 
 
+def embed_text(table: TableInfo) -> str:
+    """What a table's embedding is made of: its name's words, the first sentence of its
+    description and the words of its first 40 column names."""
+    description = (table.description or "").split(".")[0]
+    return " ".join([" ".join(terms(table.name)), description,
+                     " ".join(" ".join(terms(c.name, expand=False)) for c in table.columns[:40])])
+
+
 def _entry(table: TableInfo, db_type: str, neighbours: set[str],
            values: dict[str, list[str]], roles: list[str]) -> TableEntry:
     name_terms = terms(table.name)
@@ -203,10 +212,6 @@ def _entry(table: TableInfo, db_type: str, neighbours: set[str],
         words += [w for v in column.enum_values[:20] for w in terms(v)]
         column_terms.append(words)
         doc += words
-    description = (table.description or "").split(".")[0]
-    embed_text = " ".join([" ".join(name_terms), description,
-                           " ".join(" ".join(terms(c.name, expand=False))
-                                    for c in table.columns[:40])])
 
     full, whole = format_table_both(table, db_type)
     texts = {"full": full, "whole": whole, "keys": narrow_table(table, key_columns(table))}
@@ -216,7 +221,7 @@ def _entry(table: TableInfo, db_type: str, neighbours: set[str],
                       role_terms=roles,
                       references=sorted({fk.referenced_table for fk in table.foreign_keys
                                          if fk.referenced_table != table.name}),
-                      embed_text=embed_text, columns=[c.name for c in table.columns],
+                      embed_text=embed_text(table), columns=[c.name for c in table.columns],
                       column_terms=column_terms, tokens=tokens, neighbours=sorted(neighbours),
                       values=values, texts=texts,
                       value_keys={c: [value_keys(v) for v in items] for c, items in values.items()})
@@ -240,17 +245,21 @@ def role_terms(info: DbInfo) -> dict[str, list[str]]:
 
 
 def build_index(info: DbInfo, data_dir: Path, *, collected: Values | None = None,
-                previous: IndexData | None = None) -> IndexData:
+                previous: IndexData | None = None,
+                computed: Mapping[str, Any] | None = None) -> IndexData:
     """Build (incrementally) and store the index of ``info`` (see ``_build``)."""
     with gc_paused():
-        return _build(info, data_dir, collected=collected, previous=previous)
+        return _build(info, data_dir, collected=collected, previous=previous,
+                      computed=computed)
 
 
 def _build(info: DbInfo, data_dir: Path, *, collected: Values | None = None,
-           previous: IndexData | None = None) -> IndexData:
+           previous: IndexData | None = None,
+           computed: Mapping[str, Any] | None = None) -> IndexData:
     """Build (incrementally) and store the index of ``info``; ``collected`` are the values
     annotation read from the database (else the previous index's values are kept for tables
-    whose structure did not change, plus what the cache holds)."""
+    whose structure did not change, plus what the cache holds); ``computed``: embeddings
+    already made, by text (``embed_text``; ``embeddings_ahead.py``), the others are made here."""
     import numpy as np
 
     if previous is None:
@@ -284,9 +293,12 @@ def _build(info: DbInfo, data_dir: Path, *, collected: Values | None = None,
             entries.append(_entry(table, info.db_type, neighbours[table.name], values, role))
             rendered[table.name] = entries[-1].texts["full"]
     vectors = []
-    missing = [e for e in entries if (e.key not in old_vectors)]
+    computed = computed or {}
+    missing = [e for e in entries if e.key not in old_vectors and e.embed_text not in computed]
     fresh = dict(zip([e.key for e in missing],
                      embeddings.embed([e.embed_text for e in missing]))) if missing else {}
+    fresh.update((e.key, computed[e.embed_text]) for e in entries
+                 if e.key not in old_vectors and e.embed_text in computed)
     for entry in entries:
         vectors.append(old_vectors[entry.key] if entry.key in old_vectors else fresh[entry.key])
     matrix = np.vstack(vectors).astype(np.float32) if vectors else np.zeros((0, 256), np.float32)

@@ -1,0 +1,127 @@
+"""Table embeddings computed by a child process while annotation is still reading the database.
+
+``annotate-schema`` knows what each table's embedding is made of (its name, description and
+column names: ``index.embed_text``) as soon as the schema is extracted, but builds the context
+index only after the sample rows and enum screening. Done then, on the main process, importing
+numpy's model side, loading the tokenizer and weights and embedding 1,000 tables add 0.15-0.2 s
+at the very end of the run, with the machine's second core idle. ``EmbeddingsAhead`` starts a
+child Python at once; it loads the model while the parent extracts, takes the texts when they
+are known and hands their vectors back (``bench/README.md``, issue 29: annotate-schema as a whole
+process).
+
+A vector is used only for the exact text it was computed from, and the child's vectors are the
+ones ``embeddings.embed`` gives in-process (a text's vector does not depend on its batch;
+``tests/test_context_engine.py`` checks the index files are byte for byte the same), so the
+index is the same whether the child answered, failed, was slow or never started: anything it
+did not answer is embedded in-process as before. The child reads its texts on stdin and writes
+one ``.npy`` matrix on stdout; it never touches the database, the data dir or the network, and
+it ends with the parent's annotation (killed if still running; its stdin closing ends it if the
+parent dies).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import subprocess
+import sys
+import threading
+from typing import TYPE_CHECKING, Any
+
+from nl2sql.context_engine.embeddings import DIMENSIONS
+
+if TYPE_CHECKING:
+    import numpy as np
+
+log = logging.getLogger(__name__)
+
+#: Seconds the parent waits for the vectors before embedding in-process itself.
+WAIT_SECONDS = 60.0
+
+_CHILD = ("import json, sys; sys.path[:] = json.loads(sys.argv[1]); "
+          "from nl2sql.context_engine.embeddings_ahead import serve; serve()")
+
+
+class EmbeddingsAhead:
+    """A child process embedding texts ahead of the index build; a context manager."""
+
+    def __init__(self) -> None:
+        self._texts: list[str] = []
+        self._writer: threading.Thread | None = None
+        try:
+            self._process: subprocess.Popen[bytes] | None = subprocess.Popen(
+                [sys.executable, "-c", _CHILD, json.dumps(sys.path)], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        except OSError as exc:  # no interpreter to start (frozen, sandboxed): in-process
+            log.debug("embeddings ahead: no child process (%s)", exc)
+            self._process = None
+
+    def send(self, texts: list[str]) -> None:
+        """The texts to embed (once). Written by a thread: the child may still be loading."""
+        if self._process is None or self._writer is not None:
+            return
+        self._texts = list(texts)
+        payload = json.dumps(self._texts).encode()
+        self._writer = threading.Thread(target=self._write, args=(payload,),
+                                         name="nl2sql-embeddings-ahead", daemon=True)
+        self._writer.start()
+
+    def _write(self, payload: bytes) -> None:
+        assert self._process is not None and self._process.stdin is not None
+        try:
+            with self._process.stdin:
+                self._process.stdin.write(payload)
+        except (OSError, ValueError) as exc:  # the child died or was stopped
+            log.debug("embeddings ahead: texts not sent (%s)", exc)
+
+    def vectors(self) -> dict[str, np.ndarray]:
+        """Text -> unit vector for the texts sent; empty when the child could not answer."""
+        if self._process is None or self._writer is None:
+            return {}
+        import numpy as np
+
+        assert self._process.stdout is not None
+        deadline = threading.Timer(WAIT_SECONDS, self.close)  # a stuck child: in-process
+        deadline.start()
+        try:
+            out = self._process.stdout.read()  # until the child exits
+            self._process.wait()
+            matrix = np.load(io.BytesIO(out), allow_pickle=False)
+        except (OSError, ValueError, EOFError) as exc:  # it failed, or was stopped
+            log.debug("embeddings ahead: no vectors (%s)", exc)
+            return {}
+        finally:
+            deadline.cancel()
+            self.close()
+        if self._process.returncode != 0 or matrix.shape != (len(self._texts), DIMENSIONS):
+            return {}
+        return dict(zip(self._texts, matrix))
+
+    def close(self) -> None:
+        """Stop the child if it still runs (idempotent)."""
+        if self._process is not None and self._process.poll() is None:
+            self._process.kill()
+            self._process.wait()
+
+    def __enter__(self) -> EmbeddingsAhead:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def serve() -> None:
+    """The child: load the model while the texts come in, then write their vectors."""
+    import numpy as np
+
+    from nl2sql.context_engine import embeddings
+
+    loading = threading.Thread(target=embeddings.model, daemon=True)
+    loading.start()
+    texts = json.loads(sys.stdin.buffer.read() or b"[]")
+    loading.join()
+    buffer = io.BytesIO()
+    np.save(buffer, embeddings.embed(texts), allow_pickle=False)
+    sys.stdout.buffer.write(buffer.getvalue())
+    sys.stdout.buffer.flush()
