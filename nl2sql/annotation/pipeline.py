@@ -19,8 +19,7 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
@@ -44,6 +43,7 @@ from nl2sql.store.store import Store
 from nl2sql.annotation.drift import compare_schemas
 from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.annotation.options import STEP_NAMES, AnnotatorOptions
+from nl2sql.context_engine.embeddings import Embedded
 from nl2sql.context_engine.embeddings_ahead import EmbeddingsAhead
 from nl2sql.context_engine.index import COLLECTED_VALUES_PER_COLUMN, build_index, embed_text
 from nl2sql.inspection.base import create_inspector
@@ -282,7 +282,7 @@ def run_offline_steps_many(connection: DbConnection, tables: list[TableInfo],
 
 def _build_context_index(db_info: DbInfo, data_dir: Path,
                          values: dict[str, dict[str, list[str]]],
-                         computed: Mapping[str, Any] | None = None) -> None:
+                         computed: Embedded | None = None) -> None:
     """The context engine's offline index (no model needed); a failure is logged, never fatal:
     the engine rebuilds a missing index on first use. ``computed``: embeddings by text."""
     try:

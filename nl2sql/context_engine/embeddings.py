@@ -16,6 +16,7 @@ warm-up). The package itself is never imported: no download, no network, no torc
 from __future__ import annotations
 
 import importlib.util
+import io
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +40,21 @@ class Model:
 
     tokenizer: Any
     weights: np.ndarray
+
+
+@dataclass(frozen=True)
+class Embedded:
+    """``texts``' unit vectors, one row each in order, as a stored ``.npy`` matrix (what
+    ``np.save`` writes of ``embed(texts)``): written as it is, read only when a row is needed."""
+
+    texts: list[str]
+    npy: bytes
+
+    def rows(self) -> dict[str, np.ndarray]:
+        """Text -> vector."""
+        import numpy as np
+
+        return dict(zip(self.texts, np.load(io.BytesIO(self.npy), allow_pickle=False)))
 
 
 def model_files() -> tuple[Path, Path]:

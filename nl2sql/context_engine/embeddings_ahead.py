@@ -27,12 +27,9 @@ import logging
 import subprocess
 import sys
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from nl2sql.context_engine.embeddings import DIMENSIONS
-
-if TYPE_CHECKING:
-    import numpy as np
+from nl2sql.context_engine.embeddings import Embedded
 
 log = logging.getLogger(__name__)
 
@@ -75,28 +72,25 @@ class EmbeddingsAhead:
         except (OSError, ValueError) as exc:  # the child died or was stopped
             log.debug("embeddings ahead: texts not sent (%s)", exc)
 
-    def vectors(self) -> dict[str, np.ndarray]:
-        """Text -> unit vector for the texts sent; empty when the child could not answer."""
+    def vectors(self) -> Embedded | None:
+        """The vectors of the texts sent; None when the child could not answer."""
         if self._process is None or self._writer is None:
-            return {}
-        import numpy as np
-
+            return None
         assert self._process.stdout is not None
         deadline = threading.Timer(WAIT_SECONDS, self.close)  # a stuck child: in-process
         deadline.start()
         try:
             out = self._process.stdout.read()  # until the child exits
             self._process.wait()
-            matrix = np.load(io.BytesIO(out), allow_pickle=False)
-        except (OSError, ValueError, EOFError) as exc:  # it failed, or was stopped
+        except OSError as exc:  # it failed, or was stopped
             log.debug("embeddings ahead: no vectors (%s)", exc)
-            return {}
+            return None
         finally:
             deadline.cancel()
             self.close()
-        if self._process.returncode != 0 or matrix.shape != (len(self._texts), DIMENSIONS):
-            return {}
-        return dict(zip(self._texts, matrix))
+        if self._process.returncode != 0 or not out:
+            return None
+        return Embedded(self._texts, out)
 
     def close(self) -> None:
         """Stop the child if it still runs (idempotent)."""

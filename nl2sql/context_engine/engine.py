@@ -94,7 +94,7 @@ def load_index(data_dir: Path, db_id: str,
         log.info("building the context index of %s", db_id)
         info = info or without_placeholders(load_db_info(data_dir, db_id))
         data = build_index(info, data_dir)
-        vectors = data._vectors  # type: ignore[attr-defined]
+        vectors = data.vectors()
     return DbIndex(data, vectors), info
 
 

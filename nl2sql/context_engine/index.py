@@ -15,10 +15,9 @@ import hashlib
 import io
 import json
 import logging
-from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nl2sql.schema.cache import atomic_write_text, cache_path
 from nl2sql.context_engine.values import value_keys
@@ -29,6 +28,10 @@ from nl2sql.context_engine.graph import foreign_keys
 from nl2sql.context_engine.narrow import key_columns, narrow_table
 from nl2sql._helpers import gc_paused
 from nl2sql.context_engine import embeddings
+from nl2sql.context_engine.embeddings import Embedded
+
+if TYPE_CHECKING:
+    import numpy as np
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +103,15 @@ class IndexData:
     tables: list[TableEntry]
     full_tokens: int = 0  # of the whole annotated schema (``format_schema``)
     version: int = INDEX_VERSION
+    #: The ``.npy`` file of the table embeddings a build stored (not a field: not in the JSON).
+    _stored_vectors = b""
+
+    def vectors(self) -> np.ndarray:
+        """The table embeddings a build made (one row per table, in order), read from the
+        ``.npy`` bytes it stored when first asked for."""
+        import numpy as np
+
+        return np.load(io.BytesIO(self._stored_vectors), allow_pickle=False)
 
     def to_json(self) -> str:
         # The fields as they are (``dataclasses.asdict`` deep-copied every list and string:
@@ -246,7 +258,7 @@ def role_terms(info: DbInfo) -> dict[str, list[str]]:
 
 def build_index(info: DbInfo, data_dir: Path, *, collected: Values | None = None,
                 previous: IndexData | None = None,
-                computed: Mapping[str, Any] | None = None) -> IndexData:
+                computed: Embedded | None = None) -> IndexData:
     """Build (incrementally) and store the index of ``info`` (see ``_build``)."""
     with gc_paused():
         return _build(info, data_dir, collected=collected, previous=previous,
@@ -254,14 +266,12 @@ def build_index(info: DbInfo, data_dir: Path, *, collected: Values | None = None
 
 
 def _build(info: DbInfo, data_dir: Path, *, collected: Values | None = None,
-           previous: IndexData | None = None,
-           computed: Mapping[str, Any] | None = None) -> IndexData:
+           previous: IndexData | None = None, computed: Embedded | None = None) -> IndexData:
     """Build (incrementally) and store the index of ``info``; ``collected`` are the values
     annotation read from the database (else the previous index's values are kept for tables
     whose structure did not change, plus what the cache holds); ``computed``: embeddings
-    already made, by text (``embed_text``; ``embeddings_ahead.py``), the others are made here."""
-    import numpy as np
-
+    already made (``embeddings_ahead.py``), used for the texts they were made from; the others
+    are made here."""
     if previous is None:
         previous = read_index(data_dir, info.db_id, check_signature=False)
     old_entries = {e.name: e for e in previous.tables} if previous else {}
@@ -292,16 +302,11 @@ def _build(info: DbInfo, data_dir: Path, *, collected: Values | None = None,
         else:
             entries.append(_entry(table, info.db_type, neighbours[table.name], values, role))
             rendered[table.name] = entries[-1].texts["full"]
-    vectors = []
-    computed = computed or {}
-    missing = [e for e in entries if e.key not in old_vectors and e.embed_text not in computed]
-    fresh = dict(zip([e.key for e in missing],
-                     embeddings.embed([e.embed_text for e in missing]))) if missing else {}
-    fresh.update((e.key, computed[e.embed_text]) for e in entries
-                 if e.key not in old_vectors and e.embed_text in computed)
-    for entry in entries:
-        vectors.append(old_vectors[entry.key] if entry.key in old_vectors else fresh[entry.key])
-    matrix = np.vstack(vectors).astype(np.float32) if vectors else np.zeros((0, 256), np.float32)
+    if (computed is not None and not old_vectors
+            and computed.texts == [e.embed_text for e in entries]):
+        stored = computed.npy  # exactly the matrix to store: numpy is not needed here
+    else:
+        stored = _matrix_file(entries, old_vectors, computed)
 
     data = IndexData(db_id=info.db_id, signature=cache_signature(data_dir, info.db_id),
                      description=info.description or "", tables=entries,
@@ -309,16 +314,32 @@ def _build(info: DbInfo, data_dir: Path, *, collected: Values | None = None,
     try:
         path = embeddings_path(data_dir, info.db_id)
         path.parent.mkdir(parents=True, exist_ok=True)
-        buffer = io.BytesIO()
-        np.save(buffer, matrix, allow_pickle=False)
         tmp = path.with_name(f".{path.name}.tmp")
-        tmp.write_bytes(buffer.getvalue())
+        tmp.write_bytes(stored)
         tmp.replace(path)
         atomic_write_text(index_path(data_dir, info.db_id), data.to_json())
     except OSError as exc:  # a read-only data dir: the index lives in memory only
         log.warning("context index of %s not saved: %s", info.db_id, exc)
-    data._vectors = matrix  # type: ignore[attr-defined]
+    data._stored_vectors = stored
     return data
+
+
+def _matrix_file(entries: list[TableEntry], old_vectors: dict[str, Any],
+                 computed: Embedded | None) -> bytes:
+    """The ``.npy`` file of the entries' embeddings: kept from the previous index, computed
+    ahead, or embedded now."""
+    import numpy as np
+
+    ready = computed.rows() if computed is not None else {}
+    missing = [e for e in entries if e.key not in old_vectors and e.embed_text not in ready]
+    fresh = dict(zip([e.key for e in missing],
+                     embeddings.embed([e.embed_text for e in missing]))) if missing else {}
+    vectors = [old_vectors[e.key] if e.key in old_vectors
+               else fresh[e.key] if e.key in fresh else ready[e.embed_text] for e in entries]
+    matrix = np.vstack(vectors).astype(np.float32) if vectors else np.zeros((0, 256), np.float32)
+    buffer = io.BytesIO()
+    np.save(buffer, matrix, allow_pickle=False)
+    return buffer.getvalue()
 
 
 def read_index(data_dir: Path, db_id: str, *, check_signature: bool = True) -> IndexData | None:
