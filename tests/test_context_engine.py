@@ -166,10 +166,13 @@ def test_embeddings_made_ahead_by_a_child_give_the_same_index(chinook, tmp_path:
     annotate_database(chinook.config, tmp_path / "ahead")
     info = load_db_info(tmp_path / "ahead", "chinook")
     assert answered == [len(info.tables)], answered  # every table's vector came from the child
-    monkeypatch.setattr(embeddings_ahead, "_CHILD", "import sys; sys.exit(3)")  # a child that fails
-    annotate_database(chinook.config, tmp_path / "failed")
-    assert answered[-1] == 0
-    assert files(tmp_path / "failed") == files(tmp_path / "ahead")
+    for child in ("import sys; sys.exit(3)",  # a child that fails, one that says nonsense
+                  "import sys; sys.stdin.read(); sys.stdout.write('\\x93NUMPY oops')"):
+        monkeypatch.setattr(embeddings_ahead, "_CHILD", child)
+        annotate_database(chinook.config, tmp_path / "failed")
+        assert answered[-1] == 0
+        assert files(tmp_path / "failed") == files(tmp_path / "ahead")
+        shutil.rmtree(tmp_path / "failed")
     from nl2sql.context_engine.index import build_index
 
     (tmp_path / "alone").mkdir()
@@ -178,9 +181,9 @@ def test_embeddings_made_ahead_by_a_child_give_the_same_index(chinook, tmp_path:
     embeddings_path(tmp_path / "alone", "chinook").unlink()
     build_index(info, tmp_path / "alone")  # no values collected: compare the vectors only
     assert files(tmp_path / "alone")[0] == files(tmp_path / "ahead")[0]
-    assert len(started) == 2 and all(a._process.poll() is not None for a in started)
+    assert len(started) == 3 and all(a._process.poll() is not None for a in started)
     annotate_database(chinook.config, tmp_path / "model", options=AnnotateOptions(model="test"))
-    assert len(started) == 2  # a model may rewrite the descriptions first: no child
+    assert len(started) == 3  # a model may rewrite the descriptions first: no child
 
 
 @pytest.mark.slow

@@ -29,7 +29,7 @@ import sys
 import threading
 from typing import Any
 
-from nl2sql.context_engine.embeddings import Embedded
+from nl2sql.context_engine.embeddings import DIMENSIONS, Embedded
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +88,7 @@ class EmbeddingsAhead:
         finally:
             deadline.cancel()
             self.close()
-        if self._process.returncode != 0 or not out:
+        if self._process.returncode != 0 or not _whole_matrix(out, len(self._texts)):
             return None
         return Embedded(self._texts, out)
 
@@ -105,8 +105,20 @@ class EmbeddingsAhead:
         self.close()
 
 
+def _whole_matrix(npy: bytes, rows: int) -> bool:
+    """``npy`` is one whole ``.npy`` file of ``rows`` float32 vectors (the magic string, the
+    header's length, then exactly that many bytes of data), not a truncated or mixed output."""
+    if not npy.startswith(b"\x93NUMPY") or len(npy) < 10:
+        return False
+    header = 10 + int.from_bytes(npy[8:10], "little") if npy[6] == 1 else \
+        12 + int.from_bytes(npy[8:12], "little")
+    return len(npy) == header + rows * DIMENSIONS * 4
+
+
 def serve() -> None:
     """The child: load the model while the texts come in, then write their vectors."""
+    channel = sys.stdout.buffer
+    sys.stdout = sys.stderr  # whatever a library prints stays out of the vectors
     import numpy as np
 
     from nl2sql.context_engine import embeddings
@@ -117,5 +129,5 @@ def serve() -> None:
     loading.join()
     buffer = io.BytesIO()
     np.save(buffer, embeddings.embed(texts), allow_pickle=False)
-    sys.stdout.buffer.write(buffer.getvalue())
-    sys.stdout.buffer.flush()
+    channel.write(buffer.getvalue())
+    channel.flush()
