@@ -36,6 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from extract_wide import HOST, PORT, USER, pg_dump, times_interleaved, wide_database  # noqa: E402
+from timing import fresh_bytecode  # noqa: E402
 
 from nl2sql.config.registry import DatabaseType, DbConnectionConfig  # noqa: E402
 from nl2sql.annotation.pipeline import annotate_database  # noqa: E402
@@ -94,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="time the annotate-schema command as a whole process")
     parser.add_argument("--json", type=Path, help="write the ratios to this JSON file")
     args = parser.parse_args(argv)
+    fresh_bytecode()
     if shutil.which("pg_dump") is None:
         print("pg_dump is not on PATH; install the PostgreSQL client tools.", file=sys.stderr)
         return 2

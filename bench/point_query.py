@@ -40,6 +40,7 @@ import time
 from pathlib import Path
 
 from mcp import Client
+from timing import fresh_bytecode  # noqa: E402
 
 from nl2sql.mcp import build_server
 from nl2sql.operations.ops_context import OpsContext
@@ -215,6 +216,7 @@ def main() -> int:
                         help="also time a bare SDK server's tool call, alternating (--stdio)")
     parser.add_argument("--json", type=Path, help="write the figures to this JSON file")
     args = parser.parse_args()
+    fresh_bytecode()
     global KEYS  # noqa: PLW0603
     KEYS = max(1, min(args.keys, ORDERS - args.warmup))
     if args.stdio:
