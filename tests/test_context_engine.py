@@ -158,6 +158,7 @@ def test_embeddings_made_ahead_by_a_child_give_the_same_index(chinook, tmp_path:
 
     monkeypatch.setattr(embeddings_ahead.EmbeddingsAhead, "__init__", init)
     monkeypatch.setattr(embeddings_ahead.EmbeddingsAhead, "vectors", vectors)
+    monkeypatch.setattr(embeddings_ahead, "_usable_cpus", lambda: 2)  # whatever runs the test
 
     def files(data_dir: Path) -> tuple[bytes, str]:
         text = index_path(data_dir, "chinook").read_text()
@@ -182,8 +183,12 @@ def test_embeddings_made_ahead_by_a_child_give_the_same_index(chinook, tmp_path:
     build_index(info, tmp_path / "alone")  # no values collected: compare the vectors only
     assert files(tmp_path / "alone")[0] == files(tmp_path / "ahead")[0]
     assert len(started) == 3 and all(a._process.poll() is not None for a in started)
+    monkeypatch.setattr(embeddings_ahead, "_usable_cpus", lambda: 1)  # no second CPU: no child
+    annotate_database(chinook.config, tmp_path / "one_cpu")
+    assert started[-1]._process is None and answered[-1] == 0
+    assert files(tmp_path / "one_cpu") == files(tmp_path / "ahead")
     annotate_database(chinook.config, tmp_path / "model", options=AnnotateOptions(model="test"))
-    assert len(started) == 3  # a model may rewrite the descriptions first: no child
+    assert len(started) == 4  # a model may rewrite the descriptions first: no child
 
 
 @pytest.mark.slow

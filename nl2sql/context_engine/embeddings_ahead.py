@@ -24,6 +24,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import os
 import subprocess
 import sys
 import threading
@@ -46,8 +47,11 @@ class EmbeddingsAhead:
     def __init__(self) -> None:
         self._texts: list[str] = []
         self._writer: threading.Thread | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+        if _usable_cpus() < 2:  # the child would only take turns with this process
+            return
         try:
-            self._process: subprocess.Popen[bytes] | None = subprocess.Popen(
+            self._process = subprocess.Popen(
                 [sys.executable, "-c", _CHILD, json.dumps(sys.path)], stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         except OSError as exc:  # no interpreter to start (frozen, sandboxed): in-process
@@ -103,6 +107,14 @@ class EmbeddingsAhead:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+def _usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity where the system says)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
 
 
 def _whole_matrix(npy: bytes, rows: int) -> bool:
