@@ -159,6 +159,7 @@ def test_embeddings_made_ahead_by_a_child_give_the_same_index(chinook, tmp_path:
     monkeypatch.setattr(embeddings_ahead.EmbeddingsAhead, "__init__", init)
     monkeypatch.setattr(embeddings_ahead.EmbeddingsAhead, "vectors", vectors)
     monkeypatch.setattr(embeddings_ahead, "_usable_cpus", lambda: 2)  # whatever runs the test
+    monkeypatch.setattr(embeddings_ahead.embeddings, "loaded", lambda: False)  # and before it
 
     def files(data_dir: Path) -> tuple[bytes, str]:
         text = index_path(data_dir, "chinook").read_text()
@@ -187,8 +188,13 @@ def test_embeddings_made_ahead_by_a_child_give_the_same_index(chinook, tmp_path:
     annotate_database(chinook.config, tmp_path / "one_cpu")
     assert started[-1]._process is None and answered[-1] == 0
     assert files(tmp_path / "one_cpu") == files(tmp_path / "ahead")
+    monkeypatch.setattr(embeddings_ahead, "_usable_cpus", lambda: 2)
+    monkeypatch.setattr(embeddings_ahead.embeddings, "loaded", lambda: True)  # a server's
+    annotate_database(chinook.config, tmp_path / "loaded")  # the model here already: no child
+    assert started[-1]._process is None and answered[-1] == 0
+    assert files(tmp_path / "loaded") == files(tmp_path / "ahead")
     annotate_database(chinook.config, tmp_path / "model", options=AnnotateOptions(model="test"))
-    assert len(started) == 4  # a model may rewrite the descriptions first: no child
+    assert len(started) == 5  # a model may rewrite the descriptions first: no child
 
 
 @pytest.mark.slow

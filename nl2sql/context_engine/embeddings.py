@@ -68,6 +68,11 @@ def model_files() -> tuple[Path, Path]:
             folder / "tokenizers" / f"{_CONFIG}_tokenizer_config.json")
 
 
+def loaded() -> bool:
+    """Whether this process has loaded the model already (embedding here then costs little)."""
+    return _model is not None
+
+
 def model() -> Model:
     """The shared model (loaded on first use)."""
     global _model

@@ -30,6 +30,7 @@ import sys
 import threading
 from typing import Any
 
+from nl2sql.context_engine import embeddings
 from nl2sql.context_engine.embeddings import DIMENSIONS, Embedded
 
 log = logging.getLogger(__name__)
@@ -48,8 +49,8 @@ class EmbeddingsAhead:
         self._texts: list[str] = []
         self._writer: threading.Thread | None = None
         self._process: subprocess.Popen[bytes] | None = None
-        if _usable_cpus() < 2:  # the child would only take turns with this process
-            return
+        if _usable_cpus() < 2 or embeddings.loaded():
+            return  # the child would take turns with this process, or save it nothing
         try:
             self._process = subprocess.Popen(
                 [sys.executable, "-c", _CHILD, json.dumps(sys.path)], stdin=subprocess.PIPE,
@@ -132,8 +133,6 @@ def serve() -> None:
     channel = sys.stdout.buffer
     sys.stdout = sys.stderr  # whatever a library prints stays out of the vectors
     import numpy as np
-
-    from nl2sql.context_engine import embeddings
 
     loading = threading.Thread(target=embeddings.model, daemon=True)
     loading.start()
