@@ -224,7 +224,7 @@ def test_annotate_without_a_semantic_model_never_imports_the_metrics_check(
     """The metrics check (sqlglot, the semantic compiler: ~0.1 s of every run's start-up) is
     loaded only for a database with a ``semantic_model:`` (test_metrics_annotate.py runs it);
     a first annotation without a model leaves numpy to the child that embeds the tables
-    (``embeddings_ahead.py``)."""
+    (``embeddings_ahead.py``) and has no verified answers to recheck (the store's tables)."""
     database = tmp_path / "shop.db"
     with sqlite3.connect(database) as conn:
         conn.execute("CREATE TABLE orders (id INTEGER PRIMARY KEY, status TEXT)")
@@ -233,7 +233,8 @@ def test_annotate_without_a_semantic_model_never_imports_the_metrics_check(
               "with contextlib.redirect_stdout(io.StringIO()):\n"
               "    rc = cli.main(['shop'])\n"
               "print(rc, sorted(m for m in sys.modules if m in ('nl2sql.annotation.metrics_check',"
-              " 'nl2sql.semantic.compiler', 'nl2sql.semantic.loading', 'numpy')))")
+              " 'nl2sql.semantic.compiler', 'nl2sql.semantic.loading', 'numpy',"
+              " 'nl2sql.store.answers')))")
     env = {k: v for k, v in os.environ.items() if not k.startswith("NL2SQL_")}
     env.update(NL2SQL_DATA_DIR=str(tmp_path / "data"), NL2SQL_CONFIG=str(tmp_path / "dbs.yaml"))
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,

@@ -38,7 +38,6 @@ from nl2sql.inspection.implied_keys import infer_foreign_keys
 from nl2sql.inspection.samples import SampleSettings, collect_sample, collect_samples
 from nl2sql.schema.models import AnnotationRun, DbInfo, TableInfo, utc_now
 from nl2sql._helpers import NullProgress, ProgressReporter
-from nl2sql.annotation.verified_drift import recheck_verified
 from nl2sql.store.store import Store
 from nl2sql.annotation.drift import compare_schemas
 from nl2sql.inspection import DbSchemaExtractor
@@ -189,8 +188,13 @@ def annotate_database(config: DbConnectionConfig, data_dir: Path, *,
             _build_context_index(db_info, data_dir, values,
                                  ahead.vectors() if ahead is not None else None)
         operations = create_operations(connection, db_info)
-        stale = recheck_verified(operations, previous, db_info,
-                                 (store or Store(data_dir)).answers(config.db_id))
+        stale: list[str] = []
+        if previous is not None:  # a first annotation has no verified answer to recheck
+            # Imported here: the verified answers' store tables (SQLAlchemy's PostgreSQL
+            # dialect among them) cost a first annotation of a SQLite file ~40 ms of start-up.
+            from nl2sql.annotation.verified_drift import recheck_verified
+            stale = recheck_verified(operations, previous, db_info,
+                                     (store or Store(data_dir)).answers(config.db_id))
         metrics = None
         if config.semantic_model is not None:
             # Imported here: the check's sqlglot and semantic compiler cost every
