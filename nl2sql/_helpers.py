@@ -147,9 +147,9 @@ def lazy_exports(package: str, where: dict[str, str],
 
 @contextmanager
 def quiet_imports(*names: str) -> Iterator[None]:
-    """Some libraries configure logging on import (``wordllama``'s package calls
-    ``logging.basicConfig(level=INFO)``, which makes every library's INFO lines appear in a
-    notebook; ``bm25s`` sets its own logger to DEBUG, so its debug lines reach stderr) or warn
+    """Some libraries configure logging on import (one calling ``logging.basicConfig(level=INFO)``
+    makes every library's INFO lines appear in a notebook; ``bm25s`` sets its own logger to
+    DEBUG, so its debug lines reach stderr) or warn
     about optional notebook widgets (``tqdm.auto`` via ``bm25s``). Import them inside
     ``quiet_imports(name)``: the root logger and the library's own logger are put back as they
     were, and the widget warning is not shown.

@@ -2,8 +2,8 @@
 
 ``annotate-schema`` knows what each table's embedding is made of (its name, description and
 column names: ``index.embed_text``) as soon as the schema is extracted, but builds the context
-index only after the sample rows and enum screening. Done then, on the main process, importing
-numpy's model side, loading the tokenizer and weights and embedding 1,000 tables add 0.15-0.2 s
+index only after the sample rows and enum screening. Done then, in the annotating process,
+importing numpy, loading the tokenizer and weights and embedding 1,000 tables add 0.15-0.2 s
 at the very end of the run, with the machine's second core idle. ``EmbeddingsAhead`` starts a
 child Python at once; it loads the model while the parent extracts, takes the texts when they
 are known and hands their vectors back (``bench/README.md``, issue 29: annotate-schema as a whole
@@ -28,8 +28,6 @@ import os
 import subprocess
 import sys
 import threading
-from typing import Any
-
 from nl2sql.context_engine import embeddings
 from nl2sql.context_engine.embeddings import DIMENSIONS, Embedded
 
@@ -43,7 +41,7 @@ _CHILD = ("import json, sys; sys.path[:] = json.loads(sys.argv[1]); "
 
 
 class EmbeddingsAhead:
-    """A child process embedding texts ahead of the index build; a context manager."""
+    """A child process embedding texts ahead of the index build (``close`` ends it)."""
 
     def __init__(self) -> None:
         self._texts: list[str] = []
@@ -102,12 +100,6 @@ class EmbeddingsAhead:
         if self._process is not None and self._process.poll() is None:
             self._process.kill()
             self._process.wait()
-
-    def __enter__(self) -> EmbeddingsAhead:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
 
 
 def _usable_cpus() -> int:

@@ -102,7 +102,7 @@ def _table_lines(table: TableInfo, db_type: str,
         columns = [c for c in columns if c.name in only]
         foreign_keys = [fk for fk in foreign_keys if only.issuperset(fk.columns)]
         indexes = [i for i in indexes if only.issuperset(i.columns)]
-    database = table.__pydantic_private__["_db"]  # not pydantic's __getattr__: once per table
+    database = table.attached_db
 
     lines = _comment_lines(table.description)
     if table.row_count is not None:

@@ -136,8 +136,15 @@ class TableInfo(_Model):
 
     @property
     def db(self) -> DbInfo:
-        assert self._db is not None, "table is not attached to a database"
-        return self._db
+        database = self.attached_db
+        assert database is not None, "table is not attached to a database"
+        return database
+
+    @property
+    def attached_db(self) -> DbInfo | None:
+        """The database this table belongs to, None for a table built on its own (read from
+        pydantic's private store: its ``__getattr__`` cost ~3 us per access)."""
+        return self.__pydantic_private__["_db"]
 
     @property
     def primary_key(self) -> list[str]:
