@@ -111,7 +111,7 @@ def test_failed_run_keeps_paid_results_and_next_run_resumes(chinook: SampleDb,
 
     def flaky(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         if len(answered) == 3:
-            raise ai_errors.ModelHTTPError(429, "scripted", body="rate limit")
+            raise ai_errors.ModelHTTPError(429, "scripted", body="rate limit", retry_after=0.01)
         answered.append(table_of(prompt_text(messages)) or "")
         return scripted._respond(messages, info)
 

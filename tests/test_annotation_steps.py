@@ -173,7 +173,7 @@ def test_provider_failure_raises_setup_error_and_keeps_finished_tables(tmp_path:
 
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         if table_of(prompt_text(messages)) == "t2":
-            raise ai_errors.ModelHTTPError(429, "scripted", body="rate limit")
+            raise ai_errors.ModelHTTPError(429, "scripted", body="rate limit", retry_after=0.01)
         return answer(info, {"table_description": "T.", "columns": {"id": "Id."}})
 
     def checkpoint(info: DbInfo) -> None:
