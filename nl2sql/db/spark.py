@@ -299,7 +299,10 @@ class SparkConnection(DbConnection):
         """Run a small statement (catalog, sample) and return all its rows and column names."""
 
         def run(session: Any) -> tuple[list[tuple[Any, ...]], list[str]]:
-            table = session.sql(sql, args=args or None).toArrow()
+            frame = session.sql(sql, args=args or None)
+            table = command_rows(frame)
+            if table is None:
+                table = frame.toArrow()
             return arrow_rows(table), list(table.column_names)
 
         try:
@@ -344,6 +347,29 @@ def first_line(exc: BaseException) -> str:
     line = details[1] if details else text.splitlines()[0].strip()
     line = re.sub(r"\s*SQLSTATE: \w+\.?", "", line)
     return line.rstrip(". ")
+
+
+def query_frame(session: Any, text: str) -> Any:
+    """A DataFrame of the query ``text``, made here: ``session.sql`` sends the text to the
+    server first, which for a query (not a command) only answers with this same relation, one
+    round trip for nothing (the query is parsed and analyzed again when it runs)."""
+    from pyspark.sql.connect.dataframe import DataFrame
+    from pyspark.sql.connect.plan import SQL
+
+    return DataFrame(SQL(text), session)
+
+
+def command_rows(frame: Any) -> Any:
+    """The Arrow table a command (``SHOW ...``) sent back with its answer to ``session.sql``,
+    read here; ``toArrow()`` would send those rows to the server to have them sent back. None
+    when ``frame`` is anything else (a query: it runs with ``toArrow()``)."""
+    relation = getattr(getattr(frame, "_plan", None), "_plan", None)  # pyspark's CachedRelation
+    if relation is None or not relation.HasField("local_relation") \
+            or not relation.local_relation.data:
+        return None
+    import pyarrow as pa
+
+    return pa.ipc.open_stream(relation.local_relation.data).read_all()
 
 
 def arrow_rows(table: Any) -> list[tuple[Any, ...]]:
@@ -406,7 +432,7 @@ class SparkOperations(DbOperations):
         turned into an error on the server (``raise_error``), so no such value is ever sent:
         the columns' types come from an analysis of the query (nothing runs)."""
         wrapped = f"{_WRAP_PREFIX}{body}\n) AS nl2sql_result"
-        fields = session.sql(wrapped).schema.fields
+        fields = query_frame(session, wrapped).schema.fields
         limit = self.connection.config.max_value_bytes
         names = [f"c{i}" for i in range(len(fields))]
         checked = []
@@ -423,7 +449,7 @@ class SparkOperations(DbOperations):
 
     def _stream_batches(self, session: Any, text: str, sink: ResultSink, max_rows: int,
                         started: threading.Event) -> QueryStats:
-        df = session.sql(text)
+        df = query_frame(session, text)
         plan = df._plan.to_proto(session.client)
         columns: list[str] | None = None
         count, size, truncated = 0, 0, False
