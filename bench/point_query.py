@@ -40,7 +40,7 @@ import time
 from pathlib import Path
 
 from mcp import Client
-from timing import fresh_bytecode  # noqa: E402
+from timing import fresh_bytecode, percentiles  # noqa: E402
 
 from nl2sql.mcp import build_server
 from nl2sql.operations.ops_context import OpsContext
@@ -56,11 +56,6 @@ P50_TARGET_MS, P95_TARGET_MS = 1.0, 2.0
 STDIO_P50_TARGET_MS = 1.5  # issue 29
 ORDERS = 400  # keys 1..ORDERS exist in the bundled sample
 KEYS = ORDERS
-
-
-def percentiles(times: list[float]) -> tuple[float, float]:
-    cuts = statistics.quantiles(times, n=100, method="inclusive")
-    return statistics.median(times) * 1000, cuts[94] * 1000
 
 
 def query(i: int, warmup: int) -> str:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import collections
 import signal
-import statistics
 import sys
 import tempfile
 import time
@@ -25,6 +24,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+
+from spark_server import (SparkConnectServer, requests_sent,  # noqa: E402
+                          spark_unavailable_reason)
+from timing import percentiles  # noqa: E402  (bench/ is on sys.path)
 
 DATABASE = "bench_point"
 
@@ -40,35 +43,6 @@ def _make_table(remote: str) -> None:
                     "FROM range(1, 10001)")
     finally:
         session.stop()
-
-
-def _requests_of_one_query(ctx: object, db_execute_sql_op: object) -> dict[str, int]:
-    """The requests one query sends, by kind (ExecutePlan: its command or relation; Analyze)."""
-    from pyspark.sql.connect.client.core import SparkConnectClient
-
-    sent: collections.Counter[str] = collections.Counter()
-    execute, analyze = SparkConnectClient._execute_and_fetch_as_iterator, \
-        SparkConnectClient._analyze
-
-    def counted_execute(self, request, *args, **kwargs):  # noqa: ANN001, ANN202
-        plan = request.plan
-        sent["execute " + (plan.command.WhichOneof("command_type") if plan.HasField("command")
-                           else plan.root.WhichOneof("rel_type"))] += 1
-        return execute(self, request, *args, **kwargs)
-
-    def counted_analyze(self, method, **kwargs):  # noqa: ANN001, ANN202
-        sent[f"analyze {method}"] += 1
-        return analyze(self, method, **kwargs)
-
-    SparkConnectClient._execute_and_fetch_as_iterator = counted_execute  # type: ignore[method-assign]
-    SparkConnectClient._analyze = counted_analyze  # type: ignore[method-assign]
-    try:
-        db_execute_sql_op(ctx, "lake", "SELECT * FROM bench WHERE id = 1",  # type: ignore[operator]
-                          output_file="count.csv", overwrite=True)
-    finally:
-        SparkConnectClient._execute_and_fetch_as_iterator = execute  # type: ignore[method-assign]
-        SparkConnectClient._analyze = analyze  # type: ignore[method-assign]
-    return dict(sent)
 
 
 def run(remote: str, calls: int, warmup: int) -> None:
@@ -87,14 +61,14 @@ def run(remote: str, calls: int, warmup: int) -> None:
                               overwrite=True)
             if i >= warmup:
                 times.append(time.perf_counter() - started)
-        times.sort()
-        p50 = statistics.median(times) * 1000
-        p95 = times[min(len(times) - 1, int(len(times) * 0.95))] * 1000
+        p50, p95 = percentiles(times)
         print(f"Spark point query through db_execute_sql_op, {calls} calls after {warmup} "
-              f"warm-up: p50 {p50:.0f} ms, p95 {p95:.0f} ms, min {times[0] * 1000:.0f} ms")
-        sent = _requests_of_one_query(ctx, db_execute_sql_op)
-        print(f"requests of one query: {sum(sent.values())} "
-              f"({', '.join(f'{k} x{v}' for k, v in sorted(sent.items()))})")
+              f"warm-up: p50 {p50:.0f} ms, p95 {p95:.0f} ms, min {min(times) * 1000:.0f} ms")
+        with requests_sent() as sent:
+            db_execute_sql_op(ctx, "lake", "SELECT * FROM bench WHERE id = 1", overwrite=True)
+        kinds = collections.Counter(sent)
+        print(f"requests of one query: {len(sent)} "
+              f"({', '.join(f'{k} x{v}' for k, v in sorted(kinds.items()))})")
     finally:
         ctx.close()
 
@@ -111,8 +85,6 @@ def main() -> int:
         _make_table(args.remote)
         run(args.remote, args.calls, args.warmup)
         return 0
-    from spark_server import SparkConnectServer, spark_unavailable_reason
-
     if reason := spark_unavailable_reason():
         print(f"error: {reason}", file=sys.stderr)
         return 2

@@ -1,4 +1,5 @@
-"""What the micro-benchmarks share: a median of repeated calls and a sink that keeps no rows.
+"""What the micro-benchmarks share: a median of repeated calls, p50 and p95 of timings, and a
+sink that keeps no rows.
 
 Imported by the scripts beside it (``bench/`` is on ``sys.path`` when one of them runs).
 """
@@ -36,6 +37,12 @@ def median_ms(action: Callable[[], object], repeat: int, *, warm_up: int = 20) -
         action()
         times.append(time.perf_counter() - started)
     return statistics.median(times) * 1000
+
+
+def percentiles(times: list[float]) -> tuple[float, float]:
+    """p50 and p95 of ``times`` (seconds), in milliseconds."""
+    cuts = statistics.quantiles(times, n=100, method="inclusive")
+    return statistics.median(times) * 1000, cuts[94] * 1000
 
 
 def fresh_bytecode() -> None:

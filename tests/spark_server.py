@@ -20,8 +20,9 @@ import socket
 import sqlite3
 import subprocess
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +75,36 @@ def log_tail(path: Path, lines: int = 20) -> str:
         return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
     except OSError:
         return ""
+
+
+@contextmanager
+def requests_sent() -> Iterator[list[str]]:
+    """The requests this process's Spark Connect clients send while the block runs, in order:
+    an ExecutePlan as its command or relation kind (``sql_command``, ``sql``...), an
+    AnalyzePlan as ``analyze <what>``."""
+    from pyspark.sql.connect.client.core import SparkConnectClient
+
+    sent: list[str] = []
+    execute, analyze = SparkConnectClient._execute_and_fetch_as_iterator, \
+        SparkConnectClient._analyze
+
+    def counted_execute(self, request, *args, **kwargs):  # noqa: ANN001, ANN202
+        plan = request.plan
+        sent.append(plan.command.WhichOneof("command_type") if plan.HasField("command")
+                    else plan.root.WhichOneof("rel_type"))
+        return execute(self, request, *args, **kwargs)
+
+    def counted_analyze(self, method, **kwargs):  # noqa: ANN001, ANN202
+        sent.append(f"analyze {method}")
+        return analyze(self, method, **kwargs)
+
+    SparkConnectClient._execute_and_fetch_as_iterator = counted_execute  # type: ignore[method-assign]
+    SparkConnectClient._analyze = counted_analyze  # type: ignore[method-assign]
+    try:
+        yield sent
+    finally:
+        SparkConnectClient._execute_and_fetch_as_iterator = execute  # type: ignore[method-assign]
+        SparkConnectClient._analyze = analyze  # type: ignore[method-assign]
 
 
 class SparkConnectServer:

@@ -230,38 +230,22 @@ def test_results_stream_with_row_cap_and_equal_direct_query(
 
 @pytest.mark.spark
 def test_a_query_sends_the_server_only_what_it_needs(
-        chinook_cfg: DbConnectionConfig, chinook_info, tmp_path: Path,  # noqa: ANN001
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        chinook_cfg: DbConnectionConfig, chinook_info, tmp_path: Path) -> None:  # noqa: ANN001
     """A query costs the server four requests: the catalogue's two SHOW commands (Chinook has
     no view), whose rows come back with their answers (not sent back to be read), the
     analysis of the wrapped query (its columns' types) and the run; its text is never sent
     ahead on its own. A command's rows read here are the rows the server reads back."""
-    from pyspark.sql.connect.client.core import SparkConnectClient
+    from spark_server import requests_sent
 
     from nl2sql.db.spark import command_rows
 
-    sent: list[str] = []
-    execute, analyze = SparkConnectClient._execute_and_fetch_as_iterator, \
-        SparkConnectClient._analyze
-
-    def counted_execute(self, request, *args, **kwargs):  # noqa: ANN001, ANN202
-        plan = request.plan
-        sent.append(plan.command.WhichOneof("command_type") if plan.HasField("command")
-                    else plan.root.WhichOneof("rel_type"))
-        return execute(self, request, *args, **kwargs)
-
-    def counted_analyze(self, method, **kwargs):  # noqa: ANN001, ANN202
-        sent.append(f"analyze {method}")
-        return analyze(self, method, **kwargs)
-
     ops = create_operations(create_connection(chinook_cfg), chinook_info)
     ops.execute_select_query(ROCK, CsvResultWriter(tmp_path / "warm.csv"))  # the session made
-    monkeypatch.setattr(SparkConnectClient, "_execute_and_fetch_as_iterator", counted_execute)
-    monkeypatch.setattr(SparkConnectClient, "_analyze", counted_analyze)
     writer = CsvResultWriter(tmp_path / "rock.csv")
-    assert ops.execute_select_query(ROCK, writer).row_count == 1 and writer.preview == [["1297"]]
+    with requests_sent() as sent:
+        assert ops.execute_select_query(ROCK, writer).row_count == 1
+    assert writer.preview == [["1297"]]
     assert sent == ["sql_command", "sql_command", "analyze schema", "sql"], sent
-    monkeypatch.undo()
     session = ops.connection.session()
     shown = session.sql("SHOW TABLES IN chinook")
     assert command_rows(shown) == shown.toArrow() and command_rows(shown).num_rows == 11

@@ -299,10 +299,7 @@ class SparkConnection(DbConnection):
         """Run a small statement (catalog, sample) and return all its rows and column names."""
 
         def run(session: Any) -> tuple[list[tuple[Any, ...]], list[str]]:
-            frame = session.sql(sql, args=args or None)
-            table = command_rows(frame)
-            if table is None:
-                table = frame.toArrow()
+            table = frame_table(session.sql(sql, args=args or None))
             return arrow_rows(table), list(table.column_names)
 
         try:
@@ -370,6 +367,13 @@ def command_rows(frame: Any) -> Any:
     import pyarrow as pa
 
     return pa.ipc.open_stream(relation.local_relation.data).read_all()
+
+
+def frame_table(frame: Any) -> Any:
+    """All of ``frame``'s rows as an Arrow table: a command's as they came with its answer
+    (``command_rows``), anything else run (``toArrow``)."""
+    table = command_rows(frame)
+    return frame.toArrow() if table is None else table
 
 
 def arrow_rows(table: Any) -> list[tuple[Any, ...]]:

@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 
 from sqlalchemy import FromClause, TableClause, column, text
 
-from nl2sql.db.spark import arrow_rows, command_rows
+from nl2sql.db.spark import arrow_rows, frame_table
 from nl2sql.db.spark_sql import SparkDialect, SparkSqlConnection
 from nl2sql.inspection.base import DbSchemaInspector, ReflectedSchema, RowCount
 from nl2sql.inspection.statistics import EnumScreeningSettings
@@ -89,9 +89,8 @@ class SparkSchemaInspector(DbSchemaInspector):
     def _describe(self, session: Any, name: str) -> dict[str, Any]:
         database = self.schema
         columns = session.catalog.listColumns(self.qualified_name(name))
-        described = session.sql(f"DESCRIBE TABLE EXTENDED {self.qualified_name(name)}")
-        table = command_rows(described)  # the rows came with the command's answer
-        rows = arrow_rows(table) if table is not None else described.collect()
+        rows = arrow_rows(frame_table(
+            session.sql(f"DESCRIBE TABLE EXTENDED {self.qualified_name(name)}")))
         section, detail, constraints = "", {}, []
         for row in rows:
             key, value = (row[0] or "").strip(), (row[1] or "").strip()

@@ -79,9 +79,9 @@ def _header(db_info: DbInfo) -> str:
 def format_table(table: TableInfo, db_type: str, *, include_samples: bool = True,
                  only: set[str] | None = None) -> str:
     """One table (or view) as ``CREATE TABLE``/``CREATE VIEW`` with its comments; ``only``:
-    just those columns, with the keys and indexes that lie within them."""
+    just those columns, with the keys and indexes that lie within them (no sample rows)."""
     lines, samples = _table_lines(table, db_type, only)
-    return "\n".join([*lines, *samples] if include_samples and only is None else lines)
+    return "\n".join([*lines, *samples] if include_samples else lines)
 
 
 def format_table_both(table: TableInfo, db_type: str) -> tuple[str, str]:
