@@ -11,7 +11,7 @@ from typing import Literal
 from mcp.server.mcpserver import MCPServer
 
 from nl2sql import __version__
-from nl2sql.access.caller import os_caller
+from nl2sql.access.caller import Caller, os_caller
 from nl2sql.access.users import local_caller
 from nl2sql.mcp.auth import http_auth
 from nl2sql.mcp.edge import Nl2SqlServer
@@ -19,6 +19,7 @@ from nl2sql.mcp.prompts import register_prompts
 from nl2sql.mcp.resources import register_resources
 from nl2sql.mcp.tools import register_tools
 from nl2sql.mcp.warmup import start_warm_up
+from nl2sql.operations.first_use import prepare
 from nl2sql.operations.ops_context import OpsContext
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
@@ -56,17 +57,23 @@ def build_server(config_path: str | Path | None = None, *, data_dir: str | Path 
                           auth=settings)
     server.ops_context = ops_context
     server.face = f"mcp-{transport}"
-    if transport == "stdio":  # looked up at the first request: the store loads SQLAlchemy
-        server.default_caller = functools.cache(
-            lambda: local_caller(ops_context.configs, ops_context.store))
+    if transport == "stdio":  # looked up once, by the warm-up or the first request
+        server.default_caller = functools.cache(lambda: stdio_caller(ops_context))
     elif auth is None:
         server.default_caller = os_caller
-    server.on_initialized = lambda: start_warm_up(ops_context)
+    server.on_initialized = lambda: start_warm_up(ops_context, server.default_caller)
     server.startup_note = startup_note(ops_context)
     register_tools(server)
     register_resources(server)
     register_prompts(server)
     return server
+
+
+def stdio_caller(ops_context: OpsContext) -> Caller:
+    """The OS account a stdio server acts for (``local_caller``). The users store loads
+    SQLAlchemy: under ``prepare``'s lock, so a first call never imports it beside the warm-up."""
+    prepare(ops_context)
+    return local_caller(ops_context.configs, ops_context.store)
 
 
 def startup_note(ops_context: OpsContext) -> str | None:

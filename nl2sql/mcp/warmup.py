@@ -6,7 +6,8 @@ needed for ``tools/list``, and importing them would slow the cold start); the fi
 ``notifications/initialized`` (on stdio; over HTTP once the port is open), a daemon thread
 prepares the query path (``nl2sql.operations.first_use.prepare``: the modules, the result
 models, and each backend's classes and dialects) and opens one pooled connection per
-configured database (up to ``WARM_DATABASES``). Preparing runs under the lock every call
+configured database (up to ``WARM_DATABASES``), and looks up who the calls act for (the
+account's entry in the users store: opening that store took ~10 ms of the first call). Preparing runs under the lock every call
 takes first, so a call that arrives meanwhile waits for that work instead of importing the same
 modules alongside it (which broke the process for good); connecting to a server runs outside
 the lock, so a database that is slow to answer delays no call but its own. Any failure (a
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.first_use import prepare
@@ -28,15 +30,24 @@ logger = logging.getLogger(__name__)
 WARM_DATABASES = 4
 
 
-def start_warm_up(ctx: OpsContext) -> threading.Thread:
+def start_warm_up(ctx: OpsContext, caller: Callable[[], object] | None = None
+                  ) -> threading.Thread:
     """Start the warm-up thread (daemon: it never delays the process's exit)."""
-    thread = threading.Thread(target=warm_up, args=(ctx,), name="nl2sql-warm-up", daemon=True)
+    thread = threading.Thread(target=warm_up, args=(ctx, caller), name="nl2sql-warm-up",
+                              daemon=True)
     thread.start()
     return thread
 
 
-def warm_up(ctx: OpsContext) -> None:
+def warm_up(ctx: OpsContext, caller: Callable[[], object] | None = None) -> None:
+    """Prepare the query path; ``caller``: the server's lookup of who a request acts for
+    (cached by the server), made now rather than by the first call."""
     prepare(ctx)
+    if caller is not None:
+        try:
+            caller()
+        except Exception as exc:  # noqa: BLE001 (the first call reports it in one sentence)
+            logger.debug("warm-up: looking up the caller failed: %s", exc)
     for db_id in ctx.configs.ids()[:WARM_DATABASES]:
         prepare(ctx, db_id)
         try:
