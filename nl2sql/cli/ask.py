@@ -26,10 +26,7 @@ from nl2sql.config.registry import ENV_CONFIG, ENV_MODEL
 from nl2sql.errors import Nl2SqlError, UsageError
 from nl2sql.llm.usage import format_cost
 from nl2sql.operations.ops_context import OpsContext
-from nl2sql.agents.ask import ask
 from nl2sql.context_engine import context
-from nl2sql.agents.conversations import ConversationStore
-from nl2sql.agents.answer import markdown_table
 from nl2sql.operations import verified_answers as workflow
 
 if TYPE_CHECKING:
@@ -139,6 +136,10 @@ def _run(argv: list[str] | None) -> int:
                 "openai:gpt-4o-mini, or ollama:qwen2.5-coder for a local one), or use "
                 "--show-context to see what a model would be shown.")
 
+        # Here, not at the top: the agents import pydantic-ai (0.4-1 s), which --help, the
+        # verified answers' commands and --show-context never use.
+        from nl2sql.agents.ask import ask
+
         with _spinner() as status, status_to(status.update if status else None):
             answer = ask(args.question, db_id=args.db, model=args.model,
                          conversation_id=args.conversation, config=ops, max_rows=args.max_rows,
@@ -164,6 +165,8 @@ def _save_chart(answer: Answer, path: str, ops: Any, out: Any) -> None:
 
 
 def _conversations(ops: Any, args: argparse.Namespace) -> int:
+    from nl2sql.agents.conversations import ConversationStore  # pydantic-ai's message types
+
     store = ConversationStore(ops.store, ops.caller.name)
     if args.delete_conversation:
         count = store.delete(args.delete_conversation)
@@ -224,6 +227,8 @@ def _spinner() -> Any:
 def _print_answer(answer: Answer) -> None:
     """The answer for a person: the SQL and explanation are a model's text and the rows the
     database's, so every line goes through ``terminal_text`` (no escape reaches the terminal)."""
+    from nl2sql.agents.answer import markdown_table  # loaded with the agents already
+
     if sys.stdout.isatty():
         from rich.console import Console
         from rich.syntax import Syntax
