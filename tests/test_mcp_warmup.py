@@ -83,7 +83,7 @@ async def test_warm_up_starts_once_when_the_client_is_initialized(
 
 def test_warm_up_looks_up_who_a_stdio_call_acts_for(tmp_path: Path) -> None:
     """The account's entry in the users store is read by the warm-up (opening the store took
-    ~4 ms of the first call), under the lock that keeps its imports from the calls'."""
+    a few ms of the first call), under the lock that keeps its imports from the calls'."""
     server = build_server(None, data_dir=tmp_path / "data", workspace=tmp_path / "ws")
     try:
         assert server.default_caller is not None and server.on_initialized is not None

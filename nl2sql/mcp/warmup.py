@@ -6,10 +6,11 @@ needed for ``tools/list``, and importing them would slow the cold start); the fi
 ``notifications/initialized`` (on stdio; over HTTP once the port is open), a daemon thread
 prepares the query path (``nl2sql.operations.first_use.prepare``: the modules, the result
 models, and each backend's classes and dialects) and opens one pooled connection per
-configured database (up to ``WARM_DATABASES``), and looks up who the calls act for (the
-account's entry in the users store: opening that store took ~10 ms of the first call). Preparing runs under the lock every call
-takes first, so a call that arrives meanwhile waits for that work instead of importing the same
-modules alongside it (which broke the process for good); connecting to a server runs outside
+configured database (up to ``WARM_DATABASES``), and looks up who a stdio call acts for (the
+account's entry in the users store, whose opening was a few ms of the first call). Preparing
+runs under the lock every call takes first, so a call that arrives meanwhile waits for that work
+instead of importing the same modules alongside it (which broke the process for good); the
+caller's lookup takes that lock first too. Connecting to a server runs outside
 the lock, so a database that is slow to answer delays no call but its own. Any failure (a
 database that is down) is logged at debug level and left to the first call to report.
 """
