@@ -47,6 +47,24 @@ def test_unknown_type_names_type_field_and_line(tmp_path):
                                 f"one of: {known}.")
 
 
+@pytest.mark.parametrize(("written", "meant"), [
+    ("postgresql", "postgres"), ("mariadb", "mysql"), ("sqlite3", "sqlite"), ("DuckDB", "duckdb")])
+def test_a_type_written_as_url_schemes_and_drivers_name_it_gets_a_hint(
+        tmp_path, written, meant):
+    """``url: postgresql://`` and ``mariadb://`` work, so ``type: postgresql`` is a likely
+    slip: the message names the type meant."""
+    path = write(tmp_path, f"databases:\n  shop:\n    dbname: shop\n    type: {written}\n")
+    assert load_error(path) == (f"{path} line 4: database 'shop': unknown type '{written}'; "
+                                f"did you mean '{meant}'? use one of: {', '.join(BACKENDS)}.")
+
+
+def test_postgres_with_spark_database_field_says_dbname(tmp_path):
+    path = write(tmp_path, "databases:\n  shop:\n    type: postgres\n    database: shop\n")
+    assert load_error(path) == (f"{path} line 2: database 'shop': field 'dbname' is required for "
+                                f"type postgres; 'database' names a Spark namespace, write the "
+                                f"database's name as 'dbname'.")
+
+
 def test_postgres_without_dbname(tmp_path):
     path = write(tmp_path, "databases:\n  ok:\n    type: sqlite\n    path: a.db\n"
                            "  shop:\n    type: postgres\n    host: localhost\n")

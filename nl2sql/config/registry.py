@@ -136,7 +136,11 @@ class DbConnectionConfig(BaseModel):
             if all(getattr(self, name) in (None, "", []) for name in names):
                 wanted = " or ".join(f"'{name}'" for name in names)
                 plural = "s" if len(names) > 1 else ""
-                raise ValueError(f"field{plural} {wanted} is required for type {self.type}")
+                # ``database:`` is Spark's namespace; a server's database is ``dbname:``.
+                hint = "; 'database' names a Spark namespace, write the database's name as " \
+                       "'dbname'" if names == ("dbname",) and self.database else ""
+                raise ValueError(f"field{plural} {wanted} is required for type {self.type}"
+                                 f"{hint}")
         return self
 
     @property
@@ -377,11 +381,25 @@ def _validation_message(exc: ValidationError, where: str, node: yaml.Node | None
             return f"{where}: field '{field}' is missing; add it."
         case "enum":
             allowed = ", ".join(t.value for t in DatabaseType)
-            return (f"{where}: unknown type '{error.get('input')}'; use one of: {allowed}.")
+            given = str(error.get("input"))
+            return (f"{where}: unknown type '{given}'; {_type_meant(given)}use one of: "
+                    f"{allowed}.")
         case _:
             message = str(error["msg"]).removeprefix("Value error, ")
             suffix = f" (field '{field}')" if field else ""
             return f"{where}: {message}{suffix}."
+
+
+def _type_meant(given: str) -> str:
+    """``"did you mean 'postgres'? "`` for a type written as a URL scheme or SQLAlchemy dialect
+    names it (``postgresql``, ``mariadb``: ``url:`` takes those) or spelled close to one."""
+    name = given.strip().lower()
+    for matches in (lambda b: name == b.name, lambda b: name in b.url_schemes,
+                    lambda b: name == b.sqlalchemy_dialect):
+        found = next((b.name for b in BACKENDS.values() if matches(b)), None)
+        if found is not None:
+            return f"did you mean '{found}'? "
+    return did_you_mean(name, BACKENDS, capitalize=False)
 
 
 def _line_of(node: yaml.Node | None, *keys: str) -> int | None:
