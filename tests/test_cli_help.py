@@ -37,6 +37,15 @@ def test_console_script_help_has_an_example(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_a_usage_error_is_one_line_pointing_to_help(name: str) -> None:
+    result = subprocess.run([_command(name), "--no-such-option"], capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 2
+    [line] = result.stderr.splitlines()  # not argparse's usage block
+    assert line.startswith(f"{name}: error: ") and line.endswith(f"(see {name} --help)")
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
 def test_console_script_has_version(name: str) -> None:
     from nl2sql import __version__
 

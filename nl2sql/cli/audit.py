@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 
 from nl2sql._helpers import one_line
 from nl2sql.cli.errors import add_version_flag, run_cli
-from nl2sql.cli.options import add_common_options, parse_command_line
+from nl2sql.cli.options import CommandParser, add_common_options, parse_command_line
 from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.errors import UsageError
 from nl2sql.store.records import AuditRecord
@@ -34,9 +34,8 @@ _SQL_CHARS = 120
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="nl2sql-audit", description=DESCRIPTION,
-                                     epilog=EPILOG,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = CommandParser(prog="nl2sql-audit", description=DESCRIPTION, epilog=EPILOG,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
     add_version_flag(parser)
     parser.add_argument("--user", help="only this user's records")
     parser.add_argument("--db", metavar="ID", help="only the records of this database")
