@@ -203,6 +203,8 @@ MYSQL_VARIABLE_CASES = [
     "SELECT @@init_connect",
     "SELECT @@GLOBAL.report_password",
     "SELECT @@SESSION.init_connect",
+    "SELECT @@ssl_key",  # a path only, but not on the list of harmless names
+    "SELECT @@foreign_key_checks, @@wsrep_sst_auth",  # a harmless name beside does not help
     "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_VARIABLES "
     "WHERE VARIABLE_NAME = 'INIT_CONNECT'",
     "SELECT VARIABLE_VALUE FROM INFORMATION_SCHEMA.SESSION_VARIABLES "
@@ -257,6 +259,9 @@ def test_mysql_credential_variables_are_refused_on_every_path(
         # other variables still read
         assert rows_of(ops, "SELECT @@SESSION.sql_mode IS NOT NULL AS a, @@version LIKE '%' "
                             "AS b, @@GLOBAL.max_connections > 0 AS c") == [(1, 1, 1)]
+        # and those whose name looks like a credential's but holds a number or a switch
+        assert rows_of(ops, "SELECT @@foreign_key_checks AS a, @@GLOBAL.key_buffer_size > 0 "
+                            "AS b, @@session.max_seeks_for_key > 0 AS c") == [(1, 1, 1)]
         # the control: the engine alone hands the password out, directly, from the tables and
         # via the view (MariaDB shows wsrep_sst_auth as ********; MySQL builds and other
         # variables do not mask)

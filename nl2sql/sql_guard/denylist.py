@@ -284,3 +284,20 @@ SECRET_SETTING = re.compile(
 #: runs at each connection or replication start (``init_connect``), which may set one.
 SECRET_VARIABLE = re.compile(SECRET_SETTING.pattern + r"|^init_(connect|slave|replica)$",
                              re.IGNORECASE)
+#: Variables whose name matches ``SECRET_VARIABLE`` but whose value is a number, a switch or a
+#: plugin name, never a credential (MariaDB 10.11's and MySQL 8's lists, read by hand): they
+#: may be read (``SELECT @@foreign_key_checks`` was refused for its ``key``). Exact names only;
+#: paths (``ssl_key``, ``keyring_file_data``) and anything not listed stay refused.
+HARMLESS_VARIABLES = frozenset({
+    "foreign_key_checks", "delay_key_write", "have_rtree_keys", "max_seeks_for_key",
+    "key_buffer_size", "key_cache_age_threshold", "key_cache_block_size",
+    "key_cache_division_limit", "key_cache_file_hash_size", "key_cache_segments",
+    "innodb_force_primary_key", "innodb_default_encryption_key_id",
+    "innodb_encryption_rotate_key_age", "innodb_ft_max_token_size", "innodb_ft_min_token_size",
+    "optimizer_adjust_secondary_key_costs", "secure_auth", "old_passwords",
+    "default_password_lifetime", "disconnect_on_expired_password", "max_password_errors",
+    "strict_password_validation", "default_authentication_plugin", "authentication_policy",
+    "password_history", "password_reuse_interval", "password_require_current",
+    "generated_random_password_length", "caching_sha2_password_digest_rounds",
+    "caching_sha2_password_auto_generate_rsa_keys", "sha256_password_auto_generate_rsa_keys",
+})

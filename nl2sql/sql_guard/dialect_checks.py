@@ -15,7 +15,8 @@ from nl2sql.sql_guard import spark as spark_rules
 from nl2sql.sql_guard.duckdb_functions import ALLOWLIST as DUCKDB_FUNCTIONS
 from nl2sql.sql_guard.spark_functions import ALLOWLIST as SPARK_FUNCTIONS
 from nl2sql.sql_guard.calls import arguments, calls, string_value
-from nl2sql.sql_guard.denylist import MYSQL_BUILTINS, SECRET_SETTING, SECRET_VARIABLE
+from nl2sql.sql_guard.denylist import (HARMLESS_VARIABLES, MYSQL_BUILTINS, SECRET_SETTING,
+                                       SECRET_VARIABLE)
 
 # MySQL runs the text of /*! ... */ (MariaDB also /*M! ... */) as SQL: the parser would take it
 # for a comment, so it is refused wherever it appears outside a string.
@@ -86,8 +87,9 @@ def secret_settings(query: CheckedQuery) -> None:
 
 def secret_variables(query: CheckedQuery) -> None:
     """MySQL's ``@@name`` reads a system variable (also ``@@GLOBAL.name``, `` @@`name` ``, a
-    key cache's ``@@cache.name``): none whose name looks like a credential (``SECRET_VARIABLE``;
-    the tables behind SHOW VARIABLES are credential tables)."""
+    key cache's ``@@cache.name``): none whose name looks like a credential (``SECRET_VARIABLE``)
+    unless it is one of the listed harmless ones (``HARMLESS_VARIABLES``); the tables behind
+    SHOW VARIABLES are credential tables."""
     tokens = query.tokens
     for i, token in enumerate(tokens):
         if token.token_type != TokenType.SESSION_PARAMETER:
@@ -100,7 +102,8 @@ def secret_variables(query: CheckedQuery) -> None:
             else:
                 break
         for name in parts:
-            if name.lower() not in _SCOPES and SECRET_VARIABLE.search(name):
+            if name.lower() not in _SCOPES and name.lower() not in HARMLESS_VARIABLES \
+                    and SECRET_VARIABLE.search(name):
                 raise messages.reject(
                     f"The system variable {name} may hold a credential (a password, key, "
                     f"token or the SQL run at each connection) and may not be read; remove it "
