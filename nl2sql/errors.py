@@ -27,6 +27,14 @@ def did_you_mean(name: str, choices: Iterable[str], *, capitalize: bool = True) 
     return f"{'Did' if capitalize else 'did'} you mean '{close[0]}'? "
 
 
+def require_question(question: str) -> str:
+    """``question`` without surrounding blanks; an ``Nl2SqlError`` when nothing is left."""
+    question = question.strip()
+    if not question:
+        raise Nl2SqlError("The question is empty; ask something about the data.")
+    return question
+
+
 class Nl2SqlError(Exception):
     """Root of every expected nl2sql error; ``str(error)`` is the message for people."""
 

@@ -51,6 +51,11 @@ async def test_db_search_schema_prunes_with_reasons_and_values(server) -> None: 
         is_error, text = await call(client, "db_search_schema", question="songs",
                                     db_id="chinok")
         assert is_error and "Did you mean 'chinook'" in text
+        for blank, db_id in (("", None), ("  ", None), (" \n", "chinook")):
+            arguments = {"question": blank} | ({"db_id": db_id} if db_id else {})
+            is_error, text = await call(client, "db_search_schema", **arguments)
+            assert is_error and text.endswith("The question is empty; ask something about "
+                                              "the data."), (blank, db_id, text)
 
 
 @SAME_BACKEND

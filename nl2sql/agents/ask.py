@@ -35,7 +35,7 @@ from nl2sql.agents.instructions import nl2sql_instructions
 from nl2sql.agents.selection import candidate_records, group_runs, select
 from nl2sql.agents.sql_agent import Nl2SqlDeps, answer_source, build_sql_agent
 from nl2sql.config.agent_settings import MAX_CANDIDATES, AgentSettings
-from nl2sql.errors import Nl2SqlError
+from nl2sql.errors import Nl2SqlError, require_question
 from nl2sql.llm.meter import ResponseMeter
 from nl2sql.llm.providers import build_model, no_model_error
 from nl2sql.llm.usage import step_usage
@@ -129,9 +129,7 @@ async def ask_async(question: str, *, db_id: str | None = None,
     governed metrics from the model (``nl2sql-eval`` compares answers with and without them).
     """
     started = time.monotonic()
-    question = question.strip()
-    if not question:
-        raise Nl2SqlError("The question is empty; ask something about the data.")
+    question = require_question(question)
     with ops_context_for(config) as ops, recorded(ops, "ask", db_id=db_id) as record:
         answer = await _ask(ops, question, db_id=db_id, model=model,
                             conversation_id=conversation_id, max_rows=max_rows,

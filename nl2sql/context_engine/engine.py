@@ -23,7 +23,7 @@ from nl2sql.context_engine.metric_retrieval import metric_hints
 from nl2sql.context_engine.prompt_context import (WHOLE_SCHEMA_FITS, Candidate, KeptTable, PromptContext,
                                    ValueHint, ambiguous)
 from nl2sql.context_engine.pruning import estimate_tokens, prune
-from nl2sql.errors import Nl2SqlError, SchemaCacheError, SchemaCacheMissingError
+from nl2sql.errors import SchemaCacheError, SchemaCacheMissingError, require_question
 from nl2sql._helpers import gc_paused
 from nl2sql.schema.models import DbInfo
 from nl2sql.context_engine.index import build_index, embeddings_path, read_index
@@ -181,9 +181,7 @@ class ContextEngine:
 
     def context(self, question: str, *, db_id: str | None = None,
                 budget_tokens: int | None = None) -> PromptContext:
-        question = question.strip()
-        if not question:
-            raise Nl2SqlError("The question is empty; ask something about the data.")
+        question = require_question(question)
         budget = DEFAULT_BUDGET_TOKENS if budget_tokens is None else int(budget_tokens)
         vector = question_vector(question)
         candidates = self.rank(question, vector)

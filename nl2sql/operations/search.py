@@ -8,7 +8,7 @@ import os
 from pydantic import BaseModel, ConfigDict
 
 from nl2sql.context_engine.prompt_context import WHOLE_SCHEMA_FITS, PromptContext
-from nl2sql.errors import ConfigError
+from nl2sql.errors import ConfigError, require_question
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.first_use import prepare_context_engine
 from nl2sql.operations.params import OptionalDbId, Question
@@ -70,7 +70,7 @@ def db_search_schema_op(ctx: OpsContext, question: Question,
 
     engine = engine_for(ctx.configs)
     if db_id is None:
-        question = question.strip()
+        question = require_question(question)
         return SchemaSearch(context=PromptContext(question=question, db_id=None,
                                             candidates=engine.rank(question)),
                             ranked_only=True)
