@@ -197,6 +197,16 @@ def interpolate(value: Any, where: str, field: str) -> Any:
     return value
 
 
+def backend_named(name: str, backends: Mapping[str, Any]) -> Any | None:
+    """The backend a URL scheme names: a type name wins over an alias (``url_schemes``), an
+    alias over a SQLAlchemy dialect name (DuckDB's dialect is Postgres'): ``postgresql`` is
+    Postgres, ``duckdb`` DuckDB, ``mariadb`` MySQL. None when none does."""
+    ranked = [[b for b in backends.values() if name == b.name],
+              [b for b in backends.values() if name in getattr(b, "url_schemes", ())],
+              [b for b in backends.values() if name == b.sqlalchemy_dialect]]
+    return next((found[0] for found in ranked if found), None)
+
+
 def url_settings(url: str, where: str, backends: Mapping[str, Any]) -> dict[str, Any]:
     """The fields of a ``url:`` value (``postgresql://user@host:5432/db?sslmode=require``).
 
@@ -215,12 +225,7 @@ def url_settings(url: str, where: str, backends: Mapping[str, Any]) -> dict[str,
                           f"scheme://user@host:port/dbname (e.g. postgresql://me@localhost/shop)."
                           ) from None
     scheme = parsed.get_backend_name()
-    # A type name wins over an alias, an alias over a SQLAlchemy dialect name (DuckDB's
-    # dialect is Postgres'): ``postgresql://`` is Postgres, ``duckdb://`` DuckDB.
-    ranked = [[b for b in backends.values() if scheme == b.name],
-              [b for b in backends.values() if scheme in getattr(b, "url_schemes", ())],
-              [b for b in backends.values() if scheme == b.sqlalchemy_dialect]]
-    backend = next((found[0] for found in ranked if found), None)
+    backend = backend_named(scheme, backends)
     if backend is None:
         known = ", ".join(sorted({s for b in backends.values()
                                   for s in (b.name, *getattr(b, "url_schemes", ()))}))

@@ -21,7 +21,7 @@ from pydantic import (BaseModel, ConfigDict, Field, ValidationError, field_valid
 from nl2sql.backends import BACKENDS, Backend, DatabaseType, get_backend  # noqa: F401 (re-export)
 from nl2sql.config.agent_settings import AgentSettings
 from nl2sql.config.dbs_yaml import (ENV_CONFIG, DbsDocument, config_file, interpolate,  # noqa: F401
-                                    mapping_entry, read_document, url_settings)
+                                    backend_named, mapping_entry, read_document, url_settings)
 from nl2sql.errors import AccessDeniedError, ConfigError, UnknownDatabaseError, did_you_mean
 from nl2sql.config import secrets
 from nl2sql.config.server import ServerSettings, parse_server_settings
@@ -391,14 +391,12 @@ def _validation_message(exc: ValidationError, where: str, node: yaml.Node | None
 
 
 def _type_meant(given: str) -> str:
-    """``"did you mean 'postgres'? "`` for a type written as a URL scheme or SQLAlchemy dialect
-    names it (``postgresql``, ``mariadb``: ``url:`` takes those) or spelled close to one."""
+    """``"did you mean 'postgres'? "`` for a type written as ``url:`` schemes name it
+    (``postgresql``, ``mariadb``: ``backend_named``) or spelled close to one."""
     name = given.strip().lower()
-    for matches in (lambda b: name == b.name, lambda b: name in b.url_schemes,
-                    lambda b: name == b.sqlalchemy_dialect):
-        found = next((b.name for b in BACKENDS.values() if matches(b)), None)
-        if found is not None:
-            return f"did you mean '{found}'? "
+    backend = backend_named(name, BACKENDS)
+    if backend is not None:
+        return f"did you mean '{backend.name}'? "
     return did_you_mean(name, BACKENDS, capitalize=False)
 
 

@@ -102,8 +102,9 @@ def secret_variables(query: CheckedQuery) -> None:
             else:
                 break
         for name in parts:
-            if name.lower() not in _SCOPES and name.lower() not in HARMLESS_VARIABLES \
-                    and SECRET_VARIABLE.search(name):
+            if name.lower() in _SCOPES or name.lower() in HARMLESS_VARIABLES:
+                continue
+            if SECRET_VARIABLE.search(name):
                 raise messages.reject(
                     f"The system variable {name} may hold a credential (a password, key, "
                     f"token or the SQL run at each connection) and may not be read; remove it "
