@@ -154,14 +154,12 @@ def _jvm_busy(pid: int) -> int:
 async def test_a_cancelled_call_stops_its_spark_job(spark_server: Any, make_registry: Any,
                                                     caplog: pytest.LogCaptureFixture) -> None:
     """Spark: the job of a cancelled call is interrupted (its tag), the server's CPU falls."""
-    from conftest import spark_config
+    from conftest import SPARK_ENDLESS, spark_config
 
     assert spark_server.process is not None
     registry = make_registry(spark_config("cancelme", spark_server.remote, "default"))
     server = build_server(registry.config_path, data_dir=registry.data_dir,
                           workspace=registry.workspace)
-    endless = ("SELECT count(*) AS n FROM range(1000000) a CROSS JOIN range(10000000) b "
-               "WHERE (a.id * b.id) % 7 = 3")
     caplog.set_level(logging.WARNING, logger="nl2sql._call_stop")
     async with Client(server) as client:
         first = await client.call_tool("db_execute_sql", {"db_id": "cancelme",
@@ -169,7 +167,7 @@ async def test_a_cancelled_call_stops_its_spark_job(spark_server: Any, make_regi
         assert not first.is_error, first.content[0].text
         started = time.monotonic()
         with anyio.move_on_after(2.0):
-            await client.call_tool("db_execute_sql", {"db_id": "cancelme", "query": endless})
+            await client.call_tool("db_execute_sql", {"db_id": "cancelme", "query": SPARK_ENDLESS})
         assert 1.9 <= time.monotonic() - started < 5.0
         # The JVM's CPU still counts its garbage collector and compiler for a few seconds
         # after the job's tasks are killed (3.5-6.5 s measured on 2 cores, over 10 s with the
