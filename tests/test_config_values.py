@@ -92,6 +92,9 @@ def test_url_form(tmp_path: Path) -> None:
     ("url: postgresql://app:pa55@db/shop\n    host: other", "field 'host' is given twice"),
     ("url: postgresql://app:pa55@db/shop\n    type: sqlite", "disagrees with the url scheme"),
     ("url: not a url pa55", "field 'url' is not a database URL"),
+    ("url: postgresql://app:pa55@db:notaport/shop", "has a port that is not a number"),
+    ("url: postgresql://app:pa55/shop", "has a port that is not a number"),  # no '@host'
+    ("url: mysql://app:pa55@db:99999/shop", "port"),
 ])
 def test_url_mistakes_are_one_line_without_the_password(tmp_path: Path, entry: str,
                                                          expected: str) -> None:

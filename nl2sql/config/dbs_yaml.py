@@ -220,6 +220,11 @@ def url_settings(url: str, where: str, backends: Mapping[str, Any]) -> dict[str,
 
     try:
         parsed = make_url(url)
+    except ValueError:  # a port that is not a number (not quoted: it may be a misplaced
+        raise ConfigError(  # password, as in scheme://user:secret/db without the '@host')
+            f"{where}: field 'url' has a port that is not a number (or a password without "
+            f"'@host' after it); write it as scheme://user:password@host:5432/dbname."
+        ) from None
     except ArgumentError:
         raise ConfigError(f"{where}: field 'url' is not a database URL; write it as "
                           f"scheme://user@host:port/dbname (e.g. postgresql://me@localhost/shop)."

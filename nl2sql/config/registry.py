@@ -55,7 +55,7 @@ class DbConnectionConfig(BaseModel):
     path: Path | None = None
     # server backends (the port defaults to the backend's)
     host: str = "localhost"
-    port: int | None = None
+    port: int | None = Field(default=None, ge=1, le=65535)
     dbname: str | None = None
     user: str | None = None
     # Plain text, ``ENC:<fernet token>`` or absent; decrypted only when a connection is made.
