@@ -235,6 +235,13 @@ def test_invalid_question_files(tmp_path: Path, content: str, message: str) -> N
         load_questions(path)
 
 
+def test_a_folder_or_a_missing_file_says_which(tmp_path: Path) -> None:
+    with pytest.raises(EvaluationInputError, match="a folder; give the file in it"):
+        load_questions(tmp_path)
+    with pytest.raises(EvaluationInputError, match="no such file"):
+        load_questions(tmp_path / "nope.jsonl")
+
+
 def test_invalid_prediction_files(tmp_path: Path) -> None:
     questions_path = tmp_path / "q.jsonl"
     questions_path.write_text("".join(json.dumps({"id": f"q{i}", "db_id": "x", "question": "?",

@@ -63,8 +63,7 @@ def split_golds(value: Any) -> list[str]:
 
 def _records(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """(line number, record) of a JSONL, JSON (a list of objects) or CSV file."""
-    if not path.is_file():
-        raise EvaluationInputError(f"{path}: no such file.")
+    _require_file(path)
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
@@ -101,6 +100,13 @@ def _records(path: Path) -> list[tuple[int, dict[str, Any]]]:
             raise EvaluationInputError(f"{path} line {number}: expected a JSON object.")
         records.append((number, record))
     return records
+
+
+def _require_file(path: Path) -> None:
+    if path.is_dir():
+        raise EvaluationInputError(f"{path}: a folder; give the file in it (JSONL, JSON or CSV).")
+    if not path.is_file():
+        raise EvaluationInputError(f"{path}: no such file.")
 
 
 def _first(record: dict[str, Any], keys: Iterable[str]) -> Any:
@@ -147,8 +153,7 @@ def load_predictions(path: str | Path, questions: list[Question]) -> dict[str, s
     """Predicted SQL per question id (None: no prediction for it)."""
     path = Path(path)
     if path.suffix.lower() in (".sql", ".txt"):
-        if not path.is_file():
-            raise EvaluationInputError(f"{path}: no such file.")
+        _require_file(path)
         lines = path.read_text(encoding="utf-8-sig").splitlines()
         while lines and not lines[-1].strip():
             lines.pop()
