@@ -28,11 +28,35 @@ def did_you_mean(name: str, choices: Iterable[str], *, capitalize: bool = True) 
 
 
 def require_question(question: str) -> str:
-    """``question`` without surrounding blanks; an ``Nl2SqlError`` when nothing is left."""
+    """``question`` without surrounding blanks; an ``Nl2SqlError`` when nothing is left or
+    when it is not text (a lone surrogate: a byte a terminal sent that is not UTF-8)."""
     question = question.strip()
     if not question:
         raise Nl2SqlError("The question is empty; ask something about the data.")
-    return question
+    return require_text(question, "The question")
+
+
+def require_text(text: str, what: str) -> str:
+    """``text``, or an ``Nl2SqlError`` naming ``what`` when UTF-8 cannot encode it (no store,
+    file or driver takes it)."""
+    odd = lone_surrogate(text)
+    if odd is not None:
+        raise Nl2SqlError(f"{what} is not valid text (U+{ord(odd):04X}, a lone surrogate: a byte "
+                          f"that is not UTF-8, as a terminal not set to UTF-8 sends); send it "
+                          f"again as valid text.")
+    return text
+
+
+def lone_surrogate(text: str) -> str | None:
+    """The first character of ``text`` that UTF-8 cannot encode (a lone UTF-16 surrogate: an
+    undecodable byte from ``argv`` or a file read with ``surrogateescape``), or None."""
+    if text.isascii():
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return text[exc.start]
+    return None
 
 
 class Nl2SqlError(Exception):

@@ -182,6 +182,8 @@ DENIED: list[Case] = [
         ("-- just a comment", "The query is empty", "none"),
         (";SELECT 1", "starts with ';'", "none"),
         ("SELECT 1\x00; DELETE FROM t", "NUL character", "multi_statement"),
+        # a lone surrogate (an undecodable byte of a command line): no driver can send it
+        ("SELECT 'caf\udce9'", "a lone surrogate that is not text", "none"),
         ("SELECT 'unterminated", SYNTAX, "none"),
         ("\uff24\uff25\uff2c\uff25\uff34\uff25 FROM t", "is not a query", "none"),
         ("SHOW search_path", "SHOW is not a query", "none"),

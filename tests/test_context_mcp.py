@@ -56,6 +56,17 @@ async def test_db_search_schema_prunes_with_reasons_and_values(server) -> None: 
             is_error, text = await call(client, "db_search_schema", **arguments)
             assert is_error and text.endswith("The question is empty; ask something about "
                                               "the data."), (blank, db_id, text)
+        # A lone surrogate (an undecodable byte of a terminal; a Python caller's string): a
+        # one-line error for the question, the SQL and nl_query, never "internal error".
+        for tool, arguments in (
+                ("db_search_schema", {"question": "songs by AC\udcc3DC"}),
+                ("db_search_schema", {"question": "caf\udce9", "db_id": "chinook"}),
+                ("db_execute_sql", {"db_id": "chinook", "query": "SELECT 'caf\udce9'"}),
+                ("db_execute_sql", {"db_id": "chinook", "query": "SELECT 1",
+                                    "nl_query": "caf\udce9"})):
+            is_error, text = await call(client, tool, **arguments)
+            assert is_error and "U+DC" in text and "lone surrogate" in text, (tool, text)
+            assert "internal error" not in text
 
 
 @SAME_BACKEND

@@ -194,6 +194,8 @@ def _assert_engine_refuses(target: Target, case: Any, sink: object) -> None:
     except QueryExecutionError as exc:
         message = str(exc)
         assert message and "\n" not in message and "Traceback" not in message
+    except UnicodeEncodeError:  # text that is not UTF-8 (a lone surrogate): no driver sends it
+        pass
     else:
         assert case.effect == "none" or case.sql in ENGINE_SILENT, \
             f"the engine ran {case.sql!r} without an error"

@@ -179,6 +179,15 @@ def test_file_access_is_refused_as_file_access(sql: str, dialect: str, fragment:
     assert fragment in message and "syntax error" not in message and "side effects" not in message
 
 
+@pytest.mark.parametrize("dialect", ["postgres", "sqlite", "mysql", "duckdb", "spark"])
+def test_text_that_is_not_unicode_is_refused_in_every_dialect(dialect: str) -> None:
+    """A lone surrogate (an undecodable byte of a command line, or a Python caller's string)
+    cannot reach any driver: refused first, naming the character, in every dialect."""
+    for sql in ("SELECT 'caf\udce9'", "SELECT 1 -- \ud800", "SELECT \"\udfff\" FROM t"):
+        message = _rejection(sql, dialect)
+        assert "lone surrogate" in message and "U+D" in message, message
+
+
 @pytest.mark.parametrize(("raw", "expected"), [
     ("SELECT 1", "SELECT 1"),
     ("  SELECT  a\n FROM t ;\n\n", "  SELECT  a\n FROM t"),

@@ -162,6 +162,27 @@ def test_audit_reads_back_filtered_oldest_first(tmp_path: Path, store_url: str |
     assert [r.row_count for r in log.read(user="bo", db_id="chinook", limit=1)] == [2]
 
 
+def test_an_odd_record_is_written_and_never_takes_its_batch_with_it(
+        tmp_path: Path, store_url: str | None, caplog: pytest.LogCaptureFixture) -> None:
+    """A NUL (PostgreSQL refuses it in text) and a lone surrogate (not UTF-8) are kept as
+    backslash escapes; a record the store still refuses (a count no integer column holds) is
+    the only one lost: the others of its write go in (a caller could hide their calls from the
+    audit by sending such a record beside them)."""
+    log = Store(tmp_path, store_url).audit
+    first = AuditRecord(user="bo", tool="db_list")
+    odd = AuditRecord(user="ana", tool="db_execute_sql", db_id="x\udcff",
+                      sql="SELECT '\ud800', '\x00', 'caf\u00e9'")
+    assert odd.sql == "SELECT '\\ud800', '\\x00', 'caf\u00e9'" and odd.db_id == "x\\udcff"
+    too_big = AuditRecord(user="eve", tool="db_execute_sql", sql="SELECT 2", row_count=2 ** 70)
+    batch = [first, odd, too_big,
+             AuditRecord(user="bo", tool="csv_head")]
+    with caplog.at_level(logging.WARNING, logger="nl2sql.store.audit"):
+        assert log.append_many(batch) is False
+    assert [(r.user, r.tool, r.sql) for r in log.read()] == [
+        ("bo", "db_list", None), ("ana", "db_execute_sql", odd.sql), ("bo", "csv_head", None)]
+    assert "a record of db_execute_sql by eve was not written" in caplog.text
+
+
 @pytest.mark.parametrize("broken", ["a file where the data dir should be",
                                     "a PostgreSQL server that is not there"])
 def test_an_audit_write_that_fails_never_raises(tmp_path: Path, broken: str,

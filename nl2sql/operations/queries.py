@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from nl2sql.errors import require_text
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.params import (DbId, FollowForeignKeys, NlQuery, OutputFile, Overwrite,
                                       RowId, SqlQuery, TableName)
@@ -76,6 +77,8 @@ def db_execute_sql_op(ctx: OpsContext, db_id: DbId, query: SqlQuery, output_file
     None)."""
     from nl2sql.sql_guard import validate_read_only
 
+    if nl_query is not None:
+        require_text(nl_query, "nl_query")
     say(f"Running the query on database '{db_id}'…")
     connection = ctx.connection(db_id)
     config = ctx.config(db_id)

@@ -14,7 +14,7 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ErrorLevel, ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
-from nl2sql.errors import QueryRejectedError
+from nl2sql.errors import QueryRejectedError, lone_surrogate
 from nl2sql.sql_guard import checks, lexing, messages
 from nl2sql.sql_guard.dialect_checks import CheckedQuery
 from nl2sql.sql_guard.profiles import GuardProfile, profile_for
@@ -119,6 +119,9 @@ def _validate(sql: str, dialect: str, allowed: frozenset[str] = _NONE) -> Valida
     rules = _Rules(engine, profile_for(dialect), allowed)
     if "\x00" in sql:
         raise messages.reject(messages.NUL_CHARACTER)
+    odd = lone_surrogate(sql)
+    if odd is not None:
+        raise messages.reject(messages.NOT_TEXT.format(code=ord(odd)))
     text = _TRAILING.sub("", sql)
     try:
         tokens = _tokenize(text, engine)

@@ -82,6 +82,8 @@ MULTIPLE_STATEMENTS = ("Only one statement per query is allowed; send the statem
 EMPTY = "The query is empty; send one SELECT statement."
 LEADING_SEMICOLON = "The query starts with ';'; remove it and send one SELECT statement."
 NUL_CHARACTER = "The query contains a NUL character; remove it and retry."
+NOT_TEXT = ("The query holds U+{code:04X}, a lone surrogate that is not text (no database reads "
+            "it); send the query as valid Unicode text.")
 TOO_DEEP = "The query is nested too deeply to check; simplify it and retry."
 INTO_FILE = ("SELECT ... INTO OUTFILE/DUMPFILE writes a file on the database server and is not "
              "allowed; remove the INTO clause (results are saved for you).")

@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 
 from sqlalchemy import insert, select
 
+from nl2sql.errors import StoreError
 from nl2sql.store.database import Database
 from nl2sql.store.records import AuditRecord
 from nl2sql.store.schema import audit
@@ -49,11 +50,17 @@ class AuditLog:
         try:
             self.database.write(lambda connection: connection.execute(_APPEND, rows),
                                 ordered=False)
-        except Exception as exc:  # noqa: BLE001 - an audit write never fails the call
+        except StoreError as exc:  # the store is down, locked or full: none would go in
             first = records[0]
             more = f" (and {len(records) - 1} more)" if len(records) > 1 else ""
             logger.warning("audit: a record of %s by %s%s was not written: %s", first.tool,
                            first.user, more, exc)
+            return False
+        except Exception as exc:  # noqa: BLE001 - an audit write never fails the call
+            if len(records) > 1:  # one record the store refused: the others still go in
+                return all([self.append_many([record]) for record in records])
+            logger.warning("audit: a record of %s by %s was not written: %s", records[0].tool,
+                           records[0].user, exc)
             return False
         return True
 

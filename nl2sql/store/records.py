@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from nl2sql._helpers import one_line
 from nl2sql.schema.models import utc_now
@@ -93,6 +93,23 @@ class AuditRecord(BaseModel):
     duration_ms: int | None = None
     outcome: Outcome = "ok"
     answer_id: str | None = None
+
+    @field_validator("user", "face", "tool", "db_id", "sql", "answer_id")
+    @classmethod
+    def _storable(cls, value: str | None) -> str | None:
+        return storable_text(value) if value is not None else None
+
+
+def storable_text(text: str) -> str:
+    """``text`` as every store can keep it: a NUL (PostgreSQL refuses it in text) and a lone
+    surrogate (not UTF-8: an undecodable byte of a command line) written as backslash escapes,
+    so that the record of an odd call is written like any other, and the records written with
+    it too."""
+    if "\x00" in text:
+        text = text.replace("\x00", "\\x00")
+    if text.isascii():
+        return text
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 
