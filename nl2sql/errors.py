@@ -37,8 +37,10 @@ def require_question(question: str) -> str:
 
 
 def require_text(text: str, what: str) -> str:
-    """``text``, or an ``Nl2SqlError`` naming ``what`` when UTF-8 cannot encode it (no store,
-    file or driver takes it)."""
+    """``text``, or an ``Nl2SqlError`` naming ``what`` when it holds a NUL (PostgreSQL stores
+    refuse it) or UTF-8 cannot encode it (no store, file or driver takes it)."""
+    if "\x00" in text:
+        raise Nl2SqlError(f"{what} contains a NUL character; remove it and send it again.")
     odd = lone_surrogate(text)
     if odd is not None:
         raise Nl2SqlError(f"{what} is not valid text (U+{ord(odd):04X}, a lone surrogate: a byte "

@@ -67,6 +67,9 @@ async def test_db_search_schema_prunes_with_reasons_and_values(server) -> None: 
             is_error, text = await call(client, tool, **arguments)
             assert is_error and "U+DC" in text and "lone surrogate" in text, (tool, text)
             assert "internal error" not in text
+        is_error, text = await call(client, "db_search_schema", question="songs\x00")
+        assert is_error and text.endswith("The question contains a NUL character; remove it "
+                                          "and send it again.")
 
 
 @SAME_BACKEND
