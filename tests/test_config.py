@@ -82,7 +82,13 @@ def test_unknown_field_names_field_and_line(tmp_path):
     path = write(tmp_path, "databases:\n  shop:\n    type: postgres\n    dbname: s\n"
                            "    hostname: db\n")
     assert load_error(path) == (f"{path} line 5: database 'shop': unknown field 'hostname'; "
-                                f"remove it or check its spelling.")
+                                f"did you mean 'host'? remove it or check its spelling.")
+    path = write(tmp_path, "databases:\n  shop:\n    type: postgres\n    dbname: s\n"
+                           "    schemas: [public, sales]\n    colour: red\n")
+    assert "unknown field 'schemas'; did you mean 'schema'? " in load_error(path)
+    path = write(tmp_path, "databases:\n  shop:\n    type: sqlite\n    path: a.db\n"
+                           "    colour: red\n")
+    assert load_error(path).endswith("unknown field 'colour'; remove it or check its spelling.")
 
 
 def test_unknown_top_level_key(tmp_path):

@@ -376,7 +376,10 @@ def _validation_message(exc: ValidationError, where: str, node: yaml.Node | None
         where = f"{path} line {line}: database {db_id!r}"
     match error["type"]:
         case "extra_forbidden":
-            return f"{where}: unknown field '{field}'; remove it or check its spelling."
+            known = [info.alias or name for name, info in DbConnectionConfig.model_fields.items()]
+            return (f"{where}: unknown field '{field}'; "
+                    f"{did_you_mean(field, known, capitalize=False)}remove it or check its "
+                    f"spelling.")
         case "missing":
             return f"{where}: field '{field}' is missing; add it."
         case "enum":
