@@ -245,3 +245,25 @@ def test_many_threads_share_one_sqlite_database(chinook, chinook_ctx) -> None:
     for thread in threads:
         thread.join()
     assert errors == [] and len(counts) == 320 and set(counts) == {0}
+
+
+@pytest.mark.postgres
+def test_a_row_by_id_shows_values_as_a_result_does(make_db: Any, make_registry: Any) -> None:
+    """A numeric with its scale, an array and a JSON value read as in a query's preview and CSV
+    (``7.5``, ``["a", "b"]``, ``{"k": 5}``), not as Python writes them (``7.50``, ``['a',
+    'b']``, ``{'k': 5}``)."""
+    from conftest import build_cache
+
+    db = make_db("postgres", "rowvalues", script=(
+        "CREATE TABLE item (id int PRIMARY KEY, amount numeric(12,2), tags text[], data jsonb,"
+        " note text, seen boolean);"
+        "INSERT INTO item VALUES (5, 7.50, ARRAY['a','b'], '{\"k\": 5}', 'two\nlines', NULL);"))
+    registry = make_registry(db.config)
+    build_cache(db.config, registry.data_dir)
+    ops = OpsContext(registry)
+    try:
+        text = db_get_row_by_id_op(ops, "rowvalues", "item", 5).render()
+    finally:
+        ops.close()
+    assert text.splitlines()[1:] == ["  id: 5", "  amount: 7.5", '  tags: ["a", "b"]',
+                                     '  data: {"k": 5}', "  note: two\\nlines", "  seen: NULL"]

@@ -8,6 +8,7 @@ key (composite keys too) and the rows its outbound foreign keys point at.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -16,7 +17,8 @@ from nl2sql.errors import require_text
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.params import (DbId, FollowForeignKeys, NlQuery, OutputFile, Overwrite,
                                       RowId, SqlQuery, TableName)
-from nl2sql.workspace.preview import format_preview
+from nl2sql.workspace.csv_dialect import format_value
+from nl2sql.workspace.preview import format_preview, plain_number
 from nl2sql.workspace.results import (CSV_SUFFIX, METADATA_SUFFIX, CsvResultWriter, ResultMetadata,
                             new_result_id, refuse_existing_result,
                             resolve_workspace_path, safe_name_from_query, storage_error)
@@ -166,8 +168,15 @@ def _jsonable(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _render_fields(row: dict[str, Any], indent: str) -> list[str]:
+    """Each value as a result's CSV and preview write it (a number one way, a list or a JSON
+    value as JSON, bytes as hex), so a row reads the same here as in a query's result."""
     lines = []
     for name, value in row.items():
-        text = "NULL" if value is None else str(value).replace("\n", "\\n")
+        text = format_value(value)
+        if text is None:
+            text = "NULL"
+        elif isinstance(value, (float, Decimal)):
+            text = plain_number(text)
+        text = text.replace("\n", "\\n")
         lines.append(f"{indent}{name}: {shorten(text, _RENDER_CELL_CHARS)}")
     return lines

@@ -33,11 +33,13 @@ def preview_numbers(rows: Sequence[Sequence[str]]) -> list[list[str]]:
             continue
         for row in shown:
             if column < len(row):
-                row[column] = _plain(row[column])
+                row[column] = plain_number(row[column])
     return shown
 
 
-def _plain(cell: str) -> str:
+def plain_number(cell: str) -> str:
+    """A fixed-point decimal's text without the zeros that end its fraction (``2.50`` ->
+    ``2.5``, ``15375.000`` -> ``15375``); other text as it is."""
     if "." not in cell or "e" in cell.lower():
         return cell
     cell = cell.rstrip("0").rstrip(".")
