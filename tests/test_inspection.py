@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -420,6 +421,22 @@ def test_postgres_types_sqlalchemy_does_not_know(pg_database: Callable[..., str]
     assert table is not None
     assert [c.data_type for c in table.columns] == [
         "pair", "xml", "point", "mood", "INTEGER[]", "TIMESTAMP WITH TIME ZONE"]
+
+
+def test_mysql_types_sqlalchemy_does_not_know(make_db: Callable[..., BackendDb]) -> None:
+    """POINT and GEOMETRY reflect as NullType (no name): the catalogue's type, in a table and
+    in a view over it, and no 'Did not recognize type' warning on stderr."""
+    db = make_db("mysql", "types", script=(
+        "CREATE TABLE t (id int PRIMARY KEY, pt POINT, g GEOMETRY, b VARBINARY(4));"
+        "CREATE VIEW v AS SELECT * FROM t;"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        info = extract(db.config)
+    for name in ("t", "v"):
+        table = info.table(name)
+        assert table is not None
+        assert [c.data_type for c in table.columns][1:] == ["POINT", "GEOMETRY",
+                                                            "VARBINARY(4)"], name
 
 
 def test_sqlite_declared_types(tmp_path: Path) -> None:

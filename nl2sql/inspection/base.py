@@ -138,7 +138,9 @@ class DbSchemaInspector(ABC):
         views = set(self._view_names(inspector))
         if schema is not None and not tables and not views:
             self._check_schema_exists(inspector, schema)
-        unreadable = self._unreadable_views(inspector, schema, views)
+        with warnings.catch_warnings():  # a type it does not know: completed below
+            warnings.filterwarnings("ignore", message=r"Did not recognize type")
+            unreadable = self._unreadable_views(inspector, schema, views)
         views -= unreadable
         # A view the server cannot describe is left out of every batched call below.
         only = {"filter_names": [*tables, *sorted(views)]} if unreadable else {}

@@ -8,7 +8,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection, bindparam, text
 from sqlalchemy.engine.reflection import Inspector
 from sqlalchemy.exc import DBAPIError
 
@@ -28,6 +28,13 @@ _TABLE_ROWS_SQL = text(f"""
 SELECT TABLE_NAME, TABLE_ROWS FROM information_schema.TABLES
 WHERE TABLE_SCHEMA = {_SCHEMA} AND TABLE_TYPE = 'BASE TABLE'
 """)
+
+# The declared type of columns SQLAlchemy's MySQL dialect does not know (POINT, GEOMETRY,
+# MariaDB's INET6, UUID...): it reflects them as NullType, without a name.
+_DECLARED_TYPES_SQL = text(f"""
+SELECT TABLE_NAME, COLUMN_NAME, UPPER(COLUMN_TYPE) FROM information_schema.COLUMNS
+WHERE TABLE_SCHEMA = {_SCHEMA} AND TABLE_NAME IN :tables
+""").bindparams(bindparam("tables", expanding=True))
 
 
 class MysqlSchemaInspector(DbSchemaInspector):
@@ -77,6 +84,11 @@ class MysqlSchemaInspector(DbSchemaInspector):
                                                        "cardinality": cardinality})
             entry["columns"].append(column)
         return result
+
+    def _declared_types(self, conn: Connection,
+                        tables: Sequence[str]) -> dict[tuple[str, str], str]:
+        rows = conn.execute(_DECLARED_TYPES_SQL, {"schema": self.schema, "tables": list(tables)})
+        return {(table, column): declared for table, column, declared in rows}
 
     def native_enum_values(self, column: dict[str, Any]) -> list[str] | None:
         """The values of a native ``ENUM``/``SET`` column, straight from its type."""
