@@ -179,6 +179,22 @@ async def test_db_execute_sql_errors_are_tool_errors(served: Served, query: str,
         assert "Traceback" not in text and len(text.splitlines()) <= 3
 
 
+async def test_a_table_the_schema_lacks_gets_the_closest_name(served: Served) -> None:
+    """The database names the missing table; the answer adds the closest one the schema has,
+    so the next try is right without a db_show_schema round trip. No hint for a name the
+    error does not mention (a missing column), nor for a CTE."""
+    customer = served.sample.table("customer")
+    async with served.session():
+        is_error, text = await served.call("db_execute_sql", db_id="chinook",
+                                           query=f"SELECT count(*) FROM {customer}s")
+        assert is_error and text.endswith(f"'{customer}s' is not a table of database "
+                                          f"'chinook': did you mean '{customer}'?"), text
+        is_error, text = await served.call(
+            "db_execute_sql", db_id="chinook",
+            query=f"WITH customers AS (SELECT 1 AS n) SELECT nope FROM customers, {customer}")
+        assert is_error and "did you mean" not in text, text
+
+
 async def test_db_execute_sql_refuses_unknown_db_and_outside_paths(served: Served) -> None:
     async with served.session():
         is_error, text = await served.call("db_execute_sql", db_id="nope", query="SELECT 1")

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from nl2sql.errors import require_text
+from nl2sql.errors import Nl2SqlError, QueryExecutionError, QueryTimeoutError, require_text
+from nl2sql.operations.query_hints import unknown_tables_hint
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.params import (DbId, FollowForeignKeys, NlQuery, OutputFile, Overwrite,
                                       RowId, SqlQuery, TableName)
@@ -112,6 +113,13 @@ def db_execute_sql_op(ctx: OpsContext, db_id: DbId, query: SqlQuery, output_file
     except OSError as exc:  # disk full, permissions...: one sentence, no temporary file left
         writer.discard()
         raise storage_error(exc, ctx.workspace, what) from None
+    except QueryExecutionError as error:
+        writer.discard()
+        if not isinstance(error, QueryTimeoutError):
+            hint = _unknown_tables_hint(ctx, db_id, validated.expression, error.message)
+            if hint:
+                error.message = f"{error.message} {hint}"
+        raise
     except BaseException:
         writer.discard()
         raise
@@ -120,6 +128,15 @@ def db_execute_sql_op(ctx: OpsContext, db_id: DbId, query: SqlQuery, output_file
                                                             writer.trace.marks)
     preview = format_preview(metadata, writer.preview)
     return QueryResult(**metadata.model_dump(), preview=preview)
+
+
+def _unknown_tables_hint(ctx: OpsContext, db_id: str, expression: Any, message: str) -> str:
+    """A table the refused query names and the schema lacks, with the closest it has (""
+    without a schema cache: the refusal stands as the database wrote it)."""
+    try:
+        return unknown_tables_hint(ctx.db_info(db_id), expression, message)
+    except Nl2SqlError:
+        return ""
 
 
 def db_get_row_by_id_op(ctx: OpsContext, db_id: DbId, table: TableName, row_id: RowId,
