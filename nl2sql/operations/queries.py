@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from nl2sql.errors import Nl2SqlError, QueryExecutionError, QueryTimeoutError, require_text
-from nl2sql.operations.query_hints import unknown_tables_hint
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.params import (DbId, FollowForeignKeys, NlQuery, OutputFile, Overwrite,
                                       RowId, SqlQuery, TableName)
@@ -133,6 +132,10 @@ def db_execute_sql_op(ctx: OpsContext, db_id: DbId, query: SqlQuery, output_file
 def _unknown_tables_hint(ctx: OpsContext, db_id: str, expression: Any, message: str) -> str:
     """A table the refused query names and the schema lacks, with the closest it has (""
     without a schema cache: the refusal stands as the database wrote it)."""
+    # Here, not at the top: it imports sqlglot, which the MCP server's start-up leaves to the
+    # first query (tests/test_mcp_stdio.py::test_start_up_imports_stay_light).
+    from nl2sql.operations.query_hints import unknown_tables_hint
+
     try:
         return unknown_tables_hint(ctx.db_info(db_id), expression, message)
     except Nl2SqlError:
