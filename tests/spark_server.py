@@ -107,6 +107,20 @@ def requests_sent() -> Iterator[list[str]]:
         SparkConnectClient._analyze = analyze  # type: ignore[method-assign]
 
 
+#: The server's log: warnings and errors, and the scheduler's jobs (submitted, cancelled).
+LOG_CONFIG = """\
+rootLogger.level = warn
+rootLogger.appenderRef.stdout.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n%ex
+logger.scheduler.name = org.apache.spark.scheduler.DAGScheduler
+logger.scheduler.level = info
+"""
+
+
 class SparkConnectServer:
     """One Spark Connect server process; ``start()`` returns when it answers a query."""
 
@@ -137,10 +151,19 @@ class SparkConnectServer:
             "spark.jars.ivy": str(self.folder / "ivy"),
             "spark.local.dir": str(self.folder / "local"),
         }
+        # The suite is CPU-bound on 2 cores beside the JVM: Spark's INFO log (a line per session
+        # access, per code generation, per task) and the JIT's optimizing compiler, whose work
+        # the short test queries never pay back, cost 10-30% of the JVM's CPU (three Spark tests:
+        # 212-237 s of CPU with both, 167-185 s without; two rounds each). The scheduler's INFO
+        # lines stay: jobs submitted and cancelled are what a failed stop test is read from.
+        log_config = self.folder / "log4j2.properties"
+        log_config.write_text(LOG_CONFIG)
+        java_options = (f"-Dderby.system.home={self.folder} "
+                        f"-Dlog4j2.configurationFile={log_config} -XX:TieredStopAtLevel=1")
         args = [str(home / "bin" / "spark-submit"), "--class", CONNECT_CLASS,
                 "--name", "nl2sql-tests", "--master", "local[2]",
                 "--driver-memory", self.memory,
-                "--driver-java-options", f"-Dderby.system.home={self.folder}"]
+                "--driver-java-options", java_options]
         for key, value in confs.items():
             args += ["--conf", f"{key}={value}"]
         return args
