@@ -193,6 +193,10 @@ async def test_a_table_the_schema_lacks_gets_the_closest_name(served: Served) ->
             "db_execute_sql", db_id="chinook",
             query=f"WITH customers AS (SELECT 1 AS n) SELECT nope FROM customers, {customer}")
         assert is_error and "did you mean" not in text, text
+        genre = served.sample.table("genre")
+        is_error, text = await served.call("db_execute_sql", db_id="chinook",
+                                           query=f"SELECT g.GenreName FROM {genre} g")
+        assert is_error and f"'{genre}' (g) has no column 'GenreName'; its columns: " in text
 
 
 async def test_db_execute_sql_refuses_unknown_db_and_outside_paths(served: Served) -> None:

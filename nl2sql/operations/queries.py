@@ -115,7 +115,7 @@ def db_execute_sql_op(ctx: OpsContext, db_id: DbId, query: SqlQuery, output_file
     except QueryExecutionError as error:
         writer.discard()
         if not isinstance(error, QueryTimeoutError):
-            hint = _unknown_tables_hint(ctx, db_id, validated.expression, error.message)
+            hint = _refused_query_hint(ctx, db_id, validated.expression, error.message)
             if hint:
                 error.message = f"{error.message} {hint}"
         raise
@@ -129,15 +129,15 @@ def db_execute_sql_op(ctx: OpsContext, db_id: DbId, query: SqlQuery, output_file
     return QueryResult(**metadata.model_dump(), preview=preview)
 
 
-def _unknown_tables_hint(ctx: OpsContext, db_id: str, expression: Any, message: str) -> str:
-    """A table the refused query names and the schema lacks, with the closest it has (""
-    without a schema cache: the refusal stands as the database wrote it)."""
+def _refused_query_hint(ctx: OpsContext, db_id: str, expression: Any, message: str) -> str:
+    """A table or column the refused query names and the schema lacks, with the closest it
+    has ("" without a schema cache: the refusal stands as the database wrote it)."""
     # Here, not at the top: it imports sqlglot, which the MCP server's start-up leaves to the
     # first query (tests/test_mcp_stdio.py::test_start_up_imports_stay_light).
-    from nl2sql.operations.query_hints import unknown_tables_hint
+    from nl2sql.operations.query_hints import refused_query_hint
 
     try:
-        return unknown_tables_hint(ctx.db_info(db_id), expression, message)
+        return refused_query_hint(ctx.db_info(db_id), expression, message)
     except Nl2SqlError:
         return ""
 

@@ -1,20 +1,30 @@
-"""What to add to a database's refusal of a query so that the next try is right: a table the
-query names that the schema does not have, and the closest one it does (``sales data`` ->
-``sales_data``, a file's view name; ``Customers`` -> ``Customer``).
+"""What to add to a database's refusal of a query so that the next try is right: a table or a
+column the query names that the schema does not have, and the closest one it does (``sales
+data`` -> ``sales_data``, a file's view name; ``Customers`` -> ``Customer``; ``g.GenreName`` ->
+``Name`` of ``Genre``).
 
-PostgreSQL, MySQL and SQLite name the missing table without a suggestion; a model then spends a
-round trip on ``db_show_schema``. The hint is read off the guard's parse of the query (CTE names
-are not tables) and the cached schema, and given only for a name the error itself mentions, so a
-refusal for another reason never gets a wrong hint.
+PostgreSQL, MySQL and SQLite name a missing table without a suggestion, SQLite and MySQL a
+missing column too; a model then spends a round trip on ``db_show_schema``. The hint is read off
+the guard's parse of the query (CTE names are not tables; names the query defines, its aliases,
+are not columns) and the cached schema, and given only for a name the error itself mentions, so
+a refusal for another reason never gets a wrong hint.
 """
 
 from __future__ import annotations
 
 import difflib
+import re
 
 from sqlglot import exp
 
-from nl2sql.schema.models import DbInfo
+from nl2sql.schema.models import DbInfo, TableInfo
+
+
+def refused_query_hint(db_info: DbInfo, expression: exp.Expr, error: str) -> str:
+    """The tables, else the columns, ``expression`` names that ``db_info`` lacks and ``error``
+    mentions, each with the closest known name (``""`` when there is none)."""
+    return (unknown_tables_hint(db_info, expression, error)
+            or unknown_columns_hint(db_info, expression, error))
 
 
 def unknown_tables_hint(db_info: DbInfo, expression: exp.Expr, error: str) -> str:
@@ -27,14 +37,13 @@ def unknown_tables_hint(db_info: DbInfo, expression: exp.Expr, error: str) -> st
     by_lower = {name.lower(): name for name in names}
     by_lower.update({name.rsplit(".", 1)[-1].lower(): name for name in names
                      if name.rsplit(".", 1)[-1].lower() not in by_lower})
-    mentioned = error.lower()
     hints: dict[str, None] = {}
     for table in expression.find_all(exp.Table):
         bare = table.name
-        if not bare or bare.lower() in ctes or bare.lower() not in mentioned:
+        if not bare or bare.lower() in ctes or not _mentions(error, bare):
             continue
         qualified = ".".join(part for part in (table.db, bare) if part)
-        if db_info.table(qualified) is not None or db_info.table(bare) is not None:
+        if _known_table(db_info, table) is not None:
             continue
         close = (difflib.get_close_matches(qualified, names, n=1, cutoff=0.6)
                  or difflib.get_close_matches(bare.lower(), list(by_lower), n=1, cutoff=0.6))
@@ -43,3 +52,60 @@ def unknown_tables_hint(db_info: DbInfo, expression: exp.Expr, error: str) -> st
             hints[f"'{qualified}' is not a table of database '{db_info.db_id}': did you mean "
                   f"'{suggestion}'?"] = None
     return " ".join(hints)
+
+
+def unknown_columns_hint(db_info: DbInfo, expression: exp.Expr, error: str) -> str:
+    """For each column ``expression`` names that its tables lack, that the query does not
+    define itself (an alias, a CTE's or a subquery's column) and that ``error`` mentions:
+    ``"'Genre' (g) has no column 'GenreName'; its columns: GenreId, Name."`` when the column is
+    qualified by a known table, else the closest column of the tables the query reads. ``""``
+    when there is none."""
+    by_alias: dict[str, TableInfo] = {}
+    for table in expression.find_all(exp.Table):
+        info = _known_table(db_info, table)
+        if info is not None:
+            by_alias.setdefault(table.alias_or_name.lower(), info)
+    if not by_alias:
+        return ""
+    tables = list({id(table): table for table in by_alias.values()}.values())
+    columns = {column.name.lower(): (column.name, table) for table in reversed(tables)
+               for column in table.columns}
+    defined = {alias.alias.lower() for alias in expression.find_all(exp.Alias)} | {
+        column.name.lower() for alias in expression.find_all(exp.TableAlias)
+        for column in alias.columns}
+    hints: dict[str, None] = {}
+    for column in expression.find_all(exp.Column):
+        name, qualifier = column.name, column.table
+        if not name or name.lower() in defined or not _mentions(error, name):
+            continue
+        owner = by_alias.get(qualifier.lower()) if qualifier else None
+        if owner is not None:
+            if owner.column(name) is None:
+                names = ", ".join(c.name for c in owner.columns[:_MAX_LISTED])
+                more = ", ..." if len(owner.columns) > _MAX_LISTED else ""
+                via = f" ({qualifier})" if qualifier.lower() != owner.name.lower() else ""
+                hints[f"'{owner.name}'{via} has no column '{name}'; its columns: "
+                      f"{names}{more}."] = None
+            continue
+        if qualifier or name.lower() in columns:
+            continue
+        close = difflib.get_close_matches(name.lower(), list(columns), n=1, cutoff=0.6)
+        if close:
+            known, table = columns[close[0]]
+            hints[f"'{name}' is not a column of the tables the query reads: did you mean "
+                  f"'{known}' (of '{table.name}')?"] = None
+    return " ".join(hints)
+
+
+#: Columns listed at most when a table lacks the one a query names.
+_MAX_LISTED = 30
+
+
+def _known_table(db_info: DbInfo, table: exp.Table) -> TableInfo | None:
+    qualified = ".".join(part for part in (table.db, table.name) if part)
+    return db_info.table(qualified) or db_info.table(table.name)
+
+
+def _mentions(error: str, name: str) -> bool:
+    """``name`` stands in ``error`` as a word (not inside a longer name), any case."""
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", error, re.IGNORECASE) is not None
