@@ -112,15 +112,10 @@ def db_execute_sql_op(ctx: OpsContext, db_id: DbId, query: SqlQuery, output_file
     except OSError as exc:  # disk full, permissions...: one sentence, no temporary file left
         writer.discard()
         raise storage_error(exc, ctx.workspace, what) from None
-    except QueryExecutionError as error:
+    except BaseException as error:
         writer.discard()
-        if not isinstance(error, QueryTimeoutError):
-            hint = _refused_query_hint(ctx, db_id, validated.expression, error.message)
-            if hint:
-                error.message = f"{error.message} {hint}"
-        raise
-    except BaseException:
-        writer.discard()
+        if isinstance(error, QueryExecutionError) and not isinstance(error, QueryTimeoutError):
+            _add_hint(ctx, db_id, validated.expression, error)
         raise
     # Into the saved-query index now, so the next saved_queries_list need not list the folder.
     saved_query_index(ctx.workspace_root, ctx.store).record(writer.metadata_path,
@@ -129,17 +124,19 @@ def db_execute_sql_op(ctx: OpsContext, db_id: DbId, query: SqlQuery, output_file
     return QueryResult(**metadata.model_dump(), preview=preview)
 
 
-def _refused_query_hint(ctx: OpsContext, db_id: str, expression: Any, message: str) -> str:
+def _add_hint(ctx: OpsContext, db_id: str, expression: Any, error: QueryExecutionError) -> None:
     """A table or column the refused query names and the schema lacks, with the closest it
-    has ("" without a schema cache: the refusal stands as the database wrote it)."""
+    has, added to ``error`` (nothing without a schema cache: the refusal stands as written)."""
     # Here, not at the top: it imports sqlglot, which the MCP server's start-up leaves to the
     # first query (tests/test_mcp_stdio.py::test_start_up_imports_stay_light).
     from nl2sql.operations.query_hints import refused_query_hint
 
     try:
-        return refused_query_hint(ctx.db_info(db_id), expression, message)
+        hint = refused_query_hint(ctx.db_info(db_id), expression, error.message)
     except Nl2SqlError:
-        return ""
+        return
+    if hint:
+        error.message = f"{error.message} {hint}"
 
 
 def db_get_row_by_id_op(ctx: OpsContext, db_id: DbId, table: TableName, row_id: RowId,
@@ -189,7 +186,7 @@ def _jsonable(row: dict[str, Any]) -> dict[str, Any]:
 
 def _render_fields(row: dict[str, Any], indent: str) -> list[str]:
     """Each value as a result's CSV and preview write it (a number one way, a list or a JSON
-    value as JSON, bytes as hex), so a row reads the same here as in a query's result."""
+    value as JSON), so a row reads the same here as in a query's result."""
     lines = []
     for name, value in row.items():
         text = format_value(value)

@@ -40,11 +40,10 @@ def unknown_tables_hint(db_info: DbInfo, expression: exp.Expr, error: str) -> st
     hints: dict[str, None] = {}
     for table in expression.find_all(exp.Table):
         bare = table.name
-        if not bare or bare.lower() in ctes or not _mentions(error, bare):
+        if (not bare or bare.lower() in ctes or not _mentions(error, bare)
+                or _known_table(db_info, table) is not None):
             continue
-        qualified = ".".join(part for part in (table.db, bare) if part)
-        if _known_table(db_info, table) is not None:
-            continue
+        qualified = _qualified(table)
         close = (difflib.get_close_matches(qualified, names, n=1, cutoff=0.6)
                  or difflib.get_close_matches(bare.lower(), list(by_lower), n=1, cutoff=0.6))
         if close:
@@ -102,8 +101,12 @@ _MAX_LISTED = 30
 
 
 def _known_table(db_info: DbInfo, table: exp.Table) -> TableInfo | None:
-    qualified = ".".join(part for part in (table.db, table.name) if part)
-    return db_info.table(qualified) or db_info.table(table.name)
+    return db_info.table(_qualified(table)) or db_info.table(table.name)
+
+
+def _qualified(table: exp.Table) -> str:
+    """``schema.name`` as the query writes it (``name`` alone when unqualified)."""
+    return ".".join(part for part in (table.db, table.name) if part)
 
 
 def _mentions(error: str, name: str) -> bool:
