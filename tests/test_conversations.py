@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from sqlalchemy import event
 from agent_scripts import Script, final, tool, tool_pairs_complete
 from pydantic_ai.messages import (ModelMessage, ModelMessagesTypeAdapter, ModelRequest,
                                   ModelResponse, UserPromptPart)
@@ -17,7 +18,7 @@ from pydantic_ai.messages import (ModelMessage, ModelMessagesTypeAdapter, ModelR
 import nl2sql
 from conftest import SAMPLE_DATA, SampleDb, sqlite_config
 from nl2sql.access.caller import Caller
-from nl2sql.agents.conversations import ConversationStore
+from nl2sql.agents.conversations import PAGE_TURNS, ConversationStore
 from nl2sql.agents.history import CONTEXT_OMITTED
 from nl2sql.config.agent_settings import AgentSettings
 from nl2sql.annotation.pipeline import annotate_database
@@ -141,3 +142,36 @@ def test_another_users_conversation_is_refused_before_the_model_is_asked(
                    conversation_id="theirs")
     assert script.requests == []
     assert ConversationStore(ops.store, "bo").turns("theirs") == []
+
+
+def test_a_long_conversation_reads_only_the_turns_its_history_can_hold(tmp_path: Path) -> None:
+    """The 600th turn costs what the 6th did: the history is read back from the newest turn a
+    page at a time, and reading stops at the first turn the budget cannot hold."""
+    store = ConversationStore.in_data_dir(tmp_path)
+    for i in range(600):
+        question = f"Question {i}: how many rows in t{i}? " + "padding " * 40
+        store.append("long", request_id=f"r{i}", question=question, db_id="x", answer=None,
+                     messages=[ModelRequest(parts=[UserPromptPart(question)]),
+                               ModelResponse(parts=[final(f"SELECT count(*) FROM t{i}")])])
+    statements: list[str] = []
+    engine = store.turn_store.database.engine
+    listen = lambda *args: statements.append(args[2])  # noqa: E731  (conn, cursor, statement)
+    event.listen(engine, "before_cursor_execute", listen)
+    try:
+        budget = AgentSettings().history_tokens
+        recent = store.recent_turns("long", budget)
+        history = store.history("long", budget)
+    finally:
+        event.remove(engine, "before_cursor_execute", listen)
+    assert [t.seq for t in recent] == list(range(600 - len(recent) + 1, 601))
+    oldest = recent[0].seq
+    assert 20 <= len(recent) <= 100 and sum(t.tokens for t in recent) <= budget
+    before = store.turns("long")[oldest - 2]  # seq oldest - 1: the next one back did not fit
+    assert sum(t.tokens for t in recent) + before.tokens > budget
+    said = _said(history)
+    assert f"Question {oldest - 1}:" in said and f"Question {oldest - 2}:" not in said
+    reads = [s for s in statements if "FROM turns" in s]  # pages of PAGE_TURNS, twice
+    assert len(reads) == 2 * (len(recent) // PAGE_TURNS + 1) and all("LIMIT" in s for s in reads)
+    # At least the two newest turns, whatever their size (the database and the retrieval).
+    assert [t.seq for t in store.recent_turns("long", 0)] == [599, 600]
+    assert store.history("long", 0) == [] and store.recent_turns("none", budget) == []

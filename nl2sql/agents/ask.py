@@ -152,7 +152,9 @@ async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Mode
         earlier = store.turn_for_request(request_id)
         if earlier is not None and earlier.answer is not None:
             return _stored_answer(ops, earlier.answer, rows)
-    turns = store.turns(conversation_id) if store and conversation_id else []
+    # The newest turns the history can hold (and the last two, for the database and retrieval).
+    turns = (store.recent_turns(conversation_id, settings.history_tokens)
+             if store and conversation_id else [])
     if store and conversation_id and not turns:  # none of this user's: refused before the
         store.check_owner(conversation_id)       # model is asked if someone else's
     answer_id = new_result_id()

@@ -5,7 +5,8 @@ Like a chat-history repository: ``ConversationStore`` appends one turn per answe
 (what was said and done in it, ``agents/history.py``: the run's messages without the context
 the model was shown, serialized with pydantic-ai's ``ModelMessagesTypeAdapter``, plus the
 ``Answer`` fields), and gives back the history for the next question trimmed to a token budget,
-oldest turns first. Turns are whole agent runs, so trimming never separates a tool call from its
+oldest turns first, read back from the newest only as far as the budget reaches (the thousandth
+turn of a conversation costs what the tenth did). Turns are whole agent runs, so trimming never separates a tool call from its
 return. Storage is ``nl2sql.store`` (``TurnStore``): one writer at a time, and a turn keyed by
 a request id, so a retried call does not add the same turn twice.
 """
@@ -25,6 +26,9 @@ from nl2sql.agents.history import history_tokens, turn_history
 from nl2sql.errors import Nl2SqlError
 from nl2sql.store.records import ConversationSummary, TurnRow
 from nl2sql.store.store import Store
+
+#: Turns read per page when walking a conversation back from its newest turn.
+PAGE_TURNS = 16
 
 
 class ConversationNotFoundError(Nl2SqlError):
@@ -72,13 +76,35 @@ class ConversationStore:
     def turns(self, conversation_id: str) -> list[Turn]:
         return [_turn(row) for row in self.turn_store.turns(conversation_id, user=self.user)]
 
+    def recent_turns(self, conversation_id: str, budget_tokens: int,
+                     at_least: int = 2) -> list[Turn]:
+        """The newest turns that fit ``budget_tokens`` (and at least the newest ``at_least``,
+        whatever their size), oldest first: read from the newest back, a page at a time,
+        stopping at the first turn that does not fit, as ``trim_turns`` does."""
+        kept: list[Turn] = []
+        used = 0
+        before = None
+        while True:
+            page = self.turn_store.newest_turns(conversation_id, user=self.user,
+                                                count=PAGE_TURNS, before=before)
+            for row in page:
+                turn = _turn(row)
+                used += turn.tokens
+                if used > budget_tokens and len(kept) >= at_least:
+                    return kept[::-1]
+                kept.append(turn)
+            if len(page) < PAGE_TURNS:
+                return kept[::-1]
+            before = page[-1].seq
+
     def turn_for_request(self, request_id: str) -> Turn | None:
         row = self.turn_store.turn_for_request(request_id, user=self.user)
         return _turn(row) if row is not None else None
 
     def history(self, conversation_id: str, budget_tokens: int) -> list[Any]:
         """The messages of the newest turns that fit ``budget_tokens``, oldest first."""
-        return [m for turn in trim_turns(self.turns(conversation_id), budget_tokens)
+        return [m for turn in trim_turns(self.recent_turns(conversation_id, budget_tokens),
+                                         budget_tokens)
                 for m in turn.messages()]
 
     def list(self) -> list[ConversationSummary]:

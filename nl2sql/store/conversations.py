@@ -35,6 +35,17 @@ class TurnStore:
         return self._read(select(*_TURN).where(turns.c.conversation_id == conversation_id,
                                                turns.c.user == user).order_by(turns.c.seq))
 
+    def newest_turns(self, conversation_id: str, *, user: str, count: int,
+                     before: int | None = None) -> list[TurnRow]:
+        """Up to ``count`` turns of ``user``'s conversation, the newest first; with ``before``,
+        only turns numbered below it (the next page back). Read through the primary key: a
+        page costs the same however long the conversation is."""
+        query = select(*_TURN).where(turns.c.conversation_id == conversation_id,
+                                     turns.c.user == user)
+        if before is not None:
+            query = query.where(turns.c.seq < before)
+        return self._read(query.order_by(turns.c.seq.desc()).limit(count))
+
     def turn_for_request(self, request_id: str, *, user: str) -> TurnRow | None:
         found = self._read(select(*_TURN).where(turns.c.request_id == request_id,
                                                 turns.c.user == user))
