@@ -439,6 +439,22 @@ def test_mysql_types_sqlalchemy_does_not_know(make_db: Callable[..., BackendDb])
                                                             "VARBINARY(4)"], name
 
 
+def test_mariadb_json_columns_are_json(make_db: Callable[..., BackendDb]) -> None:
+    """MariaDB's JSON is LONGTEXT with a ``json_valid`` check: the schema says JSON (so the
+    model uses JSON functions); a LONGTEXT with another check, or none, stays LONGTEXT."""
+    db = make_db("mysql", "json", script=(
+        "CREATE TABLE t (id int PRIMARY KEY, doc JSON, `odd name` JSON, note LONGTEXT,"
+        " x LONGTEXT CHECK (json_valid(x) AND length(x) > 2));"
+        "CREATE TABLE u (doc LONGTEXT);"))
+    info = extract(db.config)
+    t, u = info.table("t"), info.table("u")
+    assert t is not None and u is not None
+    types = {c.name: c.data_type for c in t.columns}
+    assert types["doc"] == types["odd name"] == "JSON", types
+    assert types["note"].startswith("LONGTEXT") and types["x"].startswith("LONGTEXT")
+    assert u.columns[0].data_type.startswith("LONGTEXT")  # same name, another table
+
+
 def test_sqlite_declared_types(tmp_path: Path) -> None:
     path = tmp_path / "untyped.db"
     with sqlite3.connect(path) as conn:

@@ -36,6 +36,16 @@ SELECT TABLE_NAME, COLUMN_NAME, UPPER(COLUMN_TYPE) FROM information_schema.COLUM
 WHERE TABLE_SCHEMA = {_SCHEMA} AND TABLE_NAME IN :tables
 """).bindparams(bindparam("tables", expanding=True))
 
+# MariaDB's JSON is an alias: a LONGTEXT column with the column check ``json_valid(`c`)``, which
+# SQLAlchemy reflects as LONGTEXT (and returns no column-level check for), so a model would not
+# know to use JSON functions on it. The checks in the catalogue name those columns (hand-written
+# catalogue SQL; MySQL has a real JSON type and no TABLE_NAME in this view).
+_MARIADB_JSON_SQL = text(f"""
+SELECT TABLE_NAME, CONSTRAINT_NAME FROM information_schema.CHECK_CONSTRAINTS
+WHERE CONSTRAINT_SCHEMA = {_SCHEMA}
+  AND CHECK_CLAUSE = CONCAT('json_valid(`', REPLACE(CONSTRAINT_NAME, '`', '``'), '`)')
+""")
+
 
 class MysqlSchemaInspector(DbSchemaInspector):
     default_index_type = "BTREE"
@@ -89,6 +99,17 @@ class MysqlSchemaInspector(DbSchemaInspector):
                         tables: Sequence[str]) -> dict[tuple[str, str], str]:
         rows = conn.execute(_DECLARED_TYPES_SQL, {"schema": self.schema, "tables": list(tables)})
         return {(table, column): declared for table, column, declared in rows}
+
+    def _complete_types(self, conn: Connection, reflected: ReflectedSchema) -> None:
+        super()._complete_types(conn, reflected)
+        if not getattr(conn.dialect, "is_mariadb", False):
+            return
+        json = {(table, column) for table, column in conn.execute(
+            _MARIADB_JSON_SQL, {"schema": self.schema})}
+        for table, columns in reflected.columns.items() if json else ():
+            for column in columns:
+                if (table, column["name"]) in json:
+                    column["declared_type"] = "JSON"
 
     def native_enum_values(self, column: dict[str, Any]) -> list[str] | None:
         """The values of a native ``ENUM``/``SET`` column, straight from its type."""
