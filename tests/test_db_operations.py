@@ -256,8 +256,9 @@ def test_a_row_by_id_shows_values_as_a_result_does(make_db: Any, make_registry: 
 
     db = make_db("postgres", "rowvalues", script=(
         "CREATE TABLE item (id int PRIMARY KEY, amount numeric(12,2), tags text[], data jsonb,"
-        " note text, seen boolean);"
-        "INSERT INTO item VALUES (5, 7.50, ARRAY['a','b'], '{\"k\": 5}', 'two\nlines', NULL);"))
+        " note text, seen boolean, raw bytea, big bytea);"
+        "INSERT INTO item VALUES (5, 7.50, ARRAY['a','b'], '{\"k\": 5}', 'two\nlines', NULL,"
+        " '\\xaa00', decode(repeat('ff', 40), 'hex'));"))
     registry = make_registry(db.config)
     build_cache(db.config, registry.data_dir)
     ops = OpsContext(registry)
@@ -266,4 +267,5 @@ def test_a_row_by_id_shows_values_as_a_result_does(make_db: Any, make_registry: 
     finally:
         ops.close()
     assert text.splitlines()[1:] == ["  id: 5", "  amount: 7.5", '  tags: ["a", "b"]',
-                                     '  data: {"k": 5}', "  note: two\\nlines", "  seen: NULL"]
+                                     '  data: {"k": 5}', "  note: two\\nlines", "  seen: NULL",
+                                     "  raw: \\xaa00", f"  big: \\x{'ff' * 32}… (40 bytes)"]

@@ -173,13 +173,20 @@ def operations_for_query(ctx: OpsContext, db_id: str) -> DbOperations:
     return ctx.query_operations(db_id)
 
 
+#: Bytes of a binary value a row by id shows (then its size).
+_ROW_BINARY_BYTES = 32
+
+
 def _jsonable(row: dict[str, Any]) -> dict[str, Any]:
-    """Row values JSON can carry: binary shown as a short hex string, the rest unchanged."""
+    """Row values JSON can carry: binary spelt as a result's CSV spells it (``\\x`` and hex),
+    a long one cut after 32 bytes with its size; the rest unchanged."""
     out = {}
     for name, value in row.items():
         if isinstance(value, (bytes, bytearray, memoryview)):
             data = bytes(value)
-            value = f"0x{data[:32].hex()}{'…' if len(data) > 32 else ''} ({len(data)} bytes)"
+            value = format_value(data[:_ROW_BINARY_BYTES])
+            if len(data) > _ROW_BINARY_BYTES:
+                value += f"… ({len(data):,} bytes)"
         out[name] = value
     return out
 
