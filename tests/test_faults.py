@@ -156,6 +156,32 @@ def test_a_deleted_sqlite_file_is_reported(ctx) -> None:
         db_execute_sql_op(ctx, "f", "SELECT count(*) FROM t")
 
 
+
+@pytest.mark.parametrize(("content", "expected"), [
+    (b"id,name\n1,a\n", "is not an SQLite database file; fix its 'path' in dbs.yaml"),
+    (None, "is a folder, not a file; fix its 'path' in dbs.yaml"),
+])
+def test_a_path_that_is_not_an_sqlite_file_is_one_line(tmp_path, make_registry, content,
+                                                       expected) -> None:
+    """A CSV (or any other file) or a folder given as an SQLite path is one line, from
+    annotate-schema and a query alike (SQLite itself says 'file is not a database' only at the
+    first statement: an internal error before); an empty file is an empty database."""
+    from nl2sql.annotation.pipeline import annotate_database
+
+    path = tmp_path / "data.csv"
+    path.write_bytes(content) if content is not None else path.mkdir()
+    context = OpsContext(make_registry(sqlite_config("x", path)))
+    with pytest.raises(DatabaseConnectionError, match=expected):
+        annotate_database(context.config("x"), context.data_dir)
+    with pytest.raises(DatabaseConnectionError, match=expected) as raised:
+        db_execute_sql_op(context, "x", "SELECT 1 AS one")
+    assert "\n" not in str(raised.value)
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    context = OpsContext(make_registry(sqlite_config("e", empty)))
+    assert "| 1 |" in db_execute_sql_op(context, "e", "SELECT 1 AS one").preview
+
+
 # -- 9: two writers of one output_file, readers in between ----------------------------------
 
 def test_readers_never_see_a_csv_and_metadata_of_different_runs(ctx) -> None:

@@ -169,3 +169,19 @@ def test_config_may_name_the_folder_of_dbs_yaml(tmp_path: Path) -> None:
     assert str(raised.value) == (
         f"{empty} is a folder with no dbs.yaml in it; pass the path of the file (--config "
         f"path/to/dbs.yaml) or create {empty / 'dbs.yaml'} from dbs.yaml.example.")
+
+
+def test_a_dbs_yaml_that_is_not_utf8_names_its_line(tmp_path: Path) -> None:
+    """A file saved in another encoding (a Latin-1 password) is one line naming the line, in
+    the commands and in nl2sql-secrets' edits; the byte is not shown (it may be a password's)."""
+    from nl2sql.config.secrets import set_db_password
+
+    config = tmp_path / "dbs.yaml"
+    config.write_bytes(b"databases:\n  shop:\n    type: postgres\n    dbname: shop\n"
+                       b"    password: caf\xe9\n")
+    done = _run(["nl2sql-mcp", "--config", str(config)], tmp_path)
+    assert done.returncode == 2 and done.stdout == "", done.stderr
+    assert done.stderr == f"error: {config} line 5 is not UTF-8 text; save the file as UTF-8.\n"
+    with pytest.raises(ConfigError, match="line 5 is not UTF-8 text") as raised:
+        set_db_password(config, "shop", "secret")
+    assert "xe9" not in str(raised.value) and "caf" not in str(raised.value)

@@ -32,6 +32,18 @@ def yaml_error(path: Path, exc: yaml.YAMLError) -> ConfigError:
     return ConfigError(f"{path}{line}: {problem}; fix the YAML syntax there.")
 
 
+def read_config_text(path: Path) -> str:
+    """dbs.yaml's text; ``ConfigError`` naming the line when it is not UTF-8 (a file saved in
+    another encoding, a Latin-1 password)."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ConfigError(f"{path} line {line} is not UTF-8 text; save the file as "
+                          f"UTF-8.") from None  # the byte not shown: it may be a password's
+
+
 def not_a_mapping_error(path: Path) -> ConfigError:
     return ConfigError(f"{path}: expected a mapping with a 'databases:' key at the top.")
 
@@ -107,7 +119,7 @@ def read_document(path: Path) -> tuple[DbsDocument, yaml.Node | None]:
     """dbs.yaml's top level, checked: YAML syntax, duplicate database ids, unknown keys,
     ``${VAR}`` references and each key's value, every mistake one ``ConfigError`` naming the
     file, the line and the fix."""
-    text = path.read_text(encoding="utf-8")
+    text = read_config_text(path)
     try:
         node = yaml.compose(text)
         document = yaml.safe_load(text)

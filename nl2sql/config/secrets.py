@@ -21,7 +21,8 @@ from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 
 from nl2sql.backends import BACKENDS
 from nl2sql.schema.cache import atomic_write_text
-from nl2sql.config.dbs_yaml import mapping_entry, not_a_mapping_error, yaml_error
+from nl2sql.config.dbs_yaml import (mapping_entry, not_a_mapping_error, read_config_text,
+                                    yaml_error)
 from nl2sql.errors import ConfigError, SecretsError, UnknownDatabaseError, did_you_mean
 
 logger = logging.getLogger(__name__)
@@ -177,7 +178,7 @@ def _write_config(path: Path, new_text: str, expected: object) -> None:
 
 def set_db_password(config_path: Path, db_id: str, plain: str) -> None:
     """Store ``ENC:`` of ``plain`` as the password of ``db_id``, touching nothing else."""
-    text = config_path.read_text(encoding="utf-8")
+    text = read_config_text(config_path)
     root = _compose(config_path, text)
     found = mapping_entry(root, "databases")
     entries = found[1] if found else None
@@ -251,7 +252,7 @@ def rotate_key(config_path: Path) -> int:
     4. dbs.yaml <- the re-encrypted text (temp + rename);
     5. ``.old`` removed: only now is no value encrypted with an old key.
     """
-    text = config_path.read_text(encoding="utf-8")
+    text = read_config_text(config_path)
     nodes = _encrypted_scalars(_compose(config_path, text))
     old_keys = _decryption_keys()  # checks the key file (exists, mode, content) first
     new_key_text = Fernet.generate_key().decode()

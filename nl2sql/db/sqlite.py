@@ -140,10 +140,16 @@ class SqliteConnection(DbConnection):
         path = self.path
         if not path.is_file():
             if not self.config.is_bundled_sample:
+                what = "is a folder, not a file" if path.is_dir() else "does not exist"
                 raise DatabaseConnectionError(
-                    f"SQLite file {path} for database '{self.db_id}' does not exist; fix its "
-                    f"'path' in dbs.yaml.", db_id=self.db_id)
+                    f"SQLite file {path} for database '{self.db_id}' {what}; fix its 'path' in "
+                    f"dbs.yaml.", db_id=self.db_id)
             ensure_bookstore(path)
+        if not _is_sqlite_file(path):  # SQLite itself says so only at the first statement
+            raise DatabaseConnectionError(
+                f"{path} (database '{self.db_id}') is not an SQLite database file; fix its "
+                f"'path' in dbs.yaml (CSV or Parquet files: type duckdb, with 'files:').",
+                db_id=self.db_id)
         uri = self.read_only_uri
         stat = path.stat()
         self._file_identity = (stat.st_dev, stat.st_ino)
@@ -243,3 +249,18 @@ class SqliteOperations(DbOperations):
                       "and side-effect functions are refused)"
         return QueryExecutionError(f"SQLite rejected the query on database '{self.db_id}': "
                                    f"{message.rstrip('.')}; fix the SQL and try again.", db_id=self.db_id)
+
+
+#: The first bytes of every SQLite 3 database file (https://sqlite.org/fileformat.html).
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def _is_sqlite_file(path: Path) -> bool:
+    """Whether ``path`` starts as an SQLite database does (an empty file is an empty
+    database); an unreadable file is left for the connection to report."""
+    try:
+        with path.open("rb") as file:
+            head = file.read(len(_SQLITE_HEADER))
+    except OSError:
+        return True
+    return not head or head == _SQLITE_HEADER

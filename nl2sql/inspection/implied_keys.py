@@ -169,7 +169,7 @@ def read_overrides(path: Path) -> tuple[set[Link], set[Link]]:
         document = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except FileNotFoundError:
         return set(), set()
-    except (OSError, yaml.YAMLError) as exc:
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         log.warning("ignoring %s: %s", path, str(exc).splitlines()[0])
         return set(), set()
     if not isinstance(document, dict):
