@@ -252,6 +252,35 @@ async def test_an_answer_on_a_database_the_user_left_shows_nothing_of_it_since(
     assert page.status_code == 200 and "column amount removed" not in page.text
 
 
+async def test_a_long_conversation_shows_its_newest_questions_and_a_link_back(
+        client: httpx2.AsyncClient, harbour: dict[str, Any]) -> None:
+    """A conversation's page reads and shows its newest turns only (a page of 45 questions
+    would otherwise read 45 results); 'Earlier questions' walks back, 20 at a time."""
+    from nl2sql.agents.conversations import ConversationStore
+    from nl2sql.web.pages import TURNS_SHOWN
+
+    store = ConversationStore(Store.of(harbour["configs"]), "ines")
+    for i in range(1, 46):
+        store.append("long", request_id=f"r{i}", question=f"Question {i}?", db_id="harbour",
+                     answer=None, messages=[])
+    ines = bearer(harbour, "ines")
+    seen, before = [], ""
+    while True:
+        page = (await client.get(f"/c/long.json{before}", headers=ines)).json()
+        seen.append([t["question"] for t in page["turns"]])
+        if page["earlier"] is None:
+            break
+        before = f"?before={page['earlier']}"
+    assert TURNS_SHOWN == 20 and [len(s) for s in seen] == [20, 20, 5]
+    assert seen[0][0] == "Question 26?" and seen[0][-1] == "Question 45?"
+    assert seen[2] == [f"Question {i}?" for i in range(1, 6)]
+    html = (await client.get("/c/long", headers=ines)).text
+    assert 'href="/c/long?before=26">Earlier questions</a>' in html
+    assert "Question 45?" in html and "Question 25?" not in html
+    oldest = (await client.get("/c/long?before=6", headers=ines)).text
+    assert "Earlier questions" not in oldest and "Question 1?" in oldest
+
+
 async def test_schema_pages_list_the_users_tables_columns_samples_and_metrics(
         client: httpx2.AsyncClient, harbour: dict[str, Any]) -> None:
     ines = bearer(harbour, "ines")

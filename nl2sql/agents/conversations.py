@@ -97,6 +97,16 @@ class ConversationStore:
                 return kept[::-1]
             before = page[-1].seq
 
+    def page(self, conversation_id: str, count: int,
+             before: int | None = None) -> tuple[list[Turn], int | None]:
+        """Up to ``count`` turns, oldest first, the newest of them just before turn number
+        ``before`` (default: the conversation's newest); and the ``before`` of the page of
+        turns before them (None: none are left)."""
+        rows = self.turn_store.newest_turns(conversation_id, user=self.user, count=count + 1,
+                                            before=before)
+        earlier = rows[count - 1].seq if len(rows) > count else None
+        return [_turn(row) for row in reversed(rows[:count])], earlier
+
     def turn_for_request(self, request_id: str) -> Turn | None:
         row = self.turn_store.turn_for_request(request_id, user=self.user)
         return _turn(row) if row is not None else None

@@ -31,6 +31,8 @@ from nl2sql.web.views import answer_view, database_view, result_view
 
 #: Conversations listed on the Ask page (History lists them all).
 RECENT = 10
+#: Turns a conversation's page shows (a link leads to the ones before).
+TURNS_SHOWN = 20
 SAVED_LIMIT = 100
 
 
@@ -66,12 +68,14 @@ def _conversations(ops: OpsContext) -> list[dict[str, Any]]:
 
 def ask_page(ops: OpsContext, request: Request) -> dict[str, Any]:
     return {"databases": _databases(ops), "history": _conversations(ops)[:RECENT],
-            "conversation_id": None, "turns": []}
+            "conversation_id": None, "turns": [], "earlier": None}
 
 
 def conversation_page(ops: OpsContext, request: Request) -> dict[str, Any]:
     conversation_id = request.path_params["conversation_id"]
-    turns = ConversationStore(ops.store, ops.caller.name).turns(conversation_id)
+    before = request.query_params.get("before", "")
+    turns, earlier = ConversationStore(ops.store, ops.caller.name).page(
+        conversation_id, TURNS_SHOWN, int(before) if before.isdigit() else None)
     if not turns:
         raise ConversationNotFoundError(f"You have no conversation '{conversation_id}'; start "
                                         f"one on the Ask page, or open one from your History.")
@@ -79,7 +83,7 @@ def conversation_page(ops: OpsContext, request: Request) -> dict[str, Any]:
               "answer": answer_view(ops, Answer.model_validate(turn.answer))
               if turn.answer else None} for turn in turns]
     return {"databases": _databases(ops), "history": _conversations(ops)[:RECENT],
-            "conversation_id": conversation_id, "turns": shown}
+            "conversation_id": conversation_id, "turns": shown, "earlier": earlier}
 
 
 def history_page(ops: OpsContext, request: Request) -> dict[str, Any]:
