@@ -30,6 +30,8 @@ def did_you_mean(name: str, choices: Iterable[str], *, capitalize: bool = True) 
 def require_question(question: str) -> str:
     """``question`` without surrounding blanks; an ``Nl2SqlError`` when nothing is left or
     when it is not text (a lone surrogate: a byte a terminal sent that is not UTF-8)."""
+    if not isinstance(question, str):
+        raise Nl2SqlError(f"The question must be text (got {type(question).__name__}).")
     question = question.strip()
     if not question:
         raise Nl2SqlError("The question is empty; ask something about the data.")

@@ -212,6 +212,30 @@ def test_a_candidate_count_out_of_range_is_one_sentence(chinook_ops: OpsContext,
         DbConnectionConfigs.load(path)  # every command reads it so: none goes on with it
 
 
+@pytest.mark.parametrize("chinook", ["sqlite"], indirect=True)  # checked before any backend
+@pytest.mark.parametrize(("arguments", "expected"), [
+    ({"question": None}, "The question must be text (got NoneType)."),
+    ({"question": b"How many?"}, "The question must be text (got bytes)."),
+    ({"db_id": 3}, "db_id must be a string (got int)."),
+    ({"model": 42}, "model must be a model string such as 'openai:gpt-4o-mini' or a pydantic-ai "
+                    "Model (got int)."),
+    ({"max_rows": 0}, "max_rows must be a whole number of at least 1 (got 0)."),
+    ({"max_rows": "10"}, "max_rows must be a whole number of at least 1 (got '10')."),
+    ({"candidates": 2.5}, "candidates must be a whole number of at least 1 (got 2.5)."),
+    ({"conversation_id": 7}, "conversation_id must be a string (got int)."),
+])
+def test_an_argument_of_the_wrong_kind_is_one_sentence_before_the_model_is_asked(
+        chinook_ops: OpsContext, chinook: SampleDb, arguments: dict[str, object], expected: str) -> None:
+    """Python callers get one sentence (was: AttributeError, a pandas ValueError after the
+    model had answered, an audit record that failed to write with a traceback)."""
+    script = Script([final("SELECT 1 AS one")])
+    call = {"question": QUESTION, "db_id": "chinook", "model": script.model,
+            "config": chinook_ops, **arguments}
+    with pytest.raises(Nl2SqlError) as raised:
+        nl2sql.ask(call.pop("question"), **call)
+    assert str(raised.value) == expected and script.requests == []
+
+
 def test_results_cut_by_the_row_limit_group_only_with_the_same_sql(chinook_ops: OpsContext,
                                                                   chinook: SampleDb) -> None:
     """A cut result cannot be compared by its rows: it joins a group only with the same SQL."""

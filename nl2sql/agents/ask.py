@@ -23,6 +23,7 @@ from pathlib import Path
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from pydantic_ai.models import Model
 from pydantic_ai.usage import RunUsage, UsageLimits
 
 from nl2sql.agents.answer import Answer, Attempt, read_dataframe
@@ -53,8 +54,6 @@ from nl2sql._worker import run_in_worker
 T = TypeVar("T")
 
 if TYPE_CHECKING:
-    from pydantic_ai.models import Model
-
     from nl2sql.config.registry import DbConnectionConfigs
     from nl2sql.context_engine import PromptContext
 
@@ -130,6 +129,8 @@ async def ask_async(question: str, *, db_id: str | None = None,
     """
     started = time.monotonic()
     question = require_question(question)
+    _check_arguments(db_id=db_id, model=model, conversation_id=conversation_id,
+                     request_id=request_id, max_rows=max_rows, candidates=candidates)
     with ops_context_for(config) as ops, recorded(ops, "ask", db_id=db_id) as record:
         answer = await _ask(ops, question, db_id=db_id, model=model,
                             conversation_id=conversation_id, max_rows=max_rows,
@@ -235,6 +236,23 @@ async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Mode
                      messages=turn_history(winner.result.new_messages(),
                                            result_preview=query.preview))
     return answer
+
+
+def _check_arguments(*, db_id: Any, model: Any, conversation_id: Any, request_id: Any,
+                     max_rows: Any, candidates: Any) -> None:
+    """One line for an argument of the wrong kind, before anything runs (no model request is
+    spent on a call that would fail after it)."""
+    for name, value in (("db_id", db_id), ("conversation_id", conversation_id),
+                        ("request_id", request_id)):
+        if value is not None and not isinstance(value, str):
+            raise Nl2SqlError(f"{name} must be a string (got {type(value).__name__}).")
+    if model is not None and not isinstance(model, (str, Model)):
+        raise Nl2SqlError(f"model must be a model string such as 'openai:gpt-4o-mini' or a "
+                          f"pydantic-ai Model (got {type(model).__name__}).")
+    for name, value, least in (("max_rows", max_rows, 1), ("candidates", candidates, None)):
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool)
+                                  or (least is not None and value < least)):
+            raise Nl2SqlError(f"{name} must be a whole number of at least 1 (got {value!r}).")
 
 
 def _candidate_count(candidates: int | None, settings: AgentSettings) -> int:
