@@ -38,6 +38,14 @@ def require_question(question: str) -> str:
     return require_text(question, "The question")
 
 
+def require_string(value: object, name: str) -> str:
+    """``value`` when it is a string; else an ``Nl2SqlError`` naming the argument ``name`` (a
+    Python caller's id of the wrong kind is one sentence, not an ``AttributeError``)."""
+    if not isinstance(value, str):
+        raise Nl2SqlError(f"{name} must be a string (got {type(value).__name__}).")
+    return value
+
+
 def require_text(text: str, what: str) -> str:
     """``text``, or an ``Nl2SqlError`` naming ``what`` when it holds a NUL (PostgreSQL stores
     refuse it) or UTF-8 cannot encode it (no store, file or driver takes it)."""

@@ -23,7 +23,7 @@ import nl2sql
 from conftest import sqlite_config, write_dbs_yaml
 from nl2sql.schema.cache import load_db_info
 from nl2sql.config.registry import DbConnectionConfigs
-from nl2sql.errors import VerifiedAnswerError
+from nl2sql.errors import Nl2SqlError, VerifiedAnswerError
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.annotation.pipeline import annotate_database
 from nl2sql.verified.questions import question_key, tables_read
@@ -162,6 +162,14 @@ def test_accept_unknown_id_is_one_line(chinook: dict) -> None:
     done = ask_cli(chinook["env"], "--accept", "0123456789ab")
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert "No answer with id '0123456789ab'" in done.stderr
+
+
+
+def test_an_id_that_is_not_a_string_is_one_sentence(tmp_path: Path) -> None:
+    for call, name in ((nl2sql.accept, "answer_id"), (nl2sql.unverify, "verified_id"),
+                       (nl2sql.reject, "proposal_id")):
+        with pytest.raises(Nl2SqlError, match=f"^{name} must be a string \\(got int\\)\\.$"):
+            call(5, config=tmp_path / "dbs.yaml")  # refused before dbs.yaml is read
 
 
 # -- examples ---------------------------------------------------------------------------------

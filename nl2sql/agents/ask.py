@@ -36,7 +36,7 @@ from nl2sql.agents.instructions import nl2sql_instructions
 from nl2sql.agents.selection import candidate_records, group_runs, select
 from nl2sql.agents.sql_agent import Nl2SqlDeps, answer_source, build_sql_agent
 from nl2sql.config.agent_settings import MAX_CANDIDATES, AgentSettings
-from nl2sql.errors import Nl2SqlError, require_question
+from nl2sql.errors import Nl2SqlError, require_question, require_string
 from nl2sql.llm.meter import ResponseMeter
 from nl2sql.llm.providers import build_model, no_model_error
 from nl2sql.llm.usage import step_usage
@@ -244,8 +244,8 @@ def _check_arguments(*, db_id: Any, model: Any, conversation_id: Any, request_id
     spent on a call that would fail after it)."""
     for name, value in (("db_id", db_id), ("conversation_id", conversation_id),
                         ("request_id", request_id)):
-        if value is not None and not isinstance(value, str):
-            raise Nl2SqlError(f"{name} must be a string (got {type(value).__name__}).")
+        if value is not None:
+            require_string(value, name)
     if model is not None and not isinstance(model, (str, Model)):
         raise Nl2SqlError(f"model must be a model string such as 'openai:gpt-4o-mini' or a "
                           f"pydantic-ai Model (got {type(model).__name__}).")

@@ -8,13 +8,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from nl2sql.errors import require_string
 from nl2sql.operations.ops_context import OpsContext, ops_context_for
 from nl2sql.operations import verified_answers as workflow
 from nl2sql.store.records import VerifiedAnswer
 
 if TYPE_CHECKING:
     from nl2sql.config.registry import DbConnectionConfigs
-
 
 
 def accept(answer_id: str, *, config: DbConnectionConfigs | OpsContext | str | Path | None = None
@@ -28,6 +28,7 @@ def accept(answer_id: str, *, config: DbConnectionConfigs | OpsContext | str | P
         >>> answer = nl2sql.ask("How many customers are there?")
         >>> nl2sql.accept(answer.id)
     """
+    require_string(answer_id, "answer_id")
     with ops_context_for(config) as ops:
         return workflow.accept_answer(ops, answer_id)
 
@@ -45,6 +46,7 @@ def unverify(verified_id: str, *,
              config: DbConnectionConfigs | OpsContext | str | Path | None = None
              ) -> VerifiedAnswer:
     """Remove the verified answer ``verified_id``; returns what was removed."""
+    require_string(verified_id, "verified_id")
     with ops_context_for(config) as ops:
         return workflow.unverify(ops, verified_id)
 
@@ -63,5 +65,6 @@ def reject(proposal_id: str, *,
            config: DbConnectionConfigs | OpsContext | str | Path | None = None
            ) -> VerifiedAnswer:
     """Reject the proposal ``proposal_id``: never served, not proposed again; returns it."""
+    require_string(proposal_id, "proposal_id")
     with ops_context_for(config) as ops:
         return workflow.reject_proposal(ops, proposal_id)
