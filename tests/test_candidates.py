@@ -225,7 +225,8 @@ def test_a_candidate_count_out_of_range_is_one_sentence(chinook_ops: OpsContext,
     ({"conversation_id": 7}, "conversation_id must be a string (got int)."),
 ])
 def test_an_argument_of_the_wrong_kind_is_one_sentence_before_the_model_is_asked(
-        chinook_ops: OpsContext, chinook: SampleDb, arguments: dict[str, object], expected: str) -> None:
+        chinook_ops: OpsContext, chinook: SampleDb, arguments: dict[str, object],
+        expected: str) -> None:
     """Python callers get one sentence (was: AttributeError, a pandas ValueError after the
     model had answered, an audit record that failed to write with a traceback)."""
     script = Script([final("SELECT 1 AS one")])

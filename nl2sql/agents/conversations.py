@@ -7,8 +7,8 @@ the model was shown, serialized with pydantic-ai's ``ModelMessagesTypeAdapter``,
 ``Answer`` fields), and gives back the history for the next question trimmed to a token budget,
 oldest turns first, read back from the newest only as far as the budget reaches (the thousandth
 turn of a conversation costs what the tenth did). Turns are whole agent runs, so trimming never
-separates a tool call from its return. Storage is ``nl2sql.store`` (``TurnStore``): one writer at a time, and a turn keyed by
-a request id, so a retried call does not add the same turn twice.
+separates a tool call from its return. Storage is ``nl2sql.store`` (``TurnStore``): one writer at
+a time, and a turn keyed by a request id, so a retried call does not add the same turn twice.
 """
 
 from __future__ import annotations
