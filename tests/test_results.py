@@ -358,6 +358,35 @@ def test_export_keeps_the_query_order_and_the_row_cap(chinook, make_registry) ->
     assert [int(r[0]) for r in rows] == [3503, 3502, 3501, 3500, 3499] and capped.truncated
 
 
+@pytest.mark.parametrize("special", ["postgres", "sqlite", "mysql"], indirect=True)
+def test_a_dataframe_keeps_leading_zeros_as_text_and_reads_dates_as_dates(
+        special: tuple) -> None:
+    """``Answer.df``: a text column such as a zip code keeps its leading zero (no database
+    number is written with one), ISO dates become datetimes (pandas 3 reads text as ``str``,
+    which the date check once missed), and the table and the JSON write them as the CSV does."""
+    from nl2sql.agents.answer import Answer
+
+    ctx, _ = special
+    backend = ctx.config("special").type.value
+    date, stamp = ("DATE '2024-01-02'", "TIMESTAMP '2024-01-02 10:30:00'") \
+        if backend != "sqlite" else ("'2024-01-02'", "'2024-01-02 10:30:00'")
+    query = (f"SELECT '01234' AS zip, '-042' AS code, 7 AS n, 0.5 AS x, {date} AS d, "
+             f"{stamp} AS ts, 'NA' AS country")
+    result = db_execute_sql_op(ctx, "special", query)
+    df = read_dataframe(ctx.workspace / result.csv_filename, 10)
+    row = df.iloc[0].to_dict()
+    assert row["zip"] == "01234" and row["code"] == "-042" and row["country"] == "NA"
+    assert row["n"] == 7 and row["x"] == 0.5
+    assert str(df["d"].dtype).startswith("datetime64") and row["d"].year == 2024
+    assert markdown_table(df, 10)[2] == \
+        "| 01234 | -042 | 7 | 0.5 | 2024-01-02 | 2024-01-02 10:30:00 | NA |"
+    answer = Answer(question="q", db_id="special", sql=query, explanation="e", df=df,
+                    csv_path=str(ctx.workspace / result.csv_filename), row_count=1)
+    assert json.loads(json.dumps(answer.to_json_dict()["df"])) == [{
+        "zip": "01234", "code": "-042", "n": 7, "x": 0.5, "d": "2024-01-02",
+        "ts": "2024-01-02 10:30:00", "country": "NA"}]
+
+
 # -- one number formatting for previews ------------------------------------------------------
 
 def test_preview_numbers_drop_a_decimals_trailing_zeros_in_number_columns_only() -> None:

@@ -27,6 +27,8 @@ from nl2sql.agents.chart_answer import chart_answer
 if TYPE_CHECKING:
     from nl2sql.charts import Chart
 
+#: An integer part with a leading zero: written by no number type, so the column is text.
+_LEADING_ZERO = r"^-?0\d"
 _DATE = r"^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([+-]\d{2}:?\d{2}|Z)?)?$"
 NOTEBOOK_ROWS = 10
 
@@ -113,9 +115,18 @@ class Answer(BaseModel):
 
     def to_json_dict(self) -> dict[str, Any]:
         """Every field as JSON values; ``df`` as a list of row objects."""
+        import pandas as pd
+
         data = self.model_dump(mode="json")
-        data["df"] = [] if self.df is None else \
-            self.df.astype(object).where(self.df.notna(), None).to_dict(orient="records")
+        if self.df is None:
+            data["df"] = []
+            return data
+        values = self.df.astype(object).where(self.df.notna(), None)
+        for i, kind in enumerate(self.df.dtypes):
+            if pd.api.types.is_datetime64_any_dtype(kind):  # as the table writes them
+                texts = [text or None for text in _texts(self.df.iloc[:, i])]
+                values.isetitem(i, pd.Series(texts, index=values.index, dtype=object))
+        data["df"] = values.to_dict(orient="records")
         return data
 
     def chart(self, kind: str | None = None, x: str | None = None,
@@ -187,11 +198,24 @@ def markdown_table(df: Any, rows: int) -> list[str]:
     if df is None or not len(df.columns):
         return []
     head = df.head(rows)
-    cells = preview_numbers([[_text(v) for v in row] for row in head.itertuples(index=False)])
+    columns = [_texts(head.iloc[:, i]) for i in range(len(head.columns))]
+    cells = preview_numbers([list(row) for row in zip(*columns)])
     lines = ["| " + " | ".join(_cell(str(c)) for c in head.columns) + " |",
              "|" + "---|" * len(head.columns)]
     lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in cells]
     return lines
+
+
+def _texts(column: Any) -> list[str]:
+    """A column's cells as text; datetimes as pandas shows them (dates only when every one
+    shown is at midnight), a missing one empty."""
+    import pandas as pd
+
+    if not pd.api.types.is_datetime64_any_dtype(column.dtype):
+        return [_text(v) for v in column]
+    present = column.dropna()
+    dates = bool((present == present.dt.normalize()).all())
+    return ["" if pd.isna(v) else v.strftime("%Y-%m-%d") if dates else str(v) for v in column]
 
 
 def _text(value: Any) -> str:
@@ -206,15 +230,26 @@ def _cell(text: str) -> str:
 
 def read_dataframe(csv_path: Path, max_rows: int) -> Any:
     """The first ``max_rows`` rows of a result CSV as a DataFrame: numbers as numbers, ISO
-    dates and timestamps as datetimes, empty cells as missing values."""
+    dates and timestamps as datetimes, empty cells as missing values. A column with a value
+    such as ``007`` or ``01234`` is text (a zip code, an account number): no number a database
+    returns is written with a leading zero, and as a number it would lose it."""
     import pandas as pd
 
     df = pd.read_csv(csv_path, nrows=max_rows, keep_default_na=False, na_values=[""])
-    for column in df.columns:
-        values = df[column].dropna()
-        if values.dtype == object and len(values) and values.astype(str).str.match(_DATE).all():
+    numeric = [i for i, kind in enumerate(df.dtypes) if pd.api.types.is_numeric_dtype(kind)
+               and not pd.api.types.is_bool_dtype(kind)]
+    if numeric:
+        raw = pd.read_csv(csv_path, nrows=max_rows, keep_default_na=False, na_values=[""],
+                          usecols=numeric, dtype=str)
+        for i, column in zip(numeric, raw.columns):
+            if raw[column].str.match(_LEADING_ZERO).any():
+                df.isetitem(i, raw[column])
+    for i, column in enumerate(df.columns):
+        values = df.iloc[:, i].dropna()
+        if (values.dtype == object or pd.api.types.is_string_dtype(values.dtype)) \
+                and len(values) and values.astype(str).str.match(_DATE).all():
             try:
-                df[column] = pd.to_datetime(df[column], format="ISO8601")
+                df.isetitem(i, pd.to_datetime(df.iloc[:, i], format="ISO8601"))
             except (ValueError, TypeError):
                 continue
     return df
