@@ -205,6 +205,7 @@ RULES = [
     ("day,a,b\n2024-01-01,1,2\n2024-01-02,3,4\n", "line", "day", ("a", "b"), None),
     ("at,n\n2024-01-01 10:00:00+00,1\n2024-01-01 11:00:00+00,2\n", "line", "at", ("n",), None),
     ("CustomerId,total\n1,10.5\n2,3\n", "bar", "CustomerId", ("total",), None),
+    ("zip,customers\n01234,5\n02139,7\n", "bar", "zip", ("customers",), None),  # text: 0-led
     ("x,y,kind\n1,2,a\n3,4,b\n", "scatter", "x", ("y",), "kind"),
     ("revenue,orders\n1200.5,12\n", "card", None, ("revenue", "orders"), None),
     ("name,total\nAC/DC,12\n", "card", "name", ("total",), None),

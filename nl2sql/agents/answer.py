@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from nl2sql.context_engine.prompt_context import UsedContext
 from nl2sql.llm.usage import format_cost
 from nl2sql.schema.models import StepUsage
-from nl2sql.workspace.csv_dialect import float_text
+from nl2sql.workspace.csv_dialect import LEADING_ZERO, float_text
 from nl2sql.workspace.preview import preview_numbers
 from nl2sql.workspace.results import new_result_id
 from nl2sql.operations.verified_api import accept
@@ -27,8 +27,6 @@ from nl2sql.agents.chart_answer import chart_answer
 if TYPE_CHECKING:
     from nl2sql.charts import Chart
 
-#: An integer part with a leading zero: written by no number type, so the column is text.
-_LEADING_ZERO = r"^-?0\d"
 _DATE = r"^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([+-]\d{2}:?\d{2}|Z)?)?$"
 NOTEBOOK_ROWS = 10
 
@@ -242,7 +240,7 @@ def read_dataframe(csv_path: Path, max_rows: int) -> Any:
         raw = pd.read_csv(csv_path, nrows=max_rows, keep_default_na=False, na_values=[""],
                           usecols=numeric, dtype=str)
         for i, column in zip(numeric, raw.columns):
-            if raw[column].str.match(_LEADING_ZERO).any():
+            if raw[column].str.match(LEADING_ZERO.pattern).any():
                 df.isetitem(i, raw[column])
     for i, column in enumerate(df.columns):
         values = df.iloc[:, i].dropna()

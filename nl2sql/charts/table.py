@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Literal
 
 from nl2sql.errors import ChartError, ConfigError, WorkspaceFileError, did_you_mean
-from nl2sql.workspace import csv_dialect  # noqa: F401 - raises the csv field size limit
+from nl2sql.workspace.csv_dialect import LEADING_ZERO  # importing it raises the csv field limit
 
 ColumnKind = Literal["temporal", "measure", "category", "text", "empty"]
 Value = float | datetime | str | None
@@ -153,6 +153,8 @@ def _numbers(cells: list[str]) -> list[float | None] | None:
         if cell == "":
             values.append(None)
             continue
+        if LEADING_ZERO.match(cell):  # text such as a zip code: a category, not a measure
+            return None
         try:
             value = float(cell)
         except ValueError:

@@ -12,7 +12,8 @@ Arrow-based export) must write the same bytes for the same values:
 - **NULL is an empty, unquoted field; the empty string is ``""``.** A one-column NULL is an
   empty line. (Arrow's C++ CSV writer follows the same rule, which lets an Arrow path match.)
 - Booleans: ``t`` / ``f`` (what PostgreSQL writes).
-- Integers and decimals: plain digits (decimals in fixed-point notation). Floats: the shortest
+- Integers and decimals: plain digits (decimals in fixed-point notation), never with a leading
+  zero, so a field such as ``007`` is text (``LEADING_ZERO``). Floats: the shortest
   digits that read back to the same value, laid out as PostgreSQL 12+ writes ``float8``:
   fixed-point when the decimal exponent is from -4 to 14 and without a trailing ``.0``
   (``1``, ``0.25``, ``-0``, ``123456789012345.6``), else ``1e+15``, ``1.5e-07``; and
@@ -36,6 +37,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 from collections.abc import Callable, Iterable, Sequence
 from datetime import date, datetime, time
 from decimal import Decimal
@@ -45,6 +47,10 @@ from typing import Any
 #: Largest field the readers accept (the csv module's default is 131,072 characters).
 FIELD_SIZE_LIMIT = 2**31 - 1
 csv.field_size_limit(FIELD_SIZE_LIMIT)
+
+#: The start of a field with a leading zero (``007``, ``-042``): no number is written so, so such a
+#: field is text however numeric it looks (a zip code, an account number).
+LEADING_ZERO = re.compile(r"-?0\d")
 
 LINE_END = "\n"
 #: Value types ``csv.writer`` already writes in this dialect, apart from the cases
