@@ -158,10 +158,12 @@ def test_accepted_answer_is_served_again_in_another_process(chinook: dict,
     assert "No verified answer" in gone.stderr
 
 
-def test_accept_unknown_id_is_one_line(chinook: dict) -> None:
-    done = ask_cli(chinook["env"], "--accept", "0123456789ab")
+@pytest.mark.parametrize("answer_id", ["0123456789ab", ""])
+def test_accept_unknown_id_is_one_line(chinook: dict, answer_id: str) -> None:
+    """An empty id too (a shell variable that was not set): not taken for a missing question."""
+    done = ask_cli(chinook["env"], "--accept", answer_id)
     assert done.returncode == 2 and done.stderr.count("\n") == 1
-    assert "No answer with id '0123456789ab'" in done.stderr
+    assert f"No answer with id '{answer_id}'" in done.stderr
 
 
 

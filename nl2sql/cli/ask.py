@@ -115,10 +115,11 @@ def _run(argv: list[str] | None) -> int:
     ops = OpsContext.load_local(args.config, "cli", data_dir=args.data_dir,
                                 workspace=args.workspace)
     try:
-        if args.list_conversations or args.delete_conversation:
+        # An id option given even empty ('--accept ""') is that command, not a question.
+        if args.list_conversations or args.delete_conversation is not None:
             return _conversations(ops, args)
-        if args.accept or args.list_verified or args.unverify or args.list_proposed \
-                or args.reject:
+        if args.list_verified or args.list_proposed or any(
+                value is not None for value in (args.accept, args.unverify, args.reject)):
             return _verified(ops, args)
         if not args.question or not args.question.strip():
             parser.error("give a question, e.g. nl2sql-ask \"How many books are there?\"")
@@ -168,7 +169,7 @@ def _conversations(ops: Any, args: argparse.Namespace) -> int:
     from nl2sql.agents.conversations import ConversationStore  # pydantic-ai's message types
 
     store = ConversationStore(ops.store, ops.caller.name)
-    if args.delete_conversation:
+    if args.delete_conversation is not None:
         count = store.delete(args.delete_conversation)
         if not count:
             raise Nl2SqlError(f"No conversation '{args.delete_conversation}'; list them with "
@@ -188,15 +189,15 @@ def _conversations(ops: Any, args: argparse.Namespace) -> int:
 
 def _verified(ops: Any, args: argparse.Namespace) -> int:
     listing = args.list_verified or args.list_proposed
-    if args.accept:
+    if args.accept is not None:
         found = [workflow.accept_answer(ops, args.accept)]
         print(f"Verified {found[0].id} on {found[0].db_id}: the same question is now answered "
               f"from it with no model request.", file=sys.stderr if args.json else sys.stdout)
-    elif args.reject:
+    elif args.reject is not None:
         found = [workflow.reject_proposal(ops, args.reject)]
         print(f"Rejected proposal {found[0].id}: it is never served and not proposed again.",
               file=sys.stderr if args.json else sys.stdout)
-    elif args.unverify:
+    elif args.unverify is not None:
         found = [workflow.unverify(ops, args.unverify)]
         print(f"Removed verified answer {found[0].id}.",
               file=sys.stderr if args.json else sys.stdout)
