@@ -6,6 +6,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 import nl2sql
 from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.annotation.pipeline import annotate_database
@@ -46,3 +48,11 @@ def test_context_is_callable_even_after_its_package_is_imported(chinook, make_re
     assert {t.name for t in ctx.tables} >= {chinook.table("album"), chinook.table("artist")}
     assert "CREATE TABLE" in ctx.schema_sql
     assert isinstance(registry, DbConnectionConfigs)
+    for arguments, expected in (({"budget_tokens": 0}, "budget_tokens must be a whole number of "
+                                                       "at least 1 (got 0)."),
+                                ({"budget_tokens": "600"}, "budget_tokens must be a whole "
+                                                           "number of at least 1 (got '600')."),
+                                ({"db_id": 5}, "db_id must be a string (got int).")):
+        with pytest.raises(nl2sql.Nl2SqlError) as raised:
+            nl2sql.context("How many albums are there?", config=registry, **arguments)
+        assert str(raised.value) == expected
