@@ -363,28 +363,42 @@ def test_a_dataframe_keeps_leading_zeros_as_text_and_reads_dates_as_dates(
         special: tuple) -> None:
     """``Answer.df``: a text column such as a zip code keeps its leading zero (no database
     number is written with one), ISO dates become datetimes (pandas 3 reads text as ``str``,
-    which the date check once missed), and the table and the JSON write them as the CSV does."""
+    which the date check once missed), ``t`` booleans; the table and the JSON write them as the
+    CSV does."""
     from nl2sql.agents.answer import Answer
 
     ctx, _ = special
     backend = ctx.config("special").type.value
     date, stamp = ("DATE '2024-01-02'", "TIMESTAMP '2024-01-02 10:30:00'") \
         if backend != "sqlite" else ("'2024-01-02'", "'2024-01-02 10:30:00'")
+    true = "TRUE" if backend == "postgres" else "'t'"  # MySQL's and SQLite's are 1
     query = (f"SELECT '01234' AS zip, '-042' AS code, 7 AS n, 0.5 AS x, {date} AS d, "
-             f"{stamp} AS ts, 'NA' AS country")
+             f"{stamp} AS ts, 'NA' AS country, {true} AS ok")
     result = db_execute_sql_op(ctx, "special", query)
     df = read_dataframe(ctx.workspace / result.csv_filename, 10)
     row = df.iloc[0].to_dict()
     assert row["zip"] == "01234" and row["code"] == "-042" and row["country"] == "NA"
     assert row["n"] == 7 and row["x"] == 0.5
     assert str(df["d"].dtype).startswith("datetime64") and row["d"].year == 2024
+    assert df["ok"].dtype == bool and row["ok"] is True  # the CSV's t
     assert markdown_table(df, 10)[2] == \
-        "| 01234 | -042 | 7 | 0.5 | 2024-01-02 | 2024-01-02 10:30:00 | NA |"
+        "| 01234 | -042 | 7 | 0.5 | 2024-01-02 | 2024-01-02 10:30:00 | NA | t |"
     answer = Answer(question="q", db_id="special", sql=query, explanation="e", df=df,
                     csv_path=str(ctx.workspace / result.csv_filename), row_count=1)
     assert json.loads(json.dumps(answer.to_json_dict()["df"])) == [{
         "zip": "01234", "code": "-042", "n": 7, "x": 0.5, "d": "2024-01-02",
-        "ts": "2024-01-02 10:30:00", "country": "NA"}]
+        "ts": "2024-01-02 10:30:00", "country": "NA", "ok": True}]
+
+
+def test_dataframe_booleans_with_a_missing_value_and_text_that_only_looks_alike(
+        tmp_path: Path) -> None:
+    path = tmp_path / "r.csv"
+    path.write_text('b,c,word,when\nt,f,t,2024-01-31\nf,,true,\n')
+    df = read_dataframe(path, 10)
+    assert df["b"].dtype == bool and str(df["c"].dtype) == "boolean"
+    assert df["c"].isna().tolist() == [False, True]
+    assert df["word"].tolist() == ["t", "true"]  # not only t and f: text
+    assert markdown_table(df, 10)[2:] == ["| t | f | t | 2024-01-31 |", "| f |  | true |  |"]
 
 
 # -- one number formatting for previews ------------------------------------------------------

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
 _DATE = r"^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([+-]\d{2}:?\d{2}|Z)?)?$"
 NOTEBOOK_ROWS = 10
+#: How the CSV dialect writes booleans (``csv_dialect``), and back.
+_BOOLEANS = {"t": True, "f": False}
 
 
 class Attempt(BaseModel):
@@ -205,10 +207,12 @@ def markdown_table(df: Any, rows: int) -> list[str]:
 
 
 def _texts(column: Any) -> list[str]:
-    """A column's cells as text; datetimes as pandas shows them (dates only when every one
-    shown is at midnight), a missing one empty."""
+    """A column's cells as text: booleans as the CSV writes them (``t`` / ``f``), datetimes as
+    pandas shows them (dates only when every one shown is at midnight), a missing one empty."""
     import pandas as pd
 
+    if pd.api.types.is_bool_dtype(column.dtype):  # as the CSV and the MCP preview write them
+        return ["" if pd.isna(v) else "t" if v else "f" for v in column]
     if not pd.api.types.is_datetime64_any_dtype(column.dtype):
         return [_text(v) for v in column]
     present = column.dropna()
@@ -228,7 +232,8 @@ def _cell(text: str) -> str:
 
 def read_dataframe(csv_path: Path, max_rows: int) -> Any:
     """The first ``max_rows`` rows of a result CSV as a DataFrame: numbers as numbers, ISO
-    dates and timestamps as datetimes, empty cells as missing values. A column with a value
+    dates and timestamps as datetimes, ``t`` / ``f`` (how the CSV dialect writes a boolean) as
+    booleans, empty cells as missing values. A column with a value
     such as ``007`` or ``01234`` is text (a zip code, an account number): no number a database
     returns is written with a leading zero, and as a number it would lose it."""
     import pandas as pd
@@ -244,8 +249,13 @@ def read_dataframe(csv_path: Path, max_rows: int) -> Any:
                 df.isetitem(i, raw[column])
     for i, column in enumerate(df.columns):
         values = df.iloc[:, i].dropna()
-        if (values.dtype == object or pd.api.types.is_string_dtype(values.dtype)) \
-                and len(values) and values.astype(str).str.match(_DATE).all():
+        if not len(values) or not (values.dtype == object
+                                   or pd.api.types.is_string_dtype(values.dtype)):
+            continue
+        if values.isin(_BOOLEANS).all():  # the dialect's booleans
+            kind = "bool" if len(values) == len(df) else "boolean"  # the latter holds NA
+            df.isetitem(i, df.iloc[:, i].map(_BOOLEANS).astype(kind))
+        elif values.astype(str).str.match(_DATE).all():
             try:
                 df.isetitem(i, pd.to_datetime(df.iloc[:, i], format="ISO8601"))
             except (ValueError, TypeError):
