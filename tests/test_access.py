@@ -99,8 +99,11 @@ def test_a_scoped_registry_refuses_the_others_and_keeps_results_apart(
     with pytest.raises(AccessDeniedError, match="'northwind' is not open to user 'ana' "
                                                 "\\(groups: analysts\\)"):
         ana.get("northwind")
-    with pytest.raises(nl2sql.errors.UnknownDatabaseError, match="Known databases: chinook\\."):
+    with pytest.raises(nl2sql.errors.UnknownDatabaseError) as raised:
         ana.get("nope")
+    # A configured user is told the databases that are theirs, never the server's files.
+    assert str(raised.value) == "Unknown database 'nope'. Known databases: chinook."
+    assert str(registry.config_path) in registry._unknown_message("nope")  # the local account
 
 
 @pytest.mark.parametrize("name", ["José", "../etc", "a/b", "x+y", "..", ".hidden", "a" * 80,

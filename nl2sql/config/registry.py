@@ -236,7 +236,8 @@ class DbConnectionConfigs:
     def _unknown_message(self, db_id: str) -> str:
         known = ", ".join(sorted(self.databases)) or "none"
         hint = did_you_mean(db_id, self.databases)
-        where = f" in {self.config_path}" if self.config_path else ""
+        # A configured user's view names no server file (its folders are not theirs to know).
+        where = f" in {self.config_path}" if self.config_path and self.scoped_for is None else ""
         return (f"Unknown database {db_id!r}{where}. {hint}"
                 f"Known databases: {known}.")
 
