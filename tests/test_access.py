@@ -16,6 +16,7 @@ from mcp import Client
 
 import nl2sql
 from nl2sql.access import Caller, can, db_role, member, scope
+from nl2sql.access.disclosure import shown_to
 from nl2sql.access.oidc import groups_in
 from nl2sql.access.permissions import user_workspace
 from nl2sql.config.registry import DbConnectionConfigs
@@ -184,6 +185,48 @@ async def test_mcp_tools_resources_and_prompts_show_only_the_callers_databases(
         assert head.is_error
         ana_file = await client.call_tool("csv_head", {"csv_file": f"../ana/{name}"})
         assert ana_file.is_error
+
+
+def test_a_configured_user_is_told_the_servers_files_by_name(
+        registry: DbConnectionConfigs) -> None:
+    """Errors are worded for whoever runs the server; a configured user reads them with the
+    server's paths named (dbs.yaml, its folder, the data dir, the workspace, a database file)."""
+    ops = OpsContext(registry)
+    ana = ops.for_caller(_caller(registry, "ana", "analysts"), "mcp-http")
+    data, chinook = registry.data_dir, registry.get("chinook").path
+    message = (f"no schema cache yet ({data}/database/chinook/chinook.db_info.json); "
+               f"SQLite file {chinook} was deleted; see {registry.config_path}. "
+               f"{registry.workspace}/users/ana/x.csv, {data}2/other and {chinook}.bak are others.")
+    assert shown_to(ana, message) == (
+        "no schema cache yet (the server's data folder/database/chinook/chinook.db_info.json); "
+        "SQLite file the server's file was deleted; see dbs.yaml. the workspace/users/ana/x.csv, "
+        "the server's config folder/data2/other and the server's config folder/chinook.sqlite.bak "
+        "are others.")  # a path is a whole name: data2 is not the data dir
+    assert shown_to(ops, message) == message  # the OS account: as it is
+    ops.close()
+
+
+async def test_every_face_names_the_servers_files_to_a_configured_user(
+        registry: DbConnectionConfigs) -> None:
+    """A database whose schema cache is missing: the MCP tool, resource and prompt answers
+    name no server path for a configured user."""
+    (registry.data_dir / "database" / "chinook" / "chinook.db_info.json").unlink()
+    server = build_server(registry.config_path, workspace=registry.workspace)
+    server.default_caller = lambda: _caller(registry, "ana", "analysts")
+    data = str(registry.data_dir)
+    async with Client(server) as client:
+        shown = await client.call_tool("db_show_schema", {"db_id": "chinook"})
+        assert shown.is_error and "has no schema cache yet" in _text(shown)
+        assert data not in _text(shown) and "the server's data folder" in _text(shown)
+        with pytest.raises(Exception, match="has no schema cache yet") as raised:
+            await client.read_resource("db://chinook/schema")
+        assert data not in str(raised.value)
+        with pytest.raises(Exception) as raised:
+            await client.get_prompt("ask_database", {"question": "tofu?", "db_id": "chinook"})
+        assert data not in str(raised.value)
+    server.default_caller = lambda: Caller(name="someone")  # the OS account: the path
+    async with Client(server) as client:
+        assert data in _text(await client.call_tool("db_show_schema", {"db_id": "chinook"}))
 
 
 def test_context_ranks_and_the_catalog_chooses_only_among_the_callers_databases(

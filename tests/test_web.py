@@ -281,6 +281,21 @@ async def test_a_long_conversation_shows_its_newest_questions_and_a_link_back(
     assert "Earlier questions" not in oldest and "Question 1?" in oldest
 
 
+async def test_an_error_names_the_servers_files_without_showing_them(
+        client: httpx2.AsyncClient, harbour: dict[str, Any]) -> None:
+    configs = harbour["configs"]
+    (configs.data_dir / "database" / "harbour" / "harbour.db_info.json").unlink()
+    ines = bearer(harbour, "ines")
+    page = (await client.get("/schema/harbour.json", headers=ines)).json()
+    assert "has no schema cache yet (the server's data folder/database/harbour/" \
+        in page["error"] and str(configs.data_dir) not in page["error"]
+    configs.get("harbour").path.unlink()
+    ran = await client.post("/sql", data={"db_id": "harbour", "sql": "SELECT 1"}, headers=ines)
+    error = json.loads(ran.text.splitlines()[-1])
+    assert error["event"] == "error" and "the server's file" in error["error"], error
+    assert str(harbour["config"].parent) not in error["error"]
+
+
 async def test_schema_pages_list_the_users_tables_columns_samples_and_metrics(
         client: httpx2.AsyncClient, harbour: dict[str, Any]) -> None:
     ines = bearer(harbour, "ines")

@@ -20,6 +20,7 @@ from mcp.server.auth.provider import AccessToken
 from pydantic import ConfigDict
 
 from nl2sql.access.caller import Caller
+from nl2sql.access.disclosure import shown_to
 from nl2sql.errors import InternalError
 from nl2sql.operations.ops_context import OpsContext
 
@@ -56,6 +57,12 @@ def acting(ops_context: OpsContext, caller: Caller, face: str) -> Iterator[OpsCo
         yield view
     finally:
         _VIEW.reset(token)
+
+
+def caller_message(error: BaseException) -> str:
+    """``error``'s sentence as the current request's caller may read it (a configured user
+    is not shown the server's paths: ``nl2sql.access.disclosure``)."""
+    return shown_to(_VIEW.get(), str(error))
 
 
 def request_ops() -> OpsContext:

@@ -28,7 +28,7 @@ from pydantic import ValidationError
 
 from nl2sql.access.caller import Caller
 from nl2sql.errors import AccessDeniedError, as_one_sentence, did_you_mean
-from nl2sql.mcp.callers import acting, authenticated_caller
+from nl2sql.mcp.callers import acting, authenticated_caller, caller_message
 from nl2sql.mcp.stdio import stdio_server
 from nl2sql.operations.ops_context import OpsContext
 
@@ -44,7 +44,7 @@ def tool_errors(tool: str) -> Iterator[None]:
     except ToolError:
         raise
     except Exception as exc:  # noqa: BLE001 - the face's edge: one sentence for all
-        raise ToolError(str(as_one_sentence(exc, tool))) from None
+        raise ToolError(caller_message(as_one_sentence(exc, tool))) from None
 
 
 def unknown_arguments(tool: str, arguments: dict[str, Any], accepted: list[str]) -> None:
@@ -99,16 +99,16 @@ class Nl2SqlServer(MCPServer[Any]):
         schema = self._tool_input_schema(name)
         if schema is not None:  # an argument the tool does not take is an error, not dropped
             unknown_arguments(name, arguments, list(schema.get("properties", {})))
-        try:
-            with self.acting(context):
+        with self.acting(context):
+            try:
                 return await super().call_tool(name, arguments, context)
-        except UnexpectedToolError as exc:  # raised outside our tool body (e.g. a validator)
-            error = as_one_sentence(exc.__cause__ or exc, name)
-            raise ToolError(f"Error executing tool {name}: {error}") from exc
-        except ToolError as exc:
-            if isinstance(exc.__cause__, ValidationError):
-                raise ToolError(validation_sentence(name, exc.__cause__)) from None
-            raise
+            except UnexpectedToolError as exc:  # raised outside our tool body (a validator)
+                error = caller_message(as_one_sentence(exc.__cause__ or exc, name))
+                raise ToolError(f"Error executing tool {name}: {error}") from exc
+            except ToolError as exc:
+                if isinstance(exc.__cause__, ValidationError):
+                    raise ToolError(validation_sentence(name, exc.__cause__)) from None
+                raise
 
     async def read_resource(self, uri: Any, context: Any = None) -> Any:
         with self.acting(context):

@@ -19,7 +19,7 @@ from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 from nl2sql.errors import InternalError, Nl2SqlError, as_one_sentence
 from nl2sql.llm.prompt_files import render_prompt
 from nl2sql._worker import run_in_worker
-from nl2sql.mcp.callers import request_ops
+from nl2sql.mcp.callers import caller_message, request_ops
 from nl2sql.operations.first_use import prepare_context_engine
 from nl2sql.operations.recorded import call_recorded
 from nl2sql.operations.ops_context import OpsContext
@@ -70,4 +70,4 @@ def register_prompts(server: MCPServer) -> None:
             # exception from a prompt into "Internal server error").
             error = as_one_sentence(exc, "building the prompt")
             code = INTERNAL_ERROR if isinstance(error, InternalError) else INVALID_PARAMS
-            raise MCPError(code=code, message=str(error)) from None
+            raise MCPError(code=code, message=caller_message(error)) from None

@@ -12,7 +12,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 
 from nl2sql.errors import UnknownDatabaseError, as_one_sentence
 from nl2sql._worker import run_in_worker
-from nl2sql.mcp.callers import request_ops
+from nl2sql.mcp.callers import caller_message, request_ops
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.recorded import call_recorded
 from nl2sql.operations import db_list_op, db_show_schema_op
@@ -43,4 +43,4 @@ async def _render(uri: str, op, ops_context: OpsContext,  # noqa: ANN001
     except UnknownDatabaseError as error:
         raise ResourceNotFoundError(str(error)) from None
     except Exception as exc:  # noqa: BLE001 - the face's edge: one sentence for everything
-        raise ResourceError(str(as_one_sentence(exc, "reading a resource"))) from None
+        raise ResourceError(caller_message(as_one_sentence(exc, "reading a resource"))) from None

@@ -77,6 +77,6 @@ def signed_in(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
             ops = web.ops.for_caller(await web.caller(request), FACE)
             return await handler(request, ops)
         except Exception as exc:  # noqa: BLE001 - the page's edge: one shape for all
-            return error_response(request, exc, page=web.page(ops))
+            return error_response(request, exc, page=web.page(ops), ops=ops)
 
     return endpoint

@@ -7,17 +7,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
+from nl2sql.access.disclosure import shown_to
 from nl2sql.agents.conversations import ConversationNotFoundError
 from nl2sql.errors import (AccessDeniedError, Nl2SqlError, UnknownDatabaseError,
                            UnknownTableError, VerifiedAnswerError, WorkspaceFileError,
                            WorkspacePathError, as_one_sentence)
+
+if TYPE_CHECKING:
+    from nl2sql.operations.ops_context import OpsContext
 
 TEMPLATES = Environment(loader=PackageLoader("nl2sql.web", "templates"),
                         autoescape=select_autoescape(["html"]), trim_blocks=True,
@@ -63,14 +67,15 @@ def status_of(error: Nl2SqlError) -> int:
 
 
 def error_response(request: Request, exc: BaseException, *,
-                   page: dict[str, Any] | None = None) -> Response:
-    """The one rendering of an error: JSON ``{error, status}`` or the error page."""
+                   page: dict[str, Any] | None = None, ops: OpsContext | None = None) -> Response:
+    """The one rendering of an error: JSON ``{error, status}`` or the error page; as ``ops``'
+    caller may read it (no server path for a configured user)."""
     if isinstance(exc, SignInNeeded):
         status, message = 401, exc.message
     else:
         error = as_one_sentence(exc, f"web {request.url.path}")
         status = 500 if error is not exc else status_of(error)
-        message = str(error)
+        message = shown_to(ops, str(error))
     if wants_json(request):
         return JSONResponse({"error": message, "status": status}, status_code=status)
     template = "signin.html" if status == 401 else "error.html"

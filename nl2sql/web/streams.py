@@ -35,6 +35,7 @@ from starlette.routing import Route
 from nl2sql._helpers import say, status_to
 from nl2sql._worker import run_in_worker
 from nl2sql.agents.ask import ask_async
+from nl2sql.access.disclosure import shown_to
 from nl2sql.errors import UsageError, as_one_sentence
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.queries import db_execute_sql_op
@@ -48,7 +49,7 @@ Event = dict[str, Any]
 NDJSON = "application/x-ndjson"
 
 
-async def events(work: Callable[[], Awaitable[Event]],
+async def events(work: Callable[[], Awaitable[Event]], ops: OpsContext,
                  first: Event | None = None) -> AsyncIterator[bytes]:
     """``first``, then every status ``work`` says while it runs, then its final event (or the
     error event). Cancelled (the client went away): ``work`` is cancelled and awaited, so its
@@ -76,7 +77,7 @@ async def events(work: Callable[[], Awaitable[Event]],
                 getter.cancel()
         while not queue.empty():
             yield _line(queue.get_nowait())
-        yield _line(_final(task))
+        yield _line(_final(task, ops))
     finally:
         if not task.done():
             task.cancel()
@@ -84,12 +85,12 @@ async def events(work: Callable[[], Awaitable[Event]],
                 await asyncio.wait([task])
 
 
-def _final(task: asyncio.Future[Event]) -> Event:
+def _final(task: asyncio.Future[Event], ops: OpsContext) -> Event:
     try:
         return task.result()
     except Exception as exc:  # noqa: BLE001 - the stream's edge: one sentence for all
         error = as_one_sentence(exc, "web ask")
-        return {"event": "error", "error": str(error),
+        return {"event": "error", "error": shown_to(ops, str(error)),
                 "status": 500 if error is not exc else status_of(error)}
 
 
@@ -125,8 +126,8 @@ async def ask(request: Request, ops: OpsContext) -> Response:
         return {"event": "answer", "answer": view,
                 "html": render("_answer.html", answer=view, page=page)}
 
-    return StreamingResponse(events(work, {"event": "started",
-                                           "conversation_id": conversation_id}),
+    return StreamingResponse(events(work, ops, {"event": "started",
+                                                "conversation_id": conversation_id}),
                              media_type=NDJSON)
 
 
@@ -147,7 +148,7 @@ async def run_sql(request: Request, ops: OpsContext) -> Response:
         return {"event": "result", "result": view,
                 "html": render("_sql_result.html", result=view, page=page)}
 
-    return StreamingResponse(events(work), media_type=NDJSON)
+    return StreamingResponse(events(work, ops), media_type=NDJSON)
 
 
 def routes() -> list[Route]:
