@@ -17,11 +17,12 @@ from mcp import Client
 import nl2sql
 from nl2sql.access import Caller, can, db_role, member, scope
 from nl2sql.access.disclosure import shown_to
+from nl2sql.agents.tools import agent_error
 from nl2sql.access.oidc import groups_in
 from nl2sql.access.permissions import user_workspace
 from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.config.server import ServerSettings
-from nl2sql.errors import AccessDeniedError, ConfigError
+from nl2sql.errors import AccessDeniedError, ConfigError, QueryExecutionError
 from nl2sql.mcp import build_server
 from nl2sql.operations.ops_context import OpsContext
 
@@ -203,6 +204,8 @@ def test_a_configured_user_is_told_the_servers_files_by_name(
         "the server's config folder/data2/other and the server's config folder/chinook.sqlite.bak "
         "are others.")  # a path is a whole name: data2 is not the data dir
     assert shown_to(ops, message) == message  # the OS account: as it is
+    retry = agent_error(QueryExecutionError(f"cannot open {chinook}; fix the SQL"), ana)
+    assert str(retry) == "cannot open the server's file; fix the SQL"  # what the model reads
     ops.close()
 
 

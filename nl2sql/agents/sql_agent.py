@@ -24,6 +24,7 @@ from pydantic_ai import Agent, ModelRetry, RunContext, TextOutput, ToolOutput
 from pydantic_ai.capabilities import PrepareOutputTools, PrepareTools
 from pydantic_ai.tools import ToolDefinition
 
+from nl2sql.access.disclosure import shown_to
 from nl2sql.agents.answer import Attempt
 from nl2sql.agents.tools import (PinnedDeps, agent_error, answer_operations,
                                  pinned_answer_function, tools_for)
@@ -140,8 +141,8 @@ def _answer_tool(op: Operation) -> ToolOutput[MetricAnswer]:
         try:
             result = await run_in_worker(run, name=op.name)
         except Nl2SqlError as error:
-            _record(deps, error.sql or call_text, str(error))
-            raise agent_error(error) from None
+            _record(deps, error.sql or call_text, shown_to(deps.ops, str(error)))
+            raise agent_error(error, deps.ops) from None
         _record(deps, result.sql_query, None)
         deps.output_file = result.csv_filename
         _retry_first_empty(deps, call_text, result.row_count)
@@ -193,8 +194,8 @@ async def validate_answer(ctx: RunContext[Nl2SqlDeps], answer: SqlAnswer) -> Sql
     try:
         result = await run_in_worker(run, name="db_execute_sql")
     except Nl2SqlError as error:
-        _record(deps, sql, str(error))
-        raise agent_error(error) from None
+        _record(deps, sql, shown_to(deps.ops, str(error)))
+        raise agent_error(error, deps.ops) from None
     _record(deps, sql, None)
     deps.output_file = result.csv_filename
     _retry_first_empty(deps, sql, result.row_count)

@@ -23,6 +23,7 @@ from typing import Any
 
 from pydantic_ai import ModelRetry, RunContext, Tool, UserError
 
+from nl2sql.access.disclosure import shown_to
 from nl2sql.errors import Nl2SqlError, as_one_sentence
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.recorded import call_recorded
@@ -30,11 +31,12 @@ from nl2sql.operations.registry import OPERATIONS, AgentName, Operation, face_fu
 from nl2sql._worker import run_in_worker
 
 
-def agent_error(error: Nl2SqlError) -> Exception:
-    """What an agent raises for ``error``: ``ModelRetry`` when the model can fix it, otherwise
-    the error itself, which ends the run with its message."""
+def agent_error(error: Nl2SqlError, ops: OpsContext | None = None) -> Exception:
+    """What an agent raises for ``error``: ``ModelRetry`` when the model can fix it (worded for
+    ``ops``' caller: no server path for a configured user), otherwise the error itself, which
+    ends the run with its message."""
     if error.model_fixable:
-        return ModelRetry(str(error))
+        return ModelRetry(shown_to(ops, str(error)))
     return error
 
 
@@ -78,7 +80,7 @@ async def run_operation(op: Operation, deps: OpsContext | AgentDeps,
         error = as_one_sentence(exc, op.name)  # unexpected: "internal error, see the log"
         if observe:
             observe(op.name, arguments, error)
-        raise agent_error(error) from None
+        raise agent_error(error, ops_context_of(deps)) from None
     if observe:
         observe(op.name, arguments, None)
     return result
