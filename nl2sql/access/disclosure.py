@@ -13,17 +13,26 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from nl2sql.access.caller import Caller
     from nl2sql.config.registry import DbConnectionConfigs
-    from nl2sql.operations.ops_context import OpsContext
+
+
+class CallersView(Protocol):
+    """What ``shown_to`` reads of a caller's view (an ``OpsContext``): who is asking and the
+    server's whole registry."""
+
+    caller: Caller
+    registry: DbConnectionConfigs | None
+    configs: DbConnectionConfigs
 
 #: A path ends where no other path character follows (a sentence's final dot is not one).
 _END = r"(?![\w.~-])|(?=\.(?:\s|$))"
 
 
-def shown_to(ops: OpsContext | None, message: str) -> str:
+def shown_to(ops: CallersView | None, message: str) -> str:
     """``message`` as ``ops``' caller may read it: unchanged for the OS account, the server's
     paths named for a configured user."""
     if ops is None or not ops.caller.configured:
