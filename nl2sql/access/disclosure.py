@@ -4,9 +4,9 @@ An error is worded where it happens, for whoever runs the server (``SQLite file 
 sales.db ... was deleted``, ``no schema cache yet (/srv/nl2sql/data/...)``). A configured user of
 a team server (a user token, an identity provider's JWT) is not that person: the server's
 folders are not theirs to know. ``shown_to`` rewrites such a message at the face's edge (the
-MCP server, the web page): each of the server's paths (dbs.yaml and its folder, the data dir,
-the workspace root, each database's files) becomes a name. The OS account and a local face see
-the message as it is."""
+MCP server, the web page, the agents' tool errors the model reads): each of the server's paths
+(dbs.yaml and its folder, the data dir, the workspace root, each database's files) becomes a
+name. The OS account and a local face see the message as it is."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ class CallersView(Protocol):
     caller: Caller
     registry: DbConnectionConfigs | None
     configs: DbConnectionConfigs
+
 
 #: A path ends where no other path character follows (a sentence's final dot is not one).
 _END = r"(?![\w.~-])|(?=\.(?:\s|$))"

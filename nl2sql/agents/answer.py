@@ -233,9 +233,9 @@ def _cell(text: str) -> str:
 def read_dataframe(csv_path: Path, max_rows: int) -> Any:
     """The first ``max_rows`` rows of a result CSV as a DataFrame: numbers as numbers, ISO
     dates and timestamps as datetimes, ``t`` / ``f`` (how the CSV dialect writes a boolean) as
-    booleans, empty cells as missing values. A column with a value
-    such as ``007`` or ``01234`` is text (a zip code, an account number): no number a database
-    returns is written with a leading zero, and as a number it would lose it."""
+    booleans, empty cells as missing values. A column with a value such as ``007`` or ``01234``
+    is text (a zip code, an account number): no number a database returns is written with a
+    leading zero, and as a number it would lose it."""
     import pandas as pd
 
     df = pd.read_csv(csv_path, nrows=max_rows, keep_default_na=False, na_values=[""])
@@ -247,7 +247,7 @@ def read_dataframe(csv_path: Path, max_rows: int) -> Any:
         for i, column in zip(numeric, raw.columns):
             if raw[column].str.match(LEADING_ZERO.pattern).any():
                 df.isetitem(i, raw[column])
-    for i, column in enumerate(df.columns):
+    for i in range(len(df.columns)):
         values = df.iloc[:, i].dropna()
         if not len(values) or not (values.dtype == object
                                    or pd.api.types.is_string_dtype(values.dtype)):
