@@ -393,12 +393,17 @@ def test_a_dataframe_keeps_leading_zeros_as_text_and_reads_dates_as_dates(
 def test_dataframe_booleans_with_a_missing_value_and_text_that_only_looks_alike(
         tmp_path: Path) -> None:
     path = tmp_path / "r.csv"
-    path.write_text('b,c,word,when\nt,f,t,2024-01-31\nf,,true,\n')
+    path.write_text('b,c,word,when,said,code,sign\nt,f,t,2024-01-31,true,1e5,+5\n'
+                    'f,,true,,false,2e3,+6\n')
     df = read_dataframe(path, 10)
     assert df["b"].dtype == bool and str(df["c"].dtype) == "boolean"
     assert df["c"].isna().tolist() == [False, True]
     assert df["word"].tolist() == ["t", "true"]  # not only t and f: text
-    assert markdown_table(df, 10)[2:] == ["| t | f | t | 2024-01-31 |", "| f |  | true |  |"]
+    # What pandas takes for booleans and numbers the dialect never writes so: text.
+    assert [df[c].tolist() for c in ("said", "code", "sign")] == [
+        ["true", "false"], ["1e5", "2e3"], ["+5", "+6"]]
+    assert markdown_table(df, 10)[2:] == ["| t | f | t | 2024-01-31 | true | 1e5 | +5 |",
+                                          "| f |  | true |  | false | 2e3 | +6 |"]
 
 
 # -- one number formatting for previews ------------------------------------------------------

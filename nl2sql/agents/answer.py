@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from nl2sql.context_engine.prompt_context import UsedContext
 from nl2sql.llm.usage import format_cost
 from nl2sql.schema.models import StepUsage
-from nl2sql.workspace.csv_dialect import LEADING_ZERO, float_text
+from nl2sql.workspace.csv_dialect import NUMBER, float_text
 from nl2sql.workspace.preview import preview_numbers
 from nl2sql.workspace.results import new_result_id
 from nl2sql.operations.verified_api import accept
@@ -233,19 +233,21 @@ def _cell(text: str) -> str:
 def read_dataframe(csv_path: Path, max_rows: int) -> Any:
     """The first ``max_rows`` rows of a result CSV as a DataFrame: numbers as numbers, ISO
     dates and timestamps as datetimes, ``t`` / ``f`` (how the CSV dialect writes a boolean) as
-    booleans, empty cells as missing values. A column with a value such as ``007`` or ``01234``
-    is text (a zip code, an account number): no number a database returns is written with a
-    leading zero, and as a number it would lose it."""
+    booleans, empty cells as missing values. A column with a value such as ``01234``, ``1e5``
+    or ``true`` is text (a zip code, a product code): the dialect writes no number or boolean
+    so, and as one it would lose what it says."""
     import pandas as pd
 
     df = pd.read_csv(csv_path, nrows=max_rows, keep_default_na=False, na_values=[""])
-    numeric = [i for i, kind in enumerate(df.dtypes) if pd.api.types.is_numeric_dtype(kind)
-               and not pd.api.types.is_bool_dtype(kind)]
-    if numeric:
+    # pandas takes "007", "1e5" or "true" for a number or a boolean; the dialect writes numbers
+    # one way (csv_dialect.NUMBER) and booleans as t / f, so such a column was text: kept so.
+    guessed = [i for i, kind in enumerate(df.dtypes) if pd.api.types.is_numeric_dtype(kind)]
+    if guessed:
         raw = pd.read_csv(csv_path, nrows=max_rows, keep_default_na=False, na_values=[""],
-                          usecols=numeric, dtype=str)
-        for i, column in zip(numeric, raw.columns):
-            if raw[column].str.match(LEADING_ZERO.pattern).any():
+                          usecols=guessed, dtype=str)
+        for i, column in zip(guessed, raw.columns):
+            if pd.api.types.is_bool_dtype(df.dtypes.iloc[i]) or \
+                    not raw[column].dropna().str.fullmatch(NUMBER.pattern).all():
                 df.isetitem(i, raw[column])
     for i in range(len(df.columns)):
         values = df.iloc[:, i].dropna()

@@ -13,9 +13,9 @@ Arrow-based export) must write the same bytes for the same values:
   empty line. (Arrow's C++ CSV writer follows the same rule, which lets an Arrow path match.)
 - Booleans: ``t`` / ``f`` (what PostgreSQL writes).
 - Integers and decimals: plain digits (decimals in fixed-point notation), never with a leading
-  zero, so a field such as ``007`` is text (``LEADING_ZERO``). Floats: the shortest
-  digits that read back to the same value, laid out as PostgreSQL 12+ writes ``float8``:
-  fixed-point when the decimal exponent is from -4 to 14 and without a trailing ``.0``
+  zero, so a field such as ``007`` is text (``LEADING_ZERO``; every number's form: ``NUMBER``).
+  Floats: the shortest digits that read back to the same value, laid out as PostgreSQL 12+
+  writes ``float8``: fixed-point when the decimal exponent is from -4 to 14 and without a trailing ``.0``
   (``1``, ``0.25``, ``-0``, ``123456789012345.6``), else ``1e+15``, ``1.5e-07``; and
   ``Infinity``, ``-Infinity``, ``NaN``.
 - Binary values: ``\\x`` followed by lowercase hex (PostgreSQL's ``bytea`` hex output).
@@ -51,6 +51,10 @@ csv.field_size_limit(FIELD_SIZE_LIMIT)
 #: The start of a field with a leading zero (``007``, ``-042``): no number is written so, so such a
 #: field is text however numeric it looks (a zip code, an account number).
 LEADING_ZERO = re.compile(r"-?0\d")
+#: Every field this dialect writes for a number (``fullmatch``): integers and decimals with no
+#: leading zero, floats as PostgreSQL writes ``float8``. A field a reader would take for a number
+#: that is none of these (``007``, ``1e5``, ``+5``, ``1_000``) was written from text.
+NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:e[+-]\d+)?|-?Infinity|NaN")
 
 LINE_END = "\n"
 #: Value types ``csv.writer`` already writes in this dialect, apart from the cases
