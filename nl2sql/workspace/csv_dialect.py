@@ -15,9 +15,9 @@ Arrow-based export) must write the same bytes for the same values:
 - Integers and decimals: plain digits (decimals in fixed-point notation), never with a leading
   zero, so a field such as ``007`` is text (``LEADING_ZERO``; every number's form: ``NUMBER``).
   Floats: the shortest digits that read back to the same value, laid out as PostgreSQL 12+
-  writes ``float8``: fixed-point when the decimal exponent is from -4 to 14 and without a trailing ``.0``
-  (``1``, ``0.25``, ``-0``, ``123456789012345.6``), else ``1e+15``, ``1.5e-07``; and
-  ``Infinity``, ``-Infinity``, ``NaN``.
+  writes ``float8``: fixed-point when the decimal exponent is from -4 to 14 and without a
+  trailing ``.0`` (``1``, ``0.25``, ``-0``, ``123456789012345.6``), else ``1e+15``,
+  ``1.5e-07``; and ``Infinity``, ``-Infinity``, ``NaN``.
 - Binary values: ``\\x`` followed by lowercase hex (PostgreSQL's ``bytea`` hex output).
 - JSON values (dicts and lists from a driver): JSON text, ``{"a": 1, "b": [true, null]}``
   (PostgreSQL's ``jsonb`` spacing); JSON/JSONB columns streamed by COPY are the server's text.
