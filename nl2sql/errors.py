@@ -46,6 +46,16 @@ def require_string(value: object, name: str) -> str:
     return value
 
 
+def require_whole_number(value: object, name: str, *, at_least: int | None = 1) -> int:
+    """``value`` when it is an ``int`` (not a bool) of at least ``at_least`` (None: any);
+    else an ``Nl2SqlError`` naming the argument ``name``."""
+    if isinstance(value, bool) or not isinstance(value, int) or (
+            at_least is not None and value < at_least):
+        raise Nl2SqlError(f"{name} must be a whole number of at least {at_least or 1} (got "
+                          f"{value!r}).")
+    return value
+
+
 def require_text(text: str, what: str) -> str:
     """``text``, or an ``Nl2SqlError`` naming ``what`` when it holds a NUL (PostgreSQL stores
     refuse it) or UTF-8 cannot encode it (no store, file or driver takes it)."""

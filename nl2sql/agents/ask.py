@@ -36,7 +36,8 @@ from nl2sql.agents.instructions import nl2sql_instructions
 from nl2sql.agents.selection import candidate_records, group_runs, select
 from nl2sql.agents.sql_agent import Nl2SqlDeps, answer_source, build_sql_agent
 from nl2sql.config.agent_settings import MAX_CANDIDATES, AgentSettings
-from nl2sql.errors import Nl2SqlError, require_question, require_string
+from nl2sql.errors import (Nl2SqlError, require_question, require_string,
+                           require_whole_number)
 from nl2sql.llm.meter import ResponseMeter
 from nl2sql.llm.providers import build_model, no_model_error
 from nl2sql.llm.usage import step_usage
@@ -249,10 +250,10 @@ def _check_arguments(*, db_id: Any, model: Any, conversation_id: Any, request_id
     if model is not None and not isinstance(model, (str, Model)):
         raise Nl2SqlError(f"model must be a model string such as 'openai:gpt-4o-mini' or a "
                           f"pydantic-ai Model (got {type(model).__name__}).")
-    for name, value, least in (("max_rows", max_rows, 1), ("candidates", candidates, None)):
-        if value is not None and (not isinstance(value, int) or isinstance(value, bool)
-                                  or (least is not None and value < least)):
-            raise Nl2SqlError(f"{name} must be a whole number of at least 1 (got {value!r}).")
+    if max_rows is not None:
+        require_whole_number(max_rows, "max_rows")
+    if candidates is not None:  # its range is the agent settings' (_candidate_count)
+        require_whole_number(candidates, "candidates", at_least=None)
 
 
 def _candidate_count(candidates: int | None, settings: AgentSettings) -> int:

@@ -78,23 +78,18 @@ class ConversationStore:
 
     def recent_turns(self, conversation_id: str, budget_tokens: int,
                      at_least: int = 2) -> list[Turn]:
-        """The newest turns that fit ``budget_tokens`` (and at least the newest ``at_least``,
-        whatever their size), oldest first: read from the newest back, a page at a time,
-        stopping at the first turn that does not fit, as ``trim_turns`` does."""
-        kept: list[Turn] = []
-        used = 0
+        """The newest turns that fit ``budget_tokens`` (``trim_turns``), and at least the newest
+        ``at_least`` whatever their size, oldest first: read from the newest back a page at a
+        time, until a turn that does not fit has been read."""
+        read: list[Turn] = []  # oldest first
         before = None
         while True:
             page = self.turn_store.newest_turns(conversation_id, user=self.user,
                                                 count=PAGE_TURNS, before=before)
-            for row in page:
-                turn = _turn(row)
-                used += turn.tokens
-                if used > budget_tokens and len(kept) >= at_least:
-                    return kept[::-1]
-                kept.append(turn)
-            if len(page) < PAGE_TURNS:
-                return kept[::-1]
+            read[:0] = [_turn(row) for row in reversed(page)]
+            fitting = len(trim_turns(read, budget_tokens))
+            if len(page) < PAGE_TURNS or (fitting < len(read) and len(read) >= at_least):
+                return read[max(len(read) - max(fitting, at_least), 0):]
             before = page[-1].seq
 
     def page(self, conversation_id: str, count: int,

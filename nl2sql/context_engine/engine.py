@@ -23,8 +23,8 @@ from nl2sql.context_engine.metric_retrieval import metric_hints
 from nl2sql.context_engine.prompt_context import (WHOLE_SCHEMA_FITS, Candidate, KeptTable, PromptContext,
                                    ValueHint, ambiguous)
 from nl2sql.context_engine.pruning import estimate_tokens, prune
-from nl2sql.errors import (Nl2SqlError, SchemaCacheError, SchemaCacheMissingError,
-                           require_question, require_string)
+from nl2sql.errors import (SchemaCacheError, SchemaCacheMissingError, require_question,
+                           require_string, require_whole_number)
 from nl2sql._helpers import gc_paused
 from nl2sql.schema.models import DbInfo
 from nl2sql.context_engine.index import build_index, embeddings_path, read_index
@@ -185,11 +185,8 @@ class ContextEngine:
         question = require_question(question)
         if db_id is not None:
             require_string(db_id, "db_id")
-        if budget_tokens is not None and (isinstance(budget_tokens, bool) or not isinstance(
-                budget_tokens, int) or budget_tokens < 1):
-            raise Nl2SqlError(f"budget_tokens must be a whole number of at least 1 (got "
-                              f"{budget_tokens!r}).")
-        budget = DEFAULT_BUDGET_TOKENS if budget_tokens is None else budget_tokens
+        budget = DEFAULT_BUDGET_TOKENS if budget_tokens is None else require_whole_number(
+            budget_tokens, "budget_tokens")
         vector = question_vector(question)
         candidates = self.rank(question, vector)
         if db_id is None:
