@@ -277,8 +277,13 @@ async def test_a_long_conversation_shows_its_newest_questions_and_a_link_back(
     html = (await client.get("/c/long", headers=ines)).text
     assert 'href="/c/long?before=26">Earlier questions</a>' in html
     assert "Question 45?" in html and "Question 25?" not in html
+    assert 'id="ask"' in html and page["later"] is True  # the last page read: the oldest
     oldest = (await client.get("/c/long?before=6", headers=ines)).text
     assert "Earlier questions" not in oldest and "Question 1?" in oldest
+    # an earlier page asks no follow-up (it would append under old questions): it links on
+    assert 'id="ask"' not in oldest and 'href="/c/long">Later questions</a>' in oldest
+    newest = (await client.get("/c/long.json?before=999", headers=ines)).json()
+    assert newest["later"] is False and newest["turns"][-1]["question"] == "Question 45?"
 
 
 async def test_an_error_names_the_servers_files_without_showing_them(

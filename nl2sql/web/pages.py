@@ -68,22 +68,27 @@ def _conversations(ops: OpsContext) -> list[dict[str, Any]]:
 
 def ask_page(ops: OpsContext, request: Request) -> dict[str, Any]:
     return {"databases": _databases(ops), "history": _conversations(ops)[:RECENT],
-            "conversation_id": None, "turns": [], "earlier": None}
+            "conversation_id": None, "turns": [], "earlier": None, "later": False}
 
 
 def conversation_page(ops: OpsContext, request: Request) -> dict[str, Any]:
     conversation_id = request.path_params["conversation_id"]
     before = request.query_params.get("before", "")
-    turns, earlier = ConversationStore(ops.store, ops.caller.name).page(
-        conversation_id, TURNS_SHOWN, int(before) if before.isdigit() else None)
+    store = ConversationStore(ops.store, ops.caller.name)
+    turns, earlier = store.page(conversation_id, TURNS_SHOWN,
+                                int(before) if before.isdigit() else None)
     if not turns:
         raise ConversationNotFoundError(f"You have no conversation '{conversation_id}'; start "
                                         f"one on the Ask page, or open one from your History.")
+    # an earlier page asks no follow-up (its answer would land under old questions): it
+    # links to the newest instead
+    later = before.isdigit() and store.page(conversation_id, 1)[0][-1].seq > turns[-1].seq
     shown = [{"question": turn.question, "db_id": turn.db_id,
               "answer": answer_view(ops, Answer.model_validate(turn.answer))
               if turn.answer else None} for turn in turns]
     return {"databases": _databases(ops), "history": _conversations(ops)[:RECENT],
-            "conversation_id": conversation_id, "turns": shown, "earlier": earlier}
+            "conversation_id": conversation_id, "turns": shown, "earlier": earlier,
+            "later": later}
 
 
 def history_page(ops: OpsContext, request: Request) -> dict[str, Any]:
