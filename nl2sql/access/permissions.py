@@ -1,5 +1,5 @@
 """The one permission check, ``can(caller, action, db_id)``, and what follows from it: the
-registry a caller sees (``scope``), and the PostgreSQL role their queries take (``db_role``).
+registry a caller sees (``scope``), and the database role their queries take (``db_role``).
 
 Every face asks here (datasette's idea: one hook asked with actor, action and resource), never
 re-deriving a rule: ``db_list``, every MCP tool, resource and prompt, ``nl2sql.context()``'s
@@ -36,8 +36,8 @@ def can(caller: Caller, action: Action, db_id: str) -> bool:
 
 
 def db_role(caller: Caller, db_id: str) -> str | None:
-    """The PostgreSQL role ``caller``'s queries on ``db_id`` take (``SET LOCAL ROLE``): the
-    ``db_role`` of their first group in dbs.yaml that grants the database; None without."""
+    """The database role ``caller``'s queries on ``db_id`` take (``DbOperations.for_session``):
+    the ``db_role`` of their first group in dbs.yaml that grants the database; None without."""
     for granted, role in caller.grants.roles:
         if granted in (db_id, ALL_DATABASES):
             return role

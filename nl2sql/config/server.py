@@ -40,8 +40,8 @@ class Group(BaseModel):
     databases: tuple[str, ...] = ()
     #: Members' accepts of answers on these databases make verified answers (not proposals).
     curator: bool = False
-    #: PostgreSQL: the role taken with ``SET LOCAL ROLE`` in each query's read-only
-    #: transaction, so the database's own grants and row-level security apply.
+    #: The role each query of a member takes, so the database's own grants apply
+    #: (PostgreSQL ``SET LOCAL ROLE``, MySQL/MariaDB ``SET ROLE``; docs/team.md).
     db_role: str | None = Field(default=None, min_length=1, max_length=63)
 
 

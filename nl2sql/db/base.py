@@ -22,8 +22,8 @@ from sqlalchemy.exc import DBAPIError
 from sqlglot import exp
 
 from nl2sql.config.registry import DbConnectionConfig
-from nl2sql.errors import (DatabaseConnectionError, QueryExecutionError, QueryTimeoutError,
-                           UnknownTableError)
+from nl2sql.errors import (ConfigError, DatabaseConnectionError, QueryExecutionError,
+                           QueryTimeoutError, UnknownTableError)
 from nl2sql.db.catalogue_reads import CatalogueRead
 from nl2sql.db.logins import LoginPrivileges
 from nl2sql.schema.models import DbInfo, TableInfo
@@ -401,8 +401,9 @@ class DbOperations(ABC):
     batch_size: ClassVar[int] = 2000
     #: Bytes of CSV a batch may grow to before batches get smaller (see ``_drain``).
     batch_bytes: ClassVar[int] = 4 << 20
-    #: Who the database is told is asking (``for_session``); PostgreSQL sets them in each
-    #: query's transaction (``application_name``, ``SET LOCAL ROLE``), others ignore them.
+    #: Who the database is told is asking (``for_session``): PostgreSQL sets both in each
+    #: query's transaction (``application_name``, ``SET LOCAL ROLE``), MySQL/MariaDB takes the
+    #: role for each query (``SET ROLE``); SQLite, DuckDB and Spark have no roles.
     application_name: str = "nl2sql"
     session_role: str | None = None
 
@@ -422,6 +423,15 @@ class DbOperations(ABC):
     @property
     def db_id(self) -> str:
         return self.connection.db_id
+
+    def role_error(self, message: str) -> ConfigError:
+        """One sentence for a ``session_role`` the login may not take (the server's
+        ``message``), naming the GRANT that fixes it."""
+        return ConfigError(
+            f"Database '{self.db_id}': the login cannot take the role '{self.session_role}' "
+            f"that a group's db_role names ({message}); run GRANT {self.session_role} TO "
+            f"{self.connection.config.user or 'the login'} on the database, or change db_role "
+            f"in dbs.yaml.", db_id=self.db_id)
 
     def execute_select_query(self, query: ValidatedQuery | str, sink: ResultSink, *,
                              max_rows: int | None = None, timeout_seconds: float | None = None,

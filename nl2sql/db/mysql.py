@@ -66,6 +66,9 @@ _WRAP_PREFIX = "SELECT * FROM (\n"
 _DUPLICATE_COLUMN = 1060
 #: Server errors that mean "stopped by a time limit or KILL QUERY".
 _INTERRUPTED = {1317, 1969, 3024}
+#: SET ROLE of a role the login was not granted (or that does not exist): MariaDB's
+#: ER_INVALID_ROLE, MySQL's ER_ROLE_NOT_GRANTED.
+_ROLE_REFUSED = {1959, 3530}
 #: ``ssl_*`` keys that pick mysqlclient's ``ssl_mode``; the others go into its ``ssl`` dict.
 _SSL_MODES = {"ssl_verify_cert": "VERIFY_CA", "ssl_verify_identity": "VERIFY_IDENTITY"}
 
@@ -328,6 +331,8 @@ class MysqlOperations(DbOperations):
             killer.daemon = True
             killer.start()
             try:
+                if self.session_role:
+                    self._take_role(raw)
                 self._admit(conn, admit)
                 with stop_with(f"database '{self.db_id}'", kill):
                     yield conn
@@ -339,6 +344,23 @@ class MysqlOperations(DbOperations):
                 killer.cancel()
                 self._reset(raw, conn)
 
+    def _take_role(self, raw: Any) -> None:
+        """The caller's group's role for this query (``SET ROLE``: the database's grants then
+        apply; on MySQL/MariaDB a role's privileges add to the login's own, docs/team.md).
+        The session's own role is read first, once per connection, for ``_reset`` to go back
+        to (a rollback keeps the role)."""
+        with raw.cursor() as cursor:
+            if not hasattr(raw, "nl2sql_own_role"):
+                cursor.execute("SELECT CURRENT_ROLE()")
+                raw.nl2sql_own_role = cursor.fetchone()[0]
+            raw.nl2sql_role_taken = True
+            try:
+                cursor.execute(f"SET ROLE {_quote_name(self.session_role or '')}")
+            except MySQLdb.Error as exc:
+                if exc.args and exc.args[0] in _ROLE_REFUSED:
+                    raise self.role_error(str(exc.args[1]).rstrip(".")) from None
+                raise
+
     def _reset(self, raw: Any, conn: Connection) -> None:
         """Roll back always; release user-level locks, the one effect a rollback keeps; drop a
         session in which the query set a user variable (``@x := ...``) or the value
@@ -348,6 +370,9 @@ class MysqlOperations(DbOperations):
         try:
             raw.rollback()
             with raw.cursor() as cursor:
+                if getattr(raw, "nl2sql_role_taken", False):  # back to the session's own
+                    cursor.execute(_own_role_statement(raw))
+                    raw.nl2sql_role_taken = False
                 cursor.execute(f"SELECT RELEASE_ALL_LOCKS(), ({variables}), LAST_INSERT_ID()")
                 _, set_variables, last_insert_id = cursor.fetchone()
                 if set_variables or last_insert_id:
@@ -464,3 +489,17 @@ class MysqlOperations(DbOperations):
         return QueryExecutionError(
             f"MySQL rejected the query on database '{self.db_id}': {message.rstrip('.')}; "
             f"fix the SQL and try again.", db_id=self.db_id)
+
+
+def _quote_name(name: str) -> str:
+    """``name`` as a quoted MySQL/MariaDB identifier (a role's name)."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _own_role_statement(raw: Any) -> str:
+    """The statement that gives the session back the role it had before ``SET ROLE``: MariaDB
+    names it (or NONE; it has no ``SET ROLE DEFAULT``), MySQL takes its default roles."""
+    if not getattr(raw, "nl2sql_is_mariadb", True):
+        return "SET ROLE DEFAULT"
+    own = getattr(raw, "nl2sql_own_role", None)
+    return f"SET ROLE {_quote_name(own)}" if own else "SET ROLE NONE"

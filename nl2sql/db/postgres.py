@@ -36,7 +36,7 @@ from nl2sql.db.base import (Admission, CsvResultSink, DbConnection, DbOperations
                             ResultSink, SinkFull)
 from nl2sql._call_stop import stop_with
 from nl2sql.db.logins import LoginPrivileges
-from nl2sql.errors import ConfigError, QueryExecutionError
+from nl2sql.errors import QueryExecutionError
 from nl2sql.sql_guard.denylist import POSTGRES_TABLES
 from nl2sql.sql_guard.implicit_calls import ImplicitCalls
 from nl2sql.sql_guard.user_functions import UserFunctions
@@ -414,7 +414,7 @@ class PostgresOperations(DbOperations):
                     cursor = raw.execute(setup)
                 except (pg_errors.InsufficientPrivilege, pg_errors.InvalidParameterValue) as exc:
                     if self.session_role:  # the login is not a member of the group's role
-                        raise self._role_error(exc) from None
+                        raise self.role_error(exc.diag.message_primary or type(exc).__name__) from None
                     raise
                 rows = []  # the row of each SELECT, in order
                 while True:
@@ -441,14 +441,6 @@ class PostgresOperations(DbOperations):
         """``application_name`` as the server keeps it: printable ASCII, at most 63 bytes."""
         text = "".join(c if " " <= c <= "~" else "?" for c in self.application_name)
         return text[:63]
-
-    def _role_error(self, exc: psycopg.Error) -> ConfigError:
-        message = exc.diag.message_primary or type(exc).__name__
-        return ConfigError(
-            f"Database '{self.db_id}': the login cannot take the role '{self.session_role}' "
-            f"that a group's db_role names ({message}); run GRANT {self.session_role} TO "
-            f"{self.connection.config.user or 'the login'} on the database, or change db_role "
-            f"in dbs.yaml.", db_id=self.db_id)
 
     def _reset(self, raw: psycopg.Connection[Any], conn: Connection) -> None:
         """Roll back always; then undo the session state a rollback keeps, so nothing passes
