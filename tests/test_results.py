@@ -363,8 +363,8 @@ def test_a_dataframe_keeps_leading_zeros_as_text_and_reads_dates_as_dates(
         special: tuple) -> None:
     """``Answer.df``: a text column such as a zip code keeps its leading zero (no database
     number is written with one), ISO dates become datetimes (pandas 3 reads text as ``str``,
-    which the date check once missed), ``t`` booleans; the table and the JSON write them as the
-    CSV does."""
+    which the date check once missed), PostgreSQL's booleans; the table and the JSON write them
+    as the CSV does."""
     from nl2sql.agents.answer import Answer
 
     ctx, _ = special
@@ -380,14 +380,57 @@ def test_a_dataframe_keeps_leading_zeros_as_text_and_reads_dates_as_dates(
     assert row["zip"] == "01234" and row["code"] == "-042" and row["country"] == "NA"
     assert row["n"] == 7 and row["x"] == 0.5
     assert str(df["d"].dtype).startswith("datetime64") and row["d"].year == 2024
-    assert df["ok"].dtype == bool and row["ok"] is True  # the CSV's t
+    # PostgreSQL's boolean is a boolean; MySQL and SQLite have none, and their 't' is text
+    ok = True if backend == "postgres" else "t"
+    assert row["ok"] is True if backend == "postgres" else row["ok"] == "t"
     assert markdown_table(df, 10)[2] == \
         "| 01234 | -042 | 7 | 0.5 | 2024-01-02 | 2024-01-02 10:30:00 | NA | t |"
     answer = Answer(question="q", db_id="special", sql=query, explanation="e", df=df,
                     csv_path=str(ctx.workspace / result.csv_filename), row_count=1)
     assert json.loads(json.dumps(answer.to_json_dict()["df"])) == [{
         "zip": "01234", "code": "-042", "n": 7, "x": 0.5, "d": "2024-01-02",
-        "ts": "2024-01-02 10:30:00", "country": "NA", "ok": True}]
+        "ts": "2024-01-02 10:30:00", "country": "NA", "ok": ok}]
+
+
+#: The id as text, by backend: what a zip code or an account number column is.
+_AS_TEXT = {"mysql": "CAST(id AS CHAR)", "postgres": "CAST(id AS text)",
+            "sqlite": "CAST(id AS TEXT)", "duckdb": "CAST(id AS VARCHAR)"}
+
+
+def test_a_result_keeps_its_column_types_and_the_dataframe_reads_by_them(
+        special: tuple) -> None:
+    """The metadata records each column's type as the database gave it, and ``Answer.df``
+    reads by it: text that looks like numbers stays text, an integer column with a missing
+    value stays integers (pandas alone makes it 4.0 / NaN), numbers are floats."""
+    ctx, _ = special
+    backend = ctx.config("special").type.value
+    query = (f"SELECT id, {_AS_TEXT[backend]} AS code, CASE WHEN id > 3 THEN id END AS maybe, "
+             f"num, txt FROM special ORDER BY id")
+    result = db_execute_sql_op(ctx, "special", query)
+    types = ["integer", "text", "integer", "number", "text"]
+    assert result.column_types == types
+    meta = json.loads((ctx.workspace / result.metadata_filename).read_text())
+    assert meta["column_types"] == types
+    df = read_dataframe(ctx.workspace / result.csv_filename, 10)
+    assert df["code"].tolist() == ["1", "2", "3", "4", "5", "6"]
+    assert str(df["maybe"].dtype) == "Int64" and df["maybe"].tolist()[3:] == [4, 5, 6]
+    assert df["maybe"].isna().tolist()[:3] == [True] * 3
+    assert df["num"].dtype == float and df["id"].tolist() == [1, 2, 3, 4, 5, 6]
+    assert markdown_table(df, 10)[5].startswith("| 4 | 4 | 4 |")
+
+
+def test_a_column_that_does_not_fit_its_type_is_read_by_its_text(tmp_path: Path) -> None:
+    """Types in the metadata are a promise the CSV may not keep (a hand-edited file, an SQLite
+    column that changes storage class after the rows the types were taken from): such a
+    column is read by its text; a result without types as before."""
+    (tmp_path / "r.csv").write_text("a,b,c,d\n1,x,2024-01-31,t\nlots,7,infinity,maybe\n")
+    (tmp_path / "r.metadata.json").write_text(json.dumps(
+        {"column_types": ["integer", "text", "date", "boolean"]}))
+    df = read_dataframe(tmp_path / "r.csv", 10)
+    assert [df[c].tolist() for c in "abcd"] == [
+        ["1", "lots"], ["x", "7"], ["2024-01-31", "infinity"], ["t", "maybe"]]
+    (tmp_path / "r.metadata.json").write_text(json.dumps({"column_types": ["integer"]}))
+    assert read_dataframe(tmp_path / "r.csv", 1)["b"].tolist() == ["x"]  # a list of 1: unused
 
 
 def test_dataframe_booleans_with_a_missing_value_and_text_that_only_looks_alike(

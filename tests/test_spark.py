@@ -196,6 +196,11 @@ def test_execute_rock_count_and_row_lookup_with_inferred_keys(ops_ctx) -> None: 
     result = db_execute_sql_op(ops_ctx, "chinook", ROCK, nl_query="Rock tracks?")
     assert result.row_count == 1
     assert (ops_ctx.workspace / result.csv_filename).read_text() == "tracks\n1297\n"
+    assert result.column_types == ["integer"]  # Spark's bigint, as the metadata records it
+    typed = db_execute_sql_op(ops_ctx, "chinook", "SELECT CAST(TrackId AS STRING) AS code, "
+                              "UnitPrice, CAST('2024-01-02' AS DATE) AS day FROM track "
+                              "ORDER BY TrackId LIMIT 2")
+    assert typed.column_types == ["text", "number", "date"]
     row = db_get_row_by_id_op(ops_ctx, "chinook", "track", 1)
     text = row.render()
     assert "For Those About To Rock" in text and "genre" in text.lower()

@@ -18,9 +18,10 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from nl2sql.context_engine.prompt_context import UsedContext
 from nl2sql.llm.usage import format_cost
 from nl2sql.schema.models import StepUsage
+from nl2sql.workspace import column_types
 from nl2sql.workspace.csv_dialect import NUMBER, float_text
 from nl2sql.workspace.preview import preview_numbers
-from nl2sql.workspace.results import new_result_id
+from nl2sql.workspace.results import metadata_name_for, new_result_id
 from nl2sql.operations.verified_api import accept
 from nl2sql.agents.chart_answer import chart_answer
 
@@ -231,35 +232,77 @@ def _cell(text: str) -> str:
 
 
 def read_dataframe(csv_path: Path, max_rows: int) -> Any:
-    """The first ``max_rows`` rows of a result CSV as a DataFrame: numbers as numbers, ISO
-    dates and timestamps as datetimes, ``t`` / ``f`` (how the CSV dialect writes a boolean) as
-    booleans, empty cells as missing values. A column with a value such as ``01234``, ``1e5``
-    or ``true`` is text (a zip code, a product code): the dialect writes no number or boolean
-    so, and as one it would lose what it says."""
+    """The first ``max_rows`` rows of a result CSV as a DataFrame, each column of the type the
+    database gave it (``column_types`` in the metadata beside the CSV): integers as nullable
+    integers, numbers as floats, booleans, dates and timestamps as datetimes, text as text
+    however numeric it looks (a zip code); empty cells are missing values. A column of no
+    known type (an older result, a PostgreSQL enum) is read by its text: numbers as the CSV
+    dialect writes them (a value such as ``01234``, ``1e5`` or ``true`` makes the column
+    text), ``t`` / ``f`` as booleans, ISO dates as datetimes. A column whose values do not fit
+    its type is read by its text too."""
     import pandas as pd
 
-    df = pd.read_csv(csv_path, nrows=max_rows, keep_default_na=False, na_values=[""])
-    # pandas takes "007", "1e5" or "true" for a number or a boolean; the dialect writes numbers
-    # one way (csv_dialect.NUMBER) and booleans as t / f, so such a column was text: kept so.
-    guessed = [i for i, kind in enumerate(df.dtypes) if pd.api.types.is_numeric_dtype(kind)]
-    if guessed:
-        raw = pd.read_csv(csv_path, nrows=max_rows, keep_default_na=False, na_values=[""],
-                          usecols=guessed, dtype=str)
-        for i, column in zip(guessed, raw.columns):
-            if pd.api.types.is_bool_dtype(df.dtypes.iloc[i]) or \
-                    not raw[column].dropna().str.fullmatch(NUMBER.pattern).all():
-                df.isetitem(i, raw[column])
-    for i in range(len(df.columns)):
-        values = df.iloc[:, i].dropna()
-        if not len(values) or not (values.dtype == object
-                                   or pd.api.types.is_string_dtype(values.dtype)):
-            continue
-        if values.isin(_BOOLEANS).all():  # the dialect's booleans
-            kind = "bool" if len(values) == len(df) else "boolean"  # the latter holds NA
-            df.isetitem(i, df.iloc[:, i].map(_BOOLEANS).astype(kind))
-        elif values.astype(str).str.match(_DATE).all():
-            try:
-                df.isetitem(i, pd.to_datetime(df.iloc[:, i], format="ISO8601"))
-            except (ValueError, TypeError):
-                continue
+    df = pd.read_csv(csv_path, nrows=max_rows, keep_default_na=False, na_values=[""],
+                     dtype=str)
+    types = _types_of(csv_path, len(df.columns))
+    for i, column_type in enumerate(types):
+        df.isetitem(i, _typed(df.iloc[:, i], column_type))
     return df
+
+
+def _types_of(csv_path: Path, width: int) -> list[str | None]:
+    """The ``column_types`` of the result's metadata, when it has one for each column."""
+    import json
+
+    try:
+        found = json.loads(csv_path.with_name(metadata_name_for(csv_path.name)).read_bytes()
+                           ).get("column_types")
+    except (OSError, ValueError, AttributeError):
+        found = None
+    if not isinstance(found, list) or len(found) != width:
+        return [None] * width
+    return [kind if isinstance(kind, str) else None for kind in found]
+
+
+def _typed(texts: Any, column_type: str | None) -> Any:
+    """One column, read as text, as ``column_type``; by what its text says when the type is
+    None or its values do not fit it."""
+    import pandas as pd
+
+    values = texts.dropna()
+    is_booleans = bool(len(values)) and bool(values.isin(_BOOLEANS).all())
+    try:
+        if column_type == column_types.INTEGER:
+            return pd.to_numeric(texts).astype("Int64")
+        if column_type == column_types.NUMBER:
+            return texts.astype("float64")
+        if column_type in (column_types.DATE, column_types.TIMESTAMP):
+            return pd.to_datetime(texts, format="ISO8601")
+    except (ValueError, TypeError, OverflowError):
+        return _typed(texts, None)
+    if column_type == column_types.TEXT:
+        return _dates(texts, values)
+    if column_type == column_types.BINARY:
+        return texts
+    if is_booleans and column_type in (None, column_types.BOOLEAN):
+        kind = "bool" if len(values) == len(texts) else "boolean"  # the latter holds NA
+        return texts.map(_BOOLEANS).astype(kind)
+    # No known type: numbers only when every value is one the dialect writes.
+    if values.str.fullmatch(NUMBER.pattern).all():
+        try:
+            return pd.to_numeric(texts)
+        except ValueError:  # NaN, Infinity
+            return texts.astype("float64")
+    return _dates(texts, values)
+
+
+def _dates(texts: Any, values: Any) -> Any:
+    """ISO dates and timestamps as datetimes (SQLite keeps dates as text), else the text."""
+    import pandas as pd
+
+    if len(values) and values.str.match(_DATE).all():
+        try:
+            return pd.to_datetime(texts, format="ISO8601")
+        except (ValueError, TypeError):
+            pass
+    return texts

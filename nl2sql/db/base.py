@@ -284,6 +284,9 @@ class QueryStats:
     truncated: bool  # True when the row cap (or the sink's byte budget) cut the result
     elapsed_seconds: float = 0.0
     truncated_by: str | None = None  # "rows" (max_rows) or "bytes" (the sink's budget)
+    #: Each column's type as the database described it (``nl2sql.workspace.column_types``);
+    #: None where the backend's path did not learn them (the sink may know from the values).
+    column_types: list[str | None] | None = None
 
     def __post_init__(self) -> None:
         if self.truncated and self.truncated_by is None:

@@ -34,10 +34,11 @@ from nl2sql.db.logins import LoginPrivileges, few
 from nl2sql.errors import DatabaseConnectionError, QueryExecutionError, QueryTimeoutError
 from nl2sql.db.mysql_reach import SYSTEM_SCHEMAS, query_reach, reached_functions
 from nl2sql.sql_guard.user_functions import UserFunctions, from_view_definitions
+from nl2sql.workspace import column_types
 
 # The mysql extra; without it the backend registry says which extra to install.
 import MySQLdb
-from MySQLdb.constants import FIELD_TYPE
+from MySQLdb.constants import FIELD_TYPE, FLAG
 from MySQLdb.converters import conversions as _DRIVER_CONVERSIONS
 from MySQLdb.cursors import SSCursor
 from pymysql.converters import convert_date, convert_datetime, convert_timedelta
@@ -66,6 +67,20 @@ _WRAP_PREFIX = "SELECT * FROM (\n"
 _DUPLICATE_COLUMN = 1060
 #: Server errors that mean "stopped by a time limit or KILL QUERY".
 _INTERRUPTED = {1317, 1969, 3024}
+#: Result field types -> column types (``nl2sql.workspace.column_types``); BIT, GEOMETRY and
+#: NULL are none of them. TINYINT(1), which BOOLEAN means, is an integer.
+_COLUMN_TYPES = {
+    **dict.fromkeys((FIELD_TYPE.TINY, FIELD_TYPE.SHORT, FIELD_TYPE.LONG, FIELD_TYPE.LONGLONG,
+                     FIELD_TYPE.INT24, FIELD_TYPE.YEAR), column_types.INTEGER),
+    **dict.fromkeys((FIELD_TYPE.DECIMAL, FIELD_TYPE.NEWDECIMAL, FIELD_TYPE.FLOAT,
+                     FIELD_TYPE.DOUBLE), column_types.NUMBER),
+    FIELD_TYPE.DATE: column_types.DATE,
+    **dict.fromkeys((FIELD_TYPE.DATETIME, FIELD_TYPE.TIMESTAMP), column_types.TIMESTAMP),
+    **dict.fromkeys((FIELD_TYPE.VARCHAR, FIELD_TYPE.VAR_STRING, FIELD_TYPE.STRING,
+                     FIELD_TYPE.TINY_BLOB, FIELD_TYPE.MEDIUM_BLOB, FIELD_TYPE.LONG_BLOB,
+                     FIELD_TYPE.BLOB, FIELD_TYPE.ENUM, FIELD_TYPE.SET, FIELD_TYPE.JSON,
+                     FIELD_TYPE.TIME), column_types.TEXT),
+}
 #: SET ROLE of a role the login was not granted (or that does not exist): MariaDB's
 #: ER_INVALID_ROLE, MySQL's ER_ROLE_NOT_GRANTED.
 _ROLE_REFUSED = {1959, 3530}
@@ -424,6 +439,8 @@ class MysqlOperations(DbOperations):
                     f"no rows; send one SELECT, WITH or VALUES query.", db_id=self.db_id)
             columns = [d[0] for d in cursor.description]
             stats = self._drain(self._value_bound(cursor), sink, columns, max_rows)
+            stats.column_types = [_column_type(d[1], flags) for d, flags in
+                                  zip(cursor.description, cursor.description_flags)]
         except BaseException:
             self._abandon(raw, cursor, conn)
             raise
@@ -503,3 +520,13 @@ def _own_role_statement(raw: Any) -> str:
         return "SET ROLE DEFAULT"
     own = getattr(raw, "nl2sql_own_role", None)
     return f"SET ROLE {_quote_name(own)}" if own else "SET ROLE NONE"
+
+
+def _column_type(field_type: int, flags: int) -> str | None:
+    """The column type (``nl2sql.workspace.column_types``) of a result field. A string with
+    the binary flag is bytes or text in a binary collation (the field does not say which):
+    unknown."""
+    found = _COLUMN_TYPES.get(field_type)
+    if found == column_types.TEXT and flags & FLAG.BINARY:
+        return None
+    return found

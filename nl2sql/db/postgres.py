@@ -40,6 +40,7 @@ from nl2sql.errors import QueryExecutionError
 from nl2sql.sql_guard.denylist import POSTGRES_TABLES
 from nl2sql.sql_guard.implicit_calls import ImplicitCalls
 from nl2sql.sql_guard.user_functions import UserFunctions
+from nl2sql.workspace import column_types
 
 #: Seconds past the statement timeout after which the client cancels the query itself.
 _CANCEL_GRACE_SECONDS = 1.0
@@ -54,6 +55,14 @@ _BOUNDED_TYPES = frozenset({16, 18, 19, 20, 21, 23, 26, 600, 650, 700, 701, 774,
 _SIZE_OF = {25: "octet_length({})", 1043: "octet_length({})", 1042: "octet_length({})",
             17: "octet_length({})", 114: "octet_length({}::text)", 142: "octet_length({}::text)"}
 _VALUE_TOO_BIG = "nl2sql: a value over max_value_bytes, bytes:"
+#: Built-in types that are not text in a result's column types (``_column_type``).
+_COLUMN_TYPES = {
+    **dict.fromkeys(("int2", "int4", "int8", "oid"), column_types.INTEGER),
+    **dict.fromkeys(("float4", "float8", "numeric"), column_types.NUMBER),
+    "bool": column_types.BOOLEAN, "date": column_types.DATE,
+    "timestamp": column_types.TIMESTAMP, "timestamptz": column_types.TIMESTAMP,
+    "bytea": column_types.BINARY,
+}
 _SYSTEM_RANDOM = random.SystemRandom()
 log = logging.getLogger(__name__)  # os.urandom: seeds no caller can predict
 # Traces a query must not leave: an assigned xid (it wrote), session advisory locks, settings.
@@ -467,12 +476,13 @@ class PostgresOperations(DbOperations):
                     stats = self._explain(raw, body, sink, max_rows)
                 else:
                     offset = len(_WRAP_PREFIX)  # where body starts in what _wrap describes
-                    wrapped, offset = self._wrap(raw, body, max_rows)
+                    wrapped, offset, types = self._wrap(raw, body, max_rows)
                     if isinstance(sink, CsvResultSink):
                         offset += len("COPY (")
                         stats = self._copy_csv(raw, wrapped, sink, max_rows)
                     else:
                         stats = self._stream_rows(raw, wrapped, sink, max_rows)
+                    stats.column_types = [_column_type(oid) for oid in types]
                 self._check_effects(raw, timeout, before)
                 return stats
             except SinkFull:  # the result file's byte budget is spent
@@ -485,8 +495,10 @@ class PostgresOperations(DbOperations):
             except psycopg.Error as exc:
                 raise self._translate(exc, timeout, conn, body, offset) from None
 
-    def _wrap(self, raw: psycopg.Connection[Any], body: str, max_rows: int) -> tuple[str, int]:
-        """The query as the server runs it, and where ``body`` starts in that text.
+    def _wrap(self, raw: psycopg.Connection[Any], body: str, max_rows: int
+              ) -> tuple[str, int, list[int]]:
+        """The query as the server runs it, where ``body`` starts in that text, and the type
+        oid of each column.
 
         ``SELECT * FROM (<body>) LIMIT max_rows + 1``, and, when the query has columns whose
         values can be of any size (text, bytea, JSON, arrays...), a check that stops the query
@@ -501,8 +513,9 @@ class PostgresOperations(DbOperations):
         columns = _describe(raw, f"{_WRAP_PREFIX}{body}\n) AS nl2sql_result")
         checks = [_SIZE_OF.get(oid, "pg_column_size({})").format(f"c{i}")
                   for i, (_, oid) in enumerate(columns, 1) if oid not in _BOUNDED_TYPES]
+        oids = [oid for _, oid in columns]
         if not checks:
-            return plain, len(_WRAP_PREFIX)
+            return plain, len(_WRAP_PREFIX), oids
         limit = self.connection.config.max_value_bytes
         names = ", ".join(f"c{i} AS {_quote_identifier(name)}"
                           for i, (name, _) in enumerate(columns, 1))
@@ -512,7 +525,7 @@ class PostgresOperations(DbOperations):
         too_big = f"('{_VALUE_TOO_BIG} ' || greatest({', '.join(checks)}))::int::boolean"
         prefix = f"SELECT {names} FROM (\n"
         return (f"{prefix}{body}\n) AS nl2sql_result({positions}) WHERE CASE WHEN {fits} "
-                f"THEN true ELSE {too_big} END LIMIT {max_rows + 1}", len(prefix))
+                f"THEN true ELSE {too_big} END LIMIT {max_rows + 1}", len(prefix), oids)
 
     def _copy_csv(self, raw: psycopg.Connection[Any], wrapped: str, sink: CsvResultSink,
                   max_rows: int) -> QueryStats:
@@ -562,11 +575,13 @@ class PostgresOperations(DbOperations):
             _json_as_text(cursor)  # EXPLAIN (FORMAT JSON): the server's JSON text, not a repr
             cursor.execute(statement)
             columns = [d.name for d in cursor.description or ()]
+            types = [_column_type(d.type_code) for d in cursor.description or ()]
             rows = cursor.fetchmany(max_rows + 1)
         sink.begin(columns)
         if rows[:max_rows]:
             sink.write_rows(rows[:max_rows])
-        return QueryStats(columns, len(rows[:max_rows]), len(rows) > max_rows)
+        return QueryStats(columns, len(rows[:max_rows]), len(rows) > max_rows,
+                          column_types=types)
 
     def _check_effects(self, raw: psycopg.Connection[Any], timeout: float,
                        pages_before: postgres_pages.Readings | None = None) -> None:
@@ -623,6 +638,19 @@ class PostgresOperations(DbOperations):
         return QueryExecutionError(
             f"PostgreSQL rejected the query on database '{self.db_id}': {message.rstrip('.')}{where}"
             f"{hint_text}; fix the SQL and try again.", db_id=self.db_id)
+
+
+def _column_type(oid: int) -> str | None:
+    """The column type (``nl2sql.workspace.column_types``) of a type oid: a built-in type by
+    its name (an array, or a built-in type none of ``_COLUMN_TYPES`` names, is text as the CSV
+    writes it); None for a type of the database's own (an enum, a domain, a composite, an
+    extension's)."""
+    info = psycopg.postgres.types.get(oid)  # the built-in types, by their oid or array oid
+    if info is None:
+        return None
+    if info.oid != oid:
+        return column_types.TEXT  # an array: {1,2}
+    return _COLUMN_TYPES.get(info.name, column_types.TEXT)
 
 
 def _describe(raw: psycopg.Connection[Any], query: str) -> list[tuple[str, int]]:

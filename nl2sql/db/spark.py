@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+import pyarrow as pa
 from sqlalchemy.exc import DBAPIError
 from sqlglot import exp
 
@@ -46,6 +47,7 @@ from nl2sql.sql_guard import spark as spark_rules
 from nl2sql.sql_guard.user_functions import UserFunctions, from_view_definitions
 from nl2sql.errors import (ConfigError, DatabaseConnectionError, QueryExecutionError,
                            QueryRejectedError, QueryTimeoutError)
+from nl2sql.workspace import column_types
 from nl2sql.workspace.csv_arrow import format_batch, record_bytes, writes
 
 if TYPE_CHECKING:
@@ -456,6 +458,7 @@ class SparkOperations(DbOperations):
         df = query_frame(session, text)
         plan = df._plan.to_proto(session.client)
         columns: list[str] | None = None
+        types: list[str | None] | None = None
         count, size, truncated = 0, 0, False
         arrow_csv: Any = None  # decided on the first batch: a writer, or False
         batches = session.client.to_table_as_iterator(plan, {})
@@ -464,6 +467,8 @@ class SparkOperations(DbOperations):
                 if not hasattr(item, "num_rows"):  # the StructType announcing the columns
                     if columns is None:
                         columns = list(item.names)
+                        types = [_column_type(field.dataType.typeName())
+                                 for field in item.fields]
                         sink.begin(columns)
                         started.set()
                     continue
@@ -471,6 +476,8 @@ class SparkOperations(DbOperations):
                     columns = list(item.column_names)
                     sink.begin(columns)
                     started.set()
+                if types is None:
+                    types = [_arrow_column_type(field.type) for field in item.schema]
                 if item.num_rows == 0:
                     continue
                 if count + item.num_rows > max_rows:
@@ -496,7 +503,7 @@ class SparkOperations(DbOperations):
         if columns is None:
             columns = list(df.columns)
             sink.begin(columns)
-        return QueryStats(columns, count, truncated)
+        return QueryStats(columns, count, truncated, column_types=types)
 
     @contextmanager
     def _tagged(self, session: Any, timeout: float) -> Iterator[None]:
@@ -566,3 +573,31 @@ class SparkOperations(DbOperations):
             raise
         except Exception as exc:  # noqa: BLE001
             raise self._rejected(exc, 0) from None
+
+
+def _column_type(type_name: str) -> str | None:
+    """The column type (``nl2sql.workspace.column_types``) of a Spark SQL type (its
+    ``typeName()``): text for strings, arrays, maps, structs, intervals and the rest."""
+    if type_name in ("byte", "short", "integer", "long"):
+        return column_types.INTEGER
+    if type_name in ("float", "double", "decimal"):
+        return column_types.NUMBER
+    if type_name.startswith("timestamp"):
+        return column_types.TIMESTAMP
+    return {"boolean": column_types.BOOLEAN, "date": column_types.DATE,
+            "binary": column_types.BINARY}.get(type_name, column_types.TEXT)
+
+
+def _arrow_column_type(arrow_type: Any) -> str | None:
+    """The column type of an Arrow type (a batch's schema, when no Spark schema came first)."""
+    for check, found in ((pa.types.is_boolean, column_types.BOOLEAN),
+                         (pa.types.is_integer, column_types.INTEGER),
+                         (pa.types.is_floating, column_types.NUMBER),
+                         (pa.types.is_decimal, column_types.NUMBER),
+                         (pa.types.is_date, column_types.DATE),
+                         (pa.types.is_timestamp, column_types.TIMESTAMP),
+                         (pa.types.is_binary, column_types.BINARY),
+                         (pa.types.is_large_binary, column_types.BINARY)):
+        if check(arrow_type):
+            return found
+    return column_types.TEXT

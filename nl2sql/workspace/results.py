@@ -33,6 +33,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from nl2sql.workspace.column_types import ValueTypes
 from nl2sql.workspace.csv_dialect import CsvRowFormatter, format_value
 from nl2sql.workspace.names import HINT, MAX_NAME_BYTES, check_name
 from nl2sql.errors import ResultExistsError, WorkspaceFileError, WorkspacePathError, free_space
@@ -137,6 +138,9 @@ class ResultMetadata(BaseModel):
     max_rows: int | None = None
     truncated_by: str | None = None  # "rows" (max_rows) or "bytes" (max_result_bytes)
     max_result_bytes: int | None = None
+    #: Each column's type as the database gave it (``nl2sql.workspace.column_types``: integer,
+    #: number, boolean, date, timestamp, text, binary; null where unknown); None: not known.
+    column_types: list[str | None] | None = None
 
     @property
     def metadata_filename(self) -> str:
@@ -299,6 +303,7 @@ class CsvResultWriter:
         self.max_bytes = max_bytes
         self.bytes_written = 0
         self.columns: list[str] = []
+        self._value_types = ValueTypes(0)
         self.preview: list[list[str]] = []
         self._formatter = CsvRowFormatter()
         self.trace = FolderTrace(csv_path.parent)
@@ -314,9 +319,11 @@ class CsvResultWriter:
     # -- ResultSink / CsvResultSink -------------------------------------------------------------
     def begin(self, columns: Sequence[str]) -> None:
         self.columns = list(columns)
+        self._value_types = ValueTypes(len(self.columns))
         self._write([self._formatter.header(self.columns).encode("utf-8")])
 
     def write_rows(self, rows: Sequence[Sequence[Any]]) -> int:
+        self._value_types.add(rows)
         records = self._formatter.records(rows)
         data = "".join(records).encode("utf-8")
         if self.max_bytes is None or self.bytes_written + len(data) <= self.max_bytes:
@@ -367,6 +374,13 @@ class CsvResultWriter:
         self._binary.writelines(records)
         self.bytes_written += size
         return len(records)
+
+    def column_types(self, described: Sequence[str | None] | None) -> list[str | None] | None:
+        """Each column's type: as the database ``described`` them, else by the Python types
+        of the values given to ``write_rows`` (SQLite's storage classes); None when neither
+        says anything."""
+        found = list(described) if described is not None else self._value_types.column_types()
+        return found if any(found) else None
 
     # -- a whole result written by another process (the columnar export) ----------------------
     def sibling_temp_file(self) -> Path:
