@@ -5,6 +5,7 @@ cap."""
 from __future__ import annotations
 
 import io
+import json
 import shutil
 import xml.etree.ElementTree as ET
 from concurrent.futures import ThreadPoolExecutor
@@ -224,6 +225,17 @@ def test_rules(tmp_path: Path, text: str, kind: str | None, x: str | None,
     spec = chart_csv(path).spec
     assert (spec.kind, spec.x, spec.y, spec.colour) == (kind, x, y, colour)
     assert spec.reason
+
+
+def test_a_column_the_database_typed_as_text_is_a_category(tmp_path: Path) -> None:
+    """Zip codes without a leading zero look like numbers: with two number columns that is a
+    scatter; the metadata's column types say the zip is text, so it is a bar's labels."""
+    path = tmp_path / "r.csv"
+    path.write_text("zip,customers\n94110,5\n10001,7\n")
+    assert chart_csv(path).spec.kind == "scatter"  # no metadata: by the text
+    (tmp_path / "r.metadata.json").write_text(json.dumps({"column_types": ["text", "integer"]}))
+    spec = chart_csv(path).spec
+    assert (spec.kind, spec.x, spec.y) == ("bar", "zip", ("customers",))
 
 
 @pytest.mark.parametrize(("choices", "kind", "x", "y"), [

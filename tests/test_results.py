@@ -416,7 +416,8 @@ def test_a_result_keeps_its_column_types_and_the_dataframe_reads_by_them(
     assert str(df["maybe"].dtype) == "Int64" and df["maybe"].tolist()[3:] == [4, 5, 6]
     assert df["maybe"].isna().tolist()[:3] == [True] * 3
     assert df["num"].dtype == float and df["id"].tolist() == [1, 2, 3, 4, 5, 6]
-    assert markdown_table(df, 10)[5].startswith("| 4 | 4 | 4 |")
+    table = markdown_table(df, 10)  # a missing integer is an empty cell, as in the CSV
+    assert table[2].startswith("| 1 | 1 |  |") and table[5].startswith("| 4 | 4 | 4 |")
 
 
 def test_a_column_that_does_not_fit_its_type_is_read_by_its_text(tmp_path: Path) -> None:

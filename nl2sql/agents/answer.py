@@ -21,7 +21,7 @@ from nl2sql.schema.models import StepUsage
 from nl2sql.workspace import column_types
 from nl2sql.workspace.csv_dialect import NUMBER, float_text
 from nl2sql.workspace.preview import preview_numbers
-from nl2sql.workspace.results import metadata_name_for, new_result_id
+from nl2sql.workspace.results import column_types_beside, new_result_id
 from nl2sql.operations.verified_api import accept
 from nl2sql.agents.chart_answer import chart_answer
 
@@ -215,7 +215,7 @@ def _texts(column: Any) -> list[str]:
     if pd.api.types.is_bool_dtype(column.dtype):  # as the CSV and the MCP preview write them
         return ["" if pd.isna(v) else "t" if v else "f" for v in column]
     if not pd.api.types.is_datetime64_any_dtype(column.dtype):
-        return [_text(v) for v in column]
+        return ["" if pd.isna(v) else _text(v) for v in column]  # None, NaN, <NA>
     present = column.dropna()
     dates = bool((present == present.dt.normalize()).all())
     return ["" if pd.isna(v) else v.strftime("%Y-%m-%d") if dates else str(v) for v in column]
@@ -244,24 +244,10 @@ def read_dataframe(csv_path: Path, max_rows: int) -> Any:
 
     df = pd.read_csv(csv_path, nrows=max_rows, keep_default_na=False, na_values=[""],
                      dtype=str)
-    types = _types_of(csv_path, len(df.columns))
+    types = column_types_beside(csv_path, len(df.columns))
     for i, column_type in enumerate(types):
         df.isetitem(i, _typed(df.iloc[:, i], column_type))
     return df
-
-
-def _types_of(csv_path: Path, width: int) -> list[str | None]:
-    """The ``column_types`` of the result's metadata, when it has one for each column."""
-    import json
-
-    try:
-        found = json.loads(csv_path.with_name(metadata_name_for(csv_path.name)).read_bytes()
-                           ).get("column_types")
-    except (OSError, ValueError, AttributeError):
-        found = None
-    if not isinstance(found, list) or len(found) != width:
-        return [None] * width
-    return [kind if isinstance(kind, str) else None for kind in found]
 
 
 def _typed(texts: Any, column_type: str | None) -> Any:

@@ -27,7 +27,9 @@ from pathlib import Path
 from typing import Literal
 
 from nl2sql.errors import ChartError, ConfigError, WorkspaceFileError, did_you_mean
+from nl2sql.workspace import column_types
 from nl2sql.workspace.csv_dialect import LEADING_ZERO  # importing it raises the csv field limit
+from nl2sql.workspace.results import column_types_beside
 
 ColumnKind = Literal["temporal", "measure", "category", "text", "empty"]
 Value = float | datetime | str | None
@@ -106,7 +108,8 @@ class Table:
 
 def read_table(path: Path, *, max_rows: int | None = None, total_rows: int | None = None,
                name: str | None = None) -> Table:
-    """The header and at most ``max_rows`` rows of the CSV at ``path``, typed by column."""
+    """The header and at most ``max_rows`` rows of the CSV at ``path``, typed by column (and
+    by the column types its metadata records, when it does)."""
     cap = chart_max_rows() if max_rows is None else max_rows
     try:
         with path.open(newline="", encoding="utf-8-sig") as handle:
@@ -122,16 +125,19 @@ def read_table(path: Path, *, max_rows: int | None = None, total_rows: int | Non
     except (UnicodeDecodeError, csv.Error) as exc:
         raise WorkspaceFileError(f"Cannot read {path.name} as CSV ({exc}); charts are drawn "
                                  f"from the result files db_execute_sql writes.") from None
-    columns = [typed_column(header[i], cells[i]) for i in range(len(header))]
+    types = column_types_beside(path, len(header))
+    columns = [typed_column(header[i], cells[i], types[i]) for i in range(len(header))]
     return Table(name or path.name, columns, rows, capped, total_rows)
 
 
-def typed_column(name: str, cells: list[str]) -> Column:
-    """``cells`` (CSV text, '' for NULL) as values of the column's kind."""
+def typed_column(name: str, cells: list[str], column_type: str | None = None) -> Column:
+    """``cells`` (CSV text, '' for NULL) as values of the column's kind; a column the database
+    typed as text or bytes is never a measure, however numeric it looks (a zip code)."""
     present = [c for c in cells if c != ""]
     if not present:
         return Column(name, "empty", [None] * len(cells))
-    numbers = _numbers(cells)
+    numbers = None if column_type in (column_types.TEXT, column_types.BINARY) \
+        else _numbers(cells)
     if numbers is not None:
         if _YEAR_NAME.search(name) and all(v is not None and v.is_integer() and 1000 <= v < 3000
                                            for v in numbers if v is not None):

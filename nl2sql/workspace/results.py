@@ -20,6 +20,7 @@ import errno
 import fcntl
 import hashlib
 import io
+import json
 import logging
 import os
 import re
@@ -155,6 +156,19 @@ def new_result_id() -> str:
 def metadata_name_for(csv_name: str) -> str:
     """``x.csv`` -> ``x.metadata.json``: the metadata file that sits beside a result CSV."""
     return csv_name.removesuffix(CSV_SUFFIX) + METADATA_SUFFIX
+
+
+def column_types_beside(csv_path: Path, width: int) -> list[str | None]:
+    """The ``column_types`` of the metadata beside ``csv_path`` when it names one for each of
+    the ``width`` columns; else ``None`` for each (no metadata, an older result)."""
+    try:
+        found = json.loads(csv_path.with_name(metadata_name_for(csv_path.name)).read_bytes()
+                           ).get("column_types")
+    except (OSError, ValueError, AttributeError):
+        found = None
+    if not isinstance(found, list) or len(found) != width:
+        return [None] * width
+    return [kind if isinstance(kind, str) else None for kind in found]
 
 
 def read_metadata_for_csv(csv_path: Path, workspace: Path) -> ResultMetadata | None:
