@@ -434,6 +434,19 @@ def test_a_column_that_does_not_fit_its_type_is_read_by_its_text(tmp_path: Path)
     assert read_dataframe(tmp_path / "r.csv", 1)["b"].tolist() == ["x"]  # a list of 1: unused
 
 
+def test_timestamps_across_a_change_to_summer_time_are_instants_in_utc(tmp_path: Path) -> None:
+    """PostgreSQL writes ``timestamptz`` with the session zone's offset, which changes with
+    summer time; one pandas column holds one zone, so such a column is the same instants in
+    UTC (it was left text), typed or not."""
+    (tmp_path / "r.csv").write_text("at\n2024-01-15 10:00:00+01\n2024-07-15 10:00:00+02\n")
+    for types in ([], ["timestamp"]):
+        (tmp_path / "r.metadata.json").write_text(json.dumps({"column_types": types}))
+        column = read_dataframe(tmp_path / "r.csv", 10)["at"]
+        assert str(column.dt.tz) == "UTC"
+        assert [t.isoformat() for t in column] == ["2024-01-15T09:00:00+00:00",
+                                                   "2024-07-15T08:00:00+00:00"]
+
+
 def test_dataframe_booleans_with_a_missing_value_and_text_that_only_looks_alike(
         tmp_path: Path) -> None:
     path = tmp_path / "r.csv"

@@ -19,7 +19,7 @@ from nl2sql.context_engine.prompt_context import UsedContext
 from nl2sql.llm.usage import format_cost
 from nl2sql.schema.models import StepUsage
 from nl2sql.workspace import column_types
-from nl2sql.workspace.csv_dialect import NUMBER, float_text
+from nl2sql.workspace.csv_dialect import ISO_DATETIME, NUMBER, float_text
 from nl2sql.workspace.preview import preview_numbers
 from nl2sql.workspace.results import column_types_beside, new_result_id
 from nl2sql.operations.verified_api import accept
@@ -28,7 +28,6 @@ from nl2sql.agents.chart_answer import chart_answer
 if TYPE_CHECKING:
     from nl2sql.charts import Chart
 
-_DATE = r"^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([+-]\d{2}:?\d{2}|Z)?)?$"
 NOTEBOOK_ROWS = 10
 #: How the CSV dialect writes booleans (``csv_dialect``), and back.
 _BOOLEANS = {"t": True, "f": False}
@@ -263,7 +262,7 @@ def _typed(texts: Any, column_type: str | None) -> Any:
         if column_type == column_types.NUMBER:
             return texts.astype("float64")
         if column_type in (column_types.DATE, column_types.TIMESTAMP):
-            return pd.to_datetime(texts, format="ISO8601")
+            return _datetimes(texts)
     except (ValueError, TypeError, OverflowError):
         return _typed(texts, None)
     if column_type == column_types.TEXT:
@@ -284,11 +283,21 @@ def _typed(texts: Any, column_type: str | None) -> Any:
 
 def _dates(texts: Any, values: Any) -> Any:
     """ISO dates and timestamps as datetimes (SQLite keeps dates as text), else the text."""
-    import pandas as pd
-
-    if len(values) and values.str.match(_DATE).all():
+    if len(values) and values.str.fullmatch(ISO_DATETIME.pattern).all():
         try:
-            return pd.to_datetime(texts, format="ISO8601")
-        except (ValueError, TypeError):
+            return _datetimes(texts)
+        except (ValueError, TypeError, OverflowError):
             pass
     return texts
+
+
+def _datetimes(texts: Any) -> Any:
+    """ISO dates and timestamps as datetimes; timestamps whose UTC offsets differ (a time zone
+    with summer time, as PostgreSQL writes ``timestamptz``) as the same instants in UTC, which
+    one column can hold, as the charts draw them."""
+    import pandas as pd
+
+    try:
+        return pd.to_datetime(texts, format="ISO8601")
+    except ValueError:
+        return pd.to_datetime(texts, format="ISO8601", utc=True)

@@ -28,7 +28,8 @@ from typing import Literal
 
 from nl2sql.errors import ChartError, ConfigError, WorkspaceFileError, did_you_mean
 from nl2sql.workspace import column_types
-from nl2sql.workspace.csv_dialect import LEADING_ZERO  # importing it raises the csv field limit
+from nl2sql.workspace.csv_dialect import (  # importing it raises the csv field limit
+    ISO_DATETIME, LEADING_ZERO)
 from nl2sql.workspace.results import column_types_beside
 
 ColumnKind = Literal["temporal", "measure", "category", "text", "empty"]
@@ -41,8 +42,6 @@ DEFAULT_CHART_MAX_ROWS = 50_000
 TEXT_CHARS = 60
 
 _MONTH = re.compile(r"^\d{4}-(0[1-9]|1[0-2])$")
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}"  # a date, then maybe a time and a UTC offset
-                   r"([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([+-]\d{2}(:?\d{2})?|Z)?)?$")
 _KEY_NAME = re.compile(r"(^id$|[a-z0-9]Id$|ID$|_id$)")
 _YEAR_NAME = re.compile(r"year", re.IGNORECASE)
 
@@ -176,7 +175,7 @@ def _dates(cells: list[str]) -> list[Value] | None:
             values.append(None)
         elif _MONTH.match(cell):
             values.append(datetime(int(cell[:4]), int(cell[5:7]), 1))
-        elif _DATE.match(cell):
+        elif ISO_DATETIME.fullmatch(cell):
             try:
                 value = datetime.fromisoformat(cell)
             except ValueError:

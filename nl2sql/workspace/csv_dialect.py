@@ -55,6 +55,10 @@ LEADING_ZERO = re.compile(r"-?0\d")
 #: leading zero, floats as PostgreSQL writes ``float8``. A field a reader would take for a number
 #: that is none of these (``007``, ``1e5``, ``+5``, ``1_000``) was written from text.
 NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:e[+-]\d+)?|-?Infinity|NaN")
+#: An ISO date, then maybe a time and a UTC offset (``2024-01-31``, ``2024-01-31 13:45:00+01``,
+#: PostgreSQL's ``+05:30``, ``Z``), as the dialect writes dates and timestamps (``fullmatch``).
+ISO_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}"
+                          r"([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([+-]\d{2}(:?\d{2})?|Z)?)?")
 
 LINE_END = "\n"
 #: Value types ``csv.writer`` already writes in this dialect, apart from the cases
