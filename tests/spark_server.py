@@ -156,10 +156,16 @@ class SparkConnectServer:
         # the short test queries never pay back, cost 10-30% of the JVM's CPU (three Spark tests:
         # 212-237 s of CPU with both, 167-185 s without; two rounds each). The scheduler's INFO
         # lines stay: jobs submitted and cancelled are what a failed stop test is read from.
+        # With the optimizing compiler off the JVM reserves the small code cache of a
+        # non-tiered VM (48 MB), which Spark's generated code filled within a few hundred
+        # queries: "Out of space in CodeCache for adapters" stopped the SparkContext and every
+        # later query failed ("Cannot call methods on a stopped SparkContext"), now and then
+        # in nl2sql-eval's Spark test. So the cache gets the tiered VM's size back.
         log_config = self.folder / "log4j2.properties"
         log_config.write_text(LOG_CONFIG)
         java_options = (f"-Dderby.system.home={self.folder} "
-                        f"-Dlog4j2.configurationFile={log_config} -XX:TieredStopAtLevel=1")
+                        f"-Dlog4j2.configurationFile={log_config} -XX:TieredStopAtLevel=1 "
+                        f"-XX:ReservedCodeCacheSize=240m")
         args = [str(home / "bin" / "spark-submit"), "--class", CONNECT_CLASS,
                 "--name", "nl2sql-tests", "--master", "local[2]",
                 "--driver-memory", self.memory,
