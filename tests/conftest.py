@@ -820,9 +820,20 @@ def chinook_ops(chinook: SampleDb, make_registry: Callable[..., DbConnectionConf
 @pytest.fixture(scope="session")
 def spark_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkConnectServer]:
     """One Spark Connect server for the whole session (~10 s to start), stopped at the end;
-    skipped with the reason without Java or pyspark (a failure under CI=true)."""
-    yield from _session_server(spark_unavailable_reason(), "Spark tests",
-                               lambda: SparkConnectServer(tmp_path_factory.mktemp("spark")))
+    skipped with the reason without Java or pyspark (a failure under CI=true). An error at the
+    end when its JVM's code cache filled meanwhile (``SparkConnectServer.code_cache_full``)."""
+    servers: list[SparkConnectServer] = []
+
+    def make() -> SparkConnectServer:
+        servers.append(SparkConnectServer(tmp_path_factory.mktemp("spark")))
+        return servers[-1]
+
+    yield from _session_server(spark_unavailable_reason(), "Spark tests", make)
+    for server in servers:
+        assert not server.code_cache_full(), (
+            f"The test Spark server's JIT code cache filled ({server.log_path}): from then on "
+            f"its JVM compiled nothing and may stop the SparkContext; raise "
+            f"-XX:ReservedCodeCacheSize in tests/spark_server.py.")
 
 
 @pytest.fixture(scope="session")

@@ -223,6 +223,14 @@ class SparkConnectServer:
     def log_tail(self, lines: int = 20) -> str:
         return log_tail(self.log_path, lines)
 
+    def code_cache_full(self) -> bool:
+        """Whether the JVM said its code cache was full (it then stops compiling, and an
+        adapter it cannot make stops the SparkContext), in any of the server's lives."""
+        try:
+            return "CodeCache is full" in self.log_path.read_text(errors="replace")
+        except OSError:
+            return False
+
     def stop(self) -> None:
         """SIGTERM the server's process group, SIGKILL what is left after 20 s."""
         process, self.process = self.process, None
