@@ -122,9 +122,6 @@ def arrow_formats(types: list[Any]) -> bool:
     return True
 
 
-#: DuckDB's integer types (``_column_type``).
-_INTEGERS = frozenset(("tinyint", "smallint", "integer", "bigint", "hugeint", "utinyint",
-                       "usmallint", "uinteger", "ubigint", "uhugeint"))
 #: The error text of a value over max_value_bytes (DuckDB's ``error()``), told apart from others.
 _VALUE_TOO_BIG = "nl2sql: a value over max_value_bytes"
 
@@ -270,7 +267,7 @@ class DuckdbOperations(DbOperations):
             statement = self._one_select(raw, sql, is_explain)
             if isinstance(sink, CsvResultSink) and not is_explain:
                 relation = raw.sql(statement.query)  # binds the query (types), runs nothing
-                types = [_column_type(kind) for kind in relation.types]
+                types = [column_types.from_type_name(kind.id) for kind in relation.types]
                 if hasattr(getattr(sink, "sink", sink), "write_csv_block") \
                         and arrow_formats(relation.types):
                     stats = self._stream_arrow(raw, statement.query, relation.columns, sink,
@@ -286,7 +283,8 @@ class DuckdbOperations(DbOperations):
             raw.execute(statement)
             columns = [d[0] for d in raw.description or ()]
             stats = self._drain(raw, sink, columns, max_rows)
-            stats.column_types = [_column_type(d[1]) for d in raw.description or ()]
+            stats.column_types = [column_types.from_type_name(str(getattr(d[1], "id", d[1])))
+                                  for d in raw.description or ()]
             return stats
 
     def _stream_csv(self, raw: Any, query: str, columns: list[str], record: str,
@@ -402,18 +400,3 @@ def _shadowing(macros: list[Any]) -> ImplicitCalls:
         what = f"the macro {schema}.{name}, which DuckDB calls in place of its built-in {name}"
         rows.append(("operator" if symbol else "every query", schema, name, schema, name, what))
     return ImplicitCalls.from_catalogue(rows)
-
-
-def _column_type(kind: Any) -> str | None:
-    """The column type (``nl2sql.workspace.column_types``) of a DuckDB type (its ``id``:
-    ``integer``, ``decimal``, ``timestamp with time zone``...): one of DuckDB's own kinds, or
-    text as the CSV writes lists, structs, times and the rest."""
-    name = str(getattr(kind, "id", kind)).lower()
-    if name in _INTEGERS:
-        return column_types.INTEGER
-    if name in ("decimal", "float", "double"):
-        return column_types.NUMBER
-    if name.startswith("timestamp"):
-        return column_types.TIMESTAMP
-    return {"boolean": column_types.BOOLEAN, "date": column_types.DATE,
-            "blob": column_types.BINARY}.get(name, column_types.TEXT)

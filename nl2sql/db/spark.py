@@ -467,7 +467,7 @@ class SparkOperations(DbOperations):
                 if not hasattr(item, "num_rows"):  # the StructType announcing the columns
                     if columns is None:
                         columns = list(item.names)
-                        types = [_column_type(field.dataType.typeName())
+                        types = [column_types.from_type_name(field.dataType.typeName())
                                  for field in item.fields]
                         sink.begin(columns)
                         started.set()
@@ -573,19 +573,6 @@ class SparkOperations(DbOperations):
             raise
         except Exception as exc:  # noqa: BLE001
             raise self._rejected(exc, 0) from None
-
-
-def _column_type(type_name: str) -> str | None:
-    """The column type (``nl2sql.workspace.column_types``) of a Spark SQL type (its
-    ``typeName()``): text for strings, arrays, maps, structs, intervals and the rest."""
-    if type_name in ("byte", "short", "integer", "long"):
-        return column_types.INTEGER
-    if type_name in ("float", "double", "decimal"):
-        return column_types.NUMBER
-    if type_name.startswith("timestamp"):
-        return column_types.TIMESTAMP
-    return {"boolean": column_types.BOOLEAN, "date": column_types.DATE,
-            "binary": column_types.BINARY}.get(type_name, column_types.TEXT)
 
 
 def _arrow_column_type(arrow_type: Any) -> str | None:

@@ -30,6 +30,25 @@ _PYTHON = {bool: BOOLEAN, int: INTEGER, float: NUMBER, decimal.Decimal: NUMBER, 
            uuid.UUID: TEXT}
 
 
+#: Type names -> column types, as DuckDB (a type's ``id``) and Spark (``typeName()``) name
+#: them; a name that starts with "timestamp" is a timestamp, any other name text (strings,
+#: lists, structs, maps, times, intervals, UUIDs, as the CSV writes them).
+_NAMED = {
+    **dict.fromkeys(("tinyint", "smallint", "integer", "bigint", "hugeint", "utinyint",
+                     "usmallint", "uinteger", "ubigint", "uhugeint", "byte", "short", "long"),
+                    INTEGER),
+    **dict.fromkeys(("decimal", "float", "double"), NUMBER),
+    "boolean": BOOLEAN, "date": DATE, "blob": BINARY, "binary": BINARY,
+}
+
+
+def from_type_name(name: str) -> str:
+    """The column type of a DuckDB or Spark SQL type name (``integer``, ``decimal``,
+    ``timestamp with time zone``, ``long``...)."""
+    name = name.lower()
+    return TIMESTAMP if name.startswith("timestamp") else _NAMED.get(name, TEXT)
+
+
 def from_python_types(types: Iterable[type]) -> str | None:
     """The column type of a column whose values had these Python types (``NoneType`` for a
     missing value); None when there were none, or they mix kinds (an SQLite column holding
