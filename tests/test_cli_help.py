@@ -98,3 +98,20 @@ def test_ask_commands_without_a_question_never_import_pydantic_ai(tmp_path: Path
                           timeout=120, cwd=tmp_path, env=env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[0, 0] False", done.stderr
+
+
+@pytest.mark.parametrize("module", ["eval", "mcp", "web"])
+def test_help_and_usage_errors_import_no_server_or_scorer(module: str) -> None:
+    """``--help`` and a mistyped option do not wait for what only a run needs: the MCP SDK,
+    the web stack, the scorer's sqlglot, pydantic-ai (nl2sql-web --help 1.24 -> 0.19 s,
+    nl2sql-mcp 0.68 -> 0.22 s, nl2sql-eval 0.80 -> 0.21 s); the run itself still imports them."""
+    heavy = ("mcp", "starlette", "uvicorn", "sqlglot", "pydantic_ai")
+    script = ("import contextlib, sys\n"
+              f"from nl2sql.cli.{module} import main\n"
+              "with contextlib.redirect_stdout(sys.stderr), contextlib.redirect_stderr(None):\n"
+              "    codes = [main(['--help']), main(['--no-such-option'])]\n"
+              f"print(codes, [m for m in {heavy!r} if m in sys.modules])")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[0, 2] []", done.stderr

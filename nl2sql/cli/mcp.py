@@ -16,9 +16,6 @@ from nl2sql.cli.options import (CommandParser, add_common_options, parse_command
                                 port_number)
 from nl2sql.config.registry import ENV_AUTH_TOKEN, ENV_CONFIG, ENV_DATA_DIR, ENV_WORKSPACE
 from nl2sql.operations.registry import OPERATIONS
-from nl2sql.mcp.server import build_server
-from nl2sql.mcp.auth import load_token
-from nl2sql.mcp.http import serve_http
 
 _TOOLS = ", ".join(op.name for op in OPERATIONS)
 DESCRIPTION = textwrap.fill(
@@ -71,6 +68,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _run(argv: list[str] | None) -> int:
     args = parse_command_line(build_parser(), argv)  # logging before the SDK's, which then defers
+    # Imported once the arguments are parsed: the MCP SDK takes ~0.5 s to import, which --help
+    # and a mistyped option need not wait for (a server imports it before tools/list anyway).
+    from nl2sql.mcp.auth import load_token
+    from nl2sql.mcp.http import serve_http
+    from nl2sql.mcp.server import build_server
 
     limit_process_memory()  # NL2SQL_MAX_MEMORY: one query cannot take the server's host down
 
