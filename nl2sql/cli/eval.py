@@ -13,6 +13,7 @@ from pathlib import Path
 
 from nl2sql.cli.errors import EXIT_ERROR, add_version_flag, run_cli
 from nl2sql.config.memory_cap import limit_process_memory
+from nl2sql.cli.start import imports_paused
 from nl2sql.cli.options import CommandParser, add_common_options, parse_command_line
 from nl2sql.config.registry import ENV_CONFIG, ENV_MODEL
 from nl2sql.cli.progress import progress_reporter
@@ -118,15 +119,16 @@ def _evaluate(args: argparse.Namespace) -> int:
     # Imported once the arguments are checked: the scorer (sqlglot), the agent that generates
     # predictions and rich take ~0.6 s to import, which --help and a mistyped option need not
     # wait for (0.80 -> 0.25 s).
-    from rich.console import Console
+    with imports_paused():
+        from rich.console import Console
 
-    from nl2sql.evaluation import (EvalSettings, bundled_set_path, evaluate, load_predictions,
-                                   load_questions)
-    from nl2sql.evaluation.generate import generate_predictions
-    from nl2sql.evaluation.html import render_html
-    from nl2sql.evaluation.report import (context_line, cost_line, render_calibration,
-                                          render_table)
-    from nl2sql.evaluation.runner import check_databases
+        from nl2sql.evaluation import (EvalSettings, bundled_set_path, evaluate,
+                                       load_predictions, load_questions)
+        from nl2sql.evaluation.generate import generate_predictions
+        from nl2sql.evaluation.html import render_html
+        from nl2sql.evaluation.report import (context_line, cost_line, render_calibration,
+                                              render_table)
+        from nl2sql.evaluation.runner import check_databases
 
     ctx = OpsContext.load_local(args.config, "cli", data_dir=args.data_dir,
                                 workspace=args.workspace, model=args.model)

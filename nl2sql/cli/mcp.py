@@ -12,6 +12,7 @@ from pathlib import Path
 
 from nl2sql.cli.errors import add_version_flag, run_cli
 from nl2sql.config.memory_cap import limit_process_memory
+from nl2sql.cli.start import imports_paused
 from nl2sql.cli.options import (CommandParser, add_common_options, parse_command_line,
                                 port_number)
 from nl2sql.config.registry import ENV_AUTH_TOKEN, ENV_CONFIG, ENV_DATA_DIR, ENV_WORKSPACE
@@ -70,9 +71,10 @@ def _run(argv: list[str] | None) -> int:
     args = parse_command_line(build_parser(), argv)  # logging before the SDK's, which then defers
     # Imported once the arguments are parsed: the MCP SDK takes ~0.5 s to import, which --help
     # and a mistyped option need not wait for (a server imports it before tools/list anyway).
-    from nl2sql.mcp.auth import load_token
-    from nl2sql.mcp.http import serve_http
-    from nl2sql.mcp.server import build_server
+    with imports_paused():
+        from nl2sql.mcp.auth import load_token
+        from nl2sql.mcp.http import serve_http
+        from nl2sql.mcp.server import build_server
 
     limit_process_memory()  # NL2SQL_MAX_MEMORY: one query cannot take the server's host down
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import gc
 import importlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from types import ModuleType
 from typing import NoReturn
 
@@ -34,14 +36,30 @@ COMMANDS = {
 
 def imported(script: str) -> ModuleType:
     """The module of the console script ``script``, imported with the collector paused, then
-    what the imports made frozen."""
+    what the imports made frozen (and so from now on by ``imports_paused`` too)."""
+    global _in_console_script  # noqa: PLW0603 - one process, one command
+    _in_console_script = True
+    with imports_paused():
+        return importlib.import_module(COMMANDS[script])
+
+
+@contextmanager
+def imports_paused() -> Iterator[None]:
+    """The block's imports with the collector paused, then (in a console script's process)
+    what they made frozen: for what a command imports only once its arguments are parsed (the
+    server, the web stack). Called in another process (tests), nothing is frozen: what is
+    frozen is never collected."""
     gc.disable()
     try:
-        module = importlib.import_module(COMMANDS[script])
+        yield
     finally:
         gc.enable()
-    gc.freeze()
-    return module
+    if _in_console_script:
+        gc.freeze()
+
+
+#: Whether this process runs a console script (``imported``).
+_in_console_script = False
 
 
 def _command(script: str) -> NoReturn:

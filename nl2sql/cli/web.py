@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from nl2sql.cli.errors import add_version_flag, run_cli
+from nl2sql.cli.start import imports_paused
 from nl2sql.cli.options import (CommandParser, add_common_options, parse_command_line,
                                 port_number)
 from nl2sql.config.memory_cap import limit_process_memory
@@ -52,9 +53,10 @@ def _run(argv: list[str] | None) -> int:
     args = parse_command_line(build_parser(), argv)
     # Imported once the arguments are parsed: the page, the MCP SDK and uvicorn take ~1 s to
     # import, which --help and a mistyped option need not wait for (1.24 -> 0.2 s).
-    from nl2sql.mcp.auth import load_token
-    from nl2sql.mcp.http import MCP_PATH, netloc, run_app
-    from nl2sql.web import build_app
+    with imports_paused():
+        from nl2sql.mcp.auth import load_token
+        from nl2sql.mcp.http import MCP_PATH, netloc, run_app
+        from nl2sql.web import build_app
 
     limit_process_memory()
     log_level = "INFO" if args.verbose else "WARNING"
