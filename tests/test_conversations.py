@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import event
 from agent_scripts import Script, final, tool, tool_pairs_complete
 from pydantic_ai.messages import (ModelMessage, ModelMessagesTypeAdapter, ModelRequest,
-                                  ModelResponse, UserPromptPart)
+                                  ModelResponse, ToolReturnPart, UserPromptPart)
 
 import nl2sql
 from conftest import SAMPLE_DATA, SampleDb, sqlite_config
@@ -175,3 +175,34 @@ def test_a_long_conversation_reads_only_the_turns_its_history_can_hold(tmp_path:
     # At least the two newest turns, whatever their size (the database and the retrieval).
     assert [t.seq for t in store.recent_turns("long", 0)] == [599, 600]
     assert store.history("long", 0) == [] and store.recent_turns("none", budget) == []
+
+
+def test_a_turn_too_long_for_the_history_is_sent_condensed_not_dropped(tmp_path: Path) -> None:
+    """A turn whose result previews alone pass the budget (a wide table's rows) still tells the
+    follow-up its question, explanation and SQL; older turns go on as far as the budget reaches."""
+    store = ConversationStore.in_data_dir(tmp_path)
+    budget = AgentSettings().history_tokens
+    # A preview of 10 rows of an 80-column table: ~7,000 tokens.
+    wide = "\n".join("| " + " | ".join(f"row {r} value of column {c:02d} ..." for c in range(80))
+                     + " |" for r in range(10))
+    turns = [("How many rows in t?", "SELECT count(*) FROM t", "Counts t.", "1 row"),
+             ("List every column of t", "SELECT * FROM t", "All of t.", wide)]
+    for i, (question, sql, explanation, preview) in enumerate(turns):
+        store.append("wide", request_id=f"r{i}", question=question, db_id="x",
+                     answer={"sql": sql, "explanation": explanation},
+                     messages=[ModelRequest(parts=[UserPromptPart(question)]),
+                               ModelResponse(parts=[final(sql, explanation)]),
+                               ModelRequest(parts=[ToolReturnPart("final_result", preview)])])
+    whole = store.turns("wide")[1]
+    assert whole.tokens > budget
+    history = store.history("wide", budget)
+    said = _said(history)
+    assert "List every column of t" in said and "SELECT * FROM t" in said and "All of t." in said
+    assert "row 9 value of column 79" not in said  # the preview that did not fit
+    assert "How many rows in t?" in said and "1 row" in said  # the older turn, whole
+    assert [type(m) for m in history] == [ModelRequest, ModelResponse, ModelRequest,
+                                          ModelRequest, ModelResponse]
+    # A turn stored without its answer cannot be condensed: the history stops there.
+    store.append("bare", request_id="b", question="List every column of t", db_id="x",
+                 answer=None, messages=[ModelRequest(parts=[UserPromptPart(wide)])])
+    assert store.history("bare", budget) == []

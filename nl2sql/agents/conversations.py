@@ -7,14 +7,15 @@ the model was shown, serialized with pydantic-ai's ``ModelMessagesTypeAdapter``,
 ``Answer`` fields), and gives back the history for the next question trimmed to a token budget,
 oldest turns first, read back from the newest only as far as the budget reaches (the thousandth
 turn of a conversation costs what the tenth did). Turns are whole agent runs, so trimming never
-separates a tool call from its return. Storage is ``nl2sql.store`` (``TurnStore``): one writer at
+separates a tool call from its return; a turn too long to fit whole is condensed to its question
+and answer. Storage is ``nl2sql.store`` (``TurnStore``): one writer at
 a time, and a turn keyed by a request id, so a retried call does not add the same turn twice.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ from typing import Any
 from pydantic_ai.messages import ModelMessagesTypeAdapter
 
 from nl2sql._helpers import os_user_name
-from nl2sql.agents.history import history_tokens, turn_history
+from nl2sql.agents.history import history_tokens, said_and_done, turn_history
 from nl2sql.errors import Nl2SqlError
 from nl2sql.store.records import ConversationSummary, TurnRow
 from nl2sql.store.store import Store
@@ -57,6 +58,16 @@ class Turn:
     def tokens(self) -> int:
         """A size estimate of what this turn adds to a prompt (``history_tokens``)."""
         return history_tokens(self._messages)
+
+    def condensed(self) -> Turn | None:
+        """This turn as its question and the answer's explanation and SQL only (what a
+        follow-up needs most), for a history that cannot hold it whole (long result previews,
+        many retries); None for a turn stored without its answer."""
+        sql = (self.answer or {}).get("sql")
+        if not sql:
+            return None
+        messages = said_and_done(self.question, sql, self.answer.get("explanation") or "")
+        return replace(self, messages_json=ModelMessagesTypeAdapter.dump_json(messages))
 
 
 class ConversationStore:
@@ -140,13 +151,18 @@ def _turn(row: TurnRow) -> Turn:
 
 
 def trim_turns(turns: list[Turn], budget_tokens: int) -> list[Turn]:
-    """The newest turns whose sizes fit ``budget_tokens``, oldest first (whole turns only, so a
-    tool call always stays with its return)."""
+    """The newest turns whose sizes fit ``budget_tokens``, oldest first: each whole (a tool call
+    always stays with its return) or, when it does not fit whole, condensed to its question and
+    answer (``Turn.condensed``), so that a turn with a long result is not lost to the next
+    question; back to the first turn that fits neither way."""
     kept: list[Turn] = []
     used = 0
     for turn in reversed(turns):
         if used + turn.tokens > budget_tokens:
-            break
+            condensed = turn.condensed()
+            if condensed is None or used + condensed.tokens > budget_tokens:
+                break
+            turn = condensed
         kept.append(turn)
         used += turn.tokens
     return kept[::-1]
