@@ -5,12 +5,17 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 
+import psycopg
 import pytest
-from conftest import BACKENDS, BackendDb
+from conftest import BACKENDS, BackendDb, pg_config
 
 from nl2sql.schema.cache import save_db_info
 from nl2sql.errors import QueryExecutionError, WorkspacePathError
@@ -18,6 +23,8 @@ from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.queries import db_execute_sql_op
 from nl2sql.agents.answer import markdown_table, read_dataframe
+from nl2sql.charts.table import read_table
+from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.workspace.preview import format_preview, preview_numbers
 from nl2sql.workspace.results import (CsvResultWriter, ResultMetadata,
                             resolve_workspace_path, safe_name_from_query)
@@ -434,17 +441,85 @@ def test_a_column_that_does_not_fit_its_type_is_read_by_its_text(tmp_path: Path)
     assert read_dataframe(tmp_path / "r.csv", 1)["b"].tolist() == ["x"]  # a list of 1: unused
 
 
-def test_timestamps_across_a_change_to_summer_time_are_instants_in_utc(tmp_path: Path) -> None:
-    """PostgreSQL writes ``timestamptz`` with the session zone's offset, which changes with
-    summer time; one pandas column holds one zone, so such a column is the same instants in
-    UTC (it was left text), typed or not."""
+def test_timestamps_across_a_change_to_summer_time_read_in_the_databases_zone(
+        tmp_path: Path) -> None:
+    """PostgreSQL and DuckDB write zoned timestamps with the session zone's offset, which
+    changes with summer time; the metadata names that zone, and the column reads in it, as the
+    CSV writes it (a chart's axis too). Without a zone one pandas column cannot hold both
+    offsets: the same instants in UTC (it was left text), typed or not."""
     (tmp_path / "r.csv").write_text("at\n2024-01-15 10:00:00+01\n2024-07-15 10:00:00+02\n")
-    for types in ([], ["timestamp"]):
-        (tmp_path / "r.metadata.json").write_text(json.dumps({"column_types": types}))
+    for meta in ({"column_types": []}, {"column_types": ["timestamp"]},
+                 {"column_types": ["timestamp"], "time_zone": "Not/AZone"}):
+        (tmp_path / "r.metadata.json").write_text(json.dumps(meta))
         column = read_dataframe(tmp_path / "r.csv", 10)["at"]
         assert str(column.dt.tz) == "UTC"
         assert [t.isoformat() for t in column] == ["2024-01-15T09:00:00+00:00",
                                                    "2024-07-15T08:00:00+00:00"]
+        assert read_table(tmp_path / "r.csv").columns[0].values == [
+            datetime(2024, 1, 15, 9), datetime(2024, 7, 15, 8)]
+    for types in ([], ["timestamp"]):
+        (tmp_path / "r.metadata.json").write_text(json.dumps(
+            {"column_types": types, "time_zone": "Europe/Berlin"}))
+        column = read_dataframe(tmp_path / "r.csv", 10)["at"]
+        assert str(column.dt.tz) == "Europe/Berlin"
+        assert [t.isoformat() for t in column] == ["2024-01-15T10:00:00+01:00",
+                                                   "2024-07-15T10:00:00+02:00"]
+        assert read_table(tmp_path / "r.csv").columns[0].values == [
+            datetime(2024, 1, 15, 10), datetime(2024, 7, 15, 10)]
+
+
+def test_postgres_results_name_the_session_zone_their_timestamps_are_in(
+        pg_server: str, pg_database: Callable[..., str],
+        make_registry: Callable[..., DbConnectionConfigs]) -> None:
+    dbname = pg_database(script="CREATE TABLE ev (id int, at timestamptz, local timestamp); "
+                                "INSERT INTO ev VALUES (1, '2024-01-15 09:00Z', '2024-01-15 10:00'),"
+                                " (2, '2024-07-15 08:00Z', '2024-07-15 10:00');")
+    with psycopg.connect(pg_server, autocommit=True) as admin:
+        admin.execute(f'ALTER DATABASE "{dbname}" SET timezone TO \'Europe/Berlin\'')
+    ctx = OpsContext(make_registry(pg_config("tz", dbname)))
+    try:
+        result = db_execute_sql_op(ctx, "tz", "SELECT * FROM ev ORDER BY id")
+        numbers = db_execute_sql_op(ctx, "tz", "SELECT id FROM ev")
+    finally:
+        ctx.close()
+    assert result.time_zone == "Europe/Berlin" and numbers.time_zone is None
+    assert "| 1 | 2024-01-15 10:00:00+01 | 2024-01-15 10:00:00 |" in result.render()
+    df = read_dataframe(ctx.workspace / result.csv_filename, 10)
+    assert [t.isoformat() for t in df["at"]] == ["2024-01-15T10:00:00+01:00",
+                                                 "2024-07-15T10:00:00+02:00"]
+    assert df["local"].dt.tz is None  # a timestamp without a zone stays as written
+    assert markdown_table(df, 10)[2] == "| 1 | 2024-01-15 10:00:00+01:00 | 2024-01-15 10:00:00 |"
+
+
+def test_duckdb_results_name_the_session_zone_their_timestamps_are_in(tmp_path: Path) -> None:
+    """DuckDB's session zone is the process's (``TZ``): a child process with one set."""
+    pytest.importorskip("duckdb")
+    script = f"""
+import duckdb, json
+from pathlib import Path
+from conftest import duckdb_config, write_dbs_yaml
+from nl2sql.config.registry import DbConnectionConfigs
+from nl2sql.operations.ops_context import OpsContext
+from nl2sql.operations.queries import db_execute_sql_op
+path = Path({str(tmp_path / "d.duckdb")!r})
+with duckdb.connect(str(path)) as db:
+    db.execute("CREATE TABLE ev AS SELECT TIMESTAMPTZ '2024-01-15 09:00Z' AS ts "
+               "UNION ALL SELECT TIMESTAMPTZ '2024-07-15 08:00Z'")
+folder = Path({str(tmp_path)!r})
+registry = DbConnectionConfigs.load(write_dbs_yaml(folder, [duckdb_config("d", path)]),
+                                    workspace=folder / "workspace")
+ctx = OpsContext(registry)
+result = db_execute_sql_op(ctx, "d", "SELECT ts FROM ev ORDER BY ts")
+ctx.close()
+print(json.dumps([result.time_zone, result.preview]))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120, cwd=Path(__file__).parent,
+                          env={**os.environ, "TZ": "Europe/Berlin"})
+    assert done.returncode == 0, done.stderr
+    zone, preview = json.loads(done.stdout.splitlines()[-1])
+    assert zone == "Europe/Berlin"
+    assert "2024-01-15 10:00:00+01" in preview and "2024-07-15 10:00:00+02" in preview
 
 
 def test_dataframe_booleans_with_a_missing_value_and_text_that_only_looks_alike(

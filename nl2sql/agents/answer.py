@@ -9,6 +9,7 @@ the model or asked for with ``nl2sql.query_metrics()``)."""
 
 from __future__ import annotations
 
+from datetime import tzinfo
 from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,7 +22,7 @@ from nl2sql.schema.models import StepUsage
 from nl2sql.workspace import column_types
 from nl2sql.workspace.csv_dialect import ISO_DATETIME, NUMBER, float_text
 from nl2sql.workspace.preview import preview_numbers
-from nl2sql.workspace.results import column_types_beside, new_result_id
+from nl2sql.workspace.results import new_result_id, types_beside
 from nl2sql.operations.verified_api import accept
 from nl2sql.agents.chart_answer import chart_answer
 
@@ -243,15 +244,16 @@ def read_dataframe(csv_path: Path, max_rows: int) -> Any:
 
     df = pd.read_csv(csv_path, nrows=max_rows, keep_default_na=False, na_values=[""],
                      dtype=str)
-    types = column_types_beside(csv_path, len(df.columns))
+    types, zone = types_beside(csv_path, len(df.columns))
     for i, column_type in enumerate(types):
-        df.isetitem(i, _typed(df.iloc[:, i], column_type))
+        df.isetitem(i, _typed(df.iloc[:, i], column_type, zone))
     return df
 
 
-def _typed(texts: Any, column_type: str | None) -> Any:
+def _typed(texts: Any, column_type: str | None, zone: tzinfo | None = None) -> Any:
     """One column, read as text, as ``column_type``; by what its text says when the type is
-    None or its values do not fit it."""
+    None or its values do not fit it. ``zone``: the time zone the database wrote timestamps
+    with offsets in."""
     import pandas as pd
 
     values = texts.dropna()
@@ -262,11 +264,11 @@ def _typed(texts: Any, column_type: str | None) -> Any:
         if column_type == column_types.NUMBER:
             return texts.astype("float64")
         if column_type in (column_types.DATE, column_types.TIMESTAMP):
-            return _datetimes(texts)
+            return _datetimes(texts, zone)
     except (ValueError, TypeError, OverflowError):
         return _typed(texts, None)
     if column_type == column_types.TEXT:
-        return _dates(texts, values)
+        return _dates(texts, values, zone)
     if column_type == column_types.BINARY:
         return texts
     if is_booleans and column_type in (None, column_types.BOOLEAN):
@@ -278,26 +280,30 @@ def _typed(texts: Any, column_type: str | None) -> Any:
             return pd.to_numeric(texts)
         except ValueError:  # NaN, Infinity
             return texts.astype("float64")
-    return _dates(texts, values)
+    return _dates(texts, values, zone)
 
 
-def _dates(texts: Any, values: Any) -> Any:
+def _dates(texts: Any, values: Any, zone: tzinfo | None) -> Any:
     """ISO dates and timestamps as datetimes (SQLite keeps dates as text), else the text."""
     if len(values) and values.str.fullmatch(ISO_DATETIME.pattern).all():
         try:
-            return _datetimes(texts)
+            return _datetimes(texts, zone)
         except (ValueError, TypeError, OverflowError):
             pass
     return texts
 
 
-def _datetimes(texts: Any) -> Any:
-    """ISO dates and timestamps as datetimes; timestamps whose UTC offsets differ (a time zone
-    with summer time, as PostgreSQL writes ``timestamptz``) as the same instants in UTC, which
-    one column can hold, as the charts draw them."""
+def _datetimes(texts: Any, zone: tzinfo | None) -> Any:
+    """ISO dates and timestamps as datetimes. Timestamps with a UTC offset in ``zone``, the
+    time zone the database wrote them in (its session's: PostgreSQL ``timestamptz``), so that
+    they read as the CSV writes them whether or not summer time changed the offset; without a
+    zone, offsets that differ as the same instants in UTC, which one column can hold."""
     import pandas as pd
 
     try:
-        return pd.to_datetime(texts, format="ISO8601")
-    except ValueError:
-        return pd.to_datetime(texts, format="ISO8601", utc=True)
+        parsed = pd.to_datetime(texts, format="ISO8601")
+    except ValueError:  # offsets that differ
+        parsed = pd.to_datetime(texts, format="ISO8601", utc=True)
+    if zone is not None and getattr(parsed.dt, "tz", None) is not None:
+        return parsed.dt.tz_convert(zone)
+    return parsed

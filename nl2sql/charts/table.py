@@ -21,7 +21,7 @@ import csv
 import os
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timezone, tzinfo
 from itertools import islice
 from pathlib import Path
 from typing import Literal
@@ -30,7 +30,7 @@ from nl2sql.errors import ChartError, ConfigError, WorkspaceFileError, did_you_m
 from nl2sql.workspace import column_types
 from nl2sql.workspace.csv_dialect import (  # importing it raises the csv field limit
     ISO_DATETIME, LEADING_ZERO)
-from nl2sql.workspace.results import column_types_beside
+from nl2sql.workspace.results import types_beside
 
 ColumnKind = Literal["temporal", "measure", "category", "text", "empty"]
 Value = float | datetime | str | None
@@ -124,14 +124,16 @@ def read_table(path: Path, *, max_rows: int | None = None, total_rows: int | Non
     except (UnicodeDecodeError, csv.Error) as exc:
         raise WorkspaceFileError(f"Cannot read {path.name} as CSV ({exc}); charts are drawn "
                                  f"from the result files db_execute_sql writes.") from None
-    types = column_types_beside(path, len(header))
-    columns = [typed_column(header[i], cells[i], types[i]) for i in range(len(header))]
+    types, zone = types_beside(path, len(header))
+    columns = [typed_column(header[i], cells[i], types[i], zone) for i in range(len(header))]
     return Table(name or path.name, columns, rows, capped, total_rows)
 
 
-def typed_column(name: str, cells: list[str], column_type: str | None = None) -> Column:
+def typed_column(name: str, cells: list[str], column_type: str | None = None,
+                 zone: tzinfo | None = None) -> Column:
     """``cells`` (CSV text, '' for NULL) as values of the column's kind; a column the database
-    typed as text or bytes is never a measure, however numeric it looks (a zip code)."""
+    typed as text or bytes is never a measure, however numeric it looks (a zip code).
+    ``zone``: the time zone the database wrote timestamps with offsets in."""
     present = [c for c in cells if c != ""]
     if not present:
         return Column(name, "empty", [None] * len(cells))
@@ -145,7 +147,7 @@ def typed_column(name: str, cells: list[str], column_type: str | None = None) ->
         if _KEY_NAME.search(name):
             return Column(name, "category", [c or None for c in cells])
         return Column(name, "measure", list(numbers))
-    dates = _dates(cells)
+    dates = _dates(cells, zone)
     if dates is not None:
         return Column(name, "temporal", dates)
     average = sum(len(c) for c in present) / len(present)
@@ -168,7 +170,7 @@ def _numbers(cells: list[str]) -> list[float | None] | None:
     return values
 
 
-def _dates(cells: list[str]) -> list[Value] | None:
+def _dates(cells: list[str], zone: tzinfo | None = None) -> list[Value] | None:
     values: list[Value] = []
     for cell in cells:
         if cell == "":
@@ -180,8 +182,8 @@ def _dates(cells: list[str]) -> list[Value] | None:
                 value = datetime.fromisoformat(cell)
             except ValueError:
                 return None
-            if value.tzinfo is not None:  # one axis: every instant in UTC, without a zone
-                value = value.astimezone(timezone.utc).replace(tzinfo=None)
+            if value.tzinfo is not None:  # one axis: every instant in the database's zone
+                value = value.astimezone(zone or timezone.utc).replace(tzinfo=None)  # or UTC
             values.append(value)
         else:
             return None

@@ -287,6 +287,9 @@ class QueryStats:
     #: Each column's type as the database described it (``nl2sql.workspace.column_types``);
     #: None where the backend's path did not learn them (the sink may know from the values).
     column_types: list[str | None] | None = None
+    #: The time zone (an IANA name) the database wrote zoned timestamps in, its session's,
+    #: where a column is a timestamp and the backend says; None otherwise.
+    time_zone: str | None = None
 
     def __post_init__(self) -> None:
         if self.truncated and self.truncated_by is None:

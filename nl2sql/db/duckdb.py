@@ -134,6 +134,15 @@ def _identifier(text: str) -> str:
     return '"' + text.replace('"', '""') + '"'
 
 
+def _typed(raw: Any, stats: QueryStats, type_names: list[str]) -> QueryStats:
+    """``stats`` with the columns' types (DuckDB's type names) and, when a column is a
+    ``TIMESTAMPTZ``, the session's time zone, which DuckDB writes those values in."""
+    stats.column_types = [column_types.from_type_name(name) for name in type_names]
+    if "timestamp with time zone" in type_names:
+        stats.time_zone = raw.execute("SELECT current_setting('TimeZone')").fetchone()[0]
+    return stats
+
+
 class DuckdbConnection(DbConnection):
     refuses_big_literal_counts = True  # values are built in nl2sql's own memory
     #: and its interrupt does not stop one scalar function building a value: repeat('x', id *
@@ -267,25 +276,19 @@ class DuckdbOperations(DbOperations):
             statement = self._one_select(raw, sql, is_explain)
             if isinstance(sink, CsvResultSink) and not is_explain:
                 relation = raw.sql(statement.query)  # binds the query (types), runs nothing
-                types = [column_types.from_type_name(kind.id) for kind in relation.types]
+                names = [kind.id for kind in relation.types]
                 if hasattr(getattr(sink, "sink", sink), "write_csv_block") \
                         and arrow_formats(relation.types):
-                    stats = self._stream_arrow(raw, statement.query, relation.columns, sink,
-                                               max_rows)
-                    stats.column_types = types
-                    return stats
+                    return _typed(raw, self._stream_arrow(raw, statement.query,
+                                                          relation.columns, sink, max_rows), names)
                 record = csv_record_sql(relation.types)
                 if record is not None:
-                    stats = self._stream_csv(raw, statement.query, relation.columns, record,
-                                             sink, max_rows)
-                    stats.column_types = types
-                    return stats
+                    return _typed(raw, self._stream_csv(raw, statement.query, relation.columns,
+                                                        record, sink, max_rows), names)
             raw.execute(statement)
             columns = [d[0] for d in raw.description or ()]
-            stats = self._drain(raw, sink, columns, max_rows)
-            stats.column_types = [column_types.from_type_name(str(getattr(d[1], "id", d[1])))
-                                  for d in raw.description or ()]
-            return stats
+            return _typed(raw, self._drain(raw, sink, columns, max_rows),
+                          [str(getattr(d[1], "id", d[1])) for d in raw.description or ()])
 
     def _stream_csv(self, raw: Any, query: str, columns: list[str], record: str,
                     sink: CsvResultSink, max_rows: int) -> QueryStats:

@@ -483,6 +483,10 @@ class PostgresOperations(DbOperations):
                     else:
                         stats = self._stream_rows(raw, wrapped, sink, max_rows)
                     stats.column_types = [_column_type(oid) for oid in types]
+                    if column_types.TIMESTAMP in stats.column_types:
+                        # timestamptz values come in the session's zone (its TimeZone
+                        # setting, which psycopg keeps from the server's ParameterStatus)
+                        stats.time_zone = getattr(raw.info.timezone, "key", None)
                 self._check_effects(raw, timeout, before)
                 return stats
             except SinkFull:  # the result file's byte budget is spent

@@ -108,7 +108,7 @@ def db_execute_sql_op(ctx: OpsContext, db_id: DbId, query: SqlQuery, output_file
             elapsed_seconds=round(stats.elapsed_seconds, 4), truncated=stats.truncated,
             max_rows=config.max_rows, truncated_by=stats.truncated_by,
             max_result_bytes=config.max_result_bytes,
-            column_types=writer.column_types(stats.column_types))
+            column_types=writer.column_types(stats.column_types), time_zone=stats.time_zone)
         writer.publish(metadata, overwrite=overwrite, rename=not output_file)
     except OSError as exc:  # disk full, permissions...: one sentence, no temporary file left
         writer.discard()

@@ -29,6 +29,7 @@ import stat
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -142,6 +143,9 @@ class ResultMetadata(BaseModel):
     #: Each column's type as the database gave it (``nl2sql.workspace.column_types``: integer,
     #: number, boolean, date, timestamp, text, binary; null where unknown); None: not known.
     column_types: list[str | None] | None = None
+    #: The time zone (an IANA name such as Europe/Berlin) the database wrote the timestamps
+    #: with a UTC offset in: its session's (PostgreSQL, DuckDB); None: not known.
+    time_zone: str | None = None
 
     @property
     def metadata_filename(self) -> str:
@@ -158,17 +162,27 @@ def metadata_name_for(csv_name: str) -> str:
     return csv_name.removesuffix(CSV_SUFFIX) + METADATA_SUFFIX
 
 
-def column_types_beside(csv_path: Path, width: int) -> list[str | None]:
+def types_beside(csv_path: Path, width: int) -> tuple[list[str | None], ZoneInfo | None]:
     """The ``column_types`` of the metadata beside ``csv_path`` when it names one for each of
-    the ``width`` columns; else ``None`` for each (no metadata, an older result)."""
+    the ``width`` columns, else ``None`` for each (no metadata, an older result); and its
+    ``time_zone`` when it names one this system knows."""
     try:
-        found = json.loads(csv_path.with_name(metadata_name_for(csv_path.name)).read_bytes()
-                           ).get("column_types")
+        found = json.loads(csv_path.with_name(metadata_name_for(csv_path.name)).read_bytes())
+        kinds, zone = found.get("column_types"), found.get("time_zone")
     except (OSError, ValueError, AttributeError):
-        found = None
-    if not isinstance(found, list) or len(found) != width:
-        return [None] * width
-    return [kind if isinstance(kind, str) else None for kind in found]
+        kinds = zone = None
+    if not isinstance(kinds, list) or len(kinds) != width:
+        kinds = [None] * width
+    return [kind if isinstance(kind, str) else None for kind in kinds], _zone(zone)
+
+
+def _zone(name: object) -> ZoneInfo | None:
+    if not isinstance(name, str):
+        return None
+    try:
+        return ZoneInfo(name)
+    except (ValueError, ZoneInfoNotFoundError):  # not a zone name, or not on this system
+        return None
 
 
 def read_metadata_for_csv(csv_path: Path, workspace: Path) -> ResultMetadata | None:
