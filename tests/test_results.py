@@ -448,24 +448,19 @@ def test_timestamps_across_a_change_to_summer_time_read_in_the_databases_zone(
     CSV writes it (a chart's axis too). Without a zone one pandas column cannot hold both
     offsets: the same instants in UTC (it was left text), typed or not."""
     (tmp_path / "r.csv").write_text("at\n2024-01-15 10:00:00+01\n2024-07-15 10:00:00+02\n")
-    for meta in ({"column_types": []}, {"column_types": ["timestamp"]},
-                 {"column_types": ["timestamp"], "time_zone": "Not/AZone"}):
+    utc = ("UTC", ["2024-01-15T09:00:00+00:00", "2024-07-15T08:00:00+00:00"], [9, 8])
+    berlin = ("Europe/Berlin", ["2024-01-15T10:00:00+01:00", "2024-07-15T10:00:00+02:00"],
+              [10, 10])
+    for meta, (zone, instants, hours) in [
+            ({"column_types": []}, utc), ({"column_types": ["timestamp"]}, utc),
+            ({"column_types": ["timestamp"], "time_zone": "Not/AZone"}, utc),
+            ({"column_types": [], "time_zone": "Europe/Berlin"}, berlin),
+            ({"column_types": ["timestamp"], "time_zone": "Europe/Berlin"}, berlin)]:
         (tmp_path / "r.metadata.json").write_text(json.dumps(meta))
         column = read_dataframe(tmp_path / "r.csv", 10)["at"]
-        assert str(column.dt.tz) == "UTC"
-        assert [t.isoformat() for t in column] == ["2024-01-15T09:00:00+00:00",
-                                                   "2024-07-15T08:00:00+00:00"]
+        assert str(column.dt.tz) == zone and [t.isoformat() for t in column] == instants
         assert read_table(tmp_path / "r.csv").columns[0].values == [
-            datetime(2024, 1, 15, 9), datetime(2024, 7, 15, 8)]
-    for types in ([], ["timestamp"]):
-        (tmp_path / "r.metadata.json").write_text(json.dumps(
-            {"column_types": types, "time_zone": "Europe/Berlin"}))
-        column = read_dataframe(tmp_path / "r.csv", 10)["at"]
-        assert str(column.dt.tz) == "Europe/Berlin"
-        assert [t.isoformat() for t in column] == ["2024-01-15T10:00:00+01:00",
-                                                   "2024-07-15T10:00:00+02:00"]
-        assert read_table(tmp_path / "r.csv").columns[0].values == [
-            datetime(2024, 1, 15, 10), datetime(2024, 7, 15, 10)]
+            datetime(2024, 1, 15, hours[0]), datetime(2024, 7, 15, hours[1])]
 
 
 def test_postgres_results_name_the_session_zone_their_timestamps_are_in(
