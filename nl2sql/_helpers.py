@@ -121,6 +121,28 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+
+#: Whether this process runs one of nl2sql's console scripts (set by ``nl2sql.cli.start``).
+console_script = False
+
+
+def freeze_imports() -> None:
+    """In a console script's process, what exists now moved out of the collector's reach
+    (``gc.freeze``): the modules imported so far live as long as the process, and every later
+    collection would scan them again (``nl2sql.cli.start``). Anywhere else (a library's user,
+    the tests) nothing: a frozen object is never collected."""
+    if console_script:
+        gc.freeze()
+
+
+@contextmanager
+def imports_paused() -> Iterator[None]:
+    """The block's imports with the collector paused, then frozen (``freeze_imports``): for
+    what a command imports once its arguments are parsed (the server, the web stack)."""
+    with gc_paused():
+        yield
+    freeze_imports()
+
 # --- lazy package exports (PEP 562) ----------------------------------------------------------
 
 def lazy_exports(package: str, where: dict[str, str],

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -44,6 +46,36 @@ def test_warm_up_never_raises_for_a_database_that_cannot_open(tmp_path: Path) ->
     finally:
         ctx.close()
 
+
+
+def test_what_the_warm_up_imports_is_frozen_in_a_console_scripts_process_only(
+        tmp_path: Path) -> None:
+    """In ``nl2sql-mcp``'s process the query path the warm-up imported is moved out of the
+    collector's reach, as the command's own imports are (a first query paid a 2-4 ms
+    collection scanning it); in any other process (here, the tests') nothing is frozen."""
+    import gc
+
+    ctx = OpsContext.load(None, data_dir=tmp_path / "data", workspace=tmp_path / "ws")
+    try:
+        before = gc.get_freeze_count()
+        warm_up(ctx)
+        assert gc.get_freeze_count() == before
+    finally:
+        ctx.close()
+    script = f"""
+import gc
+from nl2sql.cli.start import imported
+imported("nl2sql-mcp")
+from nl2sql.mcp.warmup import warm_up
+from nl2sql.operations.ops_context import OpsContext
+ctx = OpsContext.load(None, data_dir={str(tmp_path / "data")!r}, workspace={str(tmp_path / "ws")!r})
+before = gc.get_freeze_count()
+warm_up(ctx)
+print(gc.get_freeze_count() - before > 10_000)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.stdout.strip() == "True", done.stderr
 
 def _message(payload: dict[str, object]) -> SessionMessage:
     return SessionMessage(types.jsonrpc_message_adapter.validate_json(json.dumps(payload)))

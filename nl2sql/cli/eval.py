@@ -11,9 +11,9 @@ import math
 import sys
 from pathlib import Path
 
+from nl2sql._helpers import imports_paused
 from nl2sql.cli.errors import EXIT_ERROR, add_version_flag, run_cli
 from nl2sql.config.memory_cap import limit_process_memory
-from nl2sql.cli.start import imports_paused
 from nl2sql.cli.options import CommandParser, add_common_options, parse_command_line
 from nl2sql.config.registry import ENV_CONFIG, ENV_MODEL
 from nl2sql.cli.progress import progress_reporter

@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import gc
 import importlib
-from collections.abc import Iterator
-from contextlib import contextmanager
 from types import ModuleType
 from typing import NoReturn
 
@@ -36,30 +34,18 @@ COMMANDS = {
 
 def imported(script: str) -> ModuleType:
     """The module of the console script ``script``, imported with the collector paused, then
-    what the imports made frozen (and so from now on by ``imports_paused`` too)."""
-    global _in_console_script  # noqa: PLW0603 - one process, one command
-    _in_console_script = True
-    with imports_paused():
-        return importlib.import_module(COMMANDS[script])
-
-
-@contextmanager
-def imports_paused() -> Iterator[None]:
-    """The block's imports with the collector paused, then (in a console script's process)
-    what they made frozen: for what a command imports only once its arguments are parsed (the
-    server, the web stack). Called in another process (tests), nothing is frozen: what is
-    frozen is never collected."""
+    what the imports made frozen; and the process marked as a console script's, so that what
+    the command imports later (``nl2sql._helpers.imports_paused``) is frozen too."""
     gc.disable()
     try:
-        yield
+        module = importlib.import_module(COMMANDS[script])
+        from nl2sql import _helpers  # the command imported it already
+
+        _helpers.console_script = True
+        _helpers.freeze_imports()
     finally:
         gc.enable()
-    if _in_console_script:
-        gc.freeze()
-
-
-#: Whether this process runs a console script (``imported``).
-_in_console_script = False
+    return module
 
 
 def _command(script: str) -> NoReturn:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from nl2sql._helpers import imports_paused
 from nl2sql.cli.errors import add_version_flag, run_cli
-from nl2sql.cli.start import imports_paused
 from nl2sql.cli.options import (CommandParser, add_common_options, parse_command_line,
                                 port_number)
 from nl2sql.config.memory_cap import limit_process_memory
