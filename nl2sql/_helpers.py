@@ -121,7 +121,6 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-
 #: Whether this process runs one of nl2sql's console scripts (set by ``nl2sql.cli.start``).
 console_script = False
 
@@ -142,6 +141,7 @@ def imports_paused() -> Iterator[None]:
     with gc_paused():
         yield
     freeze_imports()
+
 
 # --- lazy package exports (PEP 562) ----------------------------------------------------------
 

@@ -488,7 +488,6 @@ def test_postgres_results_name_the_session_zone_their_timestamps_are_in(
 
 def test_duckdb_results_name_the_session_zone_their_timestamps_are_in(tmp_path: Path) -> None:
     """DuckDB's session zone is the process's (``TZ``): a child process with one set."""
-    pytest.importorskip("duckdb")
     script = f"""
 import duckdb, json
 from pathlib import Path
