@@ -266,7 +266,7 @@ def _typed(texts: Any, column_type: str | None, zone: tzinfo | None = None) -> A
         if column_type in (column_types.DATE, column_types.TIMESTAMP):
             return _datetimes(texts, zone)
     except (ValueError, TypeError, OverflowError):
-        return _typed(texts, None)
+        return _typed(texts, None, zone)
     if column_type == column_types.TEXT:
         return _dates(texts, values, zone)
     if column_type == column_types.BINARY:
