@@ -254,6 +254,49 @@ def test_choices_fill_the_rest_from_the_shape(tmp_path: Path, choices: dict, kin
     assert (spec.kind, spec.x, spec.y) == (kind, x, y)
 
 
+PEOPLE = ("SELECT c.FirstName, c.LastName, round(sum(i.Total), 2) AS spent FROM Customer c "
+          "JOIN Invoice i ON i.CustomerId = c.CustomerId WHERE c.FirstName IN ('Frank', 'Mark', "
+          "'Luis', 'Jack') GROUP BY c.CustomerId ORDER BY spent DESC")
+
+
+def test_rows_a_first_name_shares_are_bars_of_their_own(ops: OpsContext) -> None:
+    """Two Franks and two Marks: each customer is a bar labelled by both names, in the
+    result's order of spending; summed per first name, the two Franks (37.62 + 43.62) were one
+    bar above the top customer (Luis Rojas, 46.62)."""
+    chart = chart_of(ops, "chinook", PEOPLE, "people.csv")
+    assert (chart.kind, chart.spec.x, chart.spec.labels) == ("bar", "FirstName", ("LastName",))
+    bars = chart.plot.series[0]
+    assert bars.x[:2] == ["Luis Rojas", "Frank Ralston"] and bars.y[:2] == [46.62, 43.62]
+    assert {"Frank Harris", "Mark Philips", "Mark Taylor"} <= set(bars.x) and len(bars.x) == 6
+    assert chart.describe() == "Bar chart: spent per FirstName and LastName."
+    svg = chart.svg()
+    assert ">Frank Harris<" in svg and ">FirstName, LastName<" in svg
+
+
+@pytest.mark.parametrize(("text", "labels", "bars"), [
+    # a category that repeats a little, told apart by the next ones: a bar per row
+    ("first,last,city,n\nFrank,Harris,Paris,1\nFrank,Harris,Oslo,2\nMark,Taylor,Rome,3\n",
+     ("last", "city"), 3),
+    # a dimension (each value on half the rows or more): summed per value, as before
+    ("genre,country,n\nRock,US,1\nRock,CA,2\nJazz,US,3\nJazz,CA,4\nPop,US,5\nPop,CA,6\n",
+     (), 3),
+    # no other column tells the rows apart: summed, as before
+    ("first,n\nFrank,1\nFrank,2\nMark,3\n", (), 2),
+    ("first,last,n\nFrank,Harris,1\nFrank,Harris,2\nMark,Taylor,3\n", (), 2),
+    # no repeats: the category alone
+    ("first,last,n\nFrank,Harris,1\nMark,Taylor,3\n", (), 2),
+])
+def test_bar_labels_join_columns_only_to_tell_rows_apart(tmp_path: Path, text: str,
+                                                         labels: tuple[str, ...],
+                                                         bars: int) -> None:
+    path = tmp_path / "r.csv"
+    path.write_text(text)
+    for chart in (chart_csv(path), chart_csv(path, kind="bar")):
+        assert chart.spec.labels == labels and len(chart.plot.series[0].x) == bars
+        assert ("summed per" in chart.describe()) == (bars < text.count("\n") - 1)
+    assert chart_csv(path, x=text.split(",")[0]).spec.labels == ()  # the caller's x: as asked
+
+
 def test_free_text_is_no_chart(tmp_path: Path) -> None:
     path = tmp_path / "notes.csv"
     path.write_text("note,n\n" + "".join(f"\"{'word ' * 20}{i}\",{i}\n" for i in range(5)))

@@ -5,7 +5,8 @@ saying what was summed, cut or left out, so a picture never hides how it was mad
   by total); points sorted by x; several rows at one x are summed;
 - bar: the y value per category, summed over repeated categories, largest first; past
   ``TOP_BARS`` categories the rest are summed into one "other" bar (an x of dates keeps its
-  order and is not cut);
+  order and is not cut); with ``labels``, a category is each row's x and label columns
+  together ("Frank Harris");
 - scatter: one point per row (per colour value when a colour column is given);
 - card: the first row's numbers, labelled by its category when it has one.
 """
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from nl2sql._helpers import plural
-from nl2sql.charts.rules import ChartSpec
+from nl2sql.charts.rules import ChartSpec, joined
 from nl2sql.charts.table import Table, Value
 
 TOP_BARS = 12
@@ -102,15 +103,27 @@ def _line(spec: ChartSpec, table: Table) -> Plot:
     return plot
 
 
+def _bar_rows(spec: ChartSpec, table: Table, y: str) -> list[tuple[Value, ...]]:
+    """``(category, y)`` of each row with both; with ``spec.labels`` the category is the
+    row's x and label columns' values in one label ("Frank Harris")."""
+    if not spec.labels:
+        return _rows(table, spec.x or "", y)
+    parts = [table.column(name).values for name in spec.labels]
+    return [(" ".join(_label(v) for v in (xv, *more) if v is not None), yv)
+            for xv, yv, *more in zip(table.column(spec.x or "").values,
+                                     table.column(y).values, *parts)
+            if xv is not None and yv is not None]
+
+
 def _bar(spec: ChartSpec, table: Table) -> Plot:
     plot = Plot(spec, [])
-    x = spec.x or ""
-    per_y = [_summed(_rows(table, x, name)) for name in spec.y]
+    x = joined((spec.x or "", *spec.labels))
+    per_y = [_summed(_bar_rows(spec, table, name)) for name in spec.y]
     first, _ = per_y[0]
     if any(repeated for _, repeated in per_y):
         plot.notes.append(f"{' and '.join(spec.y)} summed per {x}")
     keys = list(first)
-    if table.column(x).kind == "temporal":
+    if table.column(spec.x or "").kind == "temporal":
         keys.sort()  # type: ignore[arg-type]
         cut: list[Value] = []
     else:

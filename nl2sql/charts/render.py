@@ -134,7 +134,8 @@ def _bar(figure: Figure, plot: Plot, titles: dict[str, AxisTitle], title: str,
     step = -(-len(labels) // BAR_LABELS_MAX)  # every label up to 30 bars, then every step-th
     ax.set_yticks(positions, [shorten(label, 28) if i % step == 0 else ""
                               for i, label in enumerate(labels)], fontsize=8)
-    ax.set_ylabel(titles.get(x, AxisTitle(x)).text())
+    ax.set_ylabel(", ".join(titles.get(name, AxisTitle(name)).text()
+                            for name in (x, *plot.spec.labels)))
     if len(ys) == 1:
         ax.set_xlabel(titles.get(ys[0], AxisTitle(ys[0])).text())
     _numbers_axis(ax.xaxis, [v for series in plot.series for v in series.y])

@@ -9,7 +9,9 @@ The rules, first match wins:
 4. two numbers -> a scatter of the second against the first (coloured by a category with few
    values);
 5. a category and numbers -> bars of the first number per category, sorted, the smallest
-   summed as "other" when there are many;
+   summed as "other" when there are many; when the category repeats a little and the next
+   category columns tell its rows apart (``Frank`` of Frank Harris and Frank Ralston), each
+   bar is one row, labelled by them together (``labels``), not the sum of the rows it shares;
 6. anything else (one number with nothing to plot it against, three or more numbers and no
    axis, free text) -> no chart, with the reason.
 
@@ -32,6 +34,8 @@ KINDS: tuple[str, ...] = get_args(ChartKind)
 CARD_MAX = 4
 LINES_MAX = 4
 SCATTER_COLOURS_MAX = 8
+#: Category columns a bar's label joins at most (first name, last name; country, city).
+LABEL_COLUMNS_MAX = 3
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,9 @@ class ChartSpec:
     y: tuple[str, ...] = ()
     colour: str | None = None  # a column: one series per value
     mark_colour: str | None = None  # a colour name or hex for every mark
+    #: Bars: more category columns whose values complete x's in each bar's label, so that
+    #: rows x alone cannot tell apart are bars of their own ("Frank Harris", "Frank Ralston").
+    labels: tuple[str, ...] = ()
 
 
 def choose(table: Table, *, kind: str | None = None, x: str | None = None,
@@ -71,17 +78,24 @@ def choose(table: Table, *, kind: str | None = None, x: str | None = None,
     if spec.kind is None:
         return spec
     series = colour_col.name if colour_col is not None else spec.colour
-    return ChartSpec(spec.kind, phrase(spec.kind, spec.x, spec.y, series), spec.x, spec.y,
-                     series, mark_colour)
+    return ChartSpec(spec.kind, phrase(spec.kind, spec.x, spec.y, series, spec.labels), spec.x,
+                     spec.y, series, mark_colour, spec.labels)
 
 
-def phrase(kind: str, x: str | None, ys: tuple[str, ...], colour: str | None) -> str:
-    """What a chart shows, in words: "tracks per genre", "revenue over month by country"."""
+def phrase(kind: str, x: str | None, ys: tuple[str, ...], colour: str | None,
+           labels: tuple[str, ...] = ()) -> str:
+    """What a chart shows, in words: "tracks per genre", "revenue over month by country",
+    "spent per FirstName and LastName"."""
     shown = ", ".join(ys)
     if kind == "card" or x is None:
         return shown
     joiner = {"line": "over", "scatter": "against"}.get(kind, "per")
-    return f"{shown} {joiner} {x}" + (f" by {colour}" if colour else "")
+    return f"{shown} {joiner} {joined((x, *labels))}" + (f" by {colour}" if colour else "")
+
+
+def joined(names: tuple[str, ...]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _by_shape(table: Table) -> ChartSpec:
@@ -99,7 +113,8 @@ def _by_shape(table: Table) -> ChartSpec:
         return ChartSpec("scatter", "", measures[0].name, (measures[1].name,),
                          few[0].name if few else None)
     if categories:
-        return ChartSpec("bar", "", categories[0].name, (measures[0].name,))
+        return ChartSpec("bar", "", categories[0].name, (measures[0].name,),
+                         labels=_label_columns(table, categories[0]))
     if len(measures) == 1:
         return ChartSpec(None, f"one numeric column ({measures[0].name}) and no date or "
                                f"category column to plot it against: {_kinds(table)}.")
@@ -129,9 +144,34 @@ def _with_choices(table: Table, kind: str | None, x: Column | None,
         ys = measures[:1] if kind != "line" else measures[:LINES_MAX]
         if kind == "scatter" and x is None:
             ys = measures[1:2]
+    labels: tuple[str, ...] = ()
     if x is None:
         x = _default_x(table, kind, ys)
-    return ChartSpec(kind, "", x.name, tuple(c.name for c in ys))  # type: ignore[arg-type]
+        if kind == "bar" and x.kind == "category":
+            labels = _label_columns(table, x)
+    return ChartSpec(kind, "", x.name, tuple(c.name for c in ys),  # type: ignore[arg-type]
+                     labels=labels)
+
+
+def _label_columns(table: Table, first: Column) -> tuple[str, ...]:
+    """The category columns after ``first`` that, joined to it, make each row's label its
+    own, when ``first`` repeats a little: 'Frank' of Frank Harris and Frank Ralston gets a
+    bar each, not one bar of their sum. None when ``first`` does not repeat, when no such
+    columns tell its rows apart, or when it repeats so much (as many distinct values as half
+    the rows or fewer: genre of a genre x country result) that it is a dimension to sum
+    over."""
+    present = [v for v in first.values if v is not None]
+    distinct = len(set(present))
+    if distinct == len(present) or distinct * 2 <= len(present):
+        return ()
+    others = [c for c in table.of_kind("category") if c is not first]
+    keys: list[tuple[object, ...]] = [(v,) for v in first.values]
+    for count, column in enumerate(others[:LABEL_COLUMNS_MAX - 1], 1):
+        keys = [key + (v,) for key, v in zip(keys, column.values)]
+        shown = [key for key in keys if key[0] is not None]
+        if len(set(shown)) == len(shown):
+            return tuple(c.name for c in others[:count])
+    return ()
 
 
 def _default_x(table: Table, kind: str, ys: list[Column]) -> Column:
