@@ -254,6 +254,12 @@ def test_details_refuse_missing_or_outside_files(ctx: OpsContext, workspace: Pat
         saved_query_get_details_op(ctx, name)
 
 
+def test_details_of_no_name_say_the_name_is_empty(ctx: OpsContext) -> None:
+    """As csv_head and csv_chart say it (it said "Path '.csv' has an empty ... part")."""
+    with pytest.raises(WorkspacePathError, match="^The file name is empty; "):
+        saved_query_get_details_op(ctx, "")
+
+
 def _age(path: Path, seconds: float = 10) -> None:
     """Set a folder's mtime into the past (outside the index's racy window)."""
     past = time.time_ns() - int(seconds * 1e9)

@@ -107,8 +107,8 @@ def saved_query_get_details_op(ctx: OpsContext, csv_file: CsvFile, *,
     """The metadata of one saved query and its first rows (with ``db_id``: only of a result
     of that database)."""
     name = csv_file.removesuffix(METADATA_SUFFIX)
-    if not PurePosixPath(name).suffix:
-        name += CSV_SUFFIX  # "top_customers" means "top_customers.csv"
+    if name.strip() and not PurePosixPath(name).suffix:
+        name += CSV_SUFFIX  # "top_customers" means "top_customers.csv" ("" stays empty)
     path = resolve_workspace_path(ctx.workspace, name, must_exist=True)
     with result_lock(path.parent, shared=True):  # the CSV and its metadata from one run
         require_result_of(db_id, path, ctx.workspace)
