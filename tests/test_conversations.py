@@ -16,7 +16,7 @@ from pydantic_ai.messages import (ModelMessage, ModelMessagesTypeAdapter, ModelR
                                   ModelResponse, ToolReturnPart, UserPromptPart)
 
 import nl2sql
-from conftest import SAMPLE_DATA, SampleDb, sqlite_config
+from conftest import SAMPLE_DATA, SampleDb, build_cache, sqlite_config
 from nl2sql.access.caller import Caller
 from nl2sql.agents.conversations import PAGE_TURNS, ConversationStore
 from nl2sql.agents.history import CONTEXT_OMITTED
@@ -126,6 +126,39 @@ def test_a_follow_up_to_a_verified_answer_sees_its_question_and_sql(
     nl2sql.ask("And in Jazz?", model=follow.model, config=chinook_ops, conversation_id="v")
     said = _said(follow.requests[0])
     assert "How many Rock tracks are there?" in said and ROCK in said
+
+
+def test_a_follow_up_on_another_database_is_told_where_the_earlier_sql_ran(
+        make_registry: Callable[..., DbConnectionConfigs], tmp_path: Path) -> None:
+    """Turn 1 on chinook, turn 2 on a second database ("And in the copy?"): turn 1 reaches turn
+    2's model condensed, saying it ran on chinook (its tool calls, whose SQL names chinook's
+    tables, are not replayed as if made here); turn 3, back on the copy, gets turn 2 whole."""
+    paths = [Path(shutil.copy(SAMPLE_DATA / "chinook" / "chinook.sqlite", tmp_path / name))
+             for name in ("a.sqlite", "b.sqlite")]
+    registry = make_registry(sqlite_config("chinook", paths[0]), sqlite_config("copy", paths[1]))
+    for config in registry:
+        build_cache(config, registry.data_dir)
+    ops = OpsContext(registry)
+    try:
+        first = Script([tool("db_execute_sql", query=ROCK), final(ROCK, "Counts Rock.")])
+        nl2sql.ask("How many Rock tracks?", db_id="chinook", model=first.model, config=ops,
+                   conversation_id="x")
+        second = Script([final(JAZZ, "Counts Jazz.")])
+        nl2sql.ask("And Jazz in the copy?", db_id="copy", model=second.model, config=ops,
+                   conversation_id="x")
+        sent = second.requests[0]
+        said = _said(sent)
+        assert "(On database 'chinook', not 'copy'" in said and ROCK in said
+        assert "How many Rock tracks?" in said and "Counts Rock." in said
+        assert [type(m) for m in sent] == [ModelRequest, ModelResponse, ModelRequest]
+        third = Script([final(BOTH, "Both.")])
+        nl2sql.ask("Both, still in the copy", model=third.model, config=ops,
+                   conversation_id="x")
+        said = _said(third.requests[0])
+        assert said.count("(On database 'chinook', not 'copy'") == 1 and JAZZ in said
+        assert tool_pairs_complete(third.requests[0])
+    finally:
+        ops.close()
 
 
 def test_another_users_conversation_is_refused_before_the_model_is_asked(

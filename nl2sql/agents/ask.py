@@ -197,7 +197,8 @@ async def _ask(ops: OpsContext, question: str, *, db_id: str | None, model: Mode
     render = functools.partial(nl2sql_instructions, db_type=config.type.value,
                                dialect=ops.connection(db_id).sqlglot_dialect,
                                data_dir=ops.data_dir)
-    history = [m for turn in trim_turns(turns, settings.history_tokens) for m in turn.messages()]
+    history = [m for turn in trim_turns([t.seen_from(db_id) for t in turns],
+                                        settings.history_tokens) for m in turn.messages()]
     runs = await run_candidates(
         build_sql_agent(settings.retries), plan_candidates(count, llm, models), question=question,
         instructions=lambda plan: candidate_instructions(plan, prompt_context, render),

@@ -59,15 +59,27 @@ class Turn:
         """A size estimate of what this turn adds to a prompt (``history_tokens``)."""
         return history_tokens(self._messages)
 
-    def condensed(self) -> Turn | None:
+    def condensed(self, note: str = "") -> Turn | None:
         """This turn as its question and the answer's explanation and SQL only (what a
         follow-up needs most), for a history that cannot hold it whole (long result previews,
-        many retries); None for a turn stored without its answer."""
+        many retries); ``note`` before the explanation. None for a turn stored without its
+        answer."""
         sql = (self.answer or {}).get("sql")
         if not sql:
             return None
-        messages = said_and_done(self.question, sql, self.answer.get("explanation") or "")
+        messages = said_and_done(self.question, sql,
+                                 note + (self.answer.get("explanation") or ""))
         return replace(self, messages_json=ModelMessagesTypeAdapter.dump_json(messages))
+
+    def seen_from(self, db_id: str) -> Turn:
+        """This turn in the history of a question to ``db_id``: as it is when it was asked of
+        that database too; asked of another, condensed, its answer saying which database its
+        SQL ran on, so that a follow-up across databases ("And in northwind?") translates it
+        instead of taking the other schema's tables for this one's."""
+        if not self.db_id or self.db_id == db_id:
+            return self
+        return self.condensed(f"(On database '{self.db_id}', not '{db_id}': its tables "
+                              f"and SQL are that database's.) ") or self
 
 
 class ConversationStore:
