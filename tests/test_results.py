@@ -542,6 +542,20 @@ def test_preview_numbers_drop_a_decimals_trailing_zeros_in_number_columns_only()
         ["1", "3", "1.5e-07", "10", "", "8", "v1.2", "x"]]  # a column with text keeps its text
 
 
+@pytest.mark.parametrize(("cell", "shown"), [
+    ("17233.49000000001", "17233.49"), ("18491.549999999992", "18491.55"),
+    ("0.30000000000000004", "0.3"), ("-0.30000000000000004", "-0.3"),
+    ("1234567.8999999999", "1234567.9"), ("100.00000000000001", "100"),
+    # real digits, not noise: as they are
+    ("3141.592653589793", "3141.592653589793"), ("53627.17522996813", "53627.17522996813"),
+    ("0.1234567890123456", "0.1234567890123456"), ("12345678901234567890", "12345678901234567890"),
+    ("12345678901234567890.5", "12345678901234567890.5"), ("1.5e-07", "1.5e-07"),
+])
+def test_preview_numbers_drop_a_float_sums_rounding_noise(cell: str, shown: str) -> None:
+    """A DuckDB or PostgreSQL sum of doubles comes in all its 17 digits; the CSV keeps them."""
+    assert preview_numbers([[cell]]) == [[shown]]
+
+
 @pytest.mark.parametrize("special", ["postgres", "sqlite"], indirect=True)
 def test_the_mcp_preview_and_the_cli_table_write_numbers_alike(special: tuple) -> None:
     """PostgreSQL's numeric comes as the server's text with its whole scale (COPY), SQLite's as

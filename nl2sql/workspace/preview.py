@@ -6,7 +6,8 @@ The first rows come as the CSV writes them: a PostgreSQL ``numeric`` as the serv
 its whole scale (``15375.000000000000``), a float the shortest way (``15375``), and
 ``nl2sql-ask`` shows them from a DataFrame, which read ``15375.0``. A preview writes a number
 as ``float_text`` writes a float, in every column that holds only numbers (as pandas would read
-it): ``15375``, ``2.5``. The CSV keeps the exact text.
+it): ``15375``, ``2.5``; a sum of floats without its rounding noise (``17233.49``, not
+``17233.49000000001``). The CSV keeps the exact text.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from collections.abc import Sequence
 from nl2sql._helpers import shorten
 from nl2sql.workspace.results import PREVIEW_CELL_CHARS, ResultMetadata
 
+#: Significant digits below which a 16-17 digit float is taken for rounding noise around them.
+NOISE_FREE_DIGITS = 12
 #: A number as a CSV cell holds one (integers, fixed-point decimals, exponents).
 _NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\Z")
 
@@ -39,11 +42,26 @@ def preview_numbers(rows: Sequence[Sequence[str]]) -> list[list[str]]:
 
 def plain_number(cell: str) -> str:
     """A fixed-point decimal's text without the zeros that end its fraction (``2.50`` ->
-    ``2.5``, ``15375.000`` -> ``15375``); other text as it is."""
+    ``2.5``, ``15375.000`` -> ``15375``) and without a binary float's rounding noise
+    (``17233.49000000001`` -> ``17233.49``); other text as it is."""
     if "." not in cell or "e" in cell.lower():
         return cell
     cell = cell.rstrip("0").rstrip(".")
-    return "0" if cell in ("", "-", "+", "-0") else cell
+    return "0" if cell in ("", "-", "+", "-0") else _without_float_noise(cell)
+
+
+def _without_float_noise(cell: str) -> str:
+    """A sum of floats written in all its 16-17 digits (``18491.549999999992``,
+    ``0.30000000000000004``) as the number of at most ``NOISE_FREE_DIGITS`` significant digits
+    it is within rounding of (``18491.55``, ``0.3``); a number with real digits that far
+    (``3141.592653589793``) as it is."""
+    if len(cell.lstrip("+-").replace(".", "").lstrip("0")) < 16:
+        return cell
+    rounded = f"{float(cell):.15g}"
+    if "e" in rounded or len(rounded.lstrip("+-").replace(".", "").lstrip("0")) > \
+            NOISE_FREE_DIGITS:
+        return cell
+    return rounded
 
 
 def format_preview(metadata: ResultMetadata, rows: Sequence[Sequence[str]], *,
