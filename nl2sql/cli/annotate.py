@@ -134,6 +134,13 @@ def _run(argv: list[str] | None) -> int:
     if configs.config_path is None and not (args.data_dir or os.environ.get(ENV_DATA_DIR)):
         print(f"No dbs.yaml here: the cache goes to the per-user data dir {configs.data_dir} "
               f"(create dbs.yaml or set {ENV_DATA_DIR} to choose another).", file=sys.stderr)
+    if configs.model:
+        # Here, not at the top: pydantic-ai costs annotate-schema without a model ~0.7 s of
+        # start-up. An unknown model, a missing provider package or key fails once, before
+        # any database is read, not once per database after its extraction.
+        from nl2sql.llm.providers import build_model
+
+        build_model(configs.model)
     llm_steps = default_llm_steps(AnnotatorOptions(
         rewrite_descriptions=args.rewrite_descriptions, concurrency=args.concurrency,
         example_count=args.examples)) if configs.model else None  # skipped: the summary says so
