@@ -143,15 +143,16 @@ def test_a_backend_without_its_extra_names_the_install_command(
         f"`pip install -e '.[{extra}]'` in the nl2sql clone.")
 
 
-def test_annotate_checks_the_model_once_before_reading_any_database(tmp_path: Path) -> None:
-    """An unknown model string is the whole run's mistake: one line, exit 2, no database read
-    (it was one error per database, each after its extraction, and a summary line)."""
+def test_annotate_says_a_broken_model_once_and_keeps_the_offline_steps(tmp_path: Path) -> None:
+    """An unknown model string is the whole run's mistake: one line, exit 2 (it was an error
+    per database and a summary line); each database's offline steps are saved all the same."""
     (tmp_path / "dbs.yaml").write_text("model: no such model\n")
     done = _run(["annotate-schema", "--all", "--data-dir", str(tmp_path / "data")], tmp_path)
     assert done.returncode == 2 and done.stderr == (
         "error: Unknown model 'no such model'. Use a pydantic-ai model string such as "
         "'openai:gpt-4o' with --model / NL2SQL_MODEL.\n")
-    assert not (tmp_path / "data" / "database").exists()  # the bundled bookstore: not read
+    assert "LLM steps skipped: the model 'no such model' cannot be used (below)" in done.stdout
+    assert (tmp_path / "data" / "database" / "bookstore" / "bookstore.db_info.json").is_file()
 
 
 def test_an_impossible_port_is_one_line(tmp_path: Path) -> None:

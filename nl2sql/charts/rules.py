@@ -156,9 +156,9 @@ def _with_choices(table: Table, kind: str | None, x: Column | None,
 def _label_columns(table: Table, first: Column) -> tuple[str, ...]:
     """The category columns after ``first`` that, joined to it, make each row's label its
     own, when ``first`` repeats a little: 'Frank' of Frank Harris and Frank Ralston gets a
-    bar each, not one bar of their sum. None when ``first`` does not repeat, when no such
-    columns tell its rows apart, or when it repeats so much (as many distinct values as half
-    the rows or fewer: genre of a genre x country result) that it is a dimension to sum
+    bar each, not one bar of their sum. None (``()``) when ``first`` does not repeat, when no
+    such columns tell its rows apart, or when it repeats so much (as many distinct values as
+    half the rows or fewer: genre of a genre x country result) that it is a dimension to sum
     over."""
     present = [v for v in first.values if v is not None]
     distinct = len(set(present))

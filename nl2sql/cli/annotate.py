@@ -126,24 +126,30 @@ def _run(argv: list[str] | None) -> int:
         return _check(configs, selected)
     if args.reannotate and not configs.model:
         parser.error("--reannotate redoes LLM steps: it needs a model (--model or NL2SQL_MODEL)")
+    model_error: Nl2SqlError | None = None
+    if configs.model:
+        # Here, not at the top: pydantic-ai costs annotate-schema without a model ~0.7 s of
+        # start-up. An unknown model, a missing provider package or key is the whole run's
+        # mistake: said once, at the end, not once per database; the offline steps still run
+        # and are saved (each database is usable without a model meanwhile).
+        from nl2sql.llm.providers import build_model
+
+        try:
+            build_model(configs.model)
+        except Nl2SqlError as exc:
+            model_error = exc
+    model = configs.model if model_error is None else None
     options = AnnotateOptions(
         enums=EnumScreeningSettings(max_values=args.enum_max_values),
-        samples=SampleSettings(rows=args.sample_rows), model=configs.model,
+        samples=SampleSettings(rows=args.sample_rows), model=model,
         reannotate=args.reannotate or frozenset())
     summary_out = sys.stderr if args.output_schema else sys.stdout
     if configs.config_path is None and not (args.data_dir or os.environ.get(ENV_DATA_DIR)):
         print(f"No dbs.yaml here: the cache goes to the per-user data dir {configs.data_dir} "
               f"(create dbs.yaml or set {ENV_DATA_DIR} to choose another).", file=sys.stderr)
-    if configs.model:
-        # Here, not at the top: pydantic-ai costs annotate-schema without a model ~0.7 s of
-        # start-up. An unknown model, a missing provider package or key fails once, before
-        # any database is read, not once per database after its extraction.
-        from nl2sql.llm.providers import build_model
-
-        build_model(configs.model)
     llm_steps = default_llm_steps(AnnotatorOptions(
         rewrite_descriptions=args.rewrite_descriptions, concurrency=args.concurrency,
-        example_count=args.examples)) if configs.model else None  # skipped: the summary says so
+        example_count=args.examples)) if model else None  # skipped: the summary says so
 
     failures: list[tuple[str, Nl2SqlError]] = []
     store = Store.of(configs)  # verified answers that drift breaks are marked stale there
@@ -164,11 +170,16 @@ def _run(argv: list[str] | None) -> int:
                 without_placeholders(result.db_info)
             sys.stdout.write(format_schema(shown))
             sys.stdout.flush()
+        if model_error is not None:
+            result.llm_notice = (f"LLM steps skipped: the model '{configs.model}' cannot be "
+                                 f"used (below); the offline steps are saved.")
         print_summary(result, summary_out)
     if failures:
         names = ", ".join(f"'{db_id}'" for db_id, _ in failures)
         raise Nl2SqlError(f"Annotation failed for {names} (reasons above); fix them and run "
                           f"annotate-schema again for those databases.")
+    if model_error is not None:
+        raise model_error
     return 0
 
 
