@@ -7,6 +7,7 @@ not in the repository (tests/web_harbour.py)."""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -134,6 +135,11 @@ async def test_an_answer_with_five_candidates_and_its_history(
     assert turns[0]["answer"]["result"]["rows"] == result["rows"]
     history = (await client.get("/history.json", headers=ines)).json()["conversations"]
     assert [(c["question"], c["turns"]) for c in history] == [(BUSIEST, 2)]
+    # People read the minute in UTC; the exact instant stays in the element for programs.
+    page = (await client.get("/history", headers=ines)).text
+    shown = re.search(r'<time datetime="([^"]+)">(\d{4}-\d\d-\d\d \d\d:\d\d) UTC</time>', page)
+    assert shown and shown.group(1).startswith(shown.group(2).replace(" ", "T"))
+    assert history[0]["updated_at"] not in page.replace(shown.group(0), "")
 
     tomas = bearer(harbour, "tomas")  # another user sees none of it
     assert (await client.get("/history.json", headers=tomas)).json() == {"conversations": []}

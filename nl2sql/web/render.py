@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
@@ -27,6 +29,25 @@ TEMPLATES = Environment(loader=PackageLoader("nl2sql.web", "templates"),
                         autoescape=select_autoescape(["html"]), trim_blocks=True,
                         lstrip_blocks=True)
 TEMPLATES.filters["tojson_compact"] = lambda value: json.dumps(value, separators=(",", ":"))
+
+
+def when(value: str | datetime | None) -> Markup | str:
+    """A stored instant for people: ``2026-11-28 06:18 UTC`` in a ``<time>`` element that keeps
+    the exact ISO text (``2026-11-28T06:18:30.485819Z``) for programs; text that is not an
+    ISO instant as it is."""
+    if not value:
+        return ""
+    try:
+        instant = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
+    except ValueError:
+        return str(value)
+    if instant.tzinfo is not None:
+        instant = instant.astimezone(timezone.utc)
+    return Markup('<time datetime="{}">{} UTC</time>').format(
+        instant.isoformat(), instant.strftime("%Y-%m-%d %H:%M"))
+
+
+TEMPLATES.filters["when"] = when
 #: An error's HTTP status by its kind (others: 400, the request can be changed).
 _STATUS: list[tuple[type[Nl2SqlError], int]] = [
     (AccessDeniedError, 403), (UnknownDatabaseError, 404), (ConversationNotFoundError, 404),
