@@ -33,6 +33,10 @@ BROKEN = {
     "agent shape": ("agent: 5\n", "line 1: 'agent' must be a mapping of settings such as "
                                   "'retries: 4' (got 5); fix it."),
     "include_sample": ("include_sample: 'no'\n", "'include_sample' must be true or false"),
+    # a value of none of a field's forms: the field and its forms, not pydantic's "schema.str"
+    "union": ("databases:\n  pg:\n    type: postgres\n    host: h\n    dbname: x\n"
+              "    schema: {a: 1}\n", "line 6: database 'pg': field 'schema' should be text or "
+                                      "a list of text values; fix it."),
 }
 COMMANDS = [
     (["annotate-schema", "--all"], "model"),

@@ -368,10 +368,21 @@ def _absolute(base: Path, value: object) -> str:
     return str((base / Path(str(value)).expanduser()).resolve())
 
 
+#: The forms a setting may take, as people say them (pydantic's tags for a union's members).
+_FORMS = {"str": "text", "int": "a whole number", "float": "a number", "bool": "true or false",
+          "list[str]": "a list of text values"}
+
+
 def _validation_message(exc: ValidationError, where: str, node: yaml.Node | None, db_id: str,
                         path: Path | None) -> str:
     error = exc.errors()[0]
     field = ".".join(str(p) for p in error["loc"] if p != "db_id")
+    top = str(error["loc"][0]) if error["loc"] else ""
+    # A value of none of a field's forms (a name or a list of names): an error per form,
+    # each at "field.<form>"; said once, for the field.
+    union = [e for e in exc.errors() if len(e["loc"]) > 1 and str(e["loc"][0]) == top]
+    if len({str(e["loc"][1]) for e in union}) > 1:
+        field = top
     line = _line_of(node, "databases", db_id, field) if field else None
     if line:
         where = f"{path} line {line}: database {db_id!r}"
@@ -389,6 +400,10 @@ def _validation_message(exc: ValidationError, where: str, node: yaml.Node | None
             return (f"{where}: unknown type '{given}'; {_type_meant(given)}use one of: "
                     f"{allowed}.")
         case _:
+            if field == top and len(union) > 1:
+                forms = dict.fromkeys(_FORMS.get(str(e["loc"][1]), str(e["msg"]).removeprefix(
+                    "Input should be ")) for e in union)
+                return f"{where}: field '{top}' should be {' or '.join(forms)}; fix it."
             message = str(error["msg"]).removeprefix("Value error, ")
             suffix = f" (field '{field}')" if field else ""
             return f"{where}: {message}{suffix}."
