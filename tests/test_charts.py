@@ -208,6 +208,12 @@ RULES = [
     ("CustomerId,total\n1,10.5\n2,3\n", "bar", "CustomerId", ("total",), None),
     ("zip,customers\n01234,5\n02139,7\n", "bar", "zip", ("customers",), None),  # text: 0-led
     ("x,y,kind\n1,2,a\n3,4,b\n", "scatter", "x", ("y",), "kind"),
+    # an aggregate per category (it comes first, one row each, few rows): bars, not 3 points
+    ("status,orders,revenue\nnew,1213,306729.94\npaid,1230,308000\nshipped,1277,321000.5\n",
+     "bar", "status", ("orders",), None),
+    ("kind,x,y\na,1,2\na,3,4\nb,5,6\n", "scatter", "x", ("y",), "kind"),  # kind repeats
+    ("name,x,y\n" + "".join(f"n{i},{i},{i * i}\n" for i in range(TOP_BARS + 2)),  # many rows
+     "scatter", "x", ("y",), None),
     ("revenue,orders\n1200.5,12\n", "card", None, ("revenue", "orders"), None),
     ("name,total\nAC/DC,12\n", "card", "name", ("total",), None),
     ("a,b,c\n1,2,3\n4,5,6\n", None, None, (), None),

@@ -18,10 +18,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from nl2sql._helpers import plural
-from nl2sql.charts.rules import ChartSpec, joined
+from nl2sql.charts.rules import TOP_BARS, ChartSpec, joined
 from nl2sql.charts.table import Table, Value
 
-TOP_BARS = 12
 SERIES_MAX = 8
 OTHER = "other"
 

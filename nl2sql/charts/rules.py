@@ -7,7 +7,8 @@ The rules, first match wins:
 3. a date or time column and numbers -> a line over time (several numbers: one line each; one
    number and a category: one line per category);
 4. two numbers -> a scatter of the second against the first (coloured by a category with few
-   values);
+   values); unless the first column is a category naming each of the few rows (status, orders,
+   revenue: an aggregate per status), which is rule 5's bars;
 5. a category and numbers -> bars of the first number per category, sorted, the smallest
    summed as "other" when there are many; when the category repeats a little and the next
    category columns tell its rows apart (``Frank`` of Frank Harris and Frank Ralston), each
@@ -36,6 +37,8 @@ LINES_MAX = 4
 SCATTER_COLOURS_MAX = 8
 #: Category columns a bar's label joins at most (first name, last name; country, city).
 LABEL_COLUMNS_MAX = 3
+#: Bars drawn before the rest are summed as one "other" bar.
+TOP_BARS = 12
 
 
 @dataclass(frozen=True)
@@ -108,7 +111,7 @@ def _by_shape(table: Table) -> ChartSpec:
         return _card(table, measures)
     if times:
         return _line(table, times[0], measures, categories)
-    if len(measures) == 2:
+    if len(measures) == 2 and not _names_each_row(table, categories):
         few = [c for c in categories if len(set(c.present())) <= SCATTER_COLOURS_MAX]
         return ChartSpec("scatter", "", measures[0].name, (measures[1].name,),
                          few[0].name if few else None)
@@ -151,6 +154,17 @@ def _with_choices(table: Table, kind: str | None, x: Column | None,
             labels = _label_columns(table, x)
     return ChartSpec(kind, "", x.name, tuple(c.name for c in ys),  # type: ignore[arg-type]
                      labels=labels)
+
+
+def _names_each_row(table: Table, categories: list[Column]) -> bool:
+    """The table's first column is a category with a value of its own on each of at most as
+    many rows as the bars show whole: an aggregate per category (``status, orders, revenue``),
+    whose numbers read as bars, not as a scatter of a few unlabelled points."""
+    first = table.columns[0] if table.columns else None
+    if first is None or not categories or first is not categories[0]:
+        return False
+    present = first.present()
+    return len(present) == table.rows_read <= TOP_BARS + 1 and len(set(present)) == len(present)
 
 
 def _label_columns(table: Table, first: Column) -> tuple[str, ...]:
