@@ -155,10 +155,13 @@ def _table_lines(table: TableInfo, db_type: str,
         columns = ", ".join(q(c) if table.column(c) else c for c in index.columns)
         lines.append(f"-- {unique}INDEX {name}ON {_relation(table, q)} ({columns}){using}")
     samples: list[str] = []
+    # An empty table's header alone says nothing its CREATE TABLE and "-- 0 rows" do not.
+    known_empty = table.row_count == 0 and not table.row_count_is_estimate
     if table.sample_data_csv and only is None:
         sample = table.sample_data_csv.strip("\n").splitlines()
-        samples.append(f"-- Sample rows ({len(sample) - 1}):")
-        samples += [f"--   {row}" for row in sample]
+        if len(sample) > 1 or not known_empty:
+            samples.append(f"-- Sample rows ({len(sample) - 1}):")
+            samples += [f"--   {row}" for row in sample]
     return lines, samples
 
 
