@@ -338,6 +338,15 @@ async def test_sql_a_person_writes_runs_through_the_guard_and_downloads(
     assert result["row_count"] == 5 and result["result"]["rows"][0] == ["Lanterna", "2001"]
     download = await client.get(f"/download/{result['csv_file']}", headers=ines)
     assert download.status_code == 200 and download.text.startswith("name,built_year")
+    # Numbers as every face writes them, right-aligned; the download keeps the exact text.
+    sums = await client.post("/sql", headers=ines, data={
+        "db_id": "harbour", "sql": "SELECT 'sum' AS what, 0.1 + 0.2 AS total, 2.50 AS price"})
+    summed = json.loads(sums.text.splitlines()[-1])
+    assert summed["result"]["result"]["rows"] == [["sum", "0.3", "2.5"]]
+    assert summed["result"]["result"]["numeric"] == [False, True, True]
+    assert '<td class="num">0.3</td>' in summed["html"] and "<td>sum</td>" in summed["html"]
+    exact = await client.get(f"/download/{summed['result']['csv_file']}", headers=ines)
+    assert exact.text.splitlines()[1] == "sum,0.30000000000000004,2.5"
     theirs = await client.get(f"/download/{result['csv_file']}", headers=tomas)
     assert theirs.status_code == 404  # another user's results folder
     refused = await client.post("/sql", headers=ines, data={"db_id": "harbour",

@@ -18,6 +18,7 @@ from nl2sql.operations.csv_files import MAX_ROWS, csv_head_op
 from nl2sql.operations.metrics import metrics_list_op
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.queries import QueryResult
+from nl2sql.workspace.preview import number_columns, preview_numbers
 
 #: Rows of a result the page loads (paged and sorted in the browser; the CSV has them all).
 TABLE_ROWS = MAX_ROWS
@@ -33,7 +34,10 @@ def result_view(ops: OpsContext, csv_file: str, db_id: str | None) -> dict[str, 
     except Nl2SqlError as exc:
         return {"csv_file": csv_file, "problem": str(exc), "columns": [], "rows": [],
                 "chart": None}
-    return {"csv_file": csv_file, "problem": None, "columns": head.columns, "rows": head.rows,
+    # Numbers as every face writes them (``preview_numbers``: no float noise, no trailing
+    # zeros), right-aligned; the CSV download keeps the exact text.
+    return {"csv_file": csv_file, "problem": None, "columns": head.columns,
+            "rows": preview_numbers(head.rows), "numeric": number_columns(head.rows),
             "total_rows": head.total_rows, "chart": chart_view(ops, csv_file, db_id)}
 
 

@@ -24,19 +24,27 @@ NOISE_FREE_DIGITS = 12
 _NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\Z")
 
 
+def number_columns(rows: Sequence[Sequence[str]]) -> list[bool]:
+    """For each column of ``rows``: whether it holds only numbers (or empty cells), at least
+    one."""
+    width = max((len(row) for row in rows), default=0)
+    found = []
+    for column in range(width):
+        cells = [row[column] for row in rows if column < len(row) and row[column] != ""]
+        found.append(bool(cells) and all(_NUMBER.match(cell) for cell in cells))
+    return found
+
+
 def preview_numbers(rows: Sequence[Sequence[str]]) -> list[list[str]]:
     """``rows`` with each column of only numbers (or empty cells) written one way: a fixed-point
     decimal without the zeros that end its fraction (``15375.000000000000`` -> ``15375``,
     ``2.50`` -> ``2.5``); any other column as it is."""
     shown = [list(row) for row in rows]
-    width = max((len(row) for row in shown), default=0)
-    for column in range(width):
-        cells = [row[column] for row in shown if column < len(row) and row[column] != ""]
-        if not cells or not all(_NUMBER.match(cell) for cell in cells):
-            continue
-        for row in shown:
-            if column < len(row):
-                row[column] = plain_number(row[column])
+    for column, numeric in enumerate(number_columns(shown)):
+        if numeric:
+            for row in shown:
+                if column < len(row):
+                    row[column] = plain_number(row[column])
     return shown
 
 
