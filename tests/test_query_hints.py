@@ -1,12 +1,20 @@
 """The hint added to a database's refusal of a query naming a table the schema lacks
 (``nl2sql/operations/query_hints.py``); end to end on SQLite and PostgreSQL in
-``tests/test_mcp.py::test_a_table_the_schema_lacks_gets_the_closest_name``."""
+``tests/test_mcp.py::test_a_table_the_schema_lacks_gets_the_closest_name``; a name the engine
+takes for a keyword, end to end on DuckDB and PostgreSQL."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from nl2sql.operations.query_hints import refused_query_hint, unknown_tables_hint
+from conftest import build_cache
+from nl2sql.errors import QueryExecutionError
+from nl2sql.operations.ops_context import OpsContext
+from nl2sql.operations.queries import db_execute_sql_op
+from nl2sql.operations.query_hints import (keyword_names_hint, refused_query_hint,
+                                           unknown_tables_hint)
 from nl2sql.schema.models import ColumnInfo, DbInfo, TableInfo
 from nl2sql.sql_guard import validate_read_only
 
@@ -65,3 +73,44 @@ CHINOOK = DbInfo(db_id="chinook", db_type="sqlite", tables=[
 def test_a_column_no_table_of_the_query_has(sql: str, error: str, hint: str) -> None:
     expression = validate_read_only(sql, "sqlite").expression
     assert refused_query_hint(CHINOOK, expression, error) == hint
+
+
+@pytest.mark.parametrize(("sql", "error", "hint"), [
+    ("SELECT a AS at FROM t ORDER BY at", 'syntax error at or near "LIMIT"',
+     "'at' is a keyword of DuckDB, which it may not read as a name where it stands: write "
+     '"at" (double quotes) or choose another name.'),
+    ('SELECT a AS "at" FROM t ORDER BY "at"', 'syntax error at or near "LIMIT"', ""),  # quoted
+    ("SELECT a AS at FROM t", "Binder Error: no column b", ""),  # not a syntax error
+    ("SELECT a, b FROM t", 'syntax error at or near "b"', ""),  # no keyword named
+])
+def test_a_name_the_engine_takes_for_a_keyword(sql: str, error: str, hint: str) -> None:
+    expression = validate_read_only(sql, "duckdb").expression
+    assert keyword_names_hint(expression, error, frozenset({"at", "order"}), "DuckDB") == hint
+
+
+@pytest.mark.parametrize("backend", ["duckdb", "postgres"])
+def test_the_engines_own_keywords_explain_its_syntax_error(backend: str, make_db: Any,
+                                                          make_registry: Any) -> None:
+    """DuckDB says only "syntax error at or near LIMIT" for ``ORDER BY at`` ('at' starts ``AT
+    TIME ZONE`` there); the hint names 'at' from DuckDB's own keyword list. PostgreSQL's list
+    is read from the server too ('user' is reserved there)."""
+    db = make_db(backend, "kw", script="CREATE TABLE t (at_time TIMESTAMP, amount INTEGER); "
+                                       "INSERT INTO t VALUES ('2024-01-01 10:00:00', 5)")
+    registry = make_registry(db.config)
+    build_cache(db.config, registry.data_dir)
+    ops = OpsContext(registry)
+    try:
+        keywords = ops.connection("kw").keywords()
+        assert {"select", "at" if backend == "duckdb" else "user"} <= keywords
+        assert "amount" not in keywords and "name" not in keywords  # fine names unquoted
+        if backend == "duckdb":
+            with pytest.raises(QueryExecutionError) as refused:
+                db_execute_sql_op(ops, "kw", "SELECT at_time AS at FROM t ORDER BY at LIMIT 2")
+            assert str(refused.value).endswith(
+                "'at' is a keyword of DuckDB, which it may not read as a name where it stands: "
+                'write "at" (double quotes) or choose another name.')
+            fixed = db_execute_sql_op(ops, "kw",
+                                      'SELECT at_time AS "at" FROM t ORDER BY "at" LIMIT 2')
+            assert fixed.row_count == 1
+    finally:
+        ops.close()

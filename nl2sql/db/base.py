@@ -88,6 +88,7 @@ class DbConnection(ABC):
         self._user_functions = CatalogueRead(self.read_user_functions)
         self._login: LoginPrivileges | None = None
         self._stop: CallStop | None = None
+        self._keywords: frozenset[str] | None = None
 
     @property
     def db_id(self) -> str:
@@ -159,6 +160,20 @@ class DbConnection(ABC):
         else:
             with self.connect() as own:
                 yield own
+
+    def keywords(self) -> frozenset[str]:
+        """The words this engine's parser takes for keywords where a name could stand, so that
+        a column or alias named so must be quoted (lowercase; read once, on the error path of
+        a query that failed to parse). None known: empty."""
+        if self._keywords is None:
+            with self.connect() as conn:
+                self._keywords = frozenset(w.lower() for w in self.read_keywords(conn))
+        return self._keywords
+
+    def read_keywords(self, conn: Connection) -> list[str]:
+        """The engine's keyword list (``keywords``); a backend whose syntax errors name the
+        word itself (SQLite's ``near "order"``) reads none."""
+        return []
 
     def login_privileges(self) -> LoginPrivileges | None:
         """What the configured login may do now (None: a backend without logins, whose files

@@ -229,6 +229,14 @@ class DuckdbConnection(DbConnection):
             shadowing = on.exec_driver_sql(_SHADOWING_MACROS).all()
         return from_view_definitions(functions, views, "duckdb", implicit=_shadowing(shadowing))
 
+    def read_keywords(self, conn: Connection) -> list[str]:
+        # SQLAlchemy and sqlglot have no list of DuckDB's keywords: its own catalogue's. An
+        # 'unreserved' or 'column_name' one is a fine column name; a 'type_function' one such
+        # as 'at' is not (ORDER BY at fails, "at or near" the word after it).
+        return [row[0] for row in conn.exec_driver_sql(
+            "SELECT keyword_name FROM duckdb_keywords() "
+            "WHERE keyword_category IN ('reserved', 'type_function')")]
+
     def dispose(self) -> None:
         super().dispose()
         if self._database is not None:

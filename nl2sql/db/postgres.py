@@ -336,6 +336,12 @@ class PostgresConnection(DbConnection):
         return _CATALOGUE_VERSION_WITH_TYPES if known is not None and known.implicit.types \
             else _CATALOGUE_VERSION
 
+    def read_keywords(self, conn: Connection) -> list[str]:
+        # The server's own list (SQLAlchemy's RESERVED_WORDS are the reserved ones only):
+        # reserved (R) and type or function names (T) are no column names unquoted.
+        return [row[0] for row in conn.exec_driver_sql(
+            "SELECT word FROM pg_get_keywords() WHERE catcode IN ('R', 'T')")]
+
     def read_user_functions(self, conn: Connection | None = None) -> UserFunctions:
         """Functions outside pg_catalog that no extension installed; views (and row-level
         security policies) that call one, and views reading other views; operators, casts and

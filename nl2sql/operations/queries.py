@@ -127,15 +127,23 @@ def db_execute_sql_op(ctx: OpsContext, db_id: DbId, query: SqlQuery, output_file
 
 def _add_hint(ctx: OpsContext, db_id: str, expression: Any, error: QueryExecutionError) -> None:
     """A table or column the refused query names and the schema lacks, with the closest it
-    has, added to ``error`` (nothing without a schema cache: the refusal stands as written)."""
+    has, added to ``error`` (nothing without a schema cache: the refusal stands as written);
+    for a syntax error, the names it writes unquoted that the engine takes for keywords."""
     # Here, not at the top: it imports sqlglot, which the MCP server's start-up leaves to the
     # first query (tests/test_mcp_stdio.py::test_start_up_imports_stay_light).
-    from nl2sql.operations.query_hints import refused_query_hint
+    from nl2sql.operations.query_hints import keyword_names_hint, refused_query_hint
 
+    connection = ctx.connection(db_id)
     try:
         hint = refused_query_hint(ctx.db_info(db_id), expression, error.message)
     except Nl2SqlError:
-        return
+        hint = ""
+    if not hint and "syntax error" in error.message.lower():
+        try:
+            hint = keyword_names_hint(expression, error.message, connection.keywords(),
+                                      connection.config.backend.label)
+        except Exception:  # noqa: BLE001 - a hint never hides the refusal it explains
+            hint = ""
     if hint:
         error.message = f"{error.message} {hint}"
 

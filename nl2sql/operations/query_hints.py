@@ -27,6 +27,25 @@ def refused_query_hint(db_info: DbInfo, expression: exp.Expr, error: str) -> str
             or unknown_columns_hint(db_info, expression, error))
 
 
+def keyword_names_hint(expression: exp.Expr, error: str, keywords: frozenset[str],
+                       engine: str) -> str:
+    """For a syntax error: the names ``expression`` writes unquoted that the engine takes for
+    keywords (``keywords``), to be quoted: DuckDB reads ``ORDER BY at`` as the start of ``AT
+    TIME ZONE`` and says only "syntax error at or near" the word after it. ``""`` when the
+    error is another or no such name is written."""
+    if not keywords or "syntax error" not in error.lower():
+        return ""
+    found = dict.fromkeys(node.name for node in expression.find_all(exp.Identifier)
+                          if not node.quoted and node.name.lower() in keywords)
+    if not found:
+        return ""
+    names = ", ".join(f"'{name}'" for name in found)
+    quoted = ", ".join(f'"{name}"' for name in found)
+    verb = "is a keyword" if len(found) == 1 else "are keywords"
+    return (f"{names} {verb} of {engine}, which it may not read as a name where it stands: "
+            f"write {quoted} (double quotes) or choose another name.")
+
+
 def unknown_tables_hint(db_info: DbInfo, expression: exp.Expr, error: str) -> str:
     """``"'sales data' is not a table of database 'files': did you mean 'sales_data'?"`` for
     each table ``expression`` names that ``db_info`` lacks, ``error`` mentions and one known
