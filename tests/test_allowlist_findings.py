@@ -96,11 +96,11 @@ def _spark_options_cases(url: str) -> list[str]:
         f"SELECT to_xml(named_struct('a', 1), map('{key}', '{url}')) AS x",
         f"SELECT from_json('{{}}', 'a INT', map('{key}', '{url}')) AS x",
         f"SELECT from_csv('1', 'a INT', map('{key}', '{url}')) AS x",
-        f"SELECT from_json('{{}}', 'a INT', options => map('mode', 'PERMISSIVE')) AS x",
+        "SELECT from_json('{}', 'a INT', options => map('mode', 'PERMISSIVE')) AS x",
         f"SELECT from_avro(unhex('00'), '{{\"type\": \"int\"}}', map('avroSchemaUrl', '{url}'))",
         f"SELECT schema_of_avro('{{\"type\": \"int\"}}', map('avroSchemaUrl', '{url}')) AS x",
         f"SELECT from_protobuf(unhex('00'), 'M', '{url}') AS x",
-        f"SELECT xpath('<a/>', 'a') AS x",
+        "SELECT xpath('<a/>', 'a') AS x",
     ]
 
 

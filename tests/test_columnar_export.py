@@ -13,7 +13,7 @@ import random
 import sqlite3
 import struct
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pyarrow as pa

@@ -8,7 +8,6 @@ import sys
 
 import pytest
 
-import nl2sql
 from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.annotation.pipeline import annotate_database
 

@@ -40,7 +40,7 @@ async def test_db_search_schema_prunes_with_reasons_and_values(server) -> None: 
                                     question="List the songs by AC/DC", db_id="chinook")
         assert not is_error, text
         artist = chinook.table("artist")
-        assert f"= 'AC/DC'" in text and f"{artist}." in text
+        assert "= 'AC/DC'" in text and f"{artist}." in text
         assert "value 'AC/DC'" in text  # the reason the artist table was kept
         assert "CREATE TABLE" in text
         is_error, text = await call(client, "db_search_schema",

@@ -222,8 +222,8 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any] | None, str]] = [
      f"SELECT mo, SUM(s) OVER (ORDER BY mo ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) "
      f"FROM ({PER_MONTH}) AS per_month"),
     ("year to date", {"metrics": ["sales_ytd"], "dimensions": ["metric_time__month"]}, None,
-     f"SELECT {{month}}, SUM(SUM(total)) OVER (PARTITION BY {{year}} ORDER BY {{month}}) "
-     f"FROM invoice GROUP BY {{year}}, {{month}}"),
+     "SELECT {month}, SUM(SUM(total)) OVER (PARTITION BY {year} ORDER BY {month}) "
+     "FROM invoice GROUP BY {year}, {month}"),
     ("a change on the month before",
      {"metrics": ["sales_change"], "dimensions": ["metric_time__month"]}, None,
      f"SELECT mo, s - LAG(s) OVER (ORDER BY mo) FROM ({PER_MONTH}) AS per_month"),

@@ -407,7 +407,7 @@ def _duckdb_probes(path: Path) -> list[str]:
         "SELECT * FROM query(sql := 'SELECT 42')",
         "SELECT * FROM t, LATERAL query('SELECT 42')",
         "SELECT * REPLACE (query('SELECT 1') AS id) FROM t",
-        f"SELECT * FROM json_execute_serialized_sql(json_serialize_plan('SELECT 42'))",
+        "SELECT * FROM json_execute_serialized_sql(json_serialize_plan('SELECT 42'))",
         f"SELECT * FROM main.\"JSON_EXECUTE_SERIALIZED_SQL\"({serialized})",
         "SELECT list_aggr([1], 'query')",
         "SELECT array_aggregate([1], 'read_text')",

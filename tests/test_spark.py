@@ -26,7 +26,7 @@ from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.inspection.implied_keys import infer_foreign_keys
 from nl2sql.inspection.spark import SparkSchemaInspector
 from nl2sql.operations import OpsContext, db_execute_sql_op, db_get_row_by_id_op
-from nl2sql.annotation.pipeline import AnnotateOptions, annotate_database
+from nl2sql.annotation.pipeline import annotate_database
 from nl2sql.workspace.results import CsvResultWriter
 
 ROCK = ("SELECT count(*) AS tracks FROM track t JOIN genre g ON g.GenreId = t.GenreId "
@@ -222,8 +222,8 @@ def test_results_stream_with_row_cap_and_equal_direct_query(
     assert stats.truncated and stats.row_count == 100 and len(rows) == 101
     session = spark_server.session()
     try:
-        direct = session.sql(f"SELECT InvoiceLineId, TrackId, UnitPrice FROM chinook.invoiceline "
-                             f"ORDER BY InvoiceLineId LIMIT 100").collect()
+        direct = session.sql("SELECT InvoiceLineId, TrackId, UnitPrice FROM chinook.invoiceline "
+                             "ORDER BY InvoiceLineId LIMIT 100").collect()
     finally:
         session.stop()
     assert rows[1:] == [[str(v) for v in row] for row in direct]

@@ -9,7 +9,6 @@ and many users' mixed calls over both servers all succeed, each with its audit r
 
 from __future__ import annotations
 
-import asyncio
 import json
 import shutil
 import subprocess

@@ -27,7 +27,6 @@ from nl2sql.annotation.context import AnnotationContext, LlmSteps  # noqa: F401 
 from nl2sql.annotation.options import STEP_NAMES, STEP_TITLES, AnnotatorOptions
 from nl2sql.schema.provenance import forget
 from nl2sql.annotation.runner import StepRunner
-from nl2sql.config.registry import DbConnectionConfig
 from nl2sql.llm.providers import build_model, model_label
 from nl2sql.llm.usage import UsageTracker
 from nl2sql.db.base import DbConnection

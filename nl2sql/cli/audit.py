@@ -8,7 +8,6 @@ one aligned line per record.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from datetime import datetime, timezone
 
@@ -16,7 +15,6 @@ from nl2sql._helpers import one_line
 from nl2sql.cli.errors import add_version_flag, run_cli
 from nl2sql.cli.options import CommandParser, add_common_options, parse_command_line
 from nl2sql.config.registry import DbConnectionConfigs
-from nl2sql.errors import UsageError
 from nl2sql.store.records import AuditRecord
 from nl2sql.store.store import Store
 

@@ -87,7 +87,6 @@ class SparkSchemaInspector(DbSchemaInspector):
         return reflected
 
     def _describe(self, session: Any, name: str) -> dict[str, Any]:
-        database = self.schema
         columns = session.catalog.listColumns(self.qualified_name(name))
         rows = arrow_rows(frame_table(
             session.sql(f"DESCRIBE TABLE EXTENDED {self.qualified_name(name)}")))

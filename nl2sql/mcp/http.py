@@ -18,7 +18,6 @@
 from __future__ import annotations
 
 import errno
-import functools
 import ipaddress
 import re
 import socket

@@ -10,7 +10,6 @@ call, not when the MCP server starts.
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 import datetime as dt
 import math
 import uuid
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
