@@ -212,6 +212,8 @@ RULES = [
     ("status,orders,revenue\nnew,1213,306729.94\npaid,1230,308000\nshipped,1277,321000.5\n",
      "bar", "status", ("orders",), None),
     ("kind,x,y\na,1,2\na,3,4\nb,5,6\n", "scatter", "x", ("y",), "kind"),  # kind repeats
+    ("first,last,spent,average\nFrank,Harris,10.5,10.5\nFrank,Ralston,28,14\nMark,Taylor,5,5\n",
+     "bar", "first", ("spent",), None),  # each row named by first and last together
     ("name,x,y\n" + "".join(f"n{i},{i},{i * i}\n" for i in range(TOP_BARS + 2)),  # many rows
      "scatter", "x", ("y",), None),
     ("revenue,orders\n1200.5,12\n", "card", None, ("revenue", "orders"), None),

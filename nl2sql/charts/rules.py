@@ -157,14 +157,17 @@ def _with_choices(table: Table, kind: str | None, x: Column | None,
 
 
 def _names_each_row(table: Table, categories: list[Column]) -> bool:
-    """The table's first column is a category with a value of its own on each of at most as
-    many rows as the bars show whole: an aggregate per category (``status, orders, revenue``),
-    whose numbers read as bars, not as a scatter of a few unlabelled points."""
+    """The table's first column is a category that, alone or with the next ones
+    (``_label_columns``: first and last name), names each of at most as many rows as the bars
+    show whole: an aggregate per category (``status, orders, revenue``), whose numbers read as
+    bars, not as a scatter of a few unlabelled points."""
     first = table.columns[0] if table.columns else None
     if first is None or not categories or first is not categories[0]:
         return False
     present = first.present()
-    return len(present) == table.rows_read <= TOP_BARS + 1 and len(set(present)) == len(present)
+    if not len(present) == table.rows_read <= TOP_BARS + 1:
+        return False
+    return len(set(present)) == len(present) or bool(_label_columns(table, first))
 
 
 def _label_columns(table: Table, first: Column) -> tuple[str, ...]:
