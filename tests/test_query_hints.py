@@ -5,6 +5,7 @@ takes for a keyword, end to end on DuckDB and PostgreSQL."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,8 +14,11 @@ from conftest import build_cache
 from nl2sql.errors import QueryExecutionError
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.queries import db_execute_sql_op
+from nl2sql.annotation.pipeline import annotate_database
+from nl2sql.config.registry import DbConnectionConfigs
+from nl2sql.config.sample import ensure_bookstore
 from nl2sql.operations.query_hints import (keyword_names_hint, refused_query_hint,
-                                           unknown_tables_hint)
+                                           unknown_tables_hint, unknown_values_hint)
 from nl2sql.schema.models import ColumnInfo, DbInfo, TableInfo
 from nl2sql.sql_guard import validate_read_only
 
@@ -112,5 +116,56 @@ def test_the_engines_own_keywords_explain_its_syntax_error(backend: str, make_db
             fixed = db_execute_sql_op(ops, "kw",
                                       'SELECT at_time AS "at" FROM t ORDER BY "at" LIMIT 2')
             assert fixed.row_count == 1
+    finally:
+        ops.close()
+
+
+SHOP = DbInfo(db_id="shop", db_type="postgres", tables=[
+    TableInfo(name="orders", columns=[
+        ColumnInfo(name="id", data_type="INTEGER"),
+        ColumnInfo(name="status", data_type="TEXT", is_enum=True,
+                   enum_values=["new", "paid", "shipped"]),
+        ColumnInfo(name="customer_id", data_type="INTEGER")]),
+    TableInfo(name="customers", columns=[
+        ColumnInfo(name="id", data_type="INTEGER"),
+        ColumnInfo(name="country", data_type="TEXT", domain_values=["CA", "CL", "US"]),
+        ColumnInfo(name="name", data_type="TEXT")])])
+
+
+@pytest.mark.parametrize(("sql", "hint"), [
+    ("SELECT id FROM orders WHERE status = 'payed'", "'payed' is not a value of orders.status "
+     "the schema cache knows (new, paid, shipped): did you mean 'paid'?"),
+    ("SELECT id FROM orders WHERE 'Paid' = status", "'Paid' is not a value of orders.status; "
+     "'paid' is (the case differs)."),
+    ("SELECT o.id FROM orders o JOIN customers c ON c.id = o.customer_id "
+     "WHERE c.country IN ('US', 'Chile')",
+     "'Chile' is not a value of customers.country the schema cache knows (CA, CL, US)."),
+    # a value the column holds, a column with no known values, a name both tables have
+    ("SELECT id FROM orders WHERE status = 'paid'", ""),
+    ("SELECT id FROM customers WHERE name = 'Zed'", ""),
+    ("SELECT o.id FROM orders o, customers c WHERE id = 'x'", ""),
+    ("SELECT id FROM orders WHERE lower(status) = 'payed'", ""),  # not the column itself
+])
+def test_a_compared_value_the_column_does_not_hold(sql: str, hint: str) -> None:
+    expression = validate_read_only(sql, "postgres").expression
+    assert unknown_values_hint(SHOP, expression) == hint
+
+
+def test_an_empty_result_names_the_misspelt_value(tmp_path: Path) -> None:
+    """The bundled bookstore annotated (its enum columns screened): a misspelt format returns
+    no rows, and the answer says which value was meant; a result with rows gets no hint."""
+    path = ensure_bookstore(tmp_path / "bookstore.db")
+    (tmp_path / "dbs.yaml").write_text(f"databases:\n  shop:\n    type: sqlite\n"
+                                       f"    path: {path}\n")
+    registry = DbConnectionConfigs.load(tmp_path / "dbs.yaml", workspace=tmp_path / "ws")
+    annotate_database(registry.get("shop"), registry.data_dir)
+    ops = OpsContext(registry)
+    try:
+        empty = db_execute_sql_op(ops, "shop", "SELECT title FROM books WHERE format = 'e-book'")
+        assert empty.row_count == 0 and empty.render().splitlines()[-1].startswith(
+            "'e-book' is not a value of books.format the schema cache knows (")
+        assert empty.render().endswith("did you mean 'ebook'?")
+        found = db_execute_sql_op(ops, "shop", "SELECT title FROM books WHERE format = 'ebook'")
+        assert found.row_count > 0 and "is not a value" not in found.render()
     finally:
         ops.close()

@@ -1,7 +1,8 @@
 """What to add to a database's refusal of a query so that the next try is right: a table or a
 column the query names that the schema does not have, and the closest one it does (``sales
 data`` -> ``sales_data``, a file's view name; ``Customers`` -> ``Customer``; ``g.GenreName`` ->
-``Name`` of ``Genre``).
+``Name`` of ``Genre``); and to an empty result, a compared value the column does not hold
+(``status = 'payed'`` -> ``paid``).
 
 PostgreSQL, MySQL and SQLite name a missing table without a suggestion, SQLite and MySQL a
 missing column too; a model then spends a round trip on ``db_show_schema``. The hint is read off
@@ -78,11 +79,7 @@ def unknown_columns_hint(db_info: DbInfo, expression: exp.Expr, error: str) -> s
     ``"'Genre' (g) has no column 'GenreName'; its columns: GenreId, Name."`` when the column is
     qualified by a known table, else the closest column of the tables the query reads. ``""``
     when there is none."""
-    by_alias: dict[str, TableInfo] = {}
-    for table in expression.find_all(exp.Table):
-        info = _known_table(db_info, table)
-        if info is not None:
-            by_alias.setdefault(table.alias_or_name.lower(), info)
+    by_alias = _tables_by_alias(db_info, expression)
     if not by_alias:
         return ""
     tables = list({id(table): table for table in by_alias.values()}.values())
@@ -113,6 +110,72 @@ def unknown_columns_hint(db_info: DbInfo, expression: exp.Expr, error: str) -> s
             hints[f"'{name}' is not a column of the tables the query reads: did you mean "
                   f"'{known}' (of '{table.name}')?"] = None
     return " ".join(hints)
+
+
+def unknown_values_hint(db_info: DbInfo, expression: exp.Expr) -> str:
+    """For a query that returned no rows: each text it compares a column with (``=``, ``IN``)
+    that is not among the column's values the schema cache holds (an enum's, or a small
+    domain read whole), with the closest of them: ``"'payed' is not a value of orders.status
+    the schema cache knows (new, paid, shipped): did you mean 'paid'?"``. A misspelt value
+    returns nothing, and a model reads nothing as the answer. ``""`` when there is none."""
+    tables = _tables_by_alias(db_info, expression)
+    if not tables:
+        return ""
+    hints: dict[str, None] = {}
+    for column, text in _compared_texts(expression):
+        owner = _owner(tables, column)
+        info = owner.column(column.name) if owner is not None else None
+        known = (info.domain_values or (info.enum_values if info.is_enum else None)
+                 if info is not None else None)
+        if not known or text in known:
+            continue
+        where = f"{owner.name}.{info.name}"  # type: ignore[union-attr]
+        same = [value for value in known if value.casefold() == text.casefold()]
+        if same:
+            hints[f"'{text}' is not a value of {where}; '{same[0]}' is (the case "
+                  f"differs)."] = None
+            continue
+        listed = ", ".join(known[:_MAX_LISTED]) + (", ..." if len(known) > _MAX_LISTED else "")
+        close = difflib.get_close_matches(text, known, n=1, cutoff=0.6)
+        guess = f": did you mean '{close[0]}'?" if close else "."
+        hints[f"'{text}' is not a value of {where} the schema cache knows "
+              f"({listed}){guess}"] = None
+    return " ".join(hints)
+
+
+def _tables_by_alias(db_info: DbInfo, expression: exp.Expr) -> dict[str, TableInfo]:
+    """The known tables ``expression`` reads, by alias (or name), lowercase."""
+    found: dict[str, TableInfo] = {}
+    for table in expression.find_all(exp.Table):
+        info = _known_table(db_info, table)
+        if info is not None:
+            found.setdefault(table.alias_or_name.lower(), info)
+    return found
+
+
+def _owner(tables: dict[str, TableInfo], column: exp.Column) -> TableInfo | None:
+    """The table ``column`` belongs to: by its qualifier, else the one table read that has
+    it."""
+    if column.table:
+        return tables.get(column.table.lower())
+    having = {id(t): t for t in tables.values() if t.column(column.name) is not None}
+    return next(iter(having.values())) if len(having) == 1 else None
+
+
+def _compared_texts(expression: exp.Expr) -> list[tuple[exp.Column, str]]:
+    """``(column, text)`` for each ``column = 'text'`` (either side) and ``column IN ('a',
+    ...)`` in ``expression``."""
+    found = []
+    for node in expression.find_all(exp.EQ):
+        for column, value in ((node.this, node.expression), (node.expression, node.this)):
+            if isinstance(column, exp.Column) and isinstance(value, exp.Literal) \
+                    and value.is_string:
+                found.append((column, value.this))
+    for node in expression.find_all(exp.In):
+        if isinstance(node.this, exp.Column):
+            found += [(node.this, value.this) for value in node.expressions
+                      if isinstance(value, exp.Literal) and value.is_string]
+    return found
 
 
 #: Columns listed at most when a table lacks the one a query names.
