@@ -347,6 +347,12 @@ async def test_sql_a_person_writes_runs_through_the_guard_and_downloads(
     assert '<td class="num">0.3</td>' in summed["html"] and "<td>sum</td>" in summed["html"]
     exact = await client.get(f"/download/{summed['result']['csv_file']}", headers=ines)
     assert exact.text.splitlines()[1] == "sum,0.30000000000000004,2.5"
+    # No rows for a misspelt value: the page says which value the column holds.
+    empty = json.loads((await client.post("/sql", headers=ines, data={
+        "db_id": "harbour", "sql": "SELECT name FROM ports WHERE country = 'Malte'"}
+    )).text.splitlines()[-1])
+    assert empty["result"]["hint"].endswith("did you mean 'Malta'?")
+    assert "<p class=\"note\">&#39;Malte&#39; is not a value of ports.country" in empty["html"]
     theirs = await client.get(f"/download/{result['csv_file']}", headers=tomas)
     assert theirs.status_code == 404  # another user's results folder
     refused = await client.post("/sql", headers=ines, data={"db_id": "harbour",

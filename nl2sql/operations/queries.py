@@ -35,6 +35,9 @@ class QueryResult(ResultMetadata):
     """The metadata of a saved result plus the preview text shown to the model or person."""
 
     preview: str = ""
+    #: For an empty result: a compared value its column does not hold (``unknown_values_hint``;
+    #: also the preview's last line).
+    hint: str | None = None
 
     def render(self) -> str:
         return self.preview
@@ -122,21 +125,21 @@ def db_execute_sql_op(ctx: OpsContext, db_id: DbId, query: SqlQuery, output_file
     saved_query_index(ctx.workspace_root, ctx.store).record(writer.metadata_path,
                                                             writer.trace.marks)
     preview = format_preview(metadata, writer.preview)
-    if metadata.row_count == 0:
-        preview += _empty_result_hint(ctx, db_id, validated.expression)
-    return QueryResult(**metadata.model_dump(), preview=preview)
+    hint = _empty_result_hint(ctx, db_id, validated.expression) if not metadata.row_count \
+        else ""
+    return QueryResult(**metadata.model_dump(), preview=f"{preview}\n{hint}" if hint else preview,
+                       hint=hint or None)
 
 
 def _empty_result_hint(ctx: OpsContext, db_id: str, expression: Any) -> str:
     """A value an empty result's query compares a column with that the column does not hold,
-    with the closest it does (``unknown_values_hint``), as a line for the preview."""
+    with the closest it does (``unknown_values_hint``)."""
     from nl2sql.operations.query_hints import unknown_values_hint  # as in _add_hint
 
     try:
-        hint = unknown_values_hint(ctx.db_info(db_id), expression)
+        return unknown_values_hint(ctx.db_info(db_id), expression)
     except Nl2SqlError:  # no schema cache: nothing known to compare with
         return ""
-    return f"\n{hint}" if hint else ""
 
 
 def _add_hint(ctx: OpsContext, db_id: str, expression: Any, error: QueryExecutionError) -> None:

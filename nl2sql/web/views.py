@@ -87,7 +87,7 @@ def sql_view(ops: OpsContext, result: QueryResult) -> dict[str, Any]:
     """A query a person ran: its SQL, counts and result."""
     return {"db_id": result.db_id, "sql": result.sql_query, "row_count": result.row_count,
             "truncated": result.truncated, "csv_file": result.csv_filename,
-            "result": result_view(ops, result.csv_filename, result.db_id)}
+            "hint": result.hint, "result": result_view(ops, result.csv_filename, result.db_id)}
 
 
 def database_view(ops: OpsContext, db_id: str) -> dict[str, Any]:
