@@ -169,3 +169,24 @@ def test_an_empty_result_names_the_misspelt_value(tmp_path: Path) -> None:
         assert found.row_count > 0 and "is not a value" not in found.render()
     finally:
         ops.close()
+
+
+def test_postgres_refusing_an_enum_value_gets_the_closest(make_db: Any,
+                                                        make_registry: Any) -> None:
+    """PostgreSQL refuses a value its enum type lacks ("invalid input value for enum"), naming
+    neither the column nor the values: the answer adds both, from the annotated cache."""
+    db = make_db("postgres", "moods", script=(
+        "CREATE TYPE mood AS ENUM ('happy', 'sad', 'ok'); CREATE TABLE people (id int, "
+        "feeling mood); INSERT INTO people VALUES (1, 'happy'), (2, 'sad'), (3, 'ok')"))
+    registry = make_registry(db.config)
+    annotate_database(registry.get("moods"), registry.data_dir)
+    ops = OpsContext(registry)
+    try:
+        with pytest.raises(QueryExecutionError) as refused:
+            db_execute_sql_op(ops, "moods", "SELECT id FROM people WHERE feeling = 'hapy'")
+        assert 'invalid input value for enum mood: "hapy"' in str(refused.value)
+        assert str(refused.value).endswith(
+            "'hapy' is not a value of people.feeling the schema cache knows (happy, ok, sad): "
+            "did you mean 'happy'?")
+    finally:
+        ops.close()

@@ -23,9 +23,11 @@ from nl2sql.schema.models import DbInfo, TableInfo
 
 def refused_query_hint(db_info: DbInfo, expression: exp.Expr, error: str) -> str:
     """The tables, else the columns, ``expression`` names that ``db_info`` lacks and ``error``
-    mentions, each with the closest known name (``""`` when there is none)."""
+    mentions, each with the closest known name; else the compared values ``error`` mentions
+    that their column does not hold (``""`` when there is none)."""
     return (unknown_tables_hint(db_info, expression, error)
-            or unknown_columns_hint(db_info, expression, error))
+            or unknown_columns_hint(db_info, expression, error)
+            or unknown_values_hint(db_info, expression, error))
 
 
 def keyword_names_hint(expression: exp.Expr, error: str, keywords: frozenset[str],
@@ -112,17 +114,22 @@ def unknown_columns_hint(db_info: DbInfo, expression: exp.Expr, error: str) -> s
     return " ".join(hints)
 
 
-def unknown_values_hint(db_info: DbInfo, expression: exp.Expr) -> str:
+def unknown_values_hint(db_info: DbInfo, expression: exp.Expr,
+                        error: str | None = None) -> str:
     """For a query that returned no rows: each text it compares a column with (``=``, ``IN``)
     that is not among the column's values the schema cache holds (an enum's, or a small
     domain read whole), with the closest of them: ``"'payed' is not a value of orders.status
     the schema cache knows (new, paid, shipped): did you mean 'paid'?"``. A misspelt value
-    returns nothing, and a model reads nothing as the answer. ``""`` when there is none."""
+    returns nothing, and a model reads nothing as the answer. With ``error`` (a refusal:
+    PostgreSQL's ``invalid input value for enum mood: "hapy"``), only the texts it mentions.
+    ``""`` when there is none."""
     tables = _tables_by_alias(db_info, expression)
     if not tables:
         return ""
     hints: dict[str, None] = {}
     for column, text in _compared_texts(expression):
+        if error is not None and not _mentions(error, text):
+            continue
         owner = _owner(tables, column)
         info = owner.column(column.name) if owner is not None else None
         known = (info.domain_values or (info.enum_values if info.is_enum else None)
