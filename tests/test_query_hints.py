@@ -174,7 +174,8 @@ def test_an_empty_result_names_the_misspelt_value(tmp_path: Path) -> None:
 def test_postgres_refusing_an_enum_value_gets_the_closest(make_db: Any,
                                                         make_registry: Any) -> None:
     """PostgreSQL refuses a value its enum type lacks ("invalid input value for enum"), naming
-    neither the column nor the values: the answer adds both, from the annotated cache."""
+    neither the column nor the values: the answer adds both, from the annotated cache, where
+    the column is an enum by its type (its labels from ``pg_enum``, as MySQL's ENUM)."""
     db = make_db("postgres", "moods", script=(
         "CREATE TYPE mood AS ENUM ('happy', 'sad', 'ok'); CREATE TABLE people (id int, "
         "feeling mood); INSERT INTO people VALUES (1, 'happy'), (2, 'sad'), (3, 'ok')"))
@@ -186,7 +187,11 @@ def test_postgres_refusing_an_enum_value_gets_the_closest(make_db: Any,
             db_execute_sql_op(ops, "moods", "SELECT id FROM people WHERE feeling = 'hapy'")
         assert 'invalid input value for enum mood: "hapy"' in str(refused.value)
         assert str(refused.value).endswith(
-            "'hapy' is not a value of people.feeling the schema cache knows (happy, ok, sad): "
+            "'hapy' is not a value of people.feeling the schema cache knows (happy, sad, ok): "
             "did you mean 'happy'?")
+        # The enum type's labels, in their order: the column is an enum by its type.
+        feeling = ops.db_info("moods").table("people").column("feeling")  # type: ignore[union-attr]
+        assert (feeling.is_enum, feeling.enum_values, feeling.enum_decision) == (
+            True, ["happy", "sad", "ok"], "schema")
     finally:
         ops.close()

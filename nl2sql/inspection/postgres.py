@@ -89,6 +89,13 @@ class PostgresSchemaInspector(DbSchemaInspector):
                             "index_type": self.default_index_type, "dialect_options": {}})
             indexes.sort(key=lambda index: index.get("name") or "")
 
+    def native_enum_values(self, column: dict[str, Any]) -> list[str] | None:
+        """The labels of a column of an enum type (``CREATE TYPE mood AS ENUM (...)``), in
+        their order, as SQLAlchemy reflects them from ``pg_enum``: complete, whatever the
+        table's size (screening would see a sample of a big one)."""
+        values = getattr(column["type"], "enums", None)
+        return list(values) if values else None
+
     def row_counts(self, conn: Connection, tables: Sequence[str]) -> dict[str, RowCount]:
         """Exact counts for small tables (size 0 means empty: no query), ``reltuples`` for
         big ones (an estimate), None for big tables that were never analyzed."""
