@@ -111,13 +111,13 @@ def _by_shape(table: Table) -> ChartSpec:
         return _card(table, measures)
     if times:
         return _line(table, times[0], measures, categories)
-    if len(measures) == 2 and not _names_each_row(table, categories):
+    labels = _label_columns(table, categories[0]) if categories else ()
+    if len(measures) == 2 and not _names_each_row(table, categories, labels):
         few = [c for c in categories if len(set(c.present())) <= SCATTER_COLOURS_MAX]
         return ChartSpec("scatter", "", measures[0].name, (measures[1].name,),
                          few[0].name if few else None)
     if categories:
-        return ChartSpec("bar", "", categories[0].name, (measures[0].name,),
-                         labels=_label_columns(table, categories[0]))
+        return ChartSpec("bar", "", categories[0].name, (measures[0].name,), labels=labels)
     if len(measures) == 1:
         return ChartSpec(None, f"one numeric column ({measures[0].name}) and no date or "
                                f"category column to plot it against: {_kinds(table)}.")
@@ -156,18 +156,18 @@ def _with_choices(table: Table, kind: str | None, x: Column | None,
                      labels=labels)
 
 
-def _names_each_row(table: Table, categories: list[Column]) -> bool:
-    """The table's first column is a category that, alone or with the next ones
-    (``_label_columns``: first and last name), names each of at most as many rows as the bars
-    show whole: an aggregate per category (``status, orders, revenue``), whose numbers read as
-    bars, not as a scatter of a few unlabelled points."""
+def _names_each_row(table: Table, categories: list[Column], labels: tuple[str, ...]) -> bool:
+    """The table's first column is a category that, alone or with the next ones (``labels``,
+    its ``_label_columns``: first and last name), names each of at most as many rows as the
+    bars show whole: an aggregate per category (``status, orders, revenue``), whose numbers
+    read as bars, not as a scatter of a few unlabelled points."""
     first = table.columns[0] if table.columns else None
     if first is None or not categories or first is not categories[0]:
         return False
     present = first.present()
     if not len(present) == table.rows_read <= TOP_BARS + 1:
         return False
-    return len(set(present)) == len(present) or bool(_label_columns(table, first))
+    return len(set(present)) == len(present) or bool(labels)
 
 
 def _label_columns(table: Table, first: Column) -> tuple[str, ...]:

@@ -381,7 +381,8 @@ def _validation_message(exc: ValidationError, where: str, node: yaml.Node | None
     # A value of none of a field's forms (a name or a list of names): an error per form,
     # each at "field.<form>"; said once, for the field.
     union = [e for e in exc.errors() if len(e["loc"]) > 1 and str(e["loc"][0]) == top]
-    if len({str(e["loc"][1]) for e in union}) > 1:
+    of_no_form = len({str(e["loc"][1]) for e in union}) > 1
+    if of_no_form:
         field = top
     line = _line_of(node, "databases", db_id, field) if field else None
     if line:
@@ -400,7 +401,7 @@ def _validation_message(exc: ValidationError, where: str, node: yaml.Node | None
             return (f"{where}: unknown type '{given}'; {_type_meant(given)}use one of: "
                     f"{allowed}.")
         case _:
-            if field == top and len(union) > 1:
+            if of_no_form:
                 forms = dict.fromkeys(_FORMS.get(str(e["loc"][1]), str(e["msg"]).removeprefix(
                     "Input should be ")) for e in union)
                 return f"{where}: field '{top}' should be {' or '.join(forms)}; fix it."

@@ -150,12 +150,12 @@ def _add_hint(ctx: OpsContext, db_id: str, expression: Any, error: QueryExecutio
     # first query (tests/test_mcp_stdio.py::test_start_up_imports_stay_light).
     from nl2sql.operations.query_hints import keyword_names_hint, refused_query_hint
 
-    connection = ctx.connection(db_id)
     try:
         hint = refused_query_hint(ctx.db_info(db_id), expression, error.message)
     except Nl2SqlError:
         hint = ""
     if not hint and "syntax error" in error.message.lower():
+        connection = ctx.connection(db_id)
         try:
             hint = keyword_names_hint(expression, error.message, connection.keywords(),
                                       connection.config.backend.label)

@@ -132,11 +132,12 @@ def unknown_values_hint(db_info: DbInfo, expression: exp.Expr,
             continue
         owner = _owner(tables, column)
         info = owner.column(column.name) if owner is not None else None
-        known = (info.domain_values or (info.enum_values if info.is_enum else None)
-                 if info is not None else None)
+        if owner is None or info is None:
+            continue
+        known = info.domain_values or (info.enum_values if info.is_enum else [])
         if not known or text in known:
             continue
-        where = f"{owner.name}.{info.name}"  # type: ignore[union-attr]
+        where = f"{owner.name}.{info.name}"
         same = [value for value in known if value.casefold() == text.casefold()]
         if same:
             hints[f"'{text}' is not a value of {where}; '{same[0]}' is (the case "

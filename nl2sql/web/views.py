@@ -36,8 +36,9 @@ def result_view(ops: OpsContext, csv_file: str, db_id: str | None) -> dict[str, 
                 "chart": None}
     # Numbers as every face writes them (``preview_numbers``: no float noise, no trailing
     # zeros), right-aligned; the CSV download keeps the exact text.
+    numeric = number_columns(head.rows)
     return {"csv_file": csv_file, "problem": None, "columns": head.columns,
-            "rows": preview_numbers(head.rows), "numeric": number_columns(head.rows),
+            "rows": preview_numbers(head.rows, numeric), "numeric": numeric,
             "total_rows": head.total_rows, "chart": chart_view(ops, csv_file, db_id)}
 
 

@@ -35,13 +35,16 @@ def number_columns(rows: Sequence[Sequence[str]]) -> list[bool]:
     return found
 
 
-def preview_numbers(rows: Sequence[Sequence[str]]) -> list[list[str]]:
+def preview_numbers(rows: Sequence[Sequence[str]],
+                    numeric: Sequence[bool] | None = None) -> list[list[str]]:
     """``rows`` with each column of only numbers (or empty cells) written one way: a fixed-point
     decimal without the zeros that end its fraction (``15375.000000000000`` -> ``15375``,
-    ``2.50`` -> ``2.5``); any other column as it is."""
+    ``2.50`` -> ``2.5``); any other column as it is. ``numeric``: ``number_columns(rows)``
+    when the caller has it already."""
     shown = [list(row) for row in rows]
-    for column, numeric in enumerate(number_columns(shown)):
-        if numeric:
+    for column, numeric_column in enumerate(number_columns(shown) if numeric is None
+                                            else numeric):
+        if numeric_column:
             for row in shown:
                 if column < len(row):
                     row[column] = plain_number(row[column])
@@ -63,13 +66,17 @@ def _without_float_noise(cell: str) -> str:
     ``0.30000000000000004``) as the number of at most ``NOISE_FREE_DIGITS`` significant digits
     it is within rounding of (``18491.55``, ``0.3``); a number with real digits that far
     (``3141.592653589793``) as it is."""
-    if len(cell.lstrip("+-").replace(".", "").lstrip("0")) < 16:
+    if _significant_digits(cell) < 16:
         return cell
     rounded = f"{float(cell):.15g}"
-    if "e" in rounded or len(rounded.lstrip("+-").replace(".", "").lstrip("0")) > \
-            NOISE_FREE_DIGITS:
+    if "e" in rounded or _significant_digits(rounded) > NOISE_FREE_DIGITS:
         return cell
     return rounded
+
+
+def _significant_digits(number: str) -> int:
+    """The digits of a fixed-point number's text, leading zeros aside."""
+    return len(number.lstrip("+-").replace(".", "").lstrip("0"))
 
 
 def format_preview(metadata: ResultMetadata, rows: Sequence[Sequence[str]], *,
