@@ -73,6 +73,12 @@ def test_postgres_without_dbname(tmp_path):
                        f"postgres.")
 
 
+def test_duckdb_without_path_or_files(tmp_path):
+    path = write(tmp_path, "databases:\n  lake:\n    type: duckdb\n")
+    assert load_error(path) == (f"{path} line 2: database 'lake': field 'path' or 'files' is "
+                                f"required for type duckdb.")
+
+
 def test_missing_type(tmp_path):
     path = write(tmp_path, "databases:\n  shop:\n    dbname: shop\n")
     assert load_error(path) == f"{path} line 2: database 'shop': field 'type' is missing; add it."

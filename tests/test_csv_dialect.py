@@ -124,6 +124,11 @@ def test_explain_json_is_written_as_json(edge: OpsContext) -> None:
     (datetime(2024, 1, 31, 13, 45, tzinfo=timezone(timedelta(hours=5, minutes=30))),
      "2024-01-31 13:45:00+05:30"),
     (time(7, 5, 3, 250000), "07:05:03.25"),
+    # durations (MySQL TIME, TIMEDIFF) as MySQL writes them, not Python's "-1 day, 22:30:00"
+    (timedelta(hours=-1, minutes=-30), "-01:30:00"), (timedelta(0), "00:00:00"),
+    (timedelta(hours=838, minutes=59, seconds=59.5), "838:59:59.5"),
+    (timedelta(seconds=-1.25), "-00:00:01.25"), (timedelta(days=3), "72:00:00"),
+    (timedelta(microseconds=1), "00:00:00.000001"),
 ])
 def test_value_text(value: object, text: str | None) -> None:
     assert format_value(value) == text

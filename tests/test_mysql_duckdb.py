@@ -214,3 +214,36 @@ def test_duckdb_big_text_files_are_estimated_not_read_whole(lake: Path,
     assert (sales.row_count, sales.row_count_is_estimate) == (120_000, False)  # Parquet
     assert (managers.row_count, managers.row_count_is_estimate) == (3, False)
     assert f"-- about {events.row_count:,} rows" in format_schema(info)
+
+
+def test_mysql_times_and_differences_are_durations_as_mysql_writes_them(
+        make_db: Callable[..., BackendDb], make_registry: Callable[..., DbConnectionConfigs]
+) -> None:
+    """mysqlclient hands a TIME out as Python's timedelta, whose text is '-1 day, 22:30:00'."""
+    db = make_db("mysql", "clock", script=(
+        "CREATE TABLE shift (id INT PRIMARY KEY, late TIME, worked TIME(6));"
+        "INSERT INTO shift VALUES (1, '-01:30:00', '838:59:59.5'), (2, '00:00:00', NULL);"))
+    ctx = OpsContext(make_registry(db.config))
+    result = db_execute_sql_op(ctx, "clock", "SELECT late, worked, TIMEDIFF('2024-01-01 10:00', "
+                               "'2024-01-02 12:30') AS gap FROM shift ORDER BY id")
+    assert (ctx.workspace / result.csv_filename).read_text() == (
+        "late,worked,gap\n-01:30:00,838:59:59.5,-26:30:00\n00:00:00,,-26:30:00\n")
+    assert "| -01:30:00 | 838:59:59.5 | -26:30:00 |" in result.render()
+
+
+def test_duckdb_intervals_keep_their_months(tmp_path: Path) -> None:
+    """Python's timedelta counts a month as 30 days: age() of 1 year 1 month 17 days was
+    '407 days, 0:00:00'."""
+    import duckdb
+
+    duckdb.connect(str(tmp_path / "empty.duckdb")).close()
+    (tmp_path / "dbs.yaml").write_text(
+        "databases:\n  duck:\n    type: duckdb\n    path: empty.duckdb\n")
+    ctx = OpsContext(DbConnectionConfigs.load(tmp_path / "dbs.yaml", workspace=tmp_path / "ws"))
+    for query, text in [
+            ("SELECT age(TIMESTAMP '2024-03-01', TIMESTAMP '2023-01-15') AS d",
+             "d\n1 year 1 month 17 days\n"),
+            ("SELECT INTERVAL 3 MONTH AS a, INTERVAL (-1) DAY AS b, 2.5::DOUBLE AS x, "
+             "NULL::INTERVAL AS n", "a,b,x,n\n3 months,-1 day,2.5,\n")]:
+        result = db_execute_sql_op(ctx, "duck", query)
+        assert (ctx.workspace / result.csv_filename).read_text() == text

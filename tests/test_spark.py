@@ -20,7 +20,8 @@ from nl2sql.schema.cache import load_db_info, save_db_info
 from nl2sql.config.registry import DbConnectionConfig, DbConnectionConfigs
 from nl2sql.db.base import create_connection, create_operations
 from nl2sql.db.spark_sql import SparkRemote, resolve_remote
-from nl2sql.errors import ConfigError, DatabaseConnectionError, QueryTimeoutError
+from nl2sql.errors import (ConfigError, DatabaseConnectionError, QueryExecutionError,
+                          QueryTimeoutError)
 from nl2sql.schema.formatting import quote_identifier
 from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.inspection.implied_keys import infer_foreign_keys
@@ -207,6 +208,23 @@ def test_execute_rock_count_and_row_lookup_with_inferred_keys(ops_ctx) -> None: 
 
 
 @pytest.mark.spark
+def test_intervals_are_durations_or_sparks_text(ops_ctx) -> None:  # noqa: ANN001
+    """A day-time interval came out as Python's '1 day, 2:03:04.500000', a year-month one
+    failed with "Spark rejected the query: 21" (pyarrow reads no such type) and a calendar
+    interval was the list [14, 3, 14706500000000]."""
+    result = db_execute_sql_op(
+        ops_ctx, "chinook", "SELECT INTERVAL '1 02:03:04.5' DAY TO SECOND AS a, INTERVAL "
+        "'-26:30' HOUR TO MINUTE AS b, INTERVAL '1-2' YEAR TO MONTH AS c, "
+        "make_interval(1, 2, 0, 3, 4, 5, 6.5) AS d")
+    assert (ops_ctx.workspace / result.csv_filename).read_text() == (
+        "a,b,c,d\n26:03:04.5,-26:30:00,INTERVAL '1-2' YEAR TO MONTH,"
+        "1 years 2 months 3 days 4 hours 5 minutes 6.5 seconds\n")
+    with pytest.raises(QueryExecutionError, match=r"has a value nl2sql cannot read \(KeyError: "
+                       r"21\); cast unusual columns \(intervals, nested values\) to STRING"):
+        db_execute_sql_op(ops_ctx, "chinook", "SELECT array(INTERVAL '1-2' YEAR TO MONTH) AS e")
+
+
+@pytest.mark.spark
 def test_results_stream_with_row_cap_and_equal_direct_query(
         chinook_cfg: DbConnectionConfig, chinook_info, spark_server, tmp_path: Path) -> None:  # noqa: ANN001
     ops = create_operations(create_connection(chinook_cfg), chinook_info)
@@ -274,7 +292,6 @@ def test_a_runaway_query_is_interrupted_and_the_next_call_answers(
 
 @pytest.mark.spark
 def test_bad_sql_is_one_line_with_the_query_line(chinook_cfg, chinook_info, tmp_path) -> None:  # noqa: ANN001
-    from nl2sql.errors import QueryExecutionError
 
     ops = create_operations(create_connection(chinook_cfg), chinook_info)
     with pytest.raises(QueryExecutionError) as caught:

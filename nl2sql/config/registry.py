@@ -135,11 +135,10 @@ class DbConnectionConfig(BaseModel):
             names = (required,) if isinstance(required, str) else required
             if all(getattr(self, name) in (None, "", []) for name in names):
                 wanted = " or ".join(f"'{name}'" for name in names)
-                plural = "s" if len(names) > 1 else ""
                 # ``database:`` is Spark's namespace; a server's database is ``dbname:``.
                 hint = "; 'database' names a Spark namespace, write the database's name as " \
                        "'dbname'" if names == ("dbname",) and self.database else ""
-                raise ValueError(f"field{plural} {wanted} is required for type {self.type}"
+                raise ValueError(f"field {wanted} is required for type {self.type}"
                                  f"{hint}")
         return self
 

@@ -293,6 +293,10 @@ class DuckdbOperations(DbOperations):
                 if record is not None:
                     return _typed(raw, self._stream_csv(raw, statement.query, relation.columns,
                                                         record, sink, max_rows), names)
+                # The rest (floats, timestamps, nested values...) as Python values, intervals
+                # as DuckDB's text (``_bounded``): Python's timedelta has no months.
+                raw.execute(self._bounded(raw, statement.query))
+                return _typed(raw, self._drain(raw, sink, relation.columns, max_rows), names)
             raw.execute(statement)
             columns = [d[0] for d in raw.description or ()]
             return _typed(raw, self._drain(raw, sink, columns, max_rows),
@@ -342,8 +346,10 @@ class DuckdbOperations(DbOperations):
         return QueryStats(columns, count, truncated)
 
     def _bounded(self, raw: Any, query: str) -> str:
-        """``query`` with its columns named ``c0, c1...`` and each text or binary value over
-        ``max_value_bytes`` turned into an error by DuckDB itself, before it is handed out."""
+        """``query`` with its columns named ``c0, c1...``, each text or binary value over
+        ``max_value_bytes`` turned into an error by DuckDB itself, before it is handed out,
+        and intervals as DuckDB writes them (``1 year 2 months``; Python's ``timedelta``
+        counts a month as 30 days)."""
         relation = raw.sql(query)  # binds (types), runs nothing
         limit = self.connection.config.max_value_bytes
         names = [f"c{i}" for i in range(len(relation.columns))]
@@ -351,8 +357,13 @@ class DuckdbOperations(DbOperations):
         for name, kind in zip(names, relation.types):
             size = {"VARCHAR": f"strlen({name})", "BLOB": f"octet_length({name})"}.get(
                 str(kind))
-            checked.append(f"CASE WHEN {size} > {limit} THEN error('{_VALUE_TOO_BIG}') "
-                           f"ELSE {name} END AS {name}" if size else name)
+            if size:
+                checked.append(f"CASE WHEN {size} > {limit} THEN error('{_VALUE_TOO_BIG}') "
+                               f"ELSE {name} END AS {name}")
+            elif str(kind) == "INTERVAL":
+                checked.append(f"CAST({name} AS VARCHAR) AS {name}")
+            else:
+                checked.append(name)
         body = query.rstrip().rstrip(";")
         return (f"SELECT {', '.join(checked)} FROM (\n{body}\n) AS "
                 f"nl2sql_result({', '.join(names)})")

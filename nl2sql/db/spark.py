@@ -63,6 +63,8 @@ warnings.filterwarnings("ignore", message=r"The SQL config 'spark\.sql\.parser\.
 T = TypeVar("T")
 
 _WRAP_PREFIX = "SELECT * FROM (\n"
+#: Spark's interval types that count months (``typeName``), sent as Spark's text.
+_MONTH_INTERVALS = frozenset({"yearmonthinterval", "interval"})
 #: Session settings the engine layer depends on, set and read back on every new session. Two
 #: pin how Spark lexes strings to what the parser guard assumes (backslash escapes in '...' and
 #: "...", and "..." a string, not a name); the last stops Spark from replacing ${...} in the
@@ -435,8 +437,10 @@ class SparkOperations(DbOperations):
 
     def _bounded(self, session: Any, body: str, max_rows: int) -> str:
         """``body`` wrapped for the row cap, each text or binary value over ``max_value_bytes``
-        turned into an error on the server (``raise_error``), so no such value is ever sent:
-        the columns' types come from an analysis of the query (nothing runs)."""
+        turned into an error on the server (``raise_error``), so no such value is ever sent,
+        and intervals with months as Spark writes them (``INTERVAL '1-2' YEAR TO MONTH``:
+        pyarrow cannot read a year-month interval, and a month has no fixed length): the
+        columns' types come from an analysis of the query (nothing runs)."""
         wrapped = f"{_WRAP_PREFIX}{body}\n) AS nl2sql_result"
         fields = query_frame(session, wrapped).schema.fields
         limit = self.connection.config.max_value_bytes
@@ -444,9 +448,12 @@ class SparkOperations(DbOperations):
         checked = []
         for name, field in zip(names, fields):
             alias = "`" + field.name.replace("`", "``") + "`"
-            if field.dataType.typeName() in _SIZED_TYPES:
+            kind = field.dataType.typeName()
+            if kind in _SIZED_TYPES:
                 checked.append(f"CASE WHEN octet_length({name}) > {limit} THEN "
                                f"raise_error('{_VALUE_TOO_BIG}') ELSE {name} END AS {alias}")
+            elif kind in _MONTH_INTERVALS:  # a day-time interval is a duration (timedelta)
+                checked.append(f"CAST({name} AS STRING) AS {alias}")
             else:
                 checked.append(f"{name} AS {alias}")
         return (f"SELECT {', '.join(checked) or '*'} FROM (\n{body}\n) AS "
@@ -550,6 +557,13 @@ class SparkOperations(DbOperations):
         message = first_line(exc)
         if _VALUE_TOO_BIG in str(exc):
             return self._value_too_big_error()
+        if not type(exc).__module__.startswith(("pyspark", "grpc", "py4j")):
+            # Not Spark's answer: reading its batches failed here (pyarrow's KeyError: 21 for
+            # a type it has no class for), which the query's text cannot fix.
+            return QueryExecutionError(
+                f"The result on database '{self.db_id}' has a value nl2sql cannot read "
+                f"({type(exc).__name__}: {message}); cast unusual columns (intervals, nested "
+                f"values) to STRING in the SELECT and try again.", db_id=self.db_id)
         match = _POSITION.search(str(exc))
         if match:
             line = max(1, int(match[1]) - lines_added)

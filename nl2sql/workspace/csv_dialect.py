@@ -25,7 +25,11 @@ Arrow-based export) must write the same bytes for the same values:
   without trailing zeros and a UTC offset as ``+HH`` (``+HH:MM`` when the minutes are not zero):
   ``2024-01-31``, ``2024-01-31 13:45:00.5+00`` (PostgreSQL's ``DateStyle=ISO``). SQLite has
   no date type: its dates are text and written as stored.
-- Anything else (UUIDs, intervals, ...): its text form.
+- Durations a driver hands out as ``timedelta`` (MySQL's ``TIME``, ``TIMEDIFF``; Spark's day-time
+  intervals): ``[-]HH:MM:SS[.f]``, hours past 24 as they are, as MySQL writes a ``TIME``
+  (``-26:30:00``, ``838:59:59.5``), never Python's ``-2 days, 21:30:00``. PostgreSQL's and
+  DuckDB's intervals are the engine's own text (``1 year 2 mons``): a month has no fixed length.
+- Anything else (UUIDs, ...): its text form.
 
 Readers (``csv_head``, ``csv_tail``, previews) accept fields of any length: importing this module
 raises the ``csv`` module's field size limit (131,072 characters by default), a process-wide
@@ -39,7 +43,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
-from datetime import date, datetime, time
+from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from itertools import chain
 from typing import Any
@@ -92,6 +96,8 @@ def format_value(value: Any) -> str | None:
         return _iso_time(value.isoformat())
     if isinstance(value, date):
         return value.isoformat()
+    if isinstance(value, timedelta):
+        return duration_text(value)
     if isinstance(value, (dict, list, tuple)):
         return json.dumps(value, ensure_ascii=False, default=str)
     return str(value)
@@ -128,6 +134,17 @@ def float_text(value: float) -> str:
         return ("-" if sign else "") + shown
     mantissa = shown[0] + ("." + shown[1:] if len(shown) > 1 else "")
     return f"{'-' if sign else ''}{mantissa}e{'+' if magnitude >= 0 else '-'}{abs(magnitude):02d}"
+
+
+def duration_text(value: timedelta) -> str:
+    """A duration as MySQL writes a ``TIME``: ``[-]HH:MM:SS[.f]`` (see the module docstring)."""
+    micros = value // timedelta(microseconds=1)
+    sign = "-" if micros < 0 else ""
+    seconds, micros = divmod(abs(micros), 1_000_000)
+    minutes, seconds = divmod(seconds, 60)
+    hours, minutes = divmod(minutes, 60)
+    fraction = f".{micros:06d}".rstrip("0") if micros else ""
+    return f"{sign}{hours:02d}:{minutes:02d}:{seconds:02d}{fraction}"
 
 
 def _iso_time(text: str) -> str:
