@@ -247,3 +247,19 @@ def test_duckdb_intervals_keep_their_months(tmp_path: Path) -> None:
              "NULL::INTERVAL AS n", "a,b,x,n\n3 months,-1 day,2.5,\n")]:
         result = db_execute_sql_op(ctx, "duck", query)
         assert (ctx.workspace / result.csv_filename).read_text() == text
+
+
+def test_mysql_bit_values_are_numbers(make_db: Callable[..., BackendDb],
+                                      make_registry: Callable[..., DbConnectionConfigs]) -> None:
+    """mysqlclient hands a BIT out as bytes: a BIT(1) flag read '\\x01'."""
+    db = make_db("mysql", "flags", script=(
+        "CREATE TABLE account (id INT PRIMARY KEY, active BIT(1), mask BIT(8), wide BIT(64));"
+        "INSERT INTO account VALUES (1, 1, b'101', b'" + "1" * 64 + "'), (2, 0, 0, NULL);"))
+    ctx = OpsContext(make_registry(db.config))
+    result = db_execute_sql_op(ctx, "flags", "SELECT * FROM account ORDER BY id")
+    assert (ctx.workspace / result.csv_filename).read_text() == (
+        f"id,active,mask,wide\n1,1,5,{2 ** 64 - 1}\n2,0,0,\n")
+    assert result.column_types == ["integer"] * 4
+    grouped = db_execute_sql_op(ctx, "flags", "SELECT active, count(*) AS n FROM account "
+                                "WHERE active = 1 GROUP BY active")
+    assert "| 1 | 1 |" in grouped.render()

@@ -67,11 +67,11 @@ _WRAP_PREFIX = "SELECT * FROM (\n"
 _DUPLICATE_COLUMN = 1060
 #: Server errors that mean "stopped by a time limit or KILL QUERY".
 _INTERRUPTED = {1317, 1969, 3024}
-#: Result field types -> column types (``nl2sql.workspace.column_types``); BIT, GEOMETRY and
-#: NULL are none of them. TINYINT(1), which BOOLEAN means, is an integer.
+#: Result field types -> column types (``nl2sql.workspace.column_types``); GEOMETRY and NULL
+#: are none of them. TINYINT(1), which BOOLEAN means, and BIT (read as its number) are integers.
 _COLUMN_TYPES = {
     **dict.fromkeys((FIELD_TYPE.TINY, FIELD_TYPE.SHORT, FIELD_TYPE.LONG, FIELD_TYPE.LONGLONG,
-                     FIELD_TYPE.INT24, FIELD_TYPE.YEAR), column_types.INTEGER),
+                     FIELD_TYPE.INT24, FIELD_TYPE.YEAR, FIELD_TYPE.BIT), column_types.INTEGER),
     **dict.fromkeys((FIELD_TYPE.DECIMAL, FIELD_TYPE.NEWDECIMAL, FIELD_TYPE.FLOAT,
                      FIELD_TYPE.DOUBLE), column_types.NUMBER),
     FIELD_TYPE.DATE: column_types.DATE,
@@ -88,13 +88,19 @@ _ROLE_REFUSED = {1959, 3530}
 _SSL_MODES = {"ssl_verify_cert": "VERIFY_CA", "ssl_verify_identity": "VERIFY_IDENTITY"}
 
 
+def _bit_number(value: bytes) -> int:
+    """A ``BIT(n)`` value (the driver's big-endian bytes) as the number ``b + 0`` gives."""
+    return int.from_bytes(value, "big")
+
+
 def _conversions() -> dict[Any, Any]:
     """The driver's value conversions: dates and times convert as PyMySQL converts them (a
     value that is no valid date, e.g. ``0000-00-00``, stays its text instead of becoming NULL,
-    as mysqlclient's own converters would make it)."""
+    as mysqlclient's own converters would make it); a ``BIT`` is its number (``1`` for a
+    ``BIT(1)`` flag, not the byte ``\x01``)."""
     return {**_DRIVER_CONVERSIONS, FIELD_TYPE.DATE: convert_date,
             FIELD_TYPE.DATETIME: convert_datetime, FIELD_TYPE.TIMESTAMP: convert_datetime,
-            FIELD_TYPE.TIME: convert_timedelta}
+            FIELD_TYPE.TIME: convert_timedelta, FIELD_TYPE.BIT: _bit_number}
 
 
 def _export_conversions(common: dict[Any, Any]) -> dict[Any, Any]:
