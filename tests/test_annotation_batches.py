@@ -8,6 +8,8 @@ import math
 
 import pytest
 from collections.abc import Callable
+from typing import Any
+
 from sqlalchemy import text
 
 from conftest import pg_config
@@ -17,6 +19,8 @@ from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.inspection.enums import screen_table, screen_tables
 from nl2sql.inspection.postgres import PostgresSchemaInspector
 from nl2sql.inspection.samples import SampleSettings, collect_sample, collect_samples
+from nl2sql.operations.ops_context import OpsContext
+from nl2sql.operations.queries import db_get_row_by_id_op
 from nl2sql.schema.models import DbInfo
 from nl2sql.annotation.pipeline import AnnotateOptions, annotate_database, run_offline_steps, \
     run_offline_steps_many
@@ -112,7 +116,10 @@ def test_batched_samples_counts_and_enums_equal_the_per_table_path(odd_db: str) 
         for table in info.tables:
             assert batched[table.name] == collect_sample(connection, table, settings), table.name
         odd = batched['public.Odd "Quoted" Table']
-        assert odd.splitlines()[1].startswith('1,False,2024-01-03 03:04:05+00:00,1.500,ab   ,')
+        # As a query's result writes them (not Python's False, +00:00, 1:30:00, {'k': 1})
+        assert odd.splitlines()[1].startswith(
+            '1,f,2024-01-03 03:04:05+00,1.500,ab   ,01:30:00,"{""k"": 1, ""l"": ""x y""}",'
+            '"[1, null, 3]",<2 bytes>,')
 
         per_table, many = copy.deepcopy(info), copy.deepcopy(info)
         per_values = {}
@@ -221,3 +228,24 @@ def test_progress_moves_as_the_batches_end(pg_database: Callable[..., str],
     assert len(advances) == 2 * tables
     # Reported while the batches run, not all after the last one.
     assert len(set(advances)) >= math.ceil(40 / batch) and advances[0] < advances[-1]
+
+
+@pytest.mark.postgres
+def test_dates_python_lacks_and_intervals_read_as_postgres_writes_them(
+        make_db: Callable[..., Any], make_registry: Callable[..., Any]) -> None:
+    """'infinity' and BC dates made annotate-schema stop with "internal error (DataError)"
+    (psycopg: "date too large"); an interval of months read as 30-day months ('-3 mons' was
+    '-90 days, 0:00:00' in the samples and '-2160:00:00' in a row lookup)."""
+    db = make_db("postgres", "calendar", script=(
+        "CREATE TABLE event (id integer PRIMARY KEY, day date, at timestamp, "
+        "zoned timestamptz, span interval);"
+        "INSERT INTO event VALUES (1, '4713-01-01 BC', '-infinity', 'infinity', '-3 mons'),"
+        "(2, 'infinity', '12000-01-01 00:00', '2024-01-01 10:00+00', '1 day 02:03:04.5');"))
+    registry = make_registry(db.config)
+    result = annotate_database(registry.get("calendar"), registry.data_dir)
+    sample = result.db_info.table("event").sample_data_csv.splitlines()
+    assert sample[1:] == ["1,4713-01-01 BC,-infinity,infinity,-3 mons",
+                          "2,infinity,12000-01-01 00:00:00,2024-01-01 10:00:00+00,"
+                          "1 day 02:03:04.5"]
+    row = db_get_row_by_id_op(OpsContext(registry), "calendar", "event", 1).render()
+    assert "day: 4713-01-01 BC" in row and "at: -infinity" in row and "span: -3 mons" in row

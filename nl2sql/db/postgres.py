@@ -15,6 +15,7 @@ Engine layers (ARCHITECTURE.md, "Read-only, in layers"), each holding without th
 from __future__ import annotations
 
 import csv
+import functools
 import logging
 import random
 import threading
@@ -26,9 +27,10 @@ from typing import Any
 import psycopg
 from psycopg import errors as pg_errors
 from psycopg import pq
+from psycopg.adapt import Loader
 from psycopg.generators import fetch_many
 from psycopg.types.string import TextLoader
-from sqlalchemy import URL, Connection, Engine, create_engine
+from sqlalchemy import URL, Connection, Engine, create_engine, event
 from sqlalchemy.exc import DBAPIError
 
 from nl2sql.db import postgres_pages
@@ -309,8 +311,10 @@ class PostgresConnection(DbConnection):
         # literals exactly as the parser guard does (a server set to 'off' would not).
         options = (f"-c default_transaction_read_only=on -c statement_timeout={timeout_ms} "
                    f"-c standard_conforming_strings=on -c search_path={search_path}")
-        return create_engine(self.url(), pool_pre_ping=True,
-                             connect_args={"options": options, "application_name": "nl2sql"})
+        engine = create_engine(self.url(), pool_pre_ping=True,
+                               connect_args={"options": options, "application_name": "nl2sql"})
+        event.listen(engine, "connect", _values_python_lacks_as_text)
+        return engine
 
 
     def read_login_privileges(self) -> LoginPrivileges:
@@ -686,6 +690,42 @@ def _quote_identifier(name: str) -> str:
 def _literal(text: str) -> str:
     """``text`` as a string literal (standard_conforming_strings is pinned on)."""
     return "'" + text.replace("'", "''") + "'"
+
+
+#: Types whose values Python may have no value for: 'infinity', a BC date, the year 10000+.
+_DATE_TYPES = ("date", "timestamp", "timestamptz")
+
+
+def _values_python_lacks_as_text(dbapi_connection: psycopg.Connection[Any],
+                                 _record: Any) -> None:
+    """Values Python has no value for are their text, as in a result COPY writes: a date or
+    timestamp psycopg raises DataError for (``infinity``, ``4713-01-01 BC``: a sample row or
+    a row lookup failed on it), and an interval (psycopg's timedelta makes a month 30 days:
+    ``-3 mons`` read ``-90 days``)."""
+    adapters = dbapi_connection.adapters
+    adapters.register_loader("interval", TextLoader)
+    for name in _DATE_TYPES:
+        oid = adapters.types[name].oid
+        loader = adapters.get_loader(oid, pq.Format.TEXT)
+        if loader is not None:
+            adapters.register_loader(oid, _or_text(loader))
+
+
+@functools.cache
+def _or_text(loader: type[Loader]) -> type[Loader]:
+    """``loader`` (psycopg's C loaders take no subclass), the text where it raises DataError."""
+    class OrText(Loader):
+        def __init__(self, oid: int, context: Any = None) -> None:
+            super().__init__(oid, context)
+            self._load = loader(oid, context).load
+
+        def load(self, data: Any) -> Any:
+            try:
+                return self._load(data)
+            except psycopg.DataError:
+                return bytes(data).decode()
+
+    return OrText
 
 
 def _json_as_text(cursor: psycopg.Cursor[Any]) -> None:

@@ -24,6 +24,7 @@ from nl2sql.inspection.base import create_inspector
 from nl2sql.inspection.statistics import Relation
 from nl2sql.schema.models import TableInfo
 from nl2sql.sql_guard.user_functions import UserFunctions
+from nl2sql.workspace import csv_dialect
 
 log = logging.getLogger(__name__)
 
@@ -37,12 +38,16 @@ class SampleSettings:
 
 
 def format_value(value: object, max_chars: int = 60) -> str:
-    """One cell as text: NULL is empty, bytes are summarized, long text is cut."""
+    """One cell as a query's result writes it (``csv_dialect``: JSON as JSON, ``t``/``f``,
+    ``2024-01-31 13:45:00+00``), not as Python prints it (``{'a': None}``, ``True``, ``1 day,
+    2:03:04``): NULL is empty, bytes are summarized, long text is cut."""
     if value is None:
         return ""
     if isinstance(value, (bytes, bytearray, memoryview)):
         return f"<{len(bytes(value))} bytes>"
-    text = " ".join(str(value).split()) if any(c in str(value) for c in "\r\n\t") else str(value)
+    text = csv_dialect.format_value(value) or ""
+    if any(c in text for c in "\r\n\t"):
+        text = " ".join(text.split())
     if len(text) > max_chars:
         return text[: max(1, max_chars - len(ELLIPSIS))] + ELLIPSIS
     return text
