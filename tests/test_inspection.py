@@ -17,6 +17,7 @@ import pytest
 from conftest import (BACKENDS, PG_HOST, PG_PORT, PG_USER, BackendDb, SampleDb, mysql_admin,
                       pg_config, pg_execute, sqlite_config)
 
+from nl2sql.annotation.pipeline import annotate_database
 from nl2sql.schema.cache import load_db_info, save_db_info
 from nl2sql.config.registry import DbConnectionConfig, DbConnectionConfigs
 from nl2sql.db.base import create_connection
@@ -541,3 +542,24 @@ def test_schema_setting_shapes(value: object) -> None:
     with pytest.raises(ValueError, match="one name, a list of names or '\\*'"):
         pg_config("shop", "x", schema=value)
     assert pg_config("shop", "x", schema=["sales"]).schema_name == "sales"
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "mysql", "duckdb"])
+def test_a_view_of_a_dropped_table_is_left_out_with_a_warning(
+        backend: str, make_db: Callable[..., BackendDb], tmp_path: Path,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """SQLite, MySQL and DuckDB keep a view whose table was dropped; annotate-schema stopped
+    with "internal error (OperationalError)" (SQLite, MariaDB) or listed it with its old
+    columns (DuckDB), a view no query could read."""
+    db = make_db(backend, "legacy", script=(
+        "CREATE TABLE kept (id INTEGER PRIMARY KEY, name VARCHAR(20));"
+        "CREATE TABLE gone (x INTEGER);"
+        "CREATE VIEW broken AS SELECT x FROM gone;"
+        "CREATE VIEW names AS SELECT name FROM kept;"
+        "DROP TABLE gone;"))
+    with caplog.at_level("WARNING", logger="nl2sql.inspection.base"):
+        result = annotate_database(db.config, tmp_path)
+    assert [t.name for t in result.db_info.tables] == ["kept", "names"]
+    assert result.db_info.table("names").is_view
+    assert [r.getMessage().split(" (")[0] for r in caplog.records] == [
+        "view broken left out of the schema: the database cannot describe it"]

@@ -9,6 +9,7 @@ never test the dialect name.
 
 from __future__ import annotations
 
+import logging
 import warnings
 from abc import ABC, abstractmethod
 from concurrent.futures import ThreadPoolExecutor
@@ -18,7 +19,7 @@ from typing import Any, ClassVar, TypeVar
 
 from sqlalchemy import Connection, FromClause, TableClause, inspect, select
 from sqlalchemy.engine.reflection import Inspector, ObjectKind
-from sqlalchemy.exc import CompileError
+from sqlalchemy.exc import CompileError, DBAPIError, UnreflectableTableError
 from sqlalchemy.types import NullType
 
 from nl2sql.db.base import DbConnection
@@ -27,6 +28,7 @@ from nl2sql.inspection.statistics import ColumnStats, EnumScreeningSettings, Rel
 from nl2sql.schema.models import DbInfo, TableInfo
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,14 @@ class ReflectedSchema:
         return sorted([*self.tables, *self.views])
 
 
+def warn_view_left_out(view: str, exc: Exception) -> None:
+    """One warning line: ``view`` is left out of the schema, with the database's reason."""
+    orig = getattr(exc, "orig", None) or getattr(exc.__cause__, "orig", None) or exc
+    reason = (str(orig).strip().splitlines() or [type(exc).__name__])[0]
+    log.warning("view %s left out of the schema: the database cannot describe it (%s)",
+                view, reason)
+
+
 class DbSchemaInspector(ABC):
     """Reflects the structure of the schema of one configured database."""
 
@@ -81,6 +91,9 @@ class DbSchemaInspector(ABC):
     parallel_reflection: ClassVar[bool] = False
     #: Extra keyword arguments for ``get_multi_indexes`` (dialect-specific options).
     index_reflection_kw: ClassVar[dict[str, Any]] = {}
+    #: Whether a view can be one the database cannot describe (SQLite and MySQL keep a view
+    #: whose table was dropped): each view is then described alone before the batched calls.
+    views_may_break: ClassVar[bool] = False
 
     #: Schemas never listed by ``schema: "*"`` (the catalog's own).
     system_schemas: ClassVar[frozenset[str]] = frozenset({"information_schema"})
@@ -265,9 +278,19 @@ class DbSchemaInspector(ABC):
 
     def _unreadable_views(self, inspector: Inspector, schema: str | None,
                           views: set[str]) -> set[str]:
-        """Views the server cannot describe to this connection, left out of the schema (each
-        with a warning) so that the other tables are still annotated. None by default."""
-        return set()
+        """Views the database cannot describe (``views_may_break``), left out of the schema,
+        one warning each, so that the other tables are still annotated. The description is
+        cached by the inspector, so the reflection reuses it."""
+        unreadable: set[str] = set()
+        if not self.views_may_break:
+            return unreadable
+        for view in sorted(views):
+            try:
+                inspector.get_columns(view, schema=schema)
+            except (DBAPIError, UnreflectableTableError) as exc:  # MySQL: the latter
+                warn_view_left_out(view, exc)
+                unreadable.add(view)
+        return unreadable
 
     def _complete_indexes(self, conn: Connection, reflected: ReflectedSchema) -> None:
         """Add ``is_primary``/``index_type`` to every index; subclasses add missing indexes."""

@@ -16,10 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, FromClause, TableClause, column, text
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.types import NullType
 
 from nl2sql.errors import ConfigError
-from nl2sql.inspection.base import DbSchemaInspector, ReflectedSchema, RowCount
+from nl2sql.inspection.base import (DbSchemaInspector, ReflectedSchema, RowCount,
+                                    warn_view_left_out)
 from nl2sql.inspection.statistics import EnumScreeningSettings
 from nl2sql.schema.models import TableInfo
 
@@ -59,7 +61,11 @@ class DuckdbSchemaInspector(DbSchemaInspector):
             tables.append(name)
             comments[name], estimates[name] = comment, size
         views: set[str] = set()
-        for name, comment, temporary in conn.execute(_VIEWS, params):
+        listed = conn.execute(_VIEWS, params).all()
+        broken = self._unbound_views([name for name, _, temporary in listed if not temporary])
+        for name, comment, temporary in listed:
+            if name in broken:
+                continue
             comments[name] = comment
             (tables.append(name) if temporary else views.add(name))  # file views are tables
         if self.schema is not None and not tables and not views:
@@ -68,6 +74,8 @@ class DuckdbSchemaInspector(DbSchemaInspector):
                               db_id=self.connection.db_id)
         columns: dict[str, list[dict[str, Any]]] = {}
         for table, name, data_type, nullable, default, comment in conn.execute(_COLUMNS, params):
+            if table in broken:
+                continue
             columns.setdefault(table, []).append({
                 "name": name, "type": NullType(), "declared_type": data_type,
                 "nullable": bool(nullable), "default": default, "comment": comment})
@@ -100,6 +108,23 @@ class DuckdbSchemaInspector(DbSchemaInspector):
             unique_constraints=uniques, comments=comments)
         reflected.row_counts = self._counts(conn, reflected.tables, estimates)
         return reflected
+
+    def _unbound_views(self, views: Sequence[str]) -> set[str]:
+        """The ``views`` DuckDB cannot bind (``DESCRIBE`` runs nothing), one warning each:
+        DuckDB keeps a view whose table was dropped, and its columns as they were. Checked on
+        a connection of their own: a failed statement aborts its transaction."""
+        broken: set[str] = set()
+        if not views:
+            return broken
+        with self.connection.connect() as conn:
+            for view in views:
+                try:
+                    conn.exec_driver_sql(f"DESCRIBE {self.qualified_name(view)}")
+                except DBAPIError as exc:
+                    warn_view_left_out(view, exc)
+                    broken.add(view)
+                    conn.rollback()
+        return broken
 
     def _index(self, name: str, columns: Sequence[str], unique: bool,
                primary: bool) -> dict[str, Any]:

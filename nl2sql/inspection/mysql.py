@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import Connection, bindparam, text
-from sqlalchemy.engine.reflection import Inspector
 from sqlalchemy.exc import DBAPIError
 
 from nl2sql.inspection.base import DbSchemaInspector, ReflectedSchema, RowCount
@@ -49,24 +48,11 @@ WHERE CONSTRAINT_SCHEMA = {_SCHEMA}
 
 class MysqlSchemaInspector(DbSchemaInspector):
     default_index_type = "BTREE"
+    #: A view of a dropped table; on MariaDB also a view calling a function that writes,
+    #: which it cannot describe inside a read-only transaction (error 1792).
+    views_may_break = True
     #: Tables whose estimate is at most this many rows are counted exactly.
     exact_count_max_rows = 200_000
-
-    def _unreadable_views(self, inspector: Inspector, schema: str | None,
-                          views: set[str]) -> set[str]:
-        """MariaDB cannot describe a view that calls a function that writes inside a read-only
-        transaction (error 1792 on ``SHOW CREATE TABLE``): such views are left out, one line
-        each. The description is cached by the inspector, so the reflection reuses it."""
-        unreadable = set()
-        for view in sorted(views):
-            try:
-                inspector.get_columns(view, schema=schema)
-            except DBAPIError as exc:
-                reason = str(exc.orig).strip().splitlines()[0] if exc.orig else type(exc).__name__
-                log.warning("view %s left out of the schema: the server cannot describe it "
-                            "to a read-only session (%s)", view, reason)
-                unreadable.add(view)
-        return unreadable
 
     def _complete_indexes(self, conn: Connection, reflected: ReflectedSchema) -> None:
         stats = self._statistics(conn)

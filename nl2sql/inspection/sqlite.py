@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -26,6 +27,7 @@ class SqliteSchemaInspector(DbSchemaInspector):
     # Auto-indexes back PRIMARY KEY (non-rowid) and UNIQUE constraints: list them like any
     # index, so the index list matches PRAGMA index_list.
     index_reflection_kw = {"include_auto_indexes": True}
+    views_may_break = True  # DROP TABLE leaves the views that read it
     #: Tables estimated to hold at most this many rows are counted exactly.
     exact_count_max_rows = 1_000_000
 
@@ -78,12 +80,15 @@ class SqliteSchemaInspector(DbSchemaInspector):
     def _complete_types(self, conn: Connection, reflected: ReflectedSchema) -> None:
         # SQLAlchemy maps a declared type it does not know (MONEY, DOUBLE PRECISION, none at
         # all) to SQLite's type affinity (NUMERIC, REAL, NullType), losing the name. Keep the
-        # declared text for those; one pragma query covers every table and view.
+        # declared text for those; one pragma query covers every table and view (the views
+        # reflected: the pragma of one whose table was dropped fails the whole query).
         known = conn.dialect.ischema_names
         query = (f"SELECT m.name, p.name, p.type FROM {self._prefix()}sqlite_master AS m, "
-                 "pragma_table_xinfo(m.name, ?) AS p WHERE m.type IN ('table', 'view')")
+                 "pragma_table_xinfo(m.name, ?) AS p WHERE m.type = 'table' OR (m.type = "
+                 "'view' AND m.name IN (SELECT value FROM json_each(?)))")
+        views = json.dumps(sorted(reflected.views))
         declared = {(table, column): type_ or "" for table, column, type_
-                    in conn.exec_driver_sql(query, (self.schema or "main",))}
+                    in conn.exec_driver_sql(query, (self.schema or "main", views))}
         for table, columns in reflected.columns.items():
             for column in columns:
                 text = declared.get((table, column["name"]))

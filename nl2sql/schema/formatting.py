@@ -107,7 +107,7 @@ def _table_lines(table: TableInfo, db_type: str,
     lines = _comment_lines(table.description)
     if table.row_count is not None:
         approx = "about " if table.row_count_is_estimate else ""
-        lines.append(f"-- {approx}{table.row_count:,} rows")
+        lines.append(f"-- {approx}{table.row_count:,} row{'' if table.row_count == 1 else 's'}")
     keyword = "VIEW" if table.is_view else "TABLE"
     if table.is_view:
         lines.append("-- (view: columns listed for reference)")
