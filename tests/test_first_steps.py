@@ -68,7 +68,7 @@ async def test_make_run_then_the_readme_claude_code_command(tmp_path: Path) -> N
     assert ("- bookstore (sqlite) — Bundled sample: a small bookstore (authors, books, customers, "
             "orders).\n  6 tables, 1 view; structure only") in listing  # the cache make run built
     assert "db_search_schema" in instructions
-    assert "1 rows x 1 columns saved to" in query and "| 200 |" in query
+    assert "1 row x 1 column saved to" in query and "| 200 |" in query
     # Nothing left in the user's folders: cache and results sit in the per-user data dir.
     assert list(project.iterdir()) == [] and sorted(p.name for p in clone.iterdir()) == []
     per_user = tmp_path / "home" / ".local/share" / "nl2sql"

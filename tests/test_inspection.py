@@ -562,4 +562,23 @@ def test_a_view_of_a_dropped_table_is_left_out_with_a_warning(
     assert [t.name for t in result.db_info.tables] == ["kept", "names"]
     assert result.db_info.table("names").is_view
     assert [r.getMessage().split(" (")[0] for r in caplog.records] == [
-        "view broken left out of the schema: the database cannot describe it"]
+        "broken left out of the schema: the database cannot describe it"]
+
+
+def test_sqlite_virtual_tables_without_their_shadow_tables(
+        make_db: Callable[..., BackendDb], tmp_path: Path,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """An R*Tree table stopped annotate-schema with "internal error (DatabaseError)" (the
+    module prepares writes when it connects, which the read-only authorizer refuses), and an
+    FTS5 table's five shadow tables (docs_data, docs_idx...) were listed as the user's."""
+    db = make_db("sqlite", "search", script=(
+        "CREATE VIRTUAL TABLE docs USING fts5(title, body);"
+        "INSERT INTO docs VALUES ('Hello', 'world of text');"
+        "CREATE VIRTUAL TABLE boxes USING rtree(id, minx, maxx);"
+        "CREATE TABLE kept (id INTEGER PRIMARY KEY);"))
+    with caplog.at_level("WARNING", logger="nl2sql.inspection.base"):
+        result = annotate_database(db.config, tmp_path)
+    assert [t.name for t in result.db_info.tables] == ["docs", "kept"]
+    assert [c.name for c in result.db_info.table("docs").columns] == ["title", "body"]
+    assert [r.getMessage() for r in caplog.records] == [
+        "boxes left out of the schema: the database cannot describe it (not authorized)"]

@@ -51,7 +51,7 @@ async def test_stdio_server_lists_tools_and_runs_a_query(setup: dict[str, str]) 
         result = await client.call_tool("db_execute_sql", {
             "db_id": "chinook", "query": ALBUMS_SQL, "output_file": "albums.csv"})
         assert not result.is_error, result.content[0].text
-        assert "1 rows x 1 columns saved to albums.csv" in result.content[0].text
+        assert "1 row x 1 column saved to albums.csv" in result.content[0].text
         assert "| 347 |" in result.content[0].text
         error = await client.call_tool("db_show_schema", {"db_id": "nope"})
         assert error.is_error and "Known databases: bookstore, chinook." in error.content[0].text

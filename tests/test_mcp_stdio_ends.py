@@ -148,4 +148,4 @@ def test_a_client_that_writes_every_request_before_reading_gets_every_answer(
         server.wait()
     assert sorted(results) == list(range(1, calls + 1))
     assert not any(result.get("isError") for result in results.values())
-    assert all("rows x " in result["content"][0]["text"] for result in results.values())
+    assert all(" columns saved to " in result["content"][0]["text"] for result in results.values())

@@ -69,12 +69,13 @@ class ReflectedSchema:
         return sorted([*self.tables, *self.views])
 
 
-def warn_view_left_out(view: str, exc: Exception) -> None:
-    """One warning line: ``view`` is left out of the schema, with the database's reason."""
+def warn_left_out(name: str, exc: Exception) -> None:
+    """One warning line: table or view ``name`` is left out of the schema, with the
+    database's reason."""
     orig = getattr(exc, "orig", None) or getattr(exc.__cause__, "orig", None) or exc
     reason = (str(orig).strip().splitlines() or [type(exc).__name__])[0]
-    log.warning("view %s left out of the schema: the database cannot describe it (%s)",
-                view, reason)
+    log.warning("%s left out of the schema: the database cannot describe it (%s)",
+                name, reason)
 
 
 class DbSchemaInspector(ABC):
@@ -147,16 +148,22 @@ class DbSchemaInspector(ABC):
                         schema: str | None) -> ReflectedSchema:
         """Reflect one schema (each batched call once)."""
         kind = self.reflect_kind
-        tables = list(inspector.get_table_names(schema=schema))
+        listed = list(inspector.get_table_names(schema=schema))
+        internal = self._internal_tables(inspector, schema)
+        tables = [name for name in listed if name not in internal]
         views = set(self._view_names(inspector))
         if schema is not None and not tables and not views:
             self._check_schema_exists(inspector, schema)
         with warnings.catch_warnings():  # a type it does not know: completed below
             warnings.filterwarnings("ignore", message=r"Did not recognize type")
-            unreadable = self._unreadable_views(inspector, schema, views)
+            unreadable = self._unreadable(inspector, schema, self._fragile(inspector, schema,
+                                                                           tables, views))
         views -= unreadable
-        # A view the server cannot describe is left out of every batched call below.
-        only = {"filter_names": [*tables, *sorted(views)]} if unreadable else {}
+        tables = [name for name in tables if name not in unreadable]
+        # What the database cannot describe, and its internal tables, are left out of every
+        # batched call below.
+        only = ({"filter_names": [*tables, *sorted(views)]} if unreadable or internal
+                else {})
 
         def by_name(result: dict[tuple[str | None, str], Any]) -> dict[str, Any]:
             return {name: value for (_schema, name), value in result.items()}
@@ -276,20 +283,29 @@ class DbSchemaInspector(ABC):
     def _view_names(self, inspector: Inspector) -> list[str]:
         return list(inspector.get_view_names(schema=self.schema))
 
-    def _unreadable_views(self, inspector: Inspector, schema: str | None,
-                          views: set[str]) -> set[str]:
-        """Views the database cannot describe (``views_may_break``), left out of the schema,
-        one warning each, so that the other tables are still annotated. The description is
-        cached by the inspector, so the reflection reuses it."""
+    def _internal_tables(self, inspector: Inspector, schema: str | None) -> set[str]:
+        """Tables that hold another object's data (SQLite's virtual-table shadow tables), not
+        the user's: left out of the schema. None by default."""
+        return set()
+
+    def _fragile(self, inspector: Inspector, schema: str | None, tables: list[str],
+                 views: set[str]) -> set[str]:
+        """The relations the database may be unable to describe, each checked alone before
+        the batched calls: the views where ``views_may_break``."""
+        return set(views) if self.views_may_break else set()
+
+    def _unreadable(self, inspector: Inspector, schema: str | None,
+                    names: set[str]) -> set[str]:
+        """Of ``names``, those the database cannot describe, left out of the schema with one
+        warning each, so that the other tables are still annotated. The descriptions are
+        cached by the inspector, so the reflection reuses them."""
         unreadable: set[str] = set()
-        if not self.views_may_break:
-            return unreadable
-        for view in sorted(views):
+        for name in sorted(names):
             try:
-                inspector.get_columns(view, schema=schema)
+                inspector.get_columns(name, schema=schema)
             except (DBAPIError, UnreflectableTableError) as exc:  # MySQL: the latter
-                warn_view_left_out(view, exc)
-                unreadable.add(view)
+                warn_left_out(name, exc)
+                unreadable.add(name)
         return unreadable
 
     def _complete_indexes(self, conn: Connection, reflected: ReflectedSchema) -> None:

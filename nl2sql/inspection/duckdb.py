@@ -21,7 +21,7 @@ from sqlalchemy.types import NullType
 
 from nl2sql.errors import ConfigError
 from nl2sql.inspection.base import (DbSchemaInspector, ReflectedSchema, RowCount,
-                                    warn_view_left_out)
+                                    warn_left_out)
 from nl2sql.inspection.statistics import EnumScreeningSettings
 from nl2sql.schema.models import TableInfo
 
@@ -121,7 +121,7 @@ class DuckdbSchemaInspector(DbSchemaInspector):
                 try:
                     conn.exec_driver_sql(f"DESCRIBE {self.qualified_name(view)}")
                 except DBAPIError as exc:
-                    warn_view_left_out(view, exc)
+                    warn_left_out(view, exc)
                     broken.add(view)
                     conn.rollback()
         return broken

@@ -11,6 +11,7 @@ import sqlglot
 from sqlglot import exp
 from sqlalchemy import (Connection, FromClause, Select, TableClause, func, literal_column, select,
                         union_all)
+from sqlalchemy.engine.reflection import Inspector
 from sqlalchemy.exc import DBAPIError
 
 from nl2sql.inspection.base import DbSchemaInspector, ReflectedSchema, RowCount
@@ -80,15 +81,15 @@ class SqliteSchemaInspector(DbSchemaInspector):
     def _complete_types(self, conn: Connection, reflected: ReflectedSchema) -> None:
         # SQLAlchemy maps a declared type it does not know (MONEY, DOUBLE PRECISION, none at
         # all) to SQLite's type affinity (NUMERIC, REAL, NullType), losing the name. Keep the
-        # declared text for those; one pragma query covers every table and view (the views
-        # reflected: the pragma of one whose table was dropped fails the whole query).
+        # declared text for those; one pragma query covers every table and view reflected
+        # (the pragma of one left out, as a view whose table was dropped, would fail it).
         known = conn.dialect.ischema_names
         query = (f"SELECT m.name, p.name, p.type FROM {self._prefix()}sqlite_master AS m, "
-                 "pragma_table_xinfo(m.name, ?) AS p WHERE m.type = 'table' OR (m.type = "
-                 "'view' AND m.name IN (SELECT value FROM json_each(?)))")
-        views = json.dumps(sorted(reflected.views))
+                 "pragma_table_xinfo(m.name, ?) AS p WHERE m.type IN ('table', 'view') "
+                 "AND m.name IN (SELECT value FROM json_each(?))")
+        names = json.dumps(reflected.names)
         declared = {(table, column): type_ or "" for table, column, type_
-                    in conn.exec_driver_sql(query, (self.schema or "main", views))}
+                    in conn.exec_driver_sql(query, (self.schema or "main", names))}
         for table, columns in reflected.columns.items():
             for column in columns:
                 text = declared.get((table, column["name"]))
@@ -141,6 +142,24 @@ class SqliteSchemaInspector(DbSchemaInspector):
 
     def _prefix(self) -> str:
         return f"{self.quote(self.schema)}." if self.schema else ""
+
+    def _table_kinds(self, inspector: Inspector, schema: str | None, kind: str) -> set[str]:
+        """Names of ``PRAGMA table_list``'s ``kind`` (``shadow``, ``virtual``) in ``schema``."""
+        rows = inspector.bind.exec_driver_sql(
+            "SELECT name FROM pragma_table_list WHERE schema = ? AND type = ?",
+            (schema or "main", kind))
+        return {name for (name,) in rows}
+
+    def _internal_tables(self, inspector: Inspector, schema: str | None) -> set[str]:
+        # An FTS5 or R*Tree table's data tables (docs_data, docs_idx, boxes_node...).
+        return self._table_kinds(inspector, schema, "shadow")
+
+    def _fragile(self, inspector: Inspector, schema: str | None, tables: list[str],
+                 views: set[str]) -> set[str]:
+        # A virtual table's module may be missing ("no such module") or, as R*Tree, prepare
+        # writes when it connects, which the read-only authorizer refuses.
+        return super()._fragile(inspector, schema, tables, views) | (
+            self._table_kinds(inspector, schema, "virtual") & set(tables))
 
 
     # -- enum screening of big tables ---------------------------------------------------------

@@ -82,8 +82,10 @@ def _significant_digits(number: str) -> int:
 def format_preview(metadata: ResultMetadata, rows: Sequence[Sequence[str]], *,
                    cell_chars: int = PREVIEW_CELL_CHARS) -> str:
     """The text a person or model sees: counts, file names, the first rows, every cut named."""
-    lines = [f"{metadata.row_count:,} rows x {metadata.column_count} columns saved to "
-             f"{metadata.csv_filename} (metadata: {metadata.metadata_filename})."]
+    count, width = metadata.row_count, metadata.column_count
+    lines = [f"{count:,} row{'' if count == 1 else 's'} x {width} column"
+             f"{'' if width == 1 else 's'} saved to {metadata.csv_filename} (metadata: "
+             f"{metadata.metadata_filename})."]
     cut_cells = 0
 
     def cell(value: str) -> str:
