@@ -20,7 +20,7 @@ from nl2sql.inspection.enums import screen_table, screen_tables
 from nl2sql.inspection.postgres import PostgresSchemaInspector
 from nl2sql.inspection.samples import SampleSettings, collect_sample, collect_samples
 from nl2sql.operations.ops_context import OpsContext
-from nl2sql.operations.queries import db_get_row_by_id_op
+from nl2sql.operations.queries import db_execute_sql_op, db_get_row_by_id_op
 from nl2sql.schema.models import DbInfo
 from nl2sql.annotation.pipeline import AnnotateOptions, annotate_database, run_offline_steps, \
     run_offline_steps_many
@@ -249,3 +249,20 @@ def test_dates_python_lacks_and_intervals_read_as_postgres_writes_them(
                           "1 day 02:03:04.5"]
     row = db_get_row_by_id_op(OpsContext(registry), "calendar", "event", 1).render()
     assert "day: 4713-01-01 BC" in row and "at: -infinity" in row and "span: -3 mons" in row
+
+
+@pytest.mark.postgres
+def test_an_hstore_sample_is_written_as_its_query_result(
+        make_db: Callable[..., Any], make_registry: Callable[..., Any]) -> None:
+    """SQLAlchemy's native hstore made the sample a dict, written as JSON ({"a": "1"}), where
+    a query's result has the server's text."""
+    db = make_db("postgres", "attrs", script=(
+        "CREATE EXTENSION IF NOT EXISTS hstore;"
+        "CREATE TABLE prop (id integer PRIMARY KEY, attrs hstore);"
+        "INSERT INTO prop VALUES (1, 'a=>1, b=>\"x y\"');"))
+    registry = make_registry(db.config)
+    result = annotate_database(registry.get("attrs"), registry.data_dir)
+    answer = db_execute_sql_op(OpsContext(registry), "attrs", "SELECT id, attrs FROM prop")
+    written = (OpsContext(registry).workspace / answer.csv_filename).read_text()
+    assert written.splitlines()[1] == '1,"""a""=>""1"", ""b""=>""x y"""'
+    assert result.db_info.table("prop").sample_data_csv.splitlines()[1] == written.splitlines()[1]

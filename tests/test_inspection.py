@@ -582,3 +582,25 @@ def test_sqlite_virtual_tables_without_their_shadow_tables(
     assert [c.name for c in result.db_info.table("docs").columns] == ["title", "body"]
     assert [r.getMessage() for r in caplog.records] == [
         "boxes left out of the schema: the database cannot describe it (not authorized)"]
+
+
+@pytest.mark.postgres
+def test_postgres_partitions_are_their_partitioned_table(
+        make_db: Callable[..., BackendDb]) -> None:
+    """A partitioned table was listed with each partition as a table of its own (a schema of
+    monthly partitions: every month a table for the model to choose from), and a big one had
+    no row estimate (autovacuum never analyzes the parent)."""
+    db = make_db("postgres", "weather", script=(
+        "CREATE TABLE reading (id int, day date NOT NULL, peak int) PARTITION BY RANGE (day);"
+        "CREATE TABLE reading_2024 PARTITION OF reading FOR VALUES FROM ('2024-01-01') "
+        "TO ('2025-01-01');"
+        "CREATE TABLE reading_2025 PARTITION OF reading FOR VALUES FROM ('2025-01-01') "
+        "TO ('2026-01-01');"
+        "INSERT INTO reading SELECT g, DATE '2024-01-01' + g, g FROM generate_series(0, 499) g;"
+        "ANALYZE reading_2024; ANALYZE reading_2025;"
+        "CREATE TABLE station (id int PRIMARY KEY);"))
+    info = extract(db.config)
+    assert [t.name for t in info.tables] == ["reading", "station"]
+    assert info.table("reading").row_count == 500
+    estimated = extract(db.config, exact_count_max_bytes=0).table("reading")
+    assert (estimated.row_count, estimated.row_count_is_estimate) == (500, True)

@@ -311,7 +311,9 @@ class PostgresConnection(DbConnection):
         # literals exactly as the parser guard does (a server set to 'off' would not).
         options = (f"-c default_transaction_read_only=on -c statement_timeout={timeout_ms} "
                    f"-c standard_conforming_strings=on -c search_path={search_path}")
-        engine = create_engine(self.url(), pool_pre_ping=True,
+        # use_native_hstore=False: an hstore value is the server's text ('"a"=>"1"', as COPY
+        # writes it in a result), not a dict written as JSON.
+        engine = create_engine(self.url(), pool_pre_ping=True, use_native_hstore=False,
                                connect_args={"options": options, "application_name": "nl2sql"})
         event.listen(engine, "connect", _values_python_lacks_as_text)
         return engine

@@ -17,16 +17,28 @@ from nl2sql.schema.models import EnumValueCount, TableInfo
 
 # SQLAlchemy has no row-count API. One query for the whole schema: the planner's estimate
 # (pg_class.reltuples, -1 when never analyzed) and the main-fork size, which decides whether an
-# exact count is cheap. A partitioned parent has no storage of its own: sum its leaves.
+# exact count is cheap. A partitioned parent has no storage of its own: sum its leaves (its own
+# reltuples is set only by an ANALYZE of the parent, which autovacuum never runs).
 _SIZES_SQL = text("""
 SELECT c.relname AS name,
-       c.reltuples::bigint AS estimate,
+       CASE WHEN c.relkind = 'p'
+            THEN (SELECT coalesce(CASE WHEN bool_and(l.reltuples < 0) THEN -1
+                                       ELSE sum(greatest(l.reltuples, 0)) END, -1)::bigint
+                  FROM pg_partition_tree(c.oid) AS t JOIN pg_class AS l ON l.oid = t.relid
+                  WHERE t.isleaf)
+            ELSE c.reltuples::bigint END AS estimate,
        CASE WHEN c.relkind = 'p'
             THEN (SELECT coalesce(sum(pg_relation_size(t.relid)), 0)
                   FROM pg_partition_tree(c.oid) AS t WHERE t.isleaf)
             ELSE pg_relation_size(c.oid) END AS bytes
 FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace
 WHERE n.nspname = :schema AND c.relkind IN ('r', 'p')
+""")
+
+# SQLAlchemy lists a partitioned table's partitions as tables of their own.
+_PARTITIONS_SQL = text("""
+SELECT c.relname FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace
+WHERE n.nspname = :schema AND c.relispartition
 """)
 
 # SQLAlchemy reflects table and column comments but not COMMENT ON DATABASE.
@@ -53,6 +65,12 @@ class PostgresSchemaInspector(DbSchemaInspector):
     exact_count_max_bytes = 32 * 1024 * 1024
     #: Exact counts run as UNION ALL statements of this many tables (few round trips).
     count_batch_size = 200
+
+    def _internal_tables(self, inspector: Inspector, schema: str | None) -> set[str]:
+        # A partition holds part of its table's rows: the partitioned table is the one to
+        # query (a schema of monthly partitions would list each month as a table).
+        return set(inspector.bind.execute(_PARTITIONS_SQL, {"schema": schema or self.schema})
+                   .scalars())
 
     def _prepare_schemas(self, conn: Connection) -> None:
         # Postgres prints a foreign key's target without its schema when the search_path
