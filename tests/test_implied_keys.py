@@ -97,6 +97,8 @@ def test_names_alone_are_not_enough(tmp_path: Path) -> None:
             CREATE TABLE stores (id INTEGER PRIMARY KEY, city TEXT);
             CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER,
                                  store_id INTEGER, region_id INTEGER, customer_name TEXT);
+            CREATE TABLE audit_log (id INTEGER, note TEXT);  -- its own id, not declared
+            INSERT INTO audit_log VALUES (1, 'created'), (2, 'paid');
             INSERT INTO customers VALUES (1, 'Ann'), (2, 'Bo'), (3, 'Cy');
             INSERT INTO stores VALUES (1, 'Oslo');
             INSERT INTO orders VALUES (1, 1, 7, 1, 'Ann'), (2, 3, 8, 2, 'Cy'),
@@ -111,5 +113,6 @@ def test_names_alone_are_not_enough(tmp_path: Path) -> None:
     finally:
         connection.dispose()
     assert links == [Link("orders", "customer_id", "customers", "id")]
-    # store_id names stores but its values are not there; region_id names no table
+    # store_id names stores but its values are not there; region_id names no table;
+    # audit_log.id is audit_log's own (its values 1, 2 are customers' ids too)
     assert len(statements) == 2 and all("LIMIT" in s for s in statements)

@@ -1,7 +1,7 @@
 """Implied foreign keys: links a database does not declare, inferred at annotation time.
 
 Candidates come from names and types: a column named like another table's single-column key
-(``Album.ArtistId`` -> ``Artist.ArtistId``), or ``<entity>_id``/``<entity>Id``/``_code``/``_key``
+(``Album.ArtistId`` -> ``Artist.ArtistId``; not a bare ``id`` or ``code``, a table's own), or ``<entity>_id``/``<entity>Id``/``_code``/``_key``
 naming a table (``orders.customer_id`` -> ``customers.id``), with compatible types. Each candidate
 is confirmed by value containment on a bounded sample: up to ``SAMPLE_ROWS`` non-null values of
 the column (a ``LIMIT`` read, never a full scan) looked up in the referenced key (an index seek
@@ -106,8 +106,11 @@ def candidates(info: DbInfo) -> list[Link]:
         for col in source.columns:
             if col.name in declared or (single_pk and col.is_primary_key):
                 continue
-            options = list(by_column.get(col.name.casefold(), []))
             words = _words(col.name)
+            # A bare "id" (or "code"...) is the table's own key, even undeclared: not a
+            # reference to every other table keyed by "id" whose values happen to cover it.
+            generic = len(words) == 1 and words[0] in _KEY_WORDS
+            options = [] if generic else list(by_column.get(col.name.casefold(), []))
             if len(words) >= 2 and words[-1] in _KEY_WORDS:
                 entity = words[:-1]
                 for size in range(len(entity), 0, -1):  # billing_customer_id -> customer
