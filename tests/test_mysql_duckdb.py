@@ -263,3 +263,13 @@ def test_mysql_bit_values_are_numbers(make_db: Callable[..., BackendDb],
     grouped = db_execute_sql_op(ctx, "flags", "SELECT active, count(*) AS n FROM account "
                                 "WHERE active = 1 GROUP BY active")
     assert "| 1 | 1 |" in grouped.render()
+
+
+def test_mariadb_system_versioned_tables_are_counted(make_db: Callable[..., BackendDb]) -> None:
+    """information_schema calls them 'SYSTEM VERSIONED', not 'BASE TABLE': no row count."""
+    db = make_db("mysql", "history", script=(
+        "CREATE TABLE price (id INT PRIMARY KEY, amount INT) WITH SYSTEM VERSIONING;"
+        "INSERT INTO price VALUES (1, 10), (2, 20); UPDATE price SET amount = 11 WHERE id = 1;"))
+    with create_connection(db.config) as connection:
+        info = DbSchemaExtractor(connection).extract()
+    assert info.table("price").row_count == 2

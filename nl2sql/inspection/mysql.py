@@ -22,10 +22,11 @@ SELECT TABLE_NAME, INDEX_NAME, COLUMN_NAME, NON_UNIQUE, INDEX_TYPE, CARDINALITY,
 FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = {_SCHEMA}
 ORDER BY TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX
 """)
-# InnoDB's TABLE_ROWS is an estimate kept by the engine: no scan.
+# InnoDB's TABLE_ROWS is an estimate kept by the engine: no scan. (MariaDB's system-versioned
+# tables are tables too.)
 _TABLE_ROWS_SQL = text(f"""
 SELECT TABLE_NAME, TABLE_ROWS FROM information_schema.TABLES
-WHERE TABLE_SCHEMA = {_SCHEMA} AND TABLE_TYPE = 'BASE TABLE'
+WHERE TABLE_SCHEMA = {_SCHEMA} AND TABLE_TYPE IN ('BASE TABLE', 'SYSTEM VERSIONED')
 """)
 
 # The declared type of columns SQLAlchemy's MySQL dialect does not know (POINT, GEOMETRY,
