@@ -231,7 +231,7 @@ def test_mysql_times_and_differences_are_durations_as_mysql_writes_them(
     assert "| -01:30:00 | 838:59:59.5 | -26:30:00 |" in result.render()
 
 
-def test_duckdb_intervals_keep_their_months(tmp_path: Path) -> None:
+def test_duckdb_intervals_keep_their_months_and_floats_their_digits(tmp_path: Path) -> None:
     """Python's timedelta counts a month as 30 days: age() of 1 year 1 month 17 days was
     '407 days, 0:00:00'."""
     import duckdb
@@ -244,7 +244,11 @@ def test_duckdb_intervals_keep_their_months(tmp_path: Path) -> None:
             ("SELECT age(TIMESTAMP '2024-03-01', TIMESTAMP '2023-01-15') AS d",
              "d\n1 year 1 month 17 days\n"),
             ("SELECT INTERVAL 3 MONTH AS a, INTERVAL (-1) DAY AS b, 2.5::DOUBLE AS x, "
-             "NULL::INTERVAL AS n", "a,b,x,n\n3 months,-1 day,2.5,\n")]:
+             "NULL::INTERVAL AS n", "a,b,x,n\n3 months,-1 day,2.5,\n"),
+            # a FLOAT was its double's digits, 0.10000000149011612, on every path
+            ("SELECT 0.1::FLOAT AS f", "f\n0.1\n"),
+            ("SELECT 0.1::FLOAT AS f, [1] AS l, 'nan'::FLOAT AS n, 1e20::FLOAT AS big",
+             'f,l,n,big\n0.1,[1],NaN,1e+20\n')]:
         result = db_execute_sql_op(ctx, "duck", query)
         assert (ctx.workspace / result.csv_filename).read_text() == text
 

@@ -208,7 +208,7 @@ def test_execute_rock_count_and_row_lookup_with_inferred_keys(ops_ctx) -> None: 
 
 
 @pytest.mark.spark
-def test_intervals_are_durations_or_sparks_text(ops_ctx) -> None:  # noqa: ANN001
+def test_intervals_maps_floats_and_variants_as_written(ops_ctx) -> None:  # noqa: ANN001
     """A day-time interval came out as Python's '1 day, 2:03:04.500000', a year-month one
     failed with "Spark rejected the query: 21" (pyarrow reads no such type) and a calendar
     interval was the list [14, 3, 14706500000000]."""
@@ -219,6 +219,11 @@ def test_intervals_are_durations_or_sparks_text(ops_ctx) -> None:  # noqa: ANN00
     assert (ops_ctx.workspace / result.csv_filename).read_text() == (
         "a,b,c,d\n26:03:04.5,-26:30:00,INTERVAL '1-2' YEAR TO MONTH,"
         "1 years 2 months 3 days 4 hours 5 minutes 6.5 seconds\n")
+    # A map was its (key, value) pairs, a FLOAT its double's digits, a VARIANT its bytes.
+    other = db_execute_sql_op(ops_ctx, "chinook", "SELECT map('k', 1) AS m, CAST(0.1 AS FLOAT) "
+                              "AS f, parse_json('{\"a\": [1, 2]}') AS j")
+    assert (ops_ctx.workspace / other.csv_filename).read_text() == (
+        'm,f,j\n"{""k"": 1}",0.1,"{""a"":[1,2]}"\n')
     with pytest.raises(QueryExecutionError, match=r"has a value nl2sql cannot read \(KeyError: "
                        r"21\); cast unusual columns \(intervals, nested values\) to STRING"):
         db_execute_sql_op(ops_ctx, "chinook", "SELECT array(INTERVAL '1-2' YEAR TO MONTH) AS e")

@@ -348,8 +348,9 @@ class DuckdbOperations(DbOperations):
     def _bounded(self, raw: Any, query: str) -> str:
         """``query`` with its columns named ``c0, c1...``, each text or binary value over
         ``max_value_bytes`` turned into an error by DuckDB itself, before it is handed out,
-        and intervals as DuckDB writes them (``1 year 2 months``; Python's ``timedelta``
-        counts a month as 30 days)."""
+        intervals as DuckDB writes them (``1 year 2 months``; Python's ``timedelta``
+        counts a month as 30 days) and a 4-byte ``FLOAT`` as the double of its shortest
+        digits, as PostgreSQL writes a ``real`` (``0.1``, not ``0.10000000149011612``)."""
         relation = raw.sql(query)  # binds (types), runs nothing
         limit = self.connection.config.max_value_bytes
         names = [f"c{i}" for i in range(len(relation.columns))]
@@ -362,6 +363,8 @@ class DuckdbOperations(DbOperations):
                                f"ELSE {name} END AS {name}")
             elif str(kind) == "INTERVAL":
                 checked.append(f"CAST({name} AS VARCHAR) AS {name}")
+            elif str(kind) == "FLOAT":  # 0.1, not its double 0.10000000149011612
+                checked.append(f"CAST(CAST({name} AS VARCHAR) AS DOUBLE) AS {name}")
             else:
                 checked.append(name)
         body = query.rstrip().rstrip(";")

@@ -393,7 +393,15 @@ def python_values(column: Any) -> list[Any]:
 
     if pa.types.is_timestamp(column.type) and column.type.tz is not None:
         column = pc.local_timestamp(column)
+    if pa.types.is_map(column.type):  # Arrow hands out a map as (key, value) pairs
+        return [None if pairs is None else {_json_key(key): value for key, value in pairs}
+                for pairs in column.to_pylist()]
     return column.to_pylist()
+
+
+def _json_key(key: Any) -> Any:
+    """A map key as a JSON object can have it (a struct or array key as its text)."""
+    return key if isinstance(key, (str, int, float, bool)) or key is None else str(key)
 
 
 def _arrow_csv_writer(sink: ResultSink, schema: Any) -> Any:
@@ -438,9 +446,11 @@ class SparkOperations(DbOperations):
     def _bounded(self, session: Any, body: str, max_rows: int) -> str:
         """``body`` wrapped for the row cap, each text or binary value over ``max_value_bytes``
         turned into an error on the server (``raise_error``), so no such value is ever sent,
-        and intervals with months as Spark writes them (``INTERVAL '1-2' YEAR TO MONTH``:
-        pyarrow cannot read a year-month interval, and a month has no fixed length): the
-        columns' types come from an analysis of the query (nothing runs)."""
+        intervals with months as Spark writes them (``INTERVAL '1-2' YEAR TO MONTH``:
+        pyarrow cannot read a year-month interval, and a month has no fixed length), a
+        ``VARIANT`` as its JSON text and a 4-byte ``FLOAT`` as the double of its shortest
+        digits (``0.1``, not ``0.10000000149011612``): the columns' types come from an
+        analysis of the query (nothing runs)."""
         wrapped = f"{_WRAP_PREFIX}{body}\n) AS nl2sql_result"
         fields = query_frame(session, wrapped).schema.fields
         limit = self.connection.config.max_value_bytes
@@ -452,8 +462,10 @@ class SparkOperations(DbOperations):
             if kind in _SIZED_TYPES:
                 checked.append(f"CASE WHEN octet_length({name}) > {limit} THEN "
                                f"raise_error('{_VALUE_TOO_BIG}') ELSE {name} END AS {alias}")
-            elif kind in _MONTH_INTERVALS:  # a day-time interval is a duration (timedelta)
+            elif kind in _MONTH_INTERVALS or kind == "variant":  # day-time: a duration
                 checked.append(f"CAST({name} AS STRING) AS {alias}")
+            elif kind == "float":  # 0.1, not its double 0.10000000149011612
+                checked.append(f"CAST(CAST({name} AS STRING) AS DOUBLE) AS {alias}")
             else:
                 checked.append(f"{name} AS {alias}")
         return (f"SELECT {', '.join(checked) or '*'} FROM (\n{body}\n) AS "
