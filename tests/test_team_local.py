@@ -103,7 +103,7 @@ async def test_a_failing_audit_write_never_fails_the_call(config: Path, tmp_path
     async with Client(server) as client:
         result = await client.call_tool("db_execute_sql", {"db_id": "chinook",
                                                            "query": "SELECT 1 AS one"})
-    assert not result.is_error and "1 rows" in result.content[0].text
+    assert not result.is_error and "1 row x 1 column" in result.content[0].text
     from nl2sql.access.audit import flush_all
 
     assert flush_all(timeout=30)
