@@ -557,12 +557,18 @@ def test_a_view_of_a_dropped_table_is_left_out_with_a_warning(
         "CREATE VIEW broken AS SELECT x FROM gone;"
         "CREATE VIEW names AS SELECT name FROM kept;"
         "DROP TABLE gone;"))
-    with caplog.at_level("WARNING", logger="nl2sql.inspection.base"):
-        result = annotate_database(db.config, tmp_path)
-    assert [t.name for t in result.db_info.tables] == ["kept", "names"]
-    assert result.db_info.table("names").is_view
-    assert [r.getMessage().split(" (")[0] for r in caplog.records] == [
+    info, warned = annotated_and_warned(db, tmp_path, caplog)
+    assert [t.name for t in info.tables] == ["kept", "names"] and info.table("names").is_view
+    assert [message.split(" (")[0] for message in warned] == [
         "broken left out of the schema: the database cannot describe it"]
+
+
+def annotated_and_warned(db: BackendDb, data_dir: Path, caplog: pytest.LogCaptureFixture
+                         ) -> tuple[DbInfo, list[str]]:
+    """The database annotated, and the inspection's warnings while it was."""
+    with caplog.at_level("WARNING", logger="nl2sql.inspection.base"):
+        result = annotate_database(db.config, data_dir)
+    return result.db_info, [record.getMessage() for record in caplog.records]
 
 
 def test_sqlite_virtual_tables_without_their_shadow_tables(
@@ -576,11 +582,10 @@ def test_sqlite_virtual_tables_without_their_shadow_tables(
         "INSERT INTO docs VALUES ('Hello', 'world of text');"
         "CREATE VIRTUAL TABLE boxes USING rtree(id, minx, maxx);"
         "CREATE TABLE kept (id INTEGER PRIMARY KEY);"))
-    with caplog.at_level("WARNING", logger="nl2sql.inspection.base"):
-        result = annotate_database(db.config, tmp_path)
-    assert [t.name for t in result.db_info.tables] == ["docs", "kept"]
-    assert [c.name for c in result.db_info.table("docs").columns] == ["title", "body"]
-    assert [r.getMessage() for r in caplog.records] == [
+    info, warned = annotated_and_warned(db, tmp_path, caplog)
+    assert [t.name for t in info.tables] == ["docs", "kept"]
+    assert [c.name for c in info.table("docs").columns] == ["title", "body"]
+    assert warned == [
         "boxes left out of the schema: the database cannot describe it (not authorized)"]
 
 
