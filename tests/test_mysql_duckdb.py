@@ -11,6 +11,7 @@ import pytest
 from conftest import BackendDb, write_dbs_yaml
 from test_enums import captured_statements
 
+from nl2sql.annotation.pipeline import annotate_database
 from nl2sql.schema.cache import save_db_info
 from nl2sql.config.registry import DbConnectionConfig, DbConnectionConfigs
 from nl2sql.db.base import create_connection
@@ -277,3 +278,15 @@ def test_mariadb_system_versioned_tables_are_counted(make_db: Callable[..., Back
     with create_connection(db.config) as connection:
         info = DbSchemaExtractor(connection).extract()
     assert info.table("price").row_count == 2
+
+
+def test_duckdb_float_samples_show_their_own_digits(make_db: Callable[..., BackendDb],
+                                                    tmp_path: Path) -> None:
+    """A FLOAT column's sample rows showed its double's digits (0.10000000149011612), where a
+    query's result shows 0.1."""
+    db = make_db("duckdb", "floats", script=(
+        "CREATE TABLE reading (id INTEGER PRIMARY KEY, level FLOAT, exact DOUBLE);"
+        "INSERT INTO reading VALUES (1, 0.1, 0.1), (2, NULL, 2.5);"))
+    result = annotate_database(db.config, tmp_path)
+    assert result.db_info.table("reading").sample_data_csv.splitlines() == [
+        "id,level,exact", "1,0.1,0.1", "2,,2.5"]

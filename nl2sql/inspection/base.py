@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
-from sqlalchemy import Connection, FromClause, TableClause, inspect, select
+from sqlalchemy import ColumnElement, Connection, FromClause, TableClause, inspect, select
 from sqlalchemy.engine.reflection import Inspector, ObjectKind
 from sqlalchemy.exc import CompileError, DBAPIError, UnreflectableTableError
 from sqlalchemy.types import NullType
@@ -382,6 +382,10 @@ class DbSchemaInspector(ABC):
     def database_comment(self, conn: Connection) -> str | None:
         """The database's own comment, where the backend has one."""
         return None
+
+    def sample_column(self, column: ColumnElement[Any], data_type: str) -> ColumnElement[Any]:
+        """How a sample row reads a column of ``data_type`` (as it is, by default)."""
+        return column
 
     # -- enum screening of big tables (``nl2sql.inspection.enums``) ---------------------------
     def planner_stats(self, conn: Connection, schema: str | None, table_name: str,

@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, FromClause, TableClause, column, text
+from sqlalchemy import (ColumnElement, Connection, Double, FromClause, String, TableClause,
+                        cast, column, text)
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.types import NullType
 
@@ -125,6 +126,12 @@ class DuckdbSchemaInspector(DbSchemaInspector):
                     broken.add(view)
                     conn.rollback()
         return broken
+
+    def sample_column(self, column: ColumnElement[Any], data_type: str) -> ColumnElement[Any]:
+        # A FLOAT by its shortest digits (0.1), as results write it, not its double's.
+        if data_type.upper() == "FLOAT":
+            return cast(cast(column, String), Double).label(column.key)
+        return column
 
     def _index(self, name: str, columns: Sequence[str], unique: bool,
                primary: bool) -> dict[str, Any]:

@@ -72,7 +72,9 @@ def collect_sample(connection: DbConnection, table_info: TableInfo,
     names = [c.name for c in table_info.columns]
     source = table(table_info.relation_name, *[column(n) for n in names],
                    schema=table_info.schema_name or connection.schema)
-    query = select(*[source.c[n] for n in names]).limit(settings.rows)
+    inspector = create_inspector(connection)
+    query = select(*[inspector.sample_column(source.c[c.name], c.data_type)
+                     for c in table_info.columns]).limit(settings.rows)
     order = _sample_order(connection, table_info)
     if order:
         query = query.order_by(*[source.c[n] for n in order])
