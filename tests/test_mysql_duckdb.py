@@ -290,3 +290,18 @@ def test_duckdb_float_samples_show_their_own_digits(make_db: Callable[..., Backe
     result = annotate_database(db.config, tmp_path)
     assert result.db_info.table("reading").sample_data_csv.splitlines() == [
         "id,level,exact", "1,0.1,0.1", "2,,2.5"]
+
+
+def test_mysql_column_names_with_a_backtick(make_db: Callable[..., BackendDb],
+                                            tmp_path: Path) -> None:
+    """SQLAlchemy reflected `a``b` for a column named a`b: the schema named a column that does
+    not exist, and the table's sample rows failed."""
+    db = make_db("mysql", "quoted", script=(
+        "CREATE TABLE tick (`i``d` INT PRIMARY KEY, `no``te` VARCHAR(10), INDEX ix (`no``te`));"
+        "INSERT INTO tick VALUES (1, 'x');"))
+    info = annotate_database(db.config, tmp_path).db_info
+    tick = info.table("tick")
+    assert [c.name for c in tick.columns] == ["i`d", "no`te"]
+    assert tick.primary_key == ["i`d"] and [i.columns for i in tick.indexes
+                                            if i.name == "ix"] == [["no`te"]]
+    assert tick.sample_data_csv.splitlines() == ["i`d,no`te", "1,x"]

@@ -47,6 +47,26 @@ WHERE CONSTRAINT_SCHEMA = {_SCHEMA}
 """)
 
 
+def _unescape_names(reflected: ReflectedSchema) -> None:
+    """Column names as the server has them: SQLAlchemy reads them from ``SHOW CREATE TABLE``
+    without undoing its quoting, so a column named ``a`b`` comes back ``a``b`` (and every query
+    of it, the sample rows first, fails)."""
+    def name(text: str) -> str:
+        return text.replace("``", "`")
+
+    for columns in reflected.columns.values():
+        for column in columns:
+            column["name"] = name(column["name"])
+    for key in reflected.primary_keys.values():
+        key["constrained_columns"] = [name(c) for c in key.get("constrained_columns") or []]
+    for entries, fields in ((reflected.foreign_keys, ("constrained_columns", "referred_columns")),
+                            (reflected.indexes, ("column_names",)),
+                            (reflected.unique_constraints, ("column_names",))):
+        for entry in (entry for listed in entries.values() for entry in listed):
+            for field in fields:
+                entry[field] = [name(c) if c else c for c in entry.get(field) or []]
+
+
 class MysqlSchemaInspector(DbSchemaInspector):
     default_index_type = "BTREE"
     #: A view of a dropped table; on MariaDB also a view calling a function that writes,
@@ -88,6 +108,7 @@ class MysqlSchemaInspector(DbSchemaInspector):
         return {(table, column): declared for table, column, declared in rows}
 
     def _complete_types(self, conn: Connection, reflected: ReflectedSchema) -> None:
+        _unescape_names(reflected)
         super()._complete_types(conn, reflected)
         if not getattr(conn.dialect, "is_mariadb", False):
             return
