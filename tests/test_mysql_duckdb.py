@@ -305,3 +305,34 @@ def test_mysql_column_names_with_a_backtick(make_db: Callable[..., BackendDb],
     assert tick.primary_key == ["i`d"] and [i.columns for i in tick.indexes
                                             if i.name == "ix"] == [["no`te"]]
     assert tick.sample_data_csv.splitlines() == ["i`d,no`te", "1,x"]
+
+
+def test_mysql_geometries_are_their_wkt(make_db: Callable[..., BackendDb],
+                                        make_registry: Callable[..., DbConnectionConfigs]) -> None:
+    """A GEOMETRY value was its storage bytes as hex (\\x000000000101000000...)."""
+    shapes = ["POINT(1 2.5)", "LINESTRING(0 0,1 1,2 0.5)",
+              "POLYGON((0 0,4 0,4 4,0 4,0 0),(1 1,2 1,2 2,1 1))", "MULTIPOINT(1 1,2 2)",
+              "MULTILINESTRING((0 0,1 1),(2 2,3 3))",
+              "MULTIPOLYGON(((0 0,1 0,1 1,0 0)),((5 5,6 5,6 6,5 5)))",
+              "GEOMETRYCOLLECTION(POINT(1 1),LINESTRING(0 0,1 1))"]
+    values = ", ".join(f"({i}, ST_GeomFromText('{shape}'))" for i, shape in enumerate(shapes))
+    db = make_db("mysql", "places", script=(
+        f"CREATE TABLE place (id INT PRIMARY KEY, shape GEOMETRY);"
+        f"INSERT INTO place VALUES {values}, (7, ST_GeomFromText('POINT(-73.98 40.75)', 4326)),"
+        f" (8, NULL);"))
+    ctx = OpsContext(make_registry(db.config))
+    result = db_execute_sql_op(ctx, "places", "SELECT shape, ST_AsText(shape) AS server "
+                               "FROM place ORDER BY id")
+    with (ctx.workspace / result.csv_filename).open(newline="") as handle:
+        rows = list(csv.reader(handle))[1:]
+    assert [row[0] for row in rows[:7]] == [row[1] for row in rows[:7]] == shapes
+    # in storage order, x y (MySQL 8's ST_AsText puts latitude first for SRID 4326)
+    assert rows[7][0] == "SRID=4326;POINT(-73.98 40.75)" and rows[8] == ["", ""]
+
+
+def test_bytes_that_are_no_geometry_stay_bytes() -> None:
+    from nl2sql.db.mysql_geometry import geometry_text
+
+    for value in (b"", b"\x00\x00\x00\x00\x01\x09\x00\x00\x00",
+                  b"\x00\x00\x00\x00\x01\x01\x00\x00\x00" + b"\x00" * 16 + b"extra"):
+        assert geometry_text(value) == value

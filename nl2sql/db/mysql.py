@@ -32,6 +32,7 @@ from nl2sql.db.base import (Admission, DbConnection, DbOperations, QueryStats, R
 from nl2sql._call_stop import stop_with
 from nl2sql.db.logins import LoginPrivileges, few
 from nl2sql.errors import DatabaseConnectionError, QueryExecutionError, QueryTimeoutError
+from nl2sql.db.mysql_geometry import geometry_text
 from nl2sql.db.mysql_reach import SYSTEM_SCHEMAS, query_reach, reached_functions
 from nl2sql.sql_guard.user_functions import UserFunctions, from_view_definitions
 from nl2sql.workspace import column_types
@@ -97,10 +98,11 @@ def _conversions() -> dict[Any, Any]:
     """The driver's value conversions: dates and times convert as PyMySQL converts them (a
     value that is no valid date, e.g. ``0000-00-00``, stays its text instead of becoming NULL,
     as mysqlclient's own converters would make it); a ``BIT`` is its number (``1`` for a
-    ``BIT(1)`` flag, not the byte ``\x01``)."""
+    ``BIT(1)`` flag, not the byte ``\x01``), a ``GEOMETRY`` its WKT (``POINT(1 2)``)."""
     return {**_DRIVER_CONVERSIONS, FIELD_TYPE.DATE: convert_date,
             FIELD_TYPE.DATETIME: convert_datetime, FIELD_TYPE.TIMESTAMP: convert_datetime,
-            FIELD_TYPE.TIME: convert_timedelta, FIELD_TYPE.BIT: _bit_number}
+            FIELD_TYPE.TIME: convert_timedelta, FIELD_TYPE.BIT: _bit_number,
+            FIELD_TYPE.GEOMETRY: geometry_text}
 
 
 def _export_conversions(common: dict[Any, Any]) -> dict[Any, Any]:
