@@ -230,6 +230,19 @@ def test_intervals_maps_floats_and_variants_as_written(ops_ctx) -> None:  # noqa
 
 
 @pytest.mark.spark
+def test_a_variant_over_the_value_limit_is_refused(chinook_cfg: DbConnectionConfig,
+                                                  chinook_info, tmp_path: Path) -> None:  # noqa: ANN001
+    """A VARIANT goes as its JSON text, so the text's size is checked as any string's."""
+    small = chinook_cfg.model_copy(update={"max_value_bytes": 1024})
+    ops = create_operations(create_connection(small), chinook_info)
+    writer = CsvResultWriter(tmp_path / "big.csv")
+    with pytest.raises(QueryExecutionError, match=r"larger than the limit of 1,024 bytes"):
+        ops.execute_select_query("SELECT parse_json(to_json(collect_list(Name))) AS j "
+                                 "FROM artist", writer)  # 275 names, ~4,000 bytes
+    writer.discard()
+
+
+@pytest.mark.spark
 def test_results_stream_with_row_cap_and_equal_direct_query(
         chinook_cfg: DbConnectionConfig, chinook_info, spark_server, tmp_path: Path) -> None:  # noqa: ANN001
     ops = create_operations(create_connection(chinook_cfg), chinook_info)

@@ -459,10 +459,11 @@ class SparkOperations(DbOperations):
         for name, field in zip(names, fields):
             alias = "`" + field.name.replace("`", "``") + "`"
             kind = field.dataType.typeName()
-            if kind in _SIZED_TYPES:
-                checked.append(f"CASE WHEN octet_length({name}) > {limit} THEN "
-                               f"raise_error('{_VALUE_TOO_BIG}') ELSE {name} END AS {alias}")
-            elif kind in _MONTH_INTERVALS or kind == "variant":  # day-time: a duration
+            if kind in _SIZED_TYPES or kind == "variant":
+                value = f"CAST({name} AS STRING)" if kind == "variant" else name
+                checked.append(f"CASE WHEN octet_length({value}) > {limit} THEN "
+                               f"raise_error('{_VALUE_TOO_BIG}') ELSE {value} END AS {alias}")
+            elif kind in _MONTH_INTERVALS:  # a day-time interval is a duration (timedelta)
                 checked.append(f"CAST({name} AS STRING) AS {alias}")
             elif kind == "float":  # 0.1, not its double 0.10000000149011612
                 checked.append(f"CAST(CAST({name} AS STRING) AS DOUBLE) AS {alias}")
