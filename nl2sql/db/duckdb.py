@@ -285,28 +285,30 @@ class DuckdbOperations(DbOperations):
             if isinstance(sink, CsvResultSink) and not is_explain:
                 relation = raw.sql(statement.query)  # binds the query (types), runs nothing
                 names = [kind.id for kind in relation.types]
+                bounded = self._bounded(statement.query, relation.types)
                 if hasattr(getattr(sink, "sink", sink), "write_csv_block") \
                         and arrow_formats(relation.types):
-                    return _typed(raw, self._stream_arrow(raw, statement.query,
-                                                          relation.columns, sink, max_rows), names)
+                    return _typed(raw, self._stream_arrow(raw, bounded, relation.columns, sink,
+                                                          max_rows), names)
                 record = csv_record_sql(relation.types)
                 if record is not None:
-                    return _typed(raw, self._stream_csv(raw, statement.query, relation.columns,
-                                                        record, sink, max_rows), names)
+                    return _typed(raw, self._stream_csv(raw, bounded, relation.columns, record,
+                                                        sink, max_rows), names)
                 # The rest (floats, timestamps, nested values...) as Python values, intervals
                 # as DuckDB's text (``_bounded``): Python's timedelta has no months.
-                raw.execute(self._bounded(raw, statement.query))
+                raw.execute(bounded)
                 return _typed(raw, self._drain(raw, sink, relation.columns, max_rows), names)
             raw.execute(statement)
             columns = [d[0] for d in raw.description or ()]
             return _typed(raw, self._drain(raw, sink, columns, max_rows),
                           [str(getattr(d[1], "id", d[1])) for d in raw.description or ()])
 
-    def _stream_csv(self, raw: Any, query: str, columns: list[str], record: str,
+    def _stream_csv(self, raw: Any, bounded: str, columns: list[str], record: str,
                     sink: CsvResultSink, max_rows: int) -> QueryStats:
-        """DuckDB writes each CSV record itself (``csv_record_sql``); Python only moves bytes.
-        Several times faster than formatting Python values (bench/export_mysql_duckdb.py)."""
-        raw.execute(f"SELECT {record} FROM ({self._bounded(raw, query)}) AS nl2sql_bounded "
+        """DuckDB writes each CSV record of ``bounded`` (the query as ``_bounded`` wraps it)
+        itself (``csv_record_sql``); Python only moves bytes. Several times faster than
+        formatting Python values (bench/export_mysql_duckdb.py)."""
+        raw.execute(f"SELECT {record} FROM ({bounded}) AS nl2sql_bounded "
                     f"LIMIT {max_rows + 1}")
         sink.begin(columns)
         count, truncated = 0, False
@@ -320,12 +322,12 @@ class DuckdbOperations(DbOperations):
                 break
         return QueryStats(columns, count, truncated)
 
-    def _stream_arrow(self, raw: Any, query: str, columns: list[str], sink: Any,
+    def _stream_arrow(self, raw: Any, bounded: str, columns: list[str], sink: Any,
                       max_rows: int) -> QueryStats:
         """DuckDB hands the result out as Arrow record batches and ``nl2sql.workspace.csv_arrow`` writes
         their CSV records in Arrow's kernels: no Python object per value, and no per-record
         string to move either (bench/export_mysql_duckdb.py)."""
-        relation = raw.sql(f"{self._bounded(raw, query)} LIMIT {max_rows + 1}")
+        relation = raw.sql(f"{bounded} LIMIT {max_rows + 1}")
         # The relation's reader (a DB-API result's makes an extra copy of the rows); DuckDB 2
         # calls it to_arrow_reader, 1.x fetch_arrow_reader.
         reader = getattr(relation, "to_arrow_reader", None) or relation.fetch_arrow_reader
@@ -345,17 +347,17 @@ class DuckdbOperations(DbOperations):
             reader.close()
         return QueryStats(columns, count, truncated)
 
-    def _bounded(self, raw: Any, query: str) -> str:
+    def _bounded(self, query: str, types: list[Any]) -> str:
         """``query`` with its columns named ``c0, c1...``, each text or binary value over
         ``max_value_bytes`` turned into an error by DuckDB itself, before it is handed out,
         intervals as DuckDB writes them (``1 year 2 months``; Python's ``timedelta``
         counts a month as 30 days) and a 4-byte ``FLOAT`` as the double of its shortest
-        digits, as PostgreSQL writes a ``real`` (``0.1``, not ``0.10000000149011612``)."""
-        relation = raw.sql(query)  # binds (types), runs nothing
+        digits, as PostgreSQL writes a ``real`` (``0.1``, not ``0.10000000149011612``).
+        ``types``: the query's column types, from the relation it was bound to."""
         limit = self.connection.config.max_value_bytes
-        names = [f"c{i}" for i in range(len(relation.columns))]
+        names = [f"c{i}" for i in range(len(types))]
         checked = []
-        for name, kind in zip(names, relation.types):
+        for name, kind in zip(names, types):
             size = {"VARCHAR": f"strlen({name})", "BLOB": f"octet_length({name})"}.get(
                 str(kind))
             if size:

@@ -4,7 +4,6 @@ values, and index cardinalities for enum screening (no table scan)."""
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,7 +13,6 @@ from sqlalchemy.exc import DBAPIError
 from nl2sql.inspection.base import DbSchemaInspector, ReflectedSchema, RowCount
 from nl2sql.inspection.statistics import ColumnStats, EnumScreeningSettings
 
-log = logging.getLogger(__name__)
 _SCHEMA = "COALESCE(:schema, DATABASE())"
 # Every index with its access method (BTREE, HASH, FULLTEXT, SPATIAL) and cardinality.
 _STATISTICS_SQL = text(f"""
