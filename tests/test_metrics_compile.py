@@ -50,12 +50,34 @@ def test_filters_templates_and_order(ops: OpsContext) -> None:
                           "{{ Dimension('order__ordered_at').grain('year') }} = '2024-01-01'") == (
         "customer__country = 'US' AND metric_time__month > '2024-01-01' AND customer > 3 AND "
         "order__ordered_at__year = '2024-01-01'")
+    # MetricFlow's keyword arguments and entity paths, and the 2023 lower-case spelling
+    assert read_templates("{{ TimeDimension('metric_time', grain='Month') }} = '2024-01-01' AND "
+                          "{{ TimeDimension('metric_time', time_granularity_name='year') }} "
+                          "> '2023-01-01' AND "
+                          "{{ Dimension('customer__country', entity_path=['order']) }} = 'US' "
+                          "AND {{dimension('status', entity_path=['order'])}} = 'paid' AND "
+                          "{{ Dimension('customer__country').descending(True) }} > 'A'") == (
+        "metric_time__month = '2024-01-01' AND metric_time__year > '2023-01-01' AND "
+        "order__customer__country = 'US' AND order__status = 'paid' AND "
+        "customer__country > 'A'")
     rows = _rows(ops, metrics=["order_count"], dimensions=["order__status"],
                  where=["{{ Dimension('order__channel') }} = 'web'",
                         "order__status IN ('paid', 'shipped') OR order__status = 'cancelled'"],
                  order_by=["order_count desc"], limit=2)
     assert len(rows) == 2 and int(rows[0][1]) >= int(rows[1][1])
     assert {row[0] for row in rows} <= {"paid", "shipped", "cancelled"}
+
+
+def test_a_filter_at_a_grain_keeps_the_whole_period(ops: OpsContext) -> None:
+    """``TimeDimension('metric_time', grain='month') = '<month>'`` holds for every day of the
+    month (the keyword was dropped: the filter then held for the month's first day alone)."""
+    months = _rows(ops, metrics=["order_count"], dimensions=["metric_time__month"])
+    month, count = max(months, key=lambda row: int(row[1]))
+    for template in ("{{ TimeDimension('metric_time', grain='month') }}",
+                     "{{ TimeDimension('metric_time', 'month') }}",
+                     "{{ Dimension('metric_time').grain('month') }}"):
+        assert _rows(ops, metrics=["order_count"], where=[f"{template} = '{month}'"]) == [[count]]
+    assert int(count) > 1
 
 
 @pytest.mark.parametrize(("query", "message"), [
@@ -71,6 +93,17 @@ def test_filters_templates_and_order(ops: OpsContext) -> None:
     ({"metrics": ["revenue"], "where": ["customer__country = 'x'; DROP TABLE books"]},
      "does not parse"),
     ({"metrics": ["revenue"], "where": ["nobody__here = 1"]}, "Unknown group-by 'nobody__here'"),
+    ({"metrics": ["revenue"],
+      "where": ["{{ TimeDimension('metric_time', 'day', date_part_name='year') }} = 2024"]},
+     "date parts are not read (compare the grain's first day instead"),
+    ({"metrics": ["revenue"], "where": ["{{ Dimension('order__ordered_at').date_part('year') }} > 1"]},
+     "date parts are not read"),
+    ({"metrics": ["revenue"], "where": ["{{ Metric('revenue', group_by=['customer']) }} > 10"]},
+     "filters on Metric(...) are not supported"),
+    ({"metrics": ["revenue"], "where": ["{{ Dimension('customer__country', 'x', 'y', 'z') }} = 1"]},
+     "cannot be read: Dimension() takes from 1 to 3 positional arguments"),
+    ({"metrics": ["revenue"], "where": ["{{ TimeDimension('metric_time', 'fortnight') }} > '2024'"]},
+     "grain 'fortnight' is not one of day, week, month, quarter, year"),
     ({"metrics": ["revenue_change"]}, "needs one time group-by"),
     ({"metrics": ["revenue"], "order_by": ["-books_sold"]},
      "order_by '-books_sold' is not a metric or group-by of the query"),

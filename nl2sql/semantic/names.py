@@ -12,6 +12,7 @@ the names they stand for.
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 
@@ -19,10 +20,7 @@ from nl2sql.errors import MetricQueryError, did_you_mean
 from nl2sql.semantic.model import GRAINS, Metric, SemanticModel, Table
 
 METRIC_TIME = "metric_time"
-_TEMPLATE = re.compile(
-    r"\{\{\s*(Dimension|TimeDimension|Entity)\(\s*['\"]([^'\"]+)['\"]"
-    r"(?:\s*,\s*['\"]([^'\"]+)['\"])?[^)]*\)"
-    r"(?:\s*\.\s*grain\(\s*['\"]([^'\"]+)['\"]\s*\))?\s*\}\}")
+_JINJA = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -44,21 +42,113 @@ class GroupBy:
 
 
 def read_templates(condition: str) -> str:
-    """A dbt filter with its ``{{ Dimension('...') }}`` templates replaced by group-by names."""
+    """A dbt filter with its ``{{ Dimension('...') }}`` templates replaced by group-by names.
 
-    def replace(match: re.Match[str]) -> str:
-        kind, name, grain, method_grain = match.groups()
-        grain = grain or method_grain
-        if kind == "Entity" or not grain:
-            return name
-        return f"{name}__{grain.lower()}"
+    Each template is read as the call it is (Python's parser; Jinja's call syntax is the same),
+    with MetricFlow's arguments: ``Dimension(name, entity_path)``, ``TimeDimension(name,
+    time_granularity_name, entity_path, date_part_name)``, ``Entity(name, entity_path)``,
+    ``.grain('month')``; an ``entity_path`` goes before the name's own entities. What nl2sql
+    cannot honour (a date part, a ``Metric(...)`` filter) is an error, never dropped."""
+    return _JINJA.sub(lambda match: _template_name(match.group(1), condition), condition)
 
-    text = _TEMPLATE.sub(replace, condition)
-    if "{{" in text:
-        raise MetricQueryError(f"the filter {condition!r} uses a template nl2sql does not read; "
-                               f"use Dimension('...'), TimeDimension('...', 'grain') or "
-                               f"Entity('...'), or plain group-by names.")
-    return text
+
+def _unread(condition: str, why: str) -> MetricQueryError:
+    return MetricQueryError(f"the filter {condition.strip()!r} {why}; use Dimension('...'), "
+                            f"TimeDimension('...', 'grain') or Entity('...'), or plain "
+                            f"group-by names.")
+
+
+def _template_name(source: str, condition: str) -> str:
+    """The group-by name one ``{{ ... }}`` template stands for."""
+    try:
+        node = ast.parse(source.strip(), mode="eval").body
+    except SyntaxError:
+        raise _unread(condition, "uses a template nl2sql does not read") from None
+    methods: list[tuple[str, list[object]]] = []
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        methods.insert(0, (node.func.attr, _literals(node.args, condition)))
+        node = node.func.value
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id in _CALLS):
+        raise _unread(condition, "uses a template nl2sql does not read (filters on "
+                                 "Metric(...) are not supported)")
+    keywords = {k.arg or "": _literal(k.value, condition) for k in node.keywords}
+    call = _CALLS[node.func.id]
+    try:
+        template = call(*_literals(node.args, condition), **keywords)
+        for method, args in methods:
+            if method == "grain" and len(args) == 1:
+                template = template.at(args[0])
+            elif method == "date_part":
+                raise TypeError(_DATE_PART)
+            elif method != "descending":
+                raise TypeError(f".{method}() is not read")
+    except TypeError as error:
+        why = str(error).replace(f"{call.__name__}()", f"{node.func.id}()")
+        raise _unread(condition, f"cannot be read: {why}") from None
+    return template.name
+
+
+def _literals(nodes: list[ast.expr], condition: str) -> list[object]:
+    return [_literal(node, condition) for node in nodes]
+
+
+def _literal(node: ast.expr, condition: str) -> object:
+    try:
+        return ast.literal_eval(node)
+    except ValueError:
+        raise _unread(condition, "passes a template something other than text") from None
+
+
+@dataclass(frozen=True)
+class _Template:
+    """What a filter template names: entities, the element, and a grain for time."""
+
+    path: tuple[str, ...]
+    grain: str | None = None
+
+    @property
+    def name(self) -> str:
+        return "__".join(self.path + ((self.grain,) if self.grain else ()))
+
+    def at(self, grain: object) -> _Template:
+        if not isinstance(grain, str) or grain.lower() not in GRAINS:
+            raise TypeError(f"grain {grain!r} is not one of {', '.join(GRAINS)}")
+        if self.grain not in (None, grain.lower()):
+            raise TypeError(f"two grains ({self.grain} and {grain.lower()})")
+        return _Template(self.path, grain.lower())
+
+
+def _named(name: object, entity_path: object) -> _Template:
+    if not isinstance(name, str) or not isinstance(entity_path, (list, tuple)) \
+            or not all(isinstance(entity, str) for entity in entity_path):
+        raise TypeError("it takes a name and a list of entity names")
+    parts, grain = _split_grain(name.split("__"))
+    return _Template((*entity_path, *parts), grain)
+
+
+def _dimension(dimension_name: object, entity_path: object = (),
+               descending: object = None) -> _Template:
+    return _named(dimension_name, entity_path)
+
+
+def _time_dimension(time_dimension_name: object, time_granularity_name: object = None,
+                    entity_path: object = (), date_part_name: object = None,
+                    descending: object = None, grain: object = None) -> _Template:
+    if date_part_name is not None:
+        raise TypeError(_DATE_PART)
+    template = _named(time_dimension_name, entity_path)
+    for wanted in (time_granularity_name, grain):
+        if wanted is not None:
+            template = template.at(wanted)
+    return template
+
+
+_DATE_PART = "date parts are not read (compare the grain's first day instead: " \
+    "TimeDimension('metric_time', 'year') = '2024-01-01')"
+_CALLS = {"Dimension": _dimension, "dimension": _dimension,
+          "TimeDimension": _time_dimension, "time_dimension": _time_dimension,
+          "Entity": _dimension, "entity": _dimension}
 
 
 def resolve(model: SemanticModel, name: str) -> GroupBy:
