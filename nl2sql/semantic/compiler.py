@@ -25,7 +25,7 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 
 from nl2sql.errors import MetricQueryError
-from nl2sql.semantic.model import GRAINS, Metric, SemanticModel, Window
+from nl2sql.semantic.model import GRAINS, Metric, MetricInput, SemanticModel, Window
 from nl2sql.semantic.names import GroupBy, metric_named, parse_order, resolve
 from nl2sql.semantic.parts import Part, PartBuilder, Ref, condition_names, parse_condition
 from nl2sql.semantic.sources import Sources, parse_expression, true_division
@@ -155,17 +155,20 @@ class _Plan:
             if metric.kind == "cumulative":
                 return self._cumulative(metric, part, measure)
             return lambda ref: ref(part, measure)
-        inputs = {item.label: self._input(item.metric, tuple(sorted(set(filters) |
-                                                                    set(item.filters))),
-                                          item.offset)
-                  for item in metric.input_metrics()}
+        def input_value(item: MetricInput) -> Value:
+            return self._input(item.metric, tuple(sorted(set(filters) | set(item.filters))),
+                               item.offset)
+
         if metric.kind == "ratio":
+            # each side on its own: a ratio of one metric filtered over itself names the same
+            # metric twice (numerator: {name: orders, filter: ...}, denominator: orders)
             assert metric.numerator is not None and metric.denominator is not None
-            numerator = inputs[metric.numerator.label]
-            denominator = inputs[metric.denominator.label]
+            numerator = input_value(metric.numerator)
+            denominator = input_value(metric.denominator)
             return lambda ref: exp.Div(
                 this=exp.cast(numerator(ref), exp.DataType.Type.DOUBLE),
                 expression=exp.Nullif(this=denominator(ref), expression=exp.Literal.number(0)))
+        inputs = {item.label: input_value(item) for item in metric.input_metrics()}
         template = true_division(parse_expression(
             metric.expr or "", self.sources.dialect,
             f"Metric '{metric.name}': its expr {metric.expr!r}"))

@@ -1,11 +1,22 @@
 """dbt MetricFlow semantic models and metrics, from a project's YAML or ``semantic_manifest.json``.
 
-Read: ``semantic_models:`` (``model: ref('X')`` names table X; the manifest's ``node_relation``
-its alias), entities, categorical and time dimensions, measures (``create_metric: true`` makes a
-simple metric of the same name), ``defaults.agg_time_dimension``; ``metrics:`` of type simple,
-ratio, derived (``offset_window``) and cumulative (``window``, ``grain_to_date``), with their
-``filter``s (``{{ Dimension('customer__country') }} = 'US'``). Each entry is read on its own: a
-mistake in one is a ``Problem`` naming it, and the others stay usable.
+Read, in the legacy spec (dbt 1.6-1.11): ``semantic_models:`` (``model: ref('X')`` names table
+X; the manifest's ``node_relation`` its alias), entities, categorical and time dimensions,
+measures (``create_metric: true`` makes a simple metric of the same name),
+``defaults.agg_time_dimension``; ``metrics:`` of type simple, ratio, derived (``offset_window``)
+and cumulative (``window``, ``grain_to_date``), their parameters under ``type_params``, with
+their ``filter``s (``{{ Dimension('customer__country') }} = 'US'``).
+
+In the latest spec (dbt 1.12, Fusion): a ``models:`` entry with ``semantic_model:`` (``true`` or
+``{enabled: true, name: ...}``) is a semantic model of that table: its columns' ``entity:`` and
+``dimension:`` (a type, or ``{type, name, ...}``; a time column's ``granularity``),
+``derived_semantics:`` (dimensions and entities over an ``expr``), ``agg_time_dimension`` and
+``primary_entity``; its ``metrics:`` are simple metrics (``agg``, ``expr``: each is its own
+measure) and others over them. Metrics take their parameters as keys of their own
+(``numerator``, ``input_metrics``, ``input_metric``, ``window``...).
+
+Each entry is read on its own: a mistake in one is a ``Problem`` naming it, and the others stay
+usable.
 """
 
 from __future__ import annotations
@@ -74,9 +85,80 @@ class _SemanticModel(_Entry):
 
 
 class _Metric(_Entry):
+    model_config = ConfigDict(extra="allow", defer_build=True)
+
     type: str
-    type_params: dict[str, Any] = Field(default_factory=dict)
+    type_params: dict[str, Any] | None = None
     filter: Any = None
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """``type_params`` (legacy spec), or the metric's own keys (latest spec)."""
+        return self.type_params if self.type_params is not None else dict(self.model_extra or {})
+
+
+class _ColumnEntity(_Entry):
+    """A latest-spec column's ``entity:`` block (its name defaults to the column's)."""
+
+    name: str = ""
+    type: str
+
+
+class _ColumnDimension(_Entry):
+    name: str = ""
+    type: str = "categorical"
+
+
+class _Column(BaseModel):
+    model_config = ConfigDict(extra="ignore", defer_build=True)
+
+    name: str = Field(min_length=1)
+    description: str | None = None
+    granularity: str | None = None
+    entity: str | _ColumnEntity | None = None
+    dimension: str | _ColumnDimension | None = None
+
+
+class _DerivedDimension(_Dimension):
+    granularity: str | None = None
+
+
+class _DerivedSemantics(BaseModel):
+    model_config = ConfigDict(extra="ignore", defer_build=True)
+
+    dimensions: list[_DerivedDimension] = Field(default_factory=list)
+    entities: list[_Entity] = Field(default_factory=list)
+
+
+class _ModelSemantics(BaseModel):
+    model_config = ConfigDict(extra="ignore", defer_build=True)
+
+    enabled: bool = True
+    name: str | None = None
+
+
+class _Model(_Entry):
+    """A ``models:`` entry of the latest spec, with its ``semantic_model:``."""
+
+    semantic_model: bool | _ModelSemantics = False
+    agg_time_dimension: str | None = None
+    primary_entity: str | None = None
+    columns: list[_Column] = Field(default_factory=list)
+    derived_semantics: _DerivedSemantics | None = None
+    metrics: list[dict[str, Any]] = Field(default_factory=list)
+
+    @property
+    def enabled(self) -> bool:
+        semantics = self.semantic_model
+        return semantics.enabled if isinstance(semantics, _ModelSemantics) else semantics
+
+
+def has_semantics(document: dict[str, Any]) -> bool:
+    """Whether a file holds dbt semantics: ``semantic_models:``, ``metrics:``, or a model with
+    ``semantic_model:`` (a file of plain ``models:`` or ``sources:`` holds none)."""
+    return "semantic_models" in document or "metrics" in document or any(
+        isinstance(m, dict) and m.get("semantic_model") not in (None, False)
+        for m in _listed(document.get("models")))
 
 
 def read_dbt(document: dict[str, Any], path: Path) -> tuple[list[Table], list[Metric],
@@ -94,12 +176,39 @@ def read_dbt(document: dict[str, Any], path: Path) -> tuple[list[Table], list[Me
         metrics += [Metric(name=m.name, kind="simple", file=path, label=m.label or "",
                            description=m.description or "", measure=("", m.name))
                     for m in entry.measures if m.create_metric]
-    for number, raw in enumerate(_listed(document.get("metrics")), 1):
+    for number, raw in enumerate(_listed(document.get("models")), 1):
+        if not isinstance(raw, dict) or raw.get("semantic_model") in (None, False):
+            continue
         try:
-            metrics.append(_metric(_Metric.model_validate(raw), path))
+            model = _Model.model_validate(raw)
+            if not model.enabled:
+                continue
+            table = _model_table(model, path)
+        except (ValidationError, ValueError) as exc:
+            problems.append(Problem(path, "semantic model", _name(raw, number), _reason(exc)))
+            continue
+        tables.append(table)
+        metrics += _read_metrics(model.metrics, path, problems, table, model.agg_time_dimension)
+    metrics += _read_metrics(_listed(document.get("metrics")), path, problems)
+    return tables, metrics, problems
+
+
+def _read_metrics(entries: list[Any], path: Path, problems: list[Problem],
+                  table: Table | None = None, time: str | None = None) -> list[Metric]:
+    """The metrics of a ``metrics:`` list; a model's (``table``) simple metrics are measures
+    of its table too."""
+    metrics = []
+    for number, raw in enumerate(entries, 1):
+        try:
+            entry = _Metric.model_validate(raw)
+            if table is not None and entry.type.strip().lower() == "simple" \
+                    and "agg" in entry.params:
+                metrics.append(_model_metric(entry, table, time, path))
+            else:
+                metrics.append(_metric(entry, path))
         except (ValidationError, ValueError) as exc:
             problems.append(Problem(path, "metric", _name(raw, number), _reason(exc)))
-    return tables, metrics, problems
+    return metrics
 
 
 def _listed(value: Any) -> list[Any]:
@@ -145,19 +254,67 @@ def _table(entry: _SemanticModel, path: Path) -> Table:
             table.primary_entity = entity.name
     table.primary_entity = entry.primary_entity or table.primary_entity
     for dim in entry.dimensions:
-        is_time = dim.type.strip().lower() == "time"
-        grain = str((dim.type_params or {}).get("time_granularity") or "day").lower() \
-            if is_time else None
-        table.dimensions[dim.name] = Dimension(
-            dim.name, _text(dim.expr) or dim.name, is_time=is_time,
-            grain=grain if grain in GRAINS else "day" if is_time else None,
-            label=dim.label or "", description=dim.description or "")
+        _add_dimension(table, dim.name, dim.type, _text(dim.expr) or dim.name,
+                       (dim.type_params or {}).get("time_granularity"), dim.label,
+                       dim.description)
     default_time = (entry.defaults or {}).get("agg_time_dimension")
     for measure in entry.measures:
         table.measures[measure.name] = Measure(
             measure.name, measure.agg.strip().lower(), _text(measure.expr) or measure.name,
             time_dimension=measure.agg_time_dimension or default_time)
     return table
+
+
+def _model_table(model: _Model, path: Path) -> Table:
+    """A latest-spec model's semantic model: the model's table, entities and dimensions from
+    its columns and ``derived_semantics``."""
+    semantics = model.semantic_model
+    name = semantics.name if isinstance(semantics, _ModelSemantics) and semantics.name \
+        else model.name
+    table = Table(name=name, file=path, relation=model.name, naming="dbt",
+                  description=model.description or "")
+    derived = model.derived_semantics or _DerivedSemantics()
+    entities = [(c.entity if isinstance(c.entity, str) else c.entity.type,
+                 c.entity.name if isinstance(c.entity, _ColumnEntity) and c.entity.name
+                 else c.name, c.name) for c in model.columns if c.entity is not None]
+    entities += [(e.type, e.name, _text(e.expr) or e.name) for e in derived.entities]
+    for kind, entity, expr in entities:
+        table.entities[entity] = (kind.strip().lower(), expr)
+        if kind.strip().lower() == "primary":
+            table.primary_entity = entity
+    table.primary_entity = model.primary_entity or table.primary_entity
+    dimensions = [(c.dimension if isinstance(c.dimension, _ColumnDimension)
+                   else _ColumnDimension(type=c.dimension), c) for c in model.columns
+                  if c.dimension is not None]
+    for dim, column in dimensions:
+        _add_dimension(table, dim.name or column.name, dim.type, column.name,
+                       column.granularity, dim.label, dim.description or column.description)
+    for extra in derived.dimensions:
+        _add_dimension(table, extra.name, extra.type, _text(extra.expr) or extra.name,
+                       extra.granularity, extra.label, extra.description)
+    return table
+
+
+def _add_dimension(table: Table, name: str, kind: str, expr: str, granularity: str | None,
+                   label: str | None, description: str | None) -> None:
+    is_time = kind.strip().lower() == "time"
+    grain = str(granularity or "day").lower() if is_time else None
+    table.dimensions[name] = Dimension(name, expr, is_time=is_time,
+                                       grain=grain if grain in GRAINS else "day" if is_time
+                                       else None, label=label or "",
+                                       description=description or "")
+
+
+def _model_metric(entry: _Metric, table: Table, time: str | None, path: Path) -> Metric:
+    """A latest-spec simple metric under its model: a measure of the model's table (its own
+    name, ``agg``, ``expr``, ``agg_time_dimension``) and the metric over it."""
+    params = entry.params
+    table.measures[entry.name] = Measure(
+        entry.name, str(params["agg"]).strip().lower(), _text(params.get("expr")) or entry.name,
+        time_dimension=params.get("agg_time_dimension") or time)
+    return Metric(name=entry.name, kind="simple", file=path, label=entry.label or "",
+                  description=entry.description or "", filters=_filters(entry.filter),
+                  measure=(table.name, entry.name))
 
 
 def dbt_links(tables: list[Table]) -> None:
@@ -215,16 +372,21 @@ def _input(value: Any, what: str) -> MetricInput:
 
 
 def _metric(entry: _Metric, path: Path) -> Metric:
-    params, kind = entry.type_params, entry.type.strip().lower()
+    params, kind = entry.params, entry.type.strip().lower()
     metric = Metric(name=entry.name, kind="simple", file=path, label=entry.label or "",
                     description=entry.description or "", filters=_filters(entry.filter))
     if kind in ("simple", "cumulative"):
         measure = params.get("measure")
         reference = _input(measure, "type_params.measure") if measure else None
-        if reference is None:
-            raise ValueError(f"a {kind} metric needs type_params.measure")
-        metric.measure = ("", reference.metric)
-        metric.filters += reference.filters
+        if kind == "cumulative" and reference is None and params.get("input_metric"):
+            metric.input_metric = _input(params["input_metric"], "input_metric")
+        elif reference is None:
+            raise ValueError(f"a {kind} metric needs type_params.measure" + (
+                " (or input_metric)" if kind == "cumulative" else
+                "; in the latest spec, agg and expr under its model's metrics:"))
+        else:
+            metric.measure = ("", reference.metric)
+            metric.filters += reference.filters
         if kind == "cumulative":
             nested = params.get("cumulative_type_params") or {}
             metric.kind = "cumulative"
@@ -240,10 +402,11 @@ def _metric(entry: _Metric, path: Path) -> Metric:
     elif kind == "derived":
         metric.kind = "derived"
         metric.expr = _text(params.get("expr"))
-        metric.inputs = tuple(_input(item, "type_params.metrics")
-                              for item in params.get("metrics") or [])
+        key = "input_metrics" if "input_metrics" in params else "metrics"
+        metric.inputs = tuple(_input(item, key) for item in params.get(key) or [])
         if not metric.expr or not metric.inputs:
-            raise ValueError("a derived metric needs type_params.expr and type_params.metrics")
+            raise ValueError("a derived metric needs an expr and its input metrics "
+                             "(type_params.metrics, or input_metrics)")
     else:
         raise ValueError(f"metric type '{entry.type}' is not compiled by nl2sql (simple, ratio, "
                          f"derived and cumulative are)")

@@ -4,8 +4,8 @@ changes.
 The path is a file or a folder: every ``.yml``/``.yaml``/``.json`` file under a folder (sorted;
 ``target/``, ``dbt_packages/``, ``node_modules/`` and hidden folders skipped: point at a
 ``semantic_manifest.json`` itself to read it). A file holding ``cubes:`` is Cube, one holding
-``semantic_models:`` or ``metrics:`` is dbt, anything else (dbt's ``models:``, ``sources:``) is
-skipped. Whatever cannot be used is a ``Problem`` (file, entry, reason) and left out, together
+``semantic_models:``, ``metrics:`` or a model with ``semantic_model:`` (dbt's latest spec) is
+dbt, anything else (dbt's plain ``models:``, ``sources:``) is skipped. Whatever cannot be used is a ``Problem`` (file, entry, reason) and left out, together
 with every metric that depends on it; the rest stays usable.
 """
 
@@ -23,7 +23,7 @@ from nl2sql.config.dbs_yaml import yaml_error
 from nl2sql.config.registry import DbConnectionConfig
 from nl2sql.errors import SemanticModelError
 from nl2sql.semantic.cube import cube_joins, cube_links, read_cube
-from nl2sql.semantic.dbt import dbt_links, read_dbt
+from nl2sql.semantic.dbt import dbt_links, has_semantics, read_dbt
 from nl2sql.semantic.model import AGGREGATIONS, Metric, Problem, SemanticModel, Table
 
 SUFFIXES = (".yml", ".yaml", ".json")
@@ -85,7 +85,7 @@ def read_files(path: Path, files: list[Path]) -> SemanticModel:
             tables, found, problems = read_cube(document, file)
             cube_tables += tables
             joins.update(cube_joins(document))
-        elif "semantic_models" in document or "metrics" in document:
+        elif has_semantics(document):
             tables, found, problems = read_dbt(document, file)
             dbt_tables += tables
         else:
@@ -102,8 +102,9 @@ def read_files(path: Path, files: list[Path]) -> SemanticModel:
     model.problems += cube_links([t for t in cube_tables if model.tables.get(t.name) is t], joins)
     _add_metrics(model, metrics)
     if files and not model.tables and not model.problems:
-        model.problems.append(Problem(path, "file", "", "no semantic_models:, metrics: or "
-                                      "cubes: found (dbt or Cube YAML, or semantic_manifest.json)"))
+        model.problems.append(Problem(path, "file", "", "no semantic_models:, metrics:, "
+                                      "models with semantic_model: or cubes: found (dbt or "
+                                      "Cube YAML, or semantic_manifest.json)"))
     return model
 
 
@@ -150,6 +151,8 @@ def _add_metrics(model: SemanticModel, metrics: list[Metric]) -> None:
             if found is None and (inner := reason(item.metric, (*path, name))) is not None:
                 prefixed = item.metric in by_name and "depends on itself" not in inner
                 found = f"input metric '{item.metric}': {inner}" if prefixed else inner
+        if found is None and metric.input_metric is not None:
+            found = _accumulates(metric, by_name[metric.input_metric.metric])
         reasons[name] = found
         return found
 
@@ -159,6 +162,18 @@ def _add_metrics(model: SemanticModel, metrics: list[Metric]) -> None:
             model.metrics[name] = metric
         else:
             model.problems.append(Problem(metric.file, "metric", name, why))
+
+
+def _accumulates(metric: Metric, inner: Metric) -> str | None:
+    """A cumulative metric of dbt's latest spec adds up the measure of its ``input_metric``,
+    a simple metric, under that metric's filters and its own; why it cannot, or None."""
+    if inner.kind != "simple" or inner.measure is None:
+        return (f"input_metric '{inner.name}' is a {inner.kind} metric; a cumulative metric "
+                f"adds up a simple one")
+    assert metric.input_metric is not None
+    metric.measure = inner.measure
+    metric.filters = (*inner.filters, *metric.input_metric.filters, *metric.filters)
+    return None
 
 
 def _measure_reason(model: SemanticModel, metric: Metric) -> str | None:

@@ -123,10 +123,14 @@ class Metric:
     denominator: MetricInput | None = None
     expr: str | None = None  # derived: SQL over the inputs' names or aliases
     inputs: tuple[MetricInput, ...] = ()
+    #: cumulative (dbt's latest spec): the simple metric it adds up, instead of a measure.
+    input_metric: MetricInput | None = None
     window: Window | None = None  # cumulative: trailing window (None: since the start)
     grain_to_date: str | None = None  # cumulative: restart every grain (month-to-date)
 
     def input_metrics(self) -> list[MetricInput]:
+        if self.input_metric is not None:
+            return [self.input_metric]
         if self.kind == "ratio":
             return [i for i in (self.numerator, self.denominator) if i is not None]
         return list(self.inputs) if self.kind == "derived" else []

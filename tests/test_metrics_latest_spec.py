@@ -1,0 +1,188 @@
+"""dbt's latest YAML spec (dbt 1.12, Fusion: ``semantic_model:`` on a model, entities and
+dimensions on its columns, simple metrics with ``agg`` under the model, other metrics with
+their parameters as keys of their own): the bundled bookstore's semantic model written that
+way answers every metric query as the legacy file does, on the same SQLite database.
+
+What it found: a project in the latest spec had no metrics at all (its files hold ``models:``,
+which were skipped as plain dbt models), and a ratio of one metric filtered over itself
+(``numerator: {name: order_count, filter: ...}, denominator: order_count``, in either spec)
+was 1.0: both sides were keyed by the metric's name, so the denominator's took the
+numerator's place."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import build_cache
+from nl2sql.config.bundled import bookstore_semantic_model_path
+from nl2sql.errors import MetricQueryError
+from nl2sql.operations.metrics import metrics_list_op, metrics_query_op
+from nl2sql.operations.ops_context import OpsContext
+
+#: The bookstore's semantic model (data/bookstore/semantic_model.yml) in the latest spec, with
+#: each of its forms: an entity or a dimension as a type alone or as a block with a name of its
+#: own, a derived dimension, a disabled semantic model, a plain model beside them.
+LATEST = """
+models:
+  - name: order_items
+    description: One line of an order.
+    semantic_model: {enabled: true}
+    primary_entity: order_item
+    agg_time_dimension: order__ordered_at
+    columns:
+      - {name: order_id, entity: {type: foreign, name: order}}
+      - {name: book_id, entity: {type: foreign, name: book}}
+    metrics:
+      - {name: revenue, type: simple, agg: sum, expr: quantity * unit_price, label: Revenue,
+         filter: "{{ Dimension('order__status') }} != 'cancelled'"}
+      - {name: books_sold, type: simple, agg: sum, expr: quantity,
+         filter: "{{ Dimension('order__status') }} != 'cancelled'"}
+      - {name: order_lines_count, type: simple, agg: count, expr: book_id}
+  - name: orders
+    semantic_model: true
+    agg_time_dimension: ordered_at
+    columns:
+      - {name: order_id, entity: {type: primary, name: order}}
+      - {name: customer_id, entity: {type: foreign, name: customer}}
+      - {name: ordered_at, granularity: day, dimension: {type: time}}
+      - {name: status, dimension: categorical}
+      - {name: channel, dimension: {type: categorical, name: sales_channel}}
+    derived_semantics:
+      dimensions:
+        - {name: is_open, type: categorical,
+           expr: "CASE WHEN status IN ('pending', 'paid') THEN 'yes' ELSE 'no' END"}
+    metrics:
+      - {name: order_count, type: simple, agg: count, expr: order_id}
+      - name: paid_share
+        type: ratio
+        numerator: {name: order_count, filter: "{{ Dimension('order__status') }} = 'paid'"}
+        denominator: order_count
+  - name: customers
+    semantic_model: {enabled: true, name: customers}
+    agg_time_dimension: joined_on
+    columns:
+      - {name: customer_id, entity: {type: primary, name: customer}}
+      - {name: country, dimension: categorical}
+      - {name: joined_on, granularity: day, dimension: {type: time}}
+    metrics:
+      - {name: new_customers, type: simple, agg: count, expr: customer_id}
+  - name: books
+    semantic_model: {enabled: true}
+    columns:
+      - {name: book_id, entity: {type: primary, name: book}}
+      - {name: genre, dimension: categorical}
+  - name: returns
+    semantic_model: {enabled: false}
+    columns:
+      - {name: return_id, entity: primary}
+  - name: authors
+    description: a plain dbt model, no semantics
+metrics:
+  - name: average_order_value
+    type: ratio
+    numerator: revenue
+    denominator: {name: order_count, filter: "{{ Dimension('order__status') }} != 'cancelled'"}
+  - {name: cumulative_revenue, type: cumulative, input_metric: revenue}
+  - name: revenue_change
+    type: derived
+    expr: revenue - previous_revenue
+    input_metrics:
+      - {name: revenue}
+      - {name: revenue, alias: previous_revenue, offset_window: 1 month}
+"""
+
+#: The latest spec's queries and the legacy file's same-named ones (the legacy file spells
+#: ``sales_channel`` as ``channel``).
+QUERIES = [
+    ({"metrics": ["revenue", "books_sold"], "dimensions": ["customer__country"]}, None),
+    ({"metrics": ["average_order_value"], "dimensions": ["metric_time__quarter"]}, None),
+    ({"metrics": ["cumulative_revenue"], "dimensions": ["metric_time__month"]}, None),
+    ({"metrics": ["revenue_change"], "dimensions": ["metric_time__month"]}, None),
+    ({"metrics": ["new_customers"], "dimensions": ["metric_time__year"]}, None),
+    ({"metrics": ["order_count"], "dimensions": ["order__sales_channel"],
+      "where": ["{{ TimeDimension('metric_time', 'year') }} >= '2024-01-01'"]},
+     {"metrics": ["order_count"], "dimensions": ["order__channel"],
+      "where": ["{{ TimeDimension('metric_time', 'year') }} >= '2024-01-01'"]}),
+    ({"metrics": ["revenue"], "dimensions": ["book__genre"], "order_by": ["-revenue"]}, None),
+]
+
+
+@pytest.fixture
+def ops(tmp_path: Path):  # noqa: ANN201
+    ops = OpsContext.load(None, data_dir=tmp_path / "data", workspace=tmp_path / "ws")
+    build_cache(ops.config("bookstore"), ops.data_dir)
+    yield ops
+    ops.close()
+
+
+def _use(ops: OpsContext, model: Path) -> None:
+    config = ops.config("bookstore").model_copy(update={"semantic_model": model})
+    ops.configs.databases["bookstore"] = config
+
+
+def _rows(ops: OpsContext, query: dict) -> list[str]:
+    result = metrics_query_op(ops, "bookstore", **query)
+    return (ops.workspace / result.csv_filename).read_text().splitlines()[1:]
+
+
+def test_the_latest_spec_answers_as_the_legacy_file(ops: OpsContext, tmp_path: Path) -> None:
+    folder = tmp_path / "models"
+    folder.mkdir()
+    (folder / "_models.yml").write_text(LATEST)
+    (folder / "sources.yml").write_text("sources:\n  - name: raw\n")  # not semantic: skipped
+    _use(ops, bookstore_semantic_model_path())
+    legacy = [_rows(ops, old or new) for new, old in QUERIES]
+    _use(ops, folder)
+    listed = metrics_list_op(ops, "bookstore")
+    assert listed.problems == []
+    assert {m.name for m in listed.metrics} == {
+        "revenue", "books_sold", "order_lines_count", "order_count", "paid_share",
+        "new_customers", "average_order_value", "cumulative_revenue", "revenue_change"}
+    dimensions = {d for m in listed.metrics if m.name == "order_count" for d in m.dimensions}
+    assert {"order__sales_channel", "order__is_open", "customer__country"} <= dimensions
+    assert not any(d.startswith("return") for d in dimensions)  # its semantic model is off
+    for (query, _), expected in zip(QUERIES, legacy):
+        assert _rows(ops, query) == expected and expected, query
+
+
+def test_a_ratio_of_a_metric_filtered_over_itself(ops: OpsContext, tmp_path: Path) -> None:
+    """``paid_share`` = paid orders / all orders (it was 1.0: one key for both sides)."""
+    model = tmp_path / "latest.yml"
+    model.write_text(LATEST)
+    _use(ops, model)
+    rows = dict(line.split(",") for line in _rows(
+        ops, {"metrics": ["paid_share"], "dimensions": ["order__sales_channel"]}))
+    counts = dict(line.split(",") for line in _rows(
+        ops, {"metrics": ["order_count"], "dimensions": ["order__sales_channel"]}))
+    paid = dict(line.split(",") for line in _rows(
+        ops, {"metrics": ["order_count"], "dimensions": ["order__sales_channel"],
+              "where": ["order__status = 'paid'"]}))
+    assert rows.keys() == counts.keys() and len(rows) > 1
+    for channel, share in rows.items():
+        assert float(share) == pytest.approx(int(paid.get(channel, 0)) / int(counts[channel]))
+        assert 0 < float(share) < 1
+
+
+def test_mistakes_in_the_latest_spec_are_named(ops: OpsContext, tmp_path: Path) -> None:
+    model = tmp_path / "latest.yml"
+    count = "      - {name: order_count, type: simple, agg: count, expr: order_id}\n"
+    model.write_text(LATEST.replace(count, count + (
+        "      - {name: median_value, type: simple, agg: median, expr: order_id}\n")) + """
+  - {name: loose, type: simple, agg: sum, expr: quantity}
+  - {name: share_to_date, type: cumulative, input_metric: paid_share}
+  - {name: no_inputs, type: derived, expr: a + b}
+""")
+    _use(ops, model)
+    problems = "\n".join(metrics_list_op(ops, "bookstore").problems)
+    assert ("metric 'loose': a simple metric needs type_params.measure; in the latest spec, "
+            "agg and expr under its model's metrics:") in problems
+    assert ("metric 'share_to_date': input_metric 'paid_share' is a ratio metric; a "
+            "cumulative metric adds up a simple one") in problems
+    assert "metric 'no_inputs': a derived metric needs an expr and its input metrics" in problems
+    assert ("metric 'median_value': measure 'median_value' aggregates with 'median', which "
+            "nl2sql does not compile") in problems
+    with pytest.raises(MetricQueryError, match="Metric 'share_to_date' cannot be used"):
+        metrics_query_op(ops, "bookstore", metrics=["share_to_date"])
+    assert _rows(ops, {"metrics": ["books_sold"]})[0].isdigit()  # the rest answers
