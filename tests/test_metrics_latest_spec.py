@@ -11,6 +11,7 @@ numerator's place."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -186,3 +187,64 @@ def test_mistakes_in_the_latest_spec_are_named(ops: OpsContext, tmp_path: Path) 
     with pytest.raises(MetricQueryError, match="Metric 'share_to_date' cannot be used"):
         metrics_query_op(ops, "bookstore", metrics=["share_to_date"])
     assert _rows(ops, {"metrics": ["books_sold"]})[0].isdigit()  # the rest answers
+
+
+def _semantic_model(name: str, table: str, time: str | None, entities: list[tuple[str, str, str]],
+                    dimensions: list[tuple[str, str]]) -> dict:
+    return {"name": name, "node_relation": {"alias": table, "schema_name": "main"},
+            "defaults": {"agg_time_dimension": time} if time else None, "measures": [],
+            "entities": [{"name": n, "type": t, "expr": e} for n, t, e in entities],
+            "dimensions": [{"name": n, "type": t, "expr": None,
+                            "type_params": {"time_granularity": "day"} if t == "time" else None}
+                           for n, t in dimensions]}
+
+
+def _simple(name: str, model: str, agg: str, expr: str, where: str | None = None) -> dict:
+    return {"name": name, "type": "simple", "label": name,
+            "filter": {"where_filters": [{"where_sql_template": where}]} if where else None,
+            "type_params": {"measure": None, "expr": expr, "metric_aggregation_params": {
+                "semantic_model": model, "agg": agg, "agg_params": None,
+                "agg_time_dimension": None, "non_additive_dimension": None}}}
+
+
+def test_a_manifest_of_the_latest_spec(ops: OpsContext, tmp_path: Path) -> None:
+    """dbt 1.12 and Fusion write the latest spec's simple metrics into semantic_manifest.json
+    with no measure: ``type_params.metric_aggregation_params`` names the semantic model and the
+    aggregation, and a cumulative metric's ``cumulative_type_params.metric`` its input."""
+    cancelled = "{{ Dimension('order__status') }} != 'cancelled'"
+    manifest = {
+        "semantic_models": [
+            _semantic_model("order_items", "order_items", "order__ordered_at",
+                            [("order", "foreign", "order_id")], []),
+            _semantic_model("orders", "orders", "ordered_at",
+                            [("order", "primary", "order_id"),
+                             ("customer", "foreign", "customer_id")],
+                            [("ordered_at", "time"), ("status", "categorical")]),
+            _semantic_model("customers", "customers", None,
+                            [("customer", "primary", "customer_id")], [("country", "categorical")]),
+        ],
+        "metrics": [
+            _simple("revenue", "order_items", "sum", "quantity * unit_price", cancelled),
+            _simple("order_count", "orders", "count", "order_id"),
+            {"name": "average_order_value", "type": "ratio", "filter": None, "type_params": {
+                "measure": None, "numerator": {"name": "revenue", "filter": None, "alias": None},
+                "denominator": {"name": "order_count", "alias": None, "filter": {
+                    "where_filters": [{"where_sql_template": cancelled}]}}}},
+            {"name": "cumulative_revenue", "type": "cumulative", "filter": None, "type_params": {
+                "measure": None, "cumulative_type_params": {
+                    "window": None, "grain_to_date": None, "period_agg": "first",
+                    "metric": {"name": "revenue", "filter": None, "alias": None}}}},
+        ],
+        "project_configuration": {"time_spine_table_configurations": []},
+    }
+    queries = [{"metrics": ["revenue", "order_count"], "dimensions": ["customer__country"]},
+               *(query for query, _ in QUERIES[1:3])]
+    _use(ops, bookstore_semantic_model_path())
+    legacy = [_rows(ops, query) for query in queries]
+    path = tmp_path / "target" / "semantic_manifest.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(manifest))
+    _use(ops, path)
+    assert metrics_list_op(ops, "bookstore").problems == []
+    for query, expected in zip(queries, legacy):
+        assert _rows(ops, query) == expected and expected, query

@@ -13,7 +13,9 @@ In the latest spec (dbt 1.12, Fusion): a ``models:`` entry with ``semantic_model
 ``derived_semantics:`` (dimensions and entities over an ``expr``), ``agg_time_dimension`` and
 ``primary_entity``; its ``metrics:`` are simple metrics (``agg``, ``expr``: each is its own
 measure) and others over them. Metrics take their parameters as keys of their own
-(``numerator``, ``input_metrics``, ``input_metric``, ``window``...).
+(``numerator``, ``input_metrics``, ``input_metric``, ``window``...). Its manifest writes a simple
+metric's aggregation inline (``type_params.metric_aggregation_params``), a cumulative metric's
+input as ``cumulative_type_params.metric``.
 
 Each entry is read on its own: a mistake in one is a ``Problem`` naming it, and the others stay
 usable.
@@ -188,22 +190,35 @@ def read_dbt(document: dict[str, Any], path: Path) -> tuple[list[Table], list[Me
             problems.append(Problem(path, "semantic model", _name(raw, number), _reason(exc)))
             continue
         tables.append(table)
-        metrics += _read_metrics(model.metrics, path, problems, table, model.agg_time_dimension)
-    metrics += _read_metrics(_listed(document.get("metrics")), path, problems)
+        metrics += _read_metrics(model.metrics, path, problems, tables, table)
+    metrics += _read_metrics(_listed(document.get("metrics")), path, problems, tables)
     return tables, metrics, problems
 
 
 def _read_metrics(entries: list[Any], path: Path, problems: list[Problem],
-                  table: Table | None = None, time: str | None = None) -> list[Metric]:
+                  tables: list[Table], table: Table | None = None) -> list[Metric]:
     """The metrics of a ``metrics:`` list; a model's (``table``) simple metrics are measures
-    of its table too."""
+    of its table too, as are a manifest's simple metrics with ``metric_aggregation_params``
+    (dbt 1.12 and Fusion write the latest spec's so) of the file's semantic model they name."""
     metrics = []
     for number, raw in enumerate(entries, 1):
         try:
             entry = _Metric.model_validate(raw)
-            if table is not None and entry.type.strip().lower() == "simple" \
-                    and "agg" in entry.params:
-                metrics.append(_model_metric(entry, table, time, path))
+            params = entry.params
+            aggregation = params.get("metric_aggregation_params")
+            if entry.type.strip().lower() == "simple" and not params.get("measure") \
+                    and isinstance(aggregation, dict):
+                owner = next((t for t in tables if t.name == aggregation.get("semantic_model")),
+                             None)
+                if owner is None:
+                    raise ValueError(f"metric_aggregation_params names semantic model "
+                                     f"{aggregation.get('semantic_model')!r}, which is not in "
+                                     f"this file")
+                metrics.append(_model_metric(entry, owner, path, {
+                    **aggregation, "expr": params.get("expr") or aggregation.get("expr")}))
+            elif table is not None and entry.type.strip().lower() == "simple" \
+                    and "agg" in params:
+                metrics.append(_model_metric(entry, table, path, params))
             else:
                 metrics.append(_metric(entry, path))
         except (ValidationError, ValueError) as exc:
@@ -257,11 +272,11 @@ def _table(entry: _SemanticModel, path: Path) -> Table:
         _add_dimension(table, dim.name, dim.type, _text(dim.expr) or dim.name,
                        (dim.type_params or {}).get("time_granularity"), dim.label,
                        dim.description)
-    default_time = (entry.defaults or {}).get("agg_time_dimension")
+    table.time_dimension = (entry.defaults or {}).get("agg_time_dimension")
     for measure in entry.measures:
         table.measures[measure.name] = Measure(
             measure.name, measure.agg.strip().lower(), _text(measure.expr) or measure.name,
-            time_dimension=measure.agg_time_dimension or default_time)
+            time_dimension=measure.agg_time_dimension or table.time_dimension)
     return table
 
 
@@ -272,7 +287,7 @@ def _model_table(model: _Model, path: Path) -> Table:
     name = semantics.name if isinstance(semantics, _ModelSemantics) and semantics.name \
         else model.name
     table = Table(name=name, file=path, relation=model.name, naming="dbt",
-                  description=model.description or "")
+                  description=model.description or "", time_dimension=model.agg_time_dimension)
     derived = model.derived_semantics or _DerivedSemantics()
     entities = [(c.entity if isinstance(c.entity, str) else c.entity.type,
                  c.entity.name if isinstance(c.entity, _ColumnEntity) and c.entity.name
@@ -305,13 +320,13 @@ def _add_dimension(table: Table, name: str, kind: str, expr: str, granularity: s
                                        description=description or "")
 
 
-def _model_metric(entry: _Metric, table: Table, time: str | None, path: Path) -> Metric:
-    """A latest-spec simple metric under its model: a measure of the model's table (its own
-    name, ``agg``, ``expr``, ``agg_time_dimension``) and the metric over it."""
-    params = entry.params
+def _model_metric(entry: _Metric, table: Table, path: Path, params: dict[str, Any]) -> Metric:
+    """A latest-spec simple metric: a measure of its model's table (the metric's own name,
+    ``agg``, ``expr``, ``agg_time_dimension``) and the metric over it."""
     table.measures[entry.name] = Measure(
-        entry.name, str(params["agg"]).strip().lower(), _text(params.get("expr")) or entry.name,
-        time_dimension=params.get("agg_time_dimension") or time)
+        entry.name, str(params.get("agg") or "").strip().lower(),
+        _text(params.get("expr")) or entry.name,
+        time_dimension=params.get("agg_time_dimension") or table.time_dimension)
     return Metric(name=entry.name, kind="simple", file=path, label=entry.label or "",
                   description=entry.description or "", filters=_filters(entry.filter),
                   measure=(table.name, entry.name))
@@ -378,8 +393,10 @@ def _metric(entry: _Metric, path: Path) -> Metric:
     if kind in ("simple", "cumulative"):
         measure = params.get("measure")
         reference = _input(measure, "type_params.measure") if measure else None
-        if kind == "cumulative" and reference is None and params.get("input_metric"):
-            metric.input_metric = _input(params["input_metric"], "input_metric")
+        nested = params.get("cumulative_type_params") or {}
+        accumulated = params.get("input_metric") or nested.get("metric")  # YAML, manifest
+        if kind == "cumulative" and reference is None and accumulated:
+            metric.input_metric = _input(accumulated, "input_metric")
         elif reference is None:
             raise ValueError(f"a {kind} metric needs type_params.measure" + (
                 " (or input_metric)" if kind == "cumulative" else
@@ -388,7 +405,6 @@ def _metric(entry: _Metric, path: Path) -> Metric:
             metric.measure = ("", reference.metric)
             metric.filters += reference.filters
         if kind == "cumulative":
-            nested = params.get("cumulative_type_params") or {}
             metric.kind = "cumulative"
             metric.window = window(nested.get("window") or params.get("window"))
             grain = nested.get("grain_to_date") or params.get("grain_to_date")

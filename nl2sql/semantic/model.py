@@ -86,6 +86,7 @@ class Table:
     measures: dict[str, Measure] = field(default_factory=dict)
     links: list[Link] = field(default_factory=list)
     description: str = ""
+    time_dimension: str | None = None  # dbt's agg_time_dimension for its measures
 
     def key_of(self, entity: str) -> str | None:
         """The expression of ``entity`` when this table is its one row (primary, unique or
