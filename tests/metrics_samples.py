@@ -65,6 +65,8 @@ MONTH = {"sqlite": "strftime('%Y-%m-01', {})", "postgres": "CAST(date_trunc('mon
 YEAR = {"sqlite": "strftime('%Y-01-01', {})", "postgres": "CAST(date_trunc('year', {}) AS DATE)",
         "mysql": "DATE_FORMAT({}, '%Y-01-01')", "duckdb": "make_date(year({}), 1, 1)",
         "spark": "trunc({}, 'YEAR')"}
+DAY = {"sqlite": "date({})", "postgres": "CAST({} AS DATE)", "mysql": "DATE({})",
+       "duckdb": "CAST({} AS DATE)", "spark": "to_date({})"}
 _DECIMAL = re.compile(r"^-?\d+\.\d+$")
 
 
@@ -76,11 +78,11 @@ def as_numbers(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
 
 
 def gold_sql(template: str, backend: str, naming: str) -> str:
-    """Hand-written SQL in PostgreSQL's names, spelled for ``naming``, with ``{month}`` and
-    ``{year}`` the invoice date's period in ``backend``'s own SQL."""
+    """Hand-written SQL in PostgreSQL's names, spelled for ``naming``, with ``{month}``,
+    ``{year}`` and ``{day}`` the invoice date's period in ``backend``'s own SQL."""
     date = spelled("invoice_date", naming)
     return spelled(template, naming).replace("{month}", MONTH[backend].format(date)).replace(
-        "{year}", YEAR[backend].format(date))
+        "{year}", YEAR[backend].format(date)).replace("{day}", DAY[backend].format(date))
 
 
 def differs_from_gold(ops: Any, db_id: str, query: dict[str, Any], gold: str) -> str | None:

@@ -85,7 +85,7 @@ metrics:
     type: ratio
     numerator: revenue
     denominator: {name: order_count, filter: "{{ Dimension('order__status') }} != 'cancelled'"}
-  - {name: cumulative_revenue, type: cumulative, input_metric: revenue}
+  - {name: cumulative_revenue, type: cumulative, input_metric: revenue, period_agg: last}
   - name: revenue_change
     type: derived
     expr: revenue - previous_revenue
@@ -232,7 +232,7 @@ def test_a_manifest_of_the_latest_spec(ops: OpsContext, tmp_path: Path) -> None:
                     "where_filters": [{"where_sql_template": cancelled}]}}}},
             {"name": "cumulative_revenue", "type": "cumulative", "filter": None, "type_params": {
                 "measure": None, "cumulative_type_params": {
-                    "window": None, "grain_to_date": None, "period_agg": "first",
+                    "window": None, "grain_to_date": None, "period_agg": "last",
                     "metric": {"name": "revenue", "filter": None, "alias": None}}}},
         ],
         "project_configuration": {"time_spine_table_configurations": []},

@@ -104,8 +104,11 @@ metrics:
     type: simple
     type_params: {measure: sales_total}
     filter: "{{ Dimension('buyer__country') }} = 'USA'"
-  - {name: sales_3m, type: cumulative, type_params: {measure: sales_total, window: 3 months}}
-  - {name: sales_ytd, type: cumulative, type_params: {measure: sales_total, grain_to_date: year}}
+  - {name: sales_3m, type: cumulative, type_params: {measure: sales_total, window: 3 months,
+                                                    period_agg: last}}
+  - {name: sales_ytd, type: cumulative, type_params: {measure: sales_total, grain_to_date: year,
+                                                     period_agg: last}}
+  - {name: sales_to_date, type: cumulative, type_params: {measure: sales_total}}
   - name: sales_change
     type: derived
     type_params:
@@ -224,6 +227,10 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any] | None, str]] = [
     ("year to date", {"metrics": ["sales_ytd"], "dimensions": ["metric_time__month"]}, None,
      "SELECT {month}, SUM(SUM(total)) OVER (PARTITION BY {year} ORDER BY {month}) "
      "FROM invoice GROUP BY {year}, {month}"),
+    ("a running total as of each month's first day (dbt's default period_agg)",
+     {"metrics": ["sales_to_date"], "dimensions": ["metric_time__month"]}, None,
+     "SELECT p.mo, (SELECT SUM(total) FROM invoice WHERE {day} <= p.mo) "
+     "FROM (SELECT DISTINCT {month} AS mo FROM invoice) AS p"),
     ("a change on the month before",
      {"metrics": ["sales_change"], "dimensions": ["metric_time__month"]}, None,
      f"SELECT mo, s - LAG(s) OVER (ORDER BY mo) FROM ({PER_MONTH}) AS per_month"),

@@ -87,7 +87,7 @@ metrics:
     filter: "{{ Dimension('category__label') }} = 'Beverages'"
   - name: trailing_sales
     type: cumulative
-    type_params: {measure: net_sales, window: 3 months}
+    type_params: {measure: net_sales, window: 3 months, period_agg: last}
 """
 
 CUBE = """

@@ -11,7 +11,10 @@ NULL-safe equality: no FULL OUTER JOIN, which MySQL lacks), and on top:
   backend's integer division); an input with ``offset_window`` is compiled on its
   own and joined on the period ``offset`` earlier;
 - cumulative: a running total over the time group-by (restarting every ``grain_to_date``), or
-  with a ``window`` the sum of the periods within it (a self-join of its part).
+  with a ``window`` the sum of the periods within it (a self-join of its part): each period's
+  value at its end; a dbt metric's ``period_agg: first`` (dbt's default) by a grain coarser
+  than a day takes each period's first day instead (the part's rows per day joined to the
+  periods, up to each one's first day).
 Filters apply to rows, before aggregation; periods without rows are not listed (no time
 spine).
 """
@@ -19,7 +22,7 @@ spine).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
@@ -120,11 +123,19 @@ class _Compiler:
 
 @dataclass
 class _Windowed:
+    """A cumulative value per period: the running aggregate, up to each period (``a``), of
+    the rows (``b``) within ``window`` or since the ``grain_to_date`` began (neither: since
+    the start). ``anchored``: dbt's ``period_agg: first``, the value as of each period's first
+    day, from the part's rows per day (its own grain) instead of per period."""
+
     part: Part
     column: str
     time: GroupBy
-    window: Window
+    window: Window | None
     running: type[exp.Func]
+    grain_to_date: str | None = None
+    anchored: bool = False
+    days: str = ""  # anchored: the CTE of the part's rows per day
     name: str = ""  # its CTE, once made
 
 
@@ -227,6 +238,17 @@ class _Plan:
                                    f"be added up from periods (sum, count, min and max can).")
         grain = time.grain or "day"
         self.combined = True
+        if grain != GRAINS[0] and metric.period_agg == "average":
+            raise MetricQueryError(f"Cumulative metric '{metric.name}': period_agg average is "
+                                   f"not compiled; group by metric_time__day, or set "
+                                   f"period_agg first or last.")
+        if grain != GRAINS[0] and metric.period_agg == "first":
+            # dbt computes every day's value and keeps each period's first (its default)
+            windowed = _Windowed(part, part.column(measure), time, metric.window, running,
+                                 metric.grain_to_date, anchored=True)
+            self.windows.append(windowed)
+            return lambda ref: exp.column(self.sources.identifier(windowed.column),
+                                          windowed.name)
         if metric.window is not None:
             if not whole_multiple(metric.window, grain):
                 raise MetricQueryError(f"Cumulative metric '{metric.name}': its window "
@@ -276,6 +298,12 @@ class _Plan:
                 select = self._join(select, part.name, self.group_bys) if names else \
                     select.join(exp.to_table(part.name), join_type="CROSS", copy=False)
         for windowed in self.windows:
+            if windowed.anchored:
+                time = windowed.time
+                by_day = [replace(gb, grain=None, name=_day_name(gb)) if gb is time else gb
+                          for gb in self.group_bys]  # its dimension's own grain
+                windowed.days = self.compiler.cte("days", self.compiler.builder.select(
+                    windowed.part, by_day, self.where))
             windowed.name = self.compiler.cte("windowed", self._window(windowed))
             select = self._join(select, windowed.name, self.group_bys)
         for cte, time, offset in self.offsets:
@@ -302,18 +330,26 @@ class _Plan:
                            copy=False)
 
     def _window(self, windowed: _Windowed) -> exp.Select:
-        """Each period's total over the periods within the window up to it: the part joined
-        to itself (``a`` the period, ``b`` the periods it adds up)."""
+        """Each period's total over the rows within the window up to it: the part joined to
+        itself, or to its rows per day when anchored (``a`` the period, ``b`` the periods or
+        days it adds up, up to and including the period, or its first day)."""
 
         def col(alias: str, gb: GroupBy) -> exp.Column:
             return exp.column(self.sources.identifier(gb.name), alias)
 
-        time = windowed.time
-        on = [exp.NullSafeEQ(this=col("b", gb), expression=col("a", gb))
-              for gb in self.group_bys if gb is not time]
-        on += [exp.GT(this=col("b", time),
-                      expression=self.compiler.time_sql.shift(col("a", time), windowed.window, -1)),
-               exp.LTE(this=col("b", time), expression=col("a", time))]
+        time, time_sql = windowed.time, self.compiler.time_sql
+        on: list[exp.Expression] = [exp.NullSafeEQ(this=col("b", gb), expression=col("a", gb))
+                                    for gb in self.group_bys if gb is not time]
+        added = exp.column(self.sources.identifier(_day_name(time) if windowed.days
+                                                   else time.name), "b")
+        on.append(exp.LTE(this=added, expression=col("a", time)))
+        if windowed.window is not None:
+            on.append(exp.GT(this=added.copy(),
+                             expression=time_sql.shift(col("a", time), windowed.window, -1)))
+        if windowed.grain_to_date is not None:
+            on.append(exp.GTE(this=added.copy(),
+                              expression=time_sql.truncate(col("a", time),
+                                                           windowed.grain_to_date)))
         column = self.sources.identifier(windowed.column)
         table = windowed.part.name
         return exp.select(
@@ -321,5 +357,14 @@ class _Plan:
               for gb in self.group_bys],
             exp.alias_(windowed.running(this=exp.column(column.copy(), "b")), column.copy()),
         ).from_(exp.alias_(exp.to_table(table), "a", table=True), copy=False).join(
-            exp.alias_(exp.to_table(table), "b", table=True), on=exp.and_(*on), copy=False,
+            exp.alias_(exp.to_table(windowed.days or table), "b", table=True),
+            on=exp.and_(*on), copy=False,
         ).group_by(*[col("a", gb) for gb in self.group_bys], copy=False)
+
+
+def _day_name(time: GroupBy) -> str:
+    """The column of an anchored cumulative's rows per day: ``metric_time__month`` ->
+    ``metric_time__day`` (the query has no other time group-by of that name)."""
+    stem = time.name[:-len(time.grain) - 2] if time.grain and \
+        time.name.endswith(f"__{time.grain}") else time.name
+    return f"{stem}__{GRAINS[0]}"

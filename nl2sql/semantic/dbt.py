@@ -411,6 +411,11 @@ def _metric(entry: _Metric, path: Path) -> Metric:
             metric.grain_to_date = str(grain).lower() if grain else None
             if metric.grain_to_date and metric.grain_to_date not in GRAINS:
                 raise ValueError(f"grain_to_date {grain!r} is not one of {', '.join(GRAINS)}")
+            metric.period_agg = str(nested.get("period_agg") or params.get("period_agg")
+                                    or "first").strip().lower()
+            if metric.period_agg not in ("first", "last", "average"):
+                raise ValueError(f"period_agg {metric.period_agg!r} is not first, last or "
+                                 f"average")
     elif kind == "ratio":
         metric.kind = "ratio"
         metric.numerator = _input(params.get("numerator"), "type_params.numerator")
