@@ -207,3 +207,31 @@ metrics:
     assert "FROM books AS catalogue" in result.sql_query and result.row_count == 7
     with pytest.raises(MetricQueryError, match="column 'pryce' is not in table 'books'"):
         metrics_query_op(ops, "bookstore", metrics=["bad"])
+
+
+def test_fill_nulls_with_fills_the_periods_without_rows(ops: OpsContext, tmp_path: Path) -> None:
+    """dbt's ``fill_nulls_with`` (on the measure input, or the metric's own key in the latest
+    spec) is the value where no row adds up: a month with orders and no returns (was empty)."""
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "bookstore.yml").write_text(bookstore_semantic_model_path().read_text())
+    (folder / "filled.yml").write_text("""
+metrics:
+  - {name: returns_or_zero, type: simple,
+     type_params: {measure: {name: returns, fill_nulls_with: 0}}}
+""")
+    ops.configs.databases["bookstore"] = ops.config("bookstore").model_copy(
+        update={"semantic_model": folder})
+    rows = _rows(ops, metrics=["order_count", "return_count", "returns_or_zero"],
+                 dimensions=["metric_time__month"])
+    assert any(row[2] == "" for row in rows)  # months without returns
+    assert all(row[3] == (row[2] or "0") for row in rows)
+    (folder / "filled.yml").write_text("""
+metrics:
+  - {name: returns_or_zero, type: simple, type_params: {measure: {name: returns,
+                                                                  fill_nulls_with: none}}}
+""")
+    loading._CACHE.clear()  # read the files again at once
+    problems = metrics_list_op(ops, "bookstore").problems
+    assert any("metric 'returns_or_zero': fill_nulls_with 'none' is not a number" in p
+               for p in problems)

@@ -159,6 +159,13 @@ class _Plan:
 
     # -- metric values -------------------------------------------------------------------------
     def value(self, metric: Metric, filters: tuple[str, ...]) -> Value:
+        computed = self._value(metric, filters)
+        if metric.fill_nulls_with is None:
+            return computed
+        fill = exp.Literal.number(metric.fill_nulls_with)
+        return lambda ref: exp.Coalesce(this=computed(ref), expressions=[fill.copy()])
+
+    def _value(self, metric: Metric, filters: tuple[str, ...]) -> Value:
         filters = tuple(sorted(set(filters) | set(metric.filters)))
         if metric.kind in ("simple", "cumulative"):
             assert metric.measure is not None

@@ -329,7 +329,19 @@ def _model_metric(entry: _Metric, table: Table, path: Path, params: dict[str, An
         time_dimension=params.get("agg_time_dimension") or table.time_dimension)
     return Metric(name=entry.name, kind="simple", file=path, label=entry.label or "",
                   description=entry.description or "", filters=_filters(entry.filter),
-                  measure=(table.name, entry.name))
+                  measure=(table.name, entry.name), fill_nulls_with=_fill(entry.params, None))
+
+
+def _fill(params: dict[str, Any], measure: Any) -> int | float | None:
+    """``fill_nulls_with``: on the metric (latest spec, manifest) or its measure input."""
+    value = params.get("fill_nulls_with")
+    if value is None and isinstance(measure, dict):
+        value = measure.get("fill_nulls_with")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"fill_nulls_with {value!r} is not a number")
+    return value
 
 
 def dbt_links(tables: list[Table]) -> None:
@@ -416,6 +428,7 @@ def _metric(entry: _Metric, path: Path) -> Metric:
             if metric.period_agg not in ("first", "last", "average"):
                 raise ValueError(f"period_agg {metric.period_agg!r} is not first, last or "
                                  f"average")
+        metric.fill_nulls_with = _fill(params, measure)
     elif kind == "ratio":
         metric.kind = "ratio"
         metric.numerator = _input(params.get("numerator"), "type_params.numerator")

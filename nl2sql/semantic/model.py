@@ -128,6 +128,7 @@ class Metric:
     input_metric: MetricInput | None = None
     window: Window | None = None  # cumulative: trailing window (None: since the start)
     grain_to_date: str | None = None  # cumulative: restart every grain (month-to-date)
+    fill_nulls_with: int | float | None = None  # dbt: its value where no row adds up
     #: cumulative, dbt: by a grain coarser than a day, each period's ``first`` day's value (dbt's
     #: default), its ``last`` or ``average``; None (Cube): the value at the period's end.
     period_agg: str | None = None
