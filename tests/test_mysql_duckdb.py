@@ -188,6 +188,47 @@ def test_duckdb_file_errors_are_one_line(tmp_path: Path) -> None:
         DbConnectionConfigs.load(tmp_path / "dbs.yaml")
 
 
+def test_duckdb_csv_options_read_european_files(tmp_path: Path) -> None:
+    """``csv_options`` are read_csv's parameters for the database's CSV files: decimals with a
+    comma are numbers (the sniffer keeps them text: a sum fails), a type map sets a column's
+    type; a parameter read_csv does not take is one line naming csv_options."""
+    (tmp_path / "verkauf.csv").write_text("Datum;Artikel;Menge;Preis;PLZ\n"
+                                          "01.03.2024;Käse;2;3,50;01067\n"
+                                          "02.03.2024;Brot;1;2,25;80331\n")
+    (tmp_path / "dbs.yaml").write_text("""databases:
+  eu:
+    type: duckdb
+    files: ['*.csv']
+    csv_options: {decimal_separator: ',', delim: ';', types: {PLZ: VARCHAR}, header: true}
+  plain:
+    type: duckdb
+    files: ['*.csv']
+  typo:
+    type: duckdb
+    files: ['*.csv']
+    csv_options: {decimal_seperator: ','}
+""")
+    ctx = OpsContext(DbConnectionConfigs.load(tmp_path / "dbs.yaml", data_dir=tmp_path / "d",
+                                              workspace=tmp_path / "ws"))
+    try:
+        query = "SELECT SUM(Preis * Menge) AS total, MIN(PLZ) AS plz FROM verkauf"
+        result = db_execute_sql_op(ctx, "eu", query)
+        assert (ctx.workspace / result.csv_filename).read_text() == "total,plz\n9.25,01067\n"
+        with pytest.raises(QueryExecutionError, match="No function matches"):
+            db_execute_sql_op(ctx, "plain", query)  # what the files give without the options
+        with pytest.raises(ConfigError) as raised:
+            db_execute_sql_op(ctx, "typo", query)
+        assert str(raised.value).startswith("Database 'typo': read_csv refuses its csv_options "
+                                            "(Binder Error: Invalid named parameter")
+        assert "\n" not in str(raised.value)
+    finally:
+        ctx.close()
+    (tmp_path / "dbs.yaml").write_text("databases:\n  eu:\n    type: duckdb\n"
+                                       "    files: ['*.csv']\n    csv_options: {'a) x': 1}\n")
+    with pytest.raises(ConfigError, match="'csv_options' takes read_csv's parameter names"):
+        DbConnectionConfigs.load(tmp_path / "dbs.yaml")
+
+
 class _Discard:
     def begin(self, columns: object) -> None:
         pass

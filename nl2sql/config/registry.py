@@ -73,6 +73,9 @@ class DbConnectionConfig(BaseModel):
     ssl_options: dict[str, str | bool] | None = None
     # DuckDB: glob patterns of CSV/Parquet/JSON files, each file exposed as a view
     files: list[str] | None = None
+    # DuckDB: named parameters of ``read_csv`` for every CSV file of ``files``
+    # (``decimal_separator: ","``, ``delim: ";"``, ``types: {price: DOUBLE}``...)
+    csv_options: dict[str, str | int | bool | list[str] | dict[str, str]] | None = None
     # runtime bounds
     query_timeout_seconds: float = Field(default=30.0, gt=0)
     max_rows: int = Field(default=1_000_000, gt=0)
@@ -115,6 +118,15 @@ class DbConnectionConfig(BaseModel):
             example = re.sub(r"[^A-Za-z0-9_.-]+", "_", value).strip("_.-")[:64] or "db1"
             raise ValueError(f"a database id is 1 to 64 letters, digits, '_', '-' and '.' "
                              f"(not starting with '-' or '.'); rename it, e.g. {example!r}")
+        return value
+
+    @field_validator("csv_options")
+    @classmethod
+    def _check_csv_options(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        for name in value or {}:
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+                raise ValueError(f"'csv_options' takes read_csv's parameter names; {name!r} "
+                                 f"is not one (e.g. decimal_separator, delim, types)")
         return value
 
     @field_validator("schema_name")

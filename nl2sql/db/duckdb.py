@@ -134,6 +134,21 @@ def _identifier(text: str) -> str:
     return '"' + text.replace('"', '""') + '"'
 
 
+def _option(value: Any) -> str:
+    """A ``csv_options`` value as DuckDB SQL: text, a number, a boolean, a list of text
+    (``names``, ``nullstr``) or a map of text (``types: {price: DOUBLE}``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_literal(str(item)) for item in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_literal(str(k))}: {_literal(str(v))}"
+                               for k, v in value.items()) + "}"
+    return _literal(str(value))
+
+
 def _typed(raw: Any, stats: QueryStats, type_names: list[str]) -> QueryStats:
     """``stats`` with the columns' types (DuckDB's type names) and, when a column is a
     ``TIMESTAMPTZ``, the session's time zone, which DuckDB writes those values in."""
@@ -193,8 +208,20 @@ class DuckdbConnection(DbConnection):
         warn_near_cap(f"database '{self.db_id}'", self.config.memory_limit, "memory_limit")
         self._database = database
         self._openings += 1
-        statements = [f"CREATE TEMP VIEW {_identifier(name)} AS SELECT * FROM "
-                      f"{reader}({_literal(str(file))})" for name, (file, reader) in views.items()]
+        options = "".join(f", {name} = {_option(value)}"
+                          for name, value in (self.config.csv_options or {}).items())
+        statements = [f"CREATE TEMP VIEW {_identifier(name)} AS SELECT * FROM {reader}("
+                      f"{_literal(str(file))}{options if reader == 'read_csv' else ''})"
+                      for name, (file, reader) in views.items()]
+        if options:  # a parameter read_csv does not take, or a value it cannot use: said once
+            try:
+                with database.cursor() as cursor:
+                    for statement in statements:
+                        cursor.execute(statement)
+            except duckdb.Error as exc:
+                raise ConfigError(f"Database '{self.db_id}': read_csv refuses its "
+                                  f"csv_options ({str(exc).splitlines()[0]}); fix "
+                                  f"'csv_options' in dbs.yaml.", db_id=self.db_id) from None
 
         def connect() -> Any:
             from duckdb_engine import ConnectionWrapper
