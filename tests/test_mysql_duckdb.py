@@ -220,6 +220,7 @@ def test_duckdb_csv_options_read_european_files(tmp_path: Path) -> None:
             db_execute_sql_op(ctx, "typo", query)
         assert str(raised.value).startswith("Database 'typo': read_csv refuses its csv_options "
                                             "(Binder Error: Invalid named parameter")
+        assert 'did you mean: "decimal_separator"?); fix' in str(raised.value)
         assert "\n" not in str(raised.value)
     finally:
         ctx.close()

@@ -219,9 +219,12 @@ class DuckdbConnection(DbConnection):
                     for statement in statements:
                         cursor.execute(statement)
             except duckdb.Error as exc:
+                first, *rest = str(exc).splitlines()
+                hint = next((f"; d{line[1:].rstrip('?')}?" for line in rest
+                             if line.startswith("Did you mean")), "")
                 raise ConfigError(f"Database '{self.db_id}': read_csv refuses its "
-                                  f"csv_options ({str(exc).splitlines()[0]}); fix "
-                                  f"'csv_options' in dbs.yaml.", db_id=self.db_id) from None
+                                  f"csv_options ({first}{hint}); fix 'csv_options' in "
+                                  f"dbs.yaml.", db_id=self.db_id) from None
 
         def connect() -> Any:
             from duckdb_engine import ConnectionWrapper
