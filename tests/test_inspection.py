@@ -15,16 +15,18 @@ from pathlib import Path
 import psycopg
 import pytest
 from conftest import (BACKENDS, PG_HOST, PG_PORT, PG_USER, BackendDb, SampleDb, mysql_admin,
-                      pg_config, pg_execute, sqlite_config)
+                      pg_config, pg_execute, sqlite_config, write_dbs_yaml)
 
 from nl2sql.annotation.pipeline import annotate_database
 from nl2sql.schema.cache import load_db_info, save_db_info
 from nl2sql.config.registry import DbConnectionConfig, DbConnectionConfigs
 from nl2sql.db.base import create_connection
-from nl2sql.errors import ConfigError
+from nl2sql.errors import ConfigError, DatabaseConnectionError
 from nl2sql.inspection import DbSchemaExtractor, DbSchemaInspector, create_inspector
 from nl2sql.inspection.postgres import PostgresSchemaInspector
 from nl2sql.inspection.sqlite import SqliteSchemaInspector
+from nl2sql.operations.ops_context import OpsContext
+from nl2sql.operations.queries import db_execute_sql_op
 from nl2sql.schema.models import DbInfo
 
 
@@ -587,6 +589,48 @@ def test_sqlite_virtual_tables_without_their_shadow_tables(
     assert [c.name for c in info.table("docs").columns] == ["title", "body"]
     assert warned == [
         "boxes left out of the schema: the database cannot describe it (not authorized)"]
+
+
+@pytest.mark.postgres
+def test_postgres_foreign_tables_are_tables(make_db: Callable[..., BackendDb],
+                                            tmp_path: Path) -> None:
+    """A foreign table (postgres_fdw, here back into the same database) was not listed at all
+    (SQLAlchemy lists foreign tables apart); it is a table, read through its server. A server
+    the query cannot reach as the role it runs as (a superuser login reads as
+    pg_read_all_data) is a set-up error naming the user mapping, not "fix the SQL"."""
+    db = make_db("postgres", "fdw", script=(
+        "CREATE EXTENSION postgres_fdw;"
+        "CREATE SCHEMA far; CREATE TABLE far.orders (id int PRIMARY KEY, amount numeric(8,2));"
+        "INSERT INTO far.orders SELECT g, g * 1.5 FROM generate_series(1, 40) g;"
+        "DO $$ BEGIN EXECUTE format('CREATE SERVER loop FOREIGN DATA WRAPPER postgres_fdw "
+        "OPTIONS (host %L, port %L, dbname %L)', '127.0.0.1', current_setting('port'), "
+        "current_database()); END $$;"
+        "CREATE USER MAPPING FOR CURRENT_USER SERVER loop OPTIONS (user 'postgres');"
+        "CREATE FOREIGN TABLE orders_far (id int, amount numeric(8,2)) SERVER loop "
+        "OPTIONS (schema_name 'far', table_name 'orders');"
+        "CREATE TABLE notes (id int PRIMARY KEY);"))
+    info = extract(db.config)
+    assert [t.name for t in info.tables] == ["notes", "orders_far"]
+    assert [c.name for c in info.table("orders_far").columns] == ["id", "amount"]
+    ctx = OpsContext(DbConnectionConfigs.load(write_dbs_yaml(tmp_path, [db.config]),
+                                              data_dir=tmp_path / "data",
+                                              workspace=tmp_path / "ws"))
+    try:
+        query = "SELECT count(*), sum(amount) FROM orders_far"
+        with pytest.raises(DatabaseConnectionError) as raised:
+            db_execute_sql_op(ctx, db.config.db_id, query)
+        assert "a foreign table's server has no user mapping for role 'pg_read_all_data' (the " \
+               "role a superuser login reads as); fix its user mapping" in str(raised.value)
+        db.execute("CREATE USER MAPPING FOR PUBLIC SERVER loop OPTIONS (user 'postgres')")
+        with pytest.raises(DatabaseConnectionError, match="refuses the connection "
+                                                          r"\(password is required: "):
+            db_execute_sql_op(ctx, db.config.db_id, query)
+        db.execute("ALTER USER MAPPING FOR PUBLIC SERVER loop "
+                   "OPTIONS (ADD password_required 'false')")
+        result = db_execute_sql_op(ctx, db.config.db_id, query)
+        assert (ctx.workspace / result.csv_filename).read_text() == "count,sum\n40,1230.00\n"
+    finally:
+        ctx.close()
 
 
 @pytest.mark.postgres

@@ -38,7 +38,7 @@ from nl2sql.db.base import (Admission, CsvResultSink, DbConnection, DbOperations
                             ResultSink, SinkFull)
 from nl2sql._call_stop import stop_with
 from nl2sql.db.logins import LoginPrivileges
-from nl2sql.errors import QueryExecutionError
+from nl2sql.errors import DatabaseConnectionError, QueryExecutionError
 from nl2sql.sql_guard.denylist import POSTGRES_TABLES
 from nl2sql.sql_guard.implicit_calls import ImplicitCalls
 from nl2sql.sql_guard.user_functions import UserFunctions
@@ -630,6 +630,23 @@ class PostgresOperations(DbOperations):
                 f"read-only query may not do; it was undone: remove that part and try "
                 f"again.", db_id=self.db_id)
 
+    def _foreign_server_error(self, message: str, detail: str | None) -> DatabaseConnectionError:
+        """A foreign table (postgres_fdw) whose server the query cannot reach as the role it
+        runs as (a superuser login reads as pg_read_all_data, a group as its db_role): no user
+        mapping, no password in it, a server that refuses. The set-up's, not the SQL's."""
+        if message.startswith(_NO_USER_MAPPING):
+            role = message[len(_NO_USER_MAPPING):].strip(' "')
+            why = (" (the role a superuser login reads as)" if role == "pg_read_all_data"
+                   else " (the role nl2sql reads as)")
+            problem = f"has no user mapping for role '{role}'{why}"
+        else:
+            more = f": {detail.strip().rstrip('.')}" if detail and detail.strip() else ""
+            problem = f"refuses the connection ({message.rstrip('.')}{more})"
+        return DatabaseConnectionError(
+            f"Database '{self.db_id}': a foreign table's server {problem}; fix its user mapping "
+            f"(CREATE USER MAPPING FOR PUBLIC SERVER ... OPTIONS (user ..., password ...)), or "
+            f"connect with a read-only login that has one.", db_id=self.db_id)
+
     def _translate(self, exc: BaseException | None, timeout: float, conn: Connection,
                    body: str | None = None, offset: int = 0) -> Exception:
         """One line for people: the server's message and, for a query, the line it points at."""
@@ -642,6 +659,8 @@ class PostgresOperations(DbOperations):
         diag = getattr(exc, "diag", None)
         message = (diag.message_primary if diag and diag.message_primary else str(exc)).strip()
         message = message.splitlines()[0] if message else type(exc).__name__
+        if message.startswith(_NO_USER_MAPPING) or isinstance(exc, _FOREIGN_SERVER_ERRORS):
+            return self._foreign_server_error(message, diag.message_detail if diag else None)
         where = ""
         position = diag.statement_position if diag else None
         if position and body is not None:
@@ -654,6 +673,14 @@ class PostgresOperations(DbOperations):
         return QueryExecutionError(
             f"PostgreSQL rejected the query on database '{self.db_id}': {message.rstrip('.')}{where}"
             f"{hint_text}; fix the SQL and try again.", db_id=self.db_id)
+
+
+_NO_USER_MAPPING = "user mapping not found for"
+#: What postgres_fdw raises when it cannot connect to a foreign table's server: a password
+#: the user mapping lacks (2F003), a server that refuses or is down (class 08).
+_FOREIGN_SERVER_ERRORS = (pg_errors.ProhibitedSqlStatementAttempted,
+                          pg_errors.SqlclientUnableToEstablishSqlconnection,
+                          pg_errors.SqlserverRejectedEstablishmentOfSqlconnection)
 
 
 def _column_type(oid: int) -> str | None:

@@ -148,7 +148,7 @@ class DbSchemaInspector(ABC):
                         schema: str | None) -> ReflectedSchema:
         """Reflect one schema (each batched call once)."""
         kind = self.reflect_kind
-        listed = list(inspector.get_table_names(schema=schema))
+        listed = self._table_names(inspector, schema)
         internal = self._internal_tables(inspector, schema)
         tables = [name for name in listed if name not in internal]
         views = set(self._view_names(inspector))
@@ -279,6 +279,10 @@ class DbSchemaInspector(ABC):
             if schema not in existing:
                 self._check_schema_exists(inspector, schema)
         return wanted
+
+    def _table_names(self, inspector: Inspector, schema: str | None) -> list[str]:
+        """The schema's tables, as the dialect lists them."""
+        return list(inspector.get_table_names(schema=schema))
 
     def _view_names(self, inspector: Inspector) -> list[str]:
         return list(inspector.get_view_names(schema=self.schema))

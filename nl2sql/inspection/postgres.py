@@ -66,6 +66,12 @@ class PostgresSchemaInspector(DbSchemaInspector):
     #: Exact counts run as UNION ALL statements of this many tables (few round trips).
     count_batch_size = 200
 
+    def _table_names(self, inspector: Inspector, schema: str | None) -> list[str]:
+        # SQLAlchemy lists foreign tables (postgres_fdw, file_fdw...) apart: they are tables
+        # to a query, their rows on another server (no local size: no row count).
+        return [*super()._table_names(inspector, schema),
+                *inspector.get_foreign_table_names(schema=schema)]
+
     def _internal_tables(self, inspector: Inspector, schema: str | None) -> set[str]:
         # A partition holds part of its table's rows: the partitioned table is the one to
         # query (a schema of monthly partitions would list each month as a table).
