@@ -565,24 +565,6 @@ def test_a_view_of_a_dropped_table_is_left_out_with_a_warning(
         "broken left out of the schema: the database cannot describe it"]
 
 
-def test_a_mysql_view_whose_definer_was_dropped_is_left_out(
-        make_db: Callable[..., BackendDb], tmp_path: Path,
-        caplog: pytest.LogCaptureFixture) -> None:
-    """The server describes a view whose DEFINER account was dropped, but every query of it
-    fails (1449): it was listed, and the model sent to it."""
-    user = f"gone_{tmp_path.name[-8:]}".replace("-", "_")
-    db = make_db("mysql", "ghost", script=(
-        "CREATE TABLE kept (id INTEGER PRIMARY KEY, name VARCHAR(20));"
-        f"CREATE USER '{user}'@'%';"
-        f"CREATE DEFINER = '{user}'@'%' SQL SECURITY DEFINER VIEW orphaned AS SELECT * FROM kept;"
-        "CREATE VIEW names AS SELECT name FROM kept;"
-        f"DROP USER '{user}'@'%';"))
-    info, warned = annotated_and_warned(db, tmp_path, caplog)
-    assert [t.name for t in info.tables] == ["kept", "names"]
-    assert warned == [f"orphaned left out of the schema: the database cannot read it (The user "
-                      f"specified as a definer ('{user}'@'%') does not exist)"]
-
-
 def annotated_and_warned(db: BackendDb, data_dir: Path, caplog: pytest.LogCaptureFixture
                          ) -> tuple[DbInfo, list[str]]:
     """The database annotated, and the inspection's warnings while it was."""

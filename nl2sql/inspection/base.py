@@ -17,8 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
-from sqlalchemy import (ColumnElement, Connection, FromClause, TableClause, inspect,
-                        literal_column, select, table)
+from sqlalchemy import ColumnElement, Connection, FromClause, TableClause, inspect, select
 from sqlalchemy.engine.reflection import Inspector, ObjectKind
 from sqlalchemy.exc import CompileError, DBAPIError, UnreflectableTableError
 from sqlalchemy.types import NullType
@@ -70,16 +69,16 @@ class ReflectedSchema:
         return sorted([*self.tables, *self.views])
 
 
-def warn_left_out(name: str, exc: Exception, what: str = "describe") -> None:
+def warn_left_out(name: str, exc: Exception) -> None:
     """One warning line: table or view ``name`` is left out of the schema, with the
-    database's reason (it cannot ``what`` it: describe, read)."""
+    database's reason."""
     orig = getattr(exc, "orig", None) or getattr(exc.__cause__, "orig", None) or exc
     args = getattr(orig, "args", ())
     if len(args) == 2 and isinstance(args[0], int):  # MySQL drivers: (code, message)
-        orig = args[1]
+        orig = f"{args[1]} (error {args[0]})"
     reason = (str(orig).strip().splitlines() or [type(exc).__name__])[0]
-    log.warning("%s left out of the schema: the database cannot %s it (%s)",
-                name, what, reason)
+    log.warning("%s left out of the schema: the database cannot describe it (%s)",
+                name, reason)
 
 
 class DbSchemaInspector(ABC):
@@ -314,13 +313,10 @@ class DbSchemaInspector(ABC):
             except (DBAPIError, UnreflectableTableError) as exc:  # MySQL: the latter
                 warn_left_out(name, exc)
                 unreadable.add(name)
-                continue
-            try:  # described, but maybe not readable: a MySQL view whose DEFINER was dropped
-                inspector.bind.execute(select(literal_column("*"))
-                                       .select_from(table(name, schema=schema)).limit(0))
-            except DBAPIError as exc:
-                warn_left_out(name, exc, "read")
-                unreadable.add(name)
+        # Not read, only described: even a LIMIT 0 SELECT of a view can run the functions it
+        # calls on MariaDB (one that changes a global variable did), which annotation never
+        # does. A view the database describes but cannot read (a MySQL view whose DEFINER was
+        # dropped) stays listed; its sample rows are skipped with a warning.
         return unreadable
 
     def _complete_indexes(self, conn: Connection, reflected: ReflectedSchema) -> None:
