@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import build_cache
 from nl2sql.config.bundled import bookstore_semantic_model_path
 from nl2sql.errors import MetricQueryError
 from nl2sql.operations.metrics import metrics_list_op, metrics_query_op
@@ -111,11 +110,8 @@ QUERIES = [
 
 
 @pytest.fixture
-def ops(tmp_path: Path):  # noqa: ANN201
-    ops = OpsContext.load(None, data_dir=tmp_path / "data", workspace=tmp_path / "ws")
-    build_cache(ops.config("bookstore"), ops.data_dir)
-    yield ops
-    ops.close()
+def ops(bookstore_ops: OpsContext) -> OpsContext:
+    return bookstore_ops
 
 
 def _use(ops: OpsContext, model: Path) -> None:
