@@ -131,3 +131,15 @@ def test_an_average_over_a_period_is_named(ops: OpsContext) -> None:
         metrics_query_op(ops, "bookstore", metrics=["orders_average"],
                          dimensions=["metric_time__month"])
     assert _values(ops, "orders_average", "day")  # by day there is nothing to average
+
+
+def test_two_first_day_metrics_read_the_days_once(ops: OpsContext) -> None:
+    result = metrics_query_op(ops, "bookstore", metrics=["orders_to_date", "orders_two_months"],
+                              dimensions=["metric_time__quarter"])
+    assert result.sql_query.count("days AS (") == 1 and "days_2" not in result.sql_query
+    lines = (ops.workspace / result.csv_filename).read_text().splitlines()[1:]
+    together = {line.split(",")[0]: line.split(",")[1:] for line in lines}
+    for column, metric in enumerate(("orders_to_date", "orders_two_months")):
+        alone = _values(ops, metric, "quarter")
+        assert {dt.date.fromisoformat(k): int(v[column]) if v[column] else None
+                for k, v in together.items()} == alone
