@@ -659,7 +659,8 @@ class PostgresOperations(DbOperations):
         diag = getattr(exc, "diag", None)
         message = (diag.message_primary if diag and diag.message_primary else str(exc)).strip()
         message = message.splitlines()[0] if message else type(exc).__name__
-        if message.startswith(_NO_USER_MAPPING) or isinstance(exc, _FOREIGN_SERVER_ERRORS):
+        if message.startswith(_NO_USER_MAPPING) or message == _NO_PASSWORD \
+                or isinstance(exc, _FOREIGN_SERVER_ERRORS):
             return self._foreign_server_error(message, diag.message_detail if diag else None)
         where = ""
         position = diag.statement_position if diag else None
@@ -675,11 +676,12 @@ class PostgresOperations(DbOperations):
             f"{hint_text}; fix the SQL and try again.", db_id=self.db_id)
 
 
+#: What postgres_fdw raises when it cannot connect to a foreign table's server: no user
+#: mapping, a mapping without the password a non-superuser needs (its 2F003, a code other
+#: errors share: told by the message), a server that refuses or is down (class 08).
 _NO_USER_MAPPING = "user mapping not found for"
-#: What postgres_fdw raises when it cannot connect to a foreign table's server: a password
-#: the user mapping lacks (2F003), a server that refuses or is down (class 08).
-_FOREIGN_SERVER_ERRORS = (pg_errors.ProhibitedSqlStatementAttempted,
-                          pg_errors.SqlclientUnableToEstablishSqlconnection,
+_NO_PASSWORD = "password is required"
+_FOREIGN_SERVER_ERRORS = (pg_errors.SqlclientUnableToEstablishSqlconnection,
                           pg_errors.SqlserverRejectedEstablishmentOfSqlconnection)
 
 

@@ -1,13 +1,14 @@
 """Implied foreign keys: links a database does not declare, inferred at annotation time.
 
 Candidates come from names and types: a column named like another table's single-column key
-(``Album.ArtistId`` -> ``Artist.ArtistId``; not a bare ``id`` or ``code``, a table's own), or ``<entity>_id``/``<entity>Id``/``_code``/``_key``
-naming a table (``orders.customer_id`` -> ``customers.id``), with compatible types. Each candidate
-is confirmed by value containment on a bounded sample: up to ``SAMPLE_ROWS`` non-null values of
-the column (a ``LIMIT`` read, never a full scan) looked up in the referenced key (an index seek
-each). Confirmed links are stored in ``TableInfo.foreign_keys`` beside the declared ones, marked
-``inferred: true`` with their ``evidence``; formatting shows them as comments, the context
-engine joins through them and ``db_get_row_by_id`` follows them.
+(``Album.ArtistId`` -> ``Artist.ArtistId``; not a bare ``id`` or ``code``, a table's own), or
+``<entity>_id``/``<entity>Id``/``_code``/``_key`` naming a table (``orders.customer_id`` ->
+``customers.id``), with compatible types. Each candidate is confirmed by value containment on a
+bounded sample: up to ``SAMPLE_ROWS`` non-null values of the column (a ``LIMIT`` read, never a
+full scan) looked up in the referenced key (an index seek each). Confirmed links are stored in
+``TableInfo.foreign_keys`` beside the declared ones, marked ``inferred: true`` with their
+``evidence``; formatting shows them as comments, the context engine joins through them and
+``db_get_row_by_id`` follows them.
 
 People decide in ``{data_dir}/database/{db_id}/{db_id}.implied_keys.yaml`` (written once with
 the inferred links listed, never overwritten by annotation)::

@@ -161,7 +161,6 @@ class SqliteSchemaInspector(DbSchemaInspector):
         return super()._fragile(inspector, schema, tables, views) | (
             self._table_kinds(inspector, schema, "virtual") & set(tables))
 
-
     # -- enum screening of big tables ---------------------------------------------------------
     def sample_source(self, conn: Connection, base: TableClause, table_info: TableInfo,
                       settings: EnumScreeningSettings) -> FromClause:

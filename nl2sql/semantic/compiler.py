@@ -306,13 +306,12 @@ class _Plan:
                     select.join(exp.to_table(part.name), join_type="CROSS", copy=False)
         days: dict[int, str] = {}  # a part's rows per day: one CTE for its anchored metrics
         for windowed in self.windows:
-            if windowed.anchored and id(windowed.part) not in days:
-                time = windowed.time
-                by_day = [replace(gb, grain=None, name=_day_name(gb)) if gb is time else gb
-                          for gb in self.group_bys]  # its dimension's own grain
-                days[id(windowed.part)] = self.compiler.cte("days", self.compiler.builder.select(
-                    windowed.part, by_day, self.where))
             if windowed.anchored:
+                if id(windowed.part) not in days:
+                    by_day = [replace(gb, grain=None, name=_day_name(gb))  # its own grain
+                              if gb is windowed.time else gb for gb in self.group_bys]
+                    days[id(windowed.part)] = self.compiler.cte(
+                        "days", self.compiler.builder.select(windowed.part, by_day, self.where))
                 windowed.days = days[id(windowed.part)]
             windowed.name = self.compiler.cte("windowed", self._window(windowed))
             select = self._join(select, windowed.name, self.group_bys)

@@ -112,13 +112,21 @@ class _ColumnDimension(_Entry):
 
 
 class _Column(BaseModel):
+    """A latest-spec model column; ``entity: primary`` and ``dimension: categorical`` are
+    read as the blocks ``{type: ...}`` they abbreviate."""
+
     model_config = ConfigDict(extra="ignore", defer_build=True)
 
     name: str = Field(min_length=1)
     description: str | None = None
     granularity: str | None = None
-    entity: str | _ColumnEntity | None = None
-    dimension: str | _ColumnDimension | None = None
+    entity: _ColumnEntity | None = None
+    dimension: _ColumnDimension | None = None
+
+    @field_validator("entity", "dimension", mode="before")
+    @classmethod
+    def _type_alone(cls, value: Any) -> Any:
+        return {"type": value} if isinstance(value, str) else value
 
 
 class _DerivedDimension(_Dimension):
@@ -204,10 +212,9 @@ def _read_metrics(entries: list[Any], path: Path, problems: list[Problem],
     for number, raw in enumerate(entries, 1):
         try:
             entry = _Metric.model_validate(raw)
-            params = entry.params
+            params, simple = entry.params, entry.type.strip().lower() == "simple"
             aggregation = params.get("metric_aggregation_params")
-            if entry.type.strip().lower() == "simple" and not params.get("measure") \
-                    and isinstance(aggregation, dict):
+            if simple and not params.get("measure") and isinstance(aggregation, dict):
                 owner = next((t for t in tables if t.name == aggregation.get("semantic_model")),
                              None)
                 if owner is None:
@@ -216,8 +223,7 @@ def _read_metrics(entries: list[Any], path: Path, problems: list[Problem],
                                      f"this file")
                 metrics.append(_model_metric(entry, owner, path, {
                     **aggregation, "expr": params.get("expr") or aggregation.get("expr")}))
-            elif table is not None and entry.type.strip().lower() == "simple" \
-                    and "agg" in params:
+            elif simple and table is not None and "agg" in params:
                 metrics.append(_model_metric(entry, table, path, params))
             else:
                 metrics.append(_metric(entry, path))
@@ -262,12 +268,8 @@ def _relation(entry: _SemanticModel) -> str:
 def _table(entry: _SemanticModel, path: Path) -> Table:
     table = Table(name=entry.name, file=path, relation=_relation(entry), naming="dbt",
                   description=entry.description or "")
-    for entity in entry.entities:
-        kind = entity.type.strip().lower()
-        table.entities[entity.name] = (kind, _text(entity.expr) or entity.name)
-        if kind == "primary":
-            table.primary_entity = entity.name
-    table.primary_entity = entry.primary_entity or table.primary_entity
+    _add_entities(table, [(e.type, e.name, _text(e.expr) or e.name) for e in entry.entities],
+                  entry.primary_entity)
     for dim in entry.dimensions:
         _add_dimension(table, dim.name, dim.type, _text(dim.expr) or dim.name,
                        (dim.type_params or {}).get("time_granularity"), dim.label,
@@ -289,25 +291,29 @@ def _model_table(model: _Model, path: Path) -> Table:
     table = Table(name=name, file=path, relation=model.name, naming="dbt",
                   description=model.description or "", time_dimension=model.agg_time_dimension)
     derived = model.derived_semantics or _DerivedSemantics()
-    entities = [(c.entity if isinstance(c.entity, str) else c.entity.type,
-                 c.entity.name if isinstance(c.entity, _ColumnEntity) and c.entity.name
-                 else c.name, c.name) for c in model.columns if c.entity is not None]
-    entities += [(e.type, e.name, _text(e.expr) or e.name) for e in derived.entities]
-    for kind, entity, expr in entities:
-        table.entities[entity] = (kind.strip().lower(), expr)
-        if kind.strip().lower() == "primary":
-            table.primary_entity = entity
-    table.primary_entity = model.primary_entity or table.primary_entity
-    dimensions = [(c.dimension if isinstance(c.dimension, _ColumnDimension)
-                   else _ColumnDimension(type=c.dimension), c) for c in model.columns
-                  if c.dimension is not None]
-    for dim, column in dimensions:
-        _add_dimension(table, dim.name or column.name, dim.type, column.name,
-                       column.granularity, dim.label, dim.description or column.description)
+    _add_entities(table, [(c.entity.type, c.entity.name or c.name, c.name)
+                          for c in model.columns if c.entity is not None]
+                  + [(e.type, e.name, _text(e.expr) or e.name) for e in derived.entities],
+                  model.primary_entity)
+    for column in model.columns:
+        if (dim := column.dimension) is not None:
+            _add_dimension(table, dim.name or column.name, dim.type, column.name,
+                           column.granularity, dim.label, dim.description or column.description)
     for extra in derived.dimensions:
         _add_dimension(table, extra.name, extra.type, _text(extra.expr) or extra.name,
                        extra.granularity, extra.label, extra.description)
     return table
+
+
+def _add_entities(table: Table, entities: list[tuple[str, str, str]],
+                  primary: str | None) -> None:
+    """``(type, name, expression)`` entities; the primary one, or ``primary_entity``, names
+    the table's rows."""
+    for kind, name, expr in entities:
+        table.entities[name] = (kind.strip().lower(), expr)
+        if kind.strip().lower() == "primary":
+            table.primary_entity = name
+    table.primary_entity = primary or table.primary_entity
 
 
 def _add_dimension(table: Table, name: str, kind: str, expr: str, granularity: str | None,

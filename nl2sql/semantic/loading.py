@@ -5,8 +5,9 @@ The path is a file or a folder: every ``.yml``/``.yaml``/``.json`` file under a 
 ``target/``, ``dbt_packages/``, ``node_modules/`` and hidden folders skipped: point at a
 ``semantic_manifest.json`` itself to read it). A file holding ``cubes:`` is Cube, one holding
 ``semantic_models:``, ``metrics:`` or a model with ``semantic_model:`` (dbt's latest spec) is
-dbt, anything else (dbt's plain ``models:``, ``sources:``) is skipped. Whatever cannot be used is a ``Problem`` (file, entry, reason) and left out, together
-with every metric that depends on it; the rest stays usable.
+dbt, anything else (dbt's plain ``models:``, ``sources:``) is skipped. Whatever cannot be used
+is a ``Problem`` (file, entry, reason) and left out, together with every metric that depends on
+it; the rest stays usable.
 """
 
 from __future__ import annotations

@@ -112,11 +112,12 @@ class _Template:
         return "__".join(self.path + ((self.grain,) if self.grain else ()))
 
     def at(self, grain: object) -> _Template:
-        if not isinstance(grain, str) or grain.lower() not in GRAINS:
+        wanted = grain.lower() if isinstance(grain, str) else None
+        if wanted not in GRAINS:
             raise TypeError(f"grain {grain!r} is not one of {', '.join(GRAINS)}")
-        if self.grain not in (None, grain.lower()):
-            raise TypeError(f"two grains ({self.grain} and {grain.lower()})")
-        return _Template(self.path, grain.lower())
+        if self.grain not in (None, wanted):
+            raise TypeError(f"two grains ({self.grain} and {wanted})")
+        return _Template(self.path, wanted)
 
 
 def _named(name: object, entity_path: object) -> _Template:
