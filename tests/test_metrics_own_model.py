@@ -20,6 +20,7 @@ from metrics_samples import gold_failures, spelled, write_model
 import nl2sql
 from conftest import SampleDb, build_cache, sample_fixture, spark_config, write_dbs_yaml
 from nl2sql.config.registry import DbConnectionConfig, DbConnectionConfigs
+from nl2sql.operations.metrics import metrics_query_op
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.semantic import semantic_model
 
@@ -299,3 +300,41 @@ def test_the_context_puts_my_metric_first(chinook: SampleDb, tmp_path: Path, que
     finally:
         ops.close()
     assert ctx.metrics[0].name == first and ctx.metrics[0].matched, ctx.metrics[:3]
+
+
+#: The Cube model's properties and types as Cube's camelCase (its YAML reads either).
+CAMEL = {"sql_table": "sqlTable", "primary_key": "primaryKey", "rolling_window": "rollingWindow",
+         "count_distinct": "countDistinct", "many_to_one": "manyToOne",
+         "belongs_to": "belongsTo"}
+
+
+@pytest.mark.parametrize("chinook", ["sqlite"], indirect=True)  # reading the file, not the SQL
+def test_a_cube_model_in_camel_case_reads_as_in_snake_case(chinook: SampleDb,
+                                                           tmp_path: Path) -> None:
+    """``sqlTable`` was no table ("a cube needs sql_table or sql"), ``countDistinct`` no type,
+    and ``rollingWindow`` was dropped: a trailing 3-month total summed each month alone."""
+    snake = write_model(tmp_path / "snake" / "semantic.yml", CUBE, chinook.naming)
+    camel = snake.read_text(encoding="utf-8")
+    for word, spelling in CAMEL.items():
+        camel = camel.replace(word, spelling)
+    assert "sql_table" not in camel and "rollingWindow:" in camel
+    (tmp_path / "camel").mkdir()
+    (tmp_path / "camel" / "semantic.yml").write_text(camel, encoding="utf-8")
+    build_cache(chinook.config, tmp_path / "data")
+    answers = []
+    for name in ("snake", "camel"):
+        entry = chinook.config.model_copy(
+            update={"semantic_model": tmp_path / name / "semantic.yml"})
+        ops = OpsContext(DbConnectionConfigs.load(write_dbs_yaml(tmp_path / name, [entry]),
+                                                  data_dir=tmp_path / "data",
+                                                  workspace=tmp_path / "workspace"))
+        try:
+            model = semantic_model(ops.configs.get(chinook.config.db_id))
+            assert model is not None
+            answers.append((sorted(model.metrics), [p.reason for p in model.problems],
+                            [metrics_query_op(ops, chinook.config.db_id, **query).sql_query
+                             for _, _, query, _ in CASES if query]))
+        finally:
+            ops.close()
+    assert answers[0] == answers[1]
+    assert "sales.total_3m" in answers[1][0] and len(answers[1][1]) == 1

@@ -7,7 +7,8 @@ over the measures it references (``{revenue} / NULLIF({count}, 0)``) or an aggre
 of its own. Joins are links: ``many_to_one`` (``belongs_to``) from the cube, ``one_to_many``
 (``has_many``) from the other cube back to it, ``one_to_one`` both ways. ``{CUBE}``,
 ``{CUBE.column}`` and ``{dimension}`` in SQL are resolved here or by the compiler; JavaScript
-models and Jinja templates are not read.
+models and Jinja templates are not read. Properties and types may be spelled in camelCase, as
+Cube allows in YAML (``sqlTable``, ``rollingWindow``, ``countDistinct``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from nl2sql.semantic.dbt import _reason, window
 from nl2sql.semantic.model import (Dimension, Link, Measure, Metric, MetricInput,
@@ -32,6 +33,23 @@ _EXPRESSIONS = {"number", "string", "time", "boolean"}
 _MANY_TO_ONE = {"many_to_one", "belongs_to", "belongsto", "manytoone"}
 _ONE_TO_MANY = {"one_to_many", "has_many", "hasmany", "onetomany"}
 _ONE_TO_ONE = {"one_to_one", "has_one", "hasone", "onetoone"}
+#: Where a camelCase word ends (``sqlTable``, ``countDistinctApprox``).
+_CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def _snake(name: str) -> str:
+    """A property or type in the snake_case this reader uses: Cube reads YAML in either
+    spelling, ``sqlTable`` and ``sql_table``, ``countDistinct`` and ``count_distinct``."""
+    return _CAMEL_HUMP.sub("_", name).lower()
+
+
+def _snake_keys(value: Any) -> Any:
+    """``value`` with every mapping's keys in snake_case (names are values, never keys)."""
+    if isinstance(value, dict):
+        return {_snake(k) if isinstance(k, str) else k: _snake_keys(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_snake_keys(item) for item in value]
+    return value
 
 
 class _Member(BaseModel):
@@ -42,6 +60,11 @@ class _Member(BaseModel):
     type: str = "string"
     title: str | None = None
     description: str | None = None
+
+    @field_validator("type")
+    @classmethod
+    def _snake_type(cls, value: str) -> str:
+        return _snake(value)
 
 
 class _Measure(_Member):
@@ -74,7 +97,7 @@ def read_cube(document: dict[str, Any], path: Path) -> tuple[list[Table], list[M
                                                               list[Problem]]:
     """The cubes of one Cube YAML file, and a metric per measure."""
     tables, metrics, problems = [], [], []
-    for number, raw in enumerate(document.get("cubes") or [], 1):
+    for number, raw in enumerate(_cubes(document), 1):
         name = str(raw.get("name") or f"#{number}") if isinstance(raw, dict) else f"#{number}"
         broken: dict[tuple[str, str], str] = {}  # (kind, member) -> why it cannot be used
         try:
@@ -94,6 +117,11 @@ def read_cube(document: dict[str, Any], path: Path) -> tuple[list[Table], list[M
             except ValueError as exc:
                 problems.append(Problem(path, "metric", f"{cube.name}.{measure.name}", str(exc)))
     return tables, metrics, problems
+
+
+def _cubes(document: dict[str, Any]) -> list[Any]:
+    """The document's cubes, their properties in snake_case."""
+    return _snake_keys(document.get("cubes") or [])
 
 
 def _table(cube: _Cube, path: Path, broken: dict[tuple[str, str], str]) -> Table:
@@ -221,7 +249,7 @@ def cube_links(tables: list[Table], document_joins: dict[str, list[Any]]) -> lis
 def cube_joins(document: dict[str, Any]) -> dict[str, list[_Join]]:
     """Each cube's declared joins (parsed again: links are made once every file is read)."""
     joins: dict[str, list[_Join]] = {}
-    for raw in document.get("cubes") or []:
+    for raw in _cubes(document):
         try:
             cube = _Cube.model_validate(raw)
         except ValidationError:
