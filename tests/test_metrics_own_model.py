@@ -129,6 +129,13 @@ cubes:
       - {name: id, sql: track_id, type: number, primary_key: true}
       - {name: length, type: string,
          sql: "CASE WHEN {CUBE}.milliseconds > 300000 THEN 'LONG' ELSE 'SHORT' END"}
+      - name: size
+        type: string
+        case:
+          when:
+            - {sql: "{CUBE}.milliseconds > 300000", label: LONG}
+            - {sql: "{length} = 'SHORT' AND {CUBE}.bytes > 8000000", label: "BIG'N SHORT"}
+          else: {label: SHORT}
     measures:
       - {name: count, type: count}
       - {name: total_ms, sql: milliseconds, type: sum}
@@ -182,8 +189,8 @@ cubes:
 
 PER_MEDIA = "FROM track t JOIN media_type m ON m.media_type_id = t.media_type_id"
 PER_MONTH = "SELECT {month} AS mo, SUM(total) AS s FROM invoice GROUP BY {month}"
-#: (case, dbt query, Cube query or None, hand-written SQL in PostgreSQL's names).
-CASES: list[tuple[str, dict[str, Any], dict[str, Any] | None, str]] = [
+#: (case, dbt query or None, Cube query or None, hand-written SQL in PostgreSQL's names).
+CASES: list[tuple[str, dict[str, Any] | None, dict[str, Any] | None, str]] = [
     ("a count by a dimension two joins away",
      {"metrics": ["tracks"], "dimensions": ["artist__name"]},
      {"metrics": ["tracks.count"], "dimensions": ["artists.name"]},
@@ -208,6 +215,12 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any] | None, str]] = [
      "SELECT CASE WHEN milliseconds > 300000 THEN 'LONG' ELSE 'SHORT' END, "
      "COUNT(DISTINCT composer), AVG(unit_price), MAX(milliseconds) FROM track "
      "GROUP BY CASE WHEN milliseconds > 300000 THEN 'LONG' ELSE 'SHORT' END"),
+    ("a Cube dimension of case labels", None,
+     {"metrics": ["tracks.count"], "dimensions": ["tracks.size"]},
+     "SELECT CASE WHEN milliseconds > 300000 THEN 'LONG' WHEN bytes > 8000000 THEN "
+     "'BIG''N SHORT' ELSE 'SHORT' END, COUNT(*) FROM track GROUP BY CASE WHEN "
+     "milliseconds > 300000 THEN 'LONG' WHEN bytes > 8000000 THEN 'BIG''N SHORT' ELSE "
+     "'SHORT' END"),
     ("sales by support rep (two joins) and year",
      {"metrics": ["sales"], "dimensions": ["buyer__rep__last_name", "metric_time__year"]},
      {"metrics": ["sales.total"], "dimensions": ["reps.last_name", "sales.sold_on.year"]},

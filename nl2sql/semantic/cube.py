@@ -67,6 +67,10 @@ class _Member(BaseModel):
         return _snake(value)
 
 
+class _Dimension(_Member):
+    case: dict[str, Any] | None = None
+
+
 class _Measure(_Member):
     filters: list[dict[str, Any]] = Field(default_factory=list)
     rolling_window: dict[str, Any] | None = None
@@ -89,7 +93,7 @@ class _Cube(BaseModel):
     title: str | None = None
     description: str | None = None
     joins: list[_Join] = Field(default_factory=list)
-    dimensions: list[_Member] = Field(default_factory=list)
+    dimensions: list[_Dimension] = Field(default_factory=list)
     measures: list[_Measure] = Field(default_factory=list)
 
 
@@ -132,13 +136,16 @@ def _table(cube: _Cube, path: Path, broken: dict[tuple[str, str], str]) -> Table
     table = Table(name=cube.name, file=path, relation=cube.sql_table,
                   sql=None if cube.sql_table else cube.sql, naming="cube",
                   description=cube.description or "")
-    sql_of = {dim.name: str(dim.sql) for dim in cube.dimensions if dim.sql is not None}
+    sql_of: dict[str, str] = {}
     for dim in cube.dimensions:
         try:
-            if dim.sql is None:
-                raise ValueError("it has no sql")
+            sql_of[dim.name] = _dimension_sql(dim)
+        except ValueError as exc:
+            broken["dimension", dim.name] = str(exc)
+    for dim in (dim for dim in cube.dimensions if dim.name in sql_of):
+        try:
             table.dimensions[dim.name] = Dimension(
-                dim.name, _own_sql(str(dim.sql), sql_of, set()),
+                dim.name, _own_sql(sql_of[dim.name], sql_of, set()),
                 is_time=dim.type.lower() == "time", label=dim.title or "",
                 description=dim.description or "")
         except ValueError as exc:
@@ -156,6 +163,36 @@ def _table(cube: _Cube, path: Path, broken: dict[tuple[str, str], str]) -> Table
         except ValueError as exc:
             broken["measure", measure.name] = str(exc)
     return table
+
+
+def _dimension_sql(dim: _Dimension) -> str:
+    """A dimension's SQL: its ``sql``, or its ``case`` (``when`` conditions with labels, an
+    ``else`` label; a label is text or ``{sql: ...}``) as a CASE expression."""
+    if dim.sql is not None:
+        return str(dim.sql)
+    if not dim.case:
+        raise ValueError("it has no sql")
+    whens = dim.case.get("when")
+    if not isinstance(whens, list) or not whens:
+        raise ValueError("its case has no 'when' list")
+    parts = ["CASE"]
+    for when in whens:
+        if not isinstance(when, dict) or when.get("sql") is None or "label" not in when:
+            raise ValueError("each 'when' of its case needs sql and label")
+        parts.append(f"WHEN ({when['sql']}) THEN {_label_sql(when['label'])}")
+    otherwise = dim.case.get("else")
+    if isinstance(otherwise, dict) and "label" in otherwise:
+        parts.append(f"ELSE {_label_sql(otherwise['label'])}")
+    return " ".join([*parts, "END"])
+
+
+def _label_sql(label: Any) -> str:
+    """A ``case`` label as SQL: text as a string literal, ``{sql: ...}`` as the expression."""
+    if isinstance(label, dict):
+        if label.get("sql") is None:
+            raise ValueError("a label of its case is a mapping without sql")
+        return f"({label['sql']})"
+    return "'" + str(label).replace("'", "''") + "'"
 
 
 def _member(match: re.Match[str]) -> str | None:
