@@ -20,7 +20,7 @@ from metrics_samples import gold_failures, spelled, write_model
 import nl2sql
 from conftest import SampleDb, build_cache, sample_fixture, spark_config, write_dbs_yaml
 from nl2sql.config.registry import DbConnectionConfig, DbConnectionConfigs
-from nl2sql.operations.metrics import metrics_query_op
+from nl2sql.operations.metrics import metrics_list_op, metrics_query_op
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.semantic import semantic_model
 
@@ -172,19 +172,42 @@ cubes:
     measures:
       - {name: total, sql: total, type: sum, title: Sales}
       - {name: usa_total, sql: total, type: sum, filters: [{sql: "{buyers.country} = 'USA'"}]}
-      - {name: total_3m, sql: total, type: sum, rolling_window: {trailing: 3 month}}
+      - {name: total_3m, sql: total, type: sum, rolling_window: {trailing: 3 month},
+         public: false}  # queried by name, not offered
   - name: buyers
     sql_table: customer
     joins:
       - {name: reps, relationship: many_to_one, sql: "{CUBE}.support_rep_id = {reps}.employee_id"}
+      - {name: people, relationship: many_to_one,
+         sql: "{CUBE}.support_rep_id = {people}.employee_id"}
     dimensions:
       - {name: id, sql: customer_id, type: number, primary_key: true}
       - {name: country, sql: country, type: string}
   - name: reps
     sql_table: employee
+    joins:
+      - {name: people, relationship: many_to_one, sql: "{CUBE}.reports_to = {people}.employee_id"}
     dimensions:
       - {name: id, sql: employee_id, type: number, primary_key: true}
       - {name: last_name, sql: last_name, type: string}
+  - name: people  # employees, reached as a customer's rep or as a rep's manager
+    sql_table: employee
+    dimensions:
+      - {name: id, sql: employee_id, type: number, primary_key: true}
+      - {name: last_name, sql: last_name, type: string}
+views:
+  - name: sales_by_manager  # the join path says which employee: the rep's manager
+    cubes:
+      - join_path: sales
+        includes: [{name: total, alias: sales, title: Sales}]
+      - join_path: sales.buyers.reps.people
+        prefix: true
+        alias: manager
+        includes: [{name: last_name, alias: name}]
+      - join_path: sales.buyers.people
+        prefix: true
+        includes: "*"
+        excludes: [id]
 """
 
 PER_MEDIA = "FROM track t JOIN media_type m ON m.media_type_id = t.media_type_id"
@@ -227,6 +250,12 @@ CASES: list[tuple[str, dict[str, Any] | None, dict[str, Any] | None, str]] = [
      "SELECT e.last_name, {year}, SUM(i.total) FROM invoice i "
      "JOIN customer c ON c.customer_id = i.customer_id "
      "JOIN employee e ON e.employee_id = c.support_rep_id GROUP BY e.last_name, {year}"),
+    ("a Cube view: one table reached along two join paths (a rep and the rep's manager)", None,
+     {"metrics": ["sales_by_manager.sales"],
+      "dimensions": ["sales_by_manager.manager_name", "sales_by_manager.people_last_name"]},
+     "SELECT m.last_name, e.last_name, SUM(i.total) FROM invoice i JOIN customer c ON "
+     "c.customer_id = i.customer_id JOIN employee e ON e.employee_id = c.support_rep_id "
+     "JOIN employee m ON m.employee_id = e.reports_to GROUP BY m.last_name, e.last_name"),
     ("a filter through a join, by month",
      {"metrics": ["usa_sales"], "dimensions": ["metric_time__month"]},
      {"metrics": ["sales.total"], "dimensions": ["sales.sold_on.month"],
@@ -351,3 +380,40 @@ def test_a_cube_model_in_camel_case_reads_as_in_snake_case(chinook: SampleDb,
             ops.close()
     assert answers[0] == answers[1]
     assert "sales.total_3m" in answers[1][0] and len(answers[1][1]) == 1
+
+
+@pytest.mark.parametrize("chinook", ["sqlite"], indirect=True)  # reading the file, not the SQL
+def test_a_cube_view_lists_its_own_names_and_names_its_mistakes(chinook: SampleDb,
+                                                                tmp_path: Path) -> None:
+    wrong = """
+views:
+  - name: wrong_path
+    cubes: [{join_path: sales.clients, includes: "*"}]
+  - name: wrong_member
+    cubes: [{join_path: sales, includes: [total, totl]}]
+  - name: sales  # a cube's name
+    cubes: [{join_path: sales, includes: "*"}]
+"""
+    build_cache(chinook.config, tmp_path / "data")
+    path = write_model(tmp_path / "cube" / "semantic.yml", CUBE, chinook.naming)
+    (tmp_path / "cube" / "views.yml").write_text(wrong, encoding="utf-8")
+    entry = chinook.config.model_copy(update={"semantic_model": path.parent})
+    ops = OpsContext(DbConnectionConfigs.load(write_dbs_yaml(tmp_path / "cube", [entry]),
+                                              data_dir=tmp_path / "data",
+                                              workspace=tmp_path / "workspace"))
+    try:
+        listed = {m.name: m for m in metrics_list_op(
+            ops, chinook.config.db_id).metrics}
+        model = semantic_model(ops.configs.get(chinook.config.db_id))
+    finally:
+        ops.close()
+    view = listed["sales_by_manager.sales"]
+    assert view.label == "Sales" and view.dimensions == [
+        "sales_by_manager.manager_name", "sales_by_manager.people_last_name"]
+    assert "sales_by_manager.total" not in listed and "sales.total" in listed
+    assert "sales.total_3m" not in listed  # public: false
+    assert model is not None
+    assert sorted((p.name, p.reason) for p in model.problems if p.kind == "view") == [
+        ("sales", "a cube is named 'sales' too"),
+        ("wrong_member", "member 'totl' of 'sales' is unknown"),
+        ("wrong_path", "join_path 'sales.clients' names unknown cube 'clients'")]

@@ -8,12 +8,15 @@ of its own. Joins are links: ``many_to_one`` (``belongs_to``) from the cube, ``o
 (``has_many``) from the other cube back to it, ``one_to_one`` both ways. ``{CUBE}``,
 ``{CUBE.column}`` and ``{dimension}`` in SQL are resolved here or by the compiler; JavaScript
 models and Jinja templates are not read. Properties and types may be spelled in camelCase, as
-Cube allows in YAML (``sqlTable``, ``rollingWindow``, ``countDistinct``).
+Cube allows in YAML (``sqlTable``, ``rollingWindow``, ``countDistinct``). A view (``views:``)
+exposes members under its own name: a measure as the same metric named ``view.member``, a
+dimension joined along the view's ``join_path`` (``SemanticModel.view_dimensions``).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from nl2sql.semantic.dbt import _reason, window
 from nl2sql.semantic.model import (Dimension, Link, Measure, Metric, MetricInput,
-                                  Problem, Table)
+                                  Problem, SemanticModel, Table, ViewDimension)
 
 #: ``{name}`` and ``{cube.name}`` references in Cube SQL.
 REFERENCE = re.compile(r"\{\s*([A-Za-z_][\w]*)(?:\.([A-Za-z_][\w]*))?\s*\}")
@@ -52,8 +55,21 @@ def _snake_keys(value: Any) -> Any:
     return value
 
 
-class _Member(BaseModel):
+class _Visible(BaseModel):
+    """``public: false`` (``shown: false`` before Cube 0.31): not offered to data consumers;
+    anything but ``false`` (``COMPILE_CONTEXT...``) counts as public."""
+
     model_config = ConfigDict(extra="ignore", defer_build=True)
+
+    public: Any = True
+    shown: Any = True
+
+    @property
+    def hidden(self) -> bool:
+        return self.public is False or self.shown is False
+
+
+class _Member(_Visible):
 
     name: str = Field(min_length=1)
     sql: Any = None
@@ -84,8 +100,7 @@ class _Join(BaseModel):
     sql: str
 
 
-class _Cube(BaseModel):
-    model_config = ConfigDict(extra="ignore", defer_build=True)
+class _Cube(_Visible):
 
     name: str = Field(min_length=1)
     sql_table: str | None = None
@@ -237,7 +252,8 @@ def _own_sql(sql: str, dimensions: dict[str, str], seen: set[str]) -> str:
 def _metric(cube: _Cube, measure: _Measure, table: Table) -> Metric:
     metric = Metric(name=f"{cube.name}.{measure.name}", kind="simple", file=table.file,
                     naming="cube", label=measure.title or "",
-                    description=measure.description or "")
+                    description=measure.description or "",
+                    listed=not (measure.hidden or cube.hidden))
     kind = measure.type.lower()
     if kind not in _AGGREGATIONS and kind not in _EXPRESSIONS:
         raise ValueError(f"measure type '{measure.type}' is not compiled by nl2sql")
@@ -260,6 +276,74 @@ def _metric(cube: _Cube, measure: _Measure, table: Table) -> Metric:
     if "{" in metric.expr:
         raise ValueError(f"sql {measure.sql!r} mixes measures with other references")
     return metric
+
+
+class _ViewCube(BaseModel):
+    model_config = ConfigDict(extra="ignore", defer_build=True)
+
+    join_path: str = Field(min_length=1)
+    includes: str | list[str | dict[str, Any]] = Field(default_factory=list)
+    excludes: list[str] = Field(default_factory=list)
+    prefix: bool = False
+    alias: str | None = None
+
+
+class _View(_Visible):
+    name: str = Field(min_length=1)
+    cubes: list[_ViewCube] = Field(default_factory=list)
+
+
+def cube_views(document: dict[str, Any], path: Path) -> list[tuple[Path, Any]]:
+    """The document's views (read once every cube is: a view may name any of them)."""
+    return [(path, raw) for raw in _snake_keys(document.get("views") or [])]
+
+
+def add_views(model: SemanticModel, views: list[tuple[Path, Any]]) -> None:
+    """Each view's members as names of their own: a measure as a metric ``view.member`` (the
+    cube's metric under another name), a dimension as a group-by joined along the view's join
+    path. A member that cannot be exposed is a problem of the view; the others stay usable."""
+    for number, (path, raw) in enumerate(views, 1):
+        name = str(raw.get("name") or f"#{number}") if isinstance(raw, dict) else f"#{number}"
+        try:
+            view = _View.model_validate(raw)
+            if name in model.tables:
+                raise ValueError(f"a cube is named '{name}' too")
+            for item in view.cubes:
+                _expose(model, view, item)
+        except (ValidationError, ValueError) as exc:
+            model.problems.append(Problem(path, "view", name, _reason(exc)))
+
+
+def _expose(model: SemanticModel, view: _View, item: _ViewCube) -> None:
+    via = tuple(item.join_path.split("."))
+    unknown = [cube for cube in via if cube not in model.tables]
+    if unknown:
+        raise ValueError(f"join_path '{item.join_path}' names unknown cube '{unknown[0]}'")
+    cube = model.tables[via[-1]]
+    members = [*cube.dimensions, *cube.measures]
+    if item.includes == "*":
+        wanted: list[str | dict[str, Any]] = [m for m in members if m not in item.excludes]
+    elif isinstance(item.includes, str):
+        raise ValueError(f"includes is '{item.includes}': give \"*\" or a list of members")
+    else:
+        wanted = item.includes
+    prefix = f"{item.alias or cube.name}_" if item.prefix else ""
+    for entry in wanted:
+        member = entry if isinstance(entry, str) else str(entry.get("name") or "")
+        spec = entry if isinstance(entry, dict) else {}
+        exposed = f"{view.name}.{prefix}{spec.get('alias') or member}"
+        if member in cube.dimensions:
+            model.view_dimensions[exposed] = ViewDimension(cube.name, member, via)
+        elif f"{cube.name}.{member}" in model.metrics:
+            metric = model.metrics[f"{cube.name}.{member}"]
+            model.metrics[exposed] = replace(
+                metric, name=exposed, label=spec.get("title") or metric.label,
+                description=spec.get("description") or metric.description, view=view.name,
+                listed=not view.hidden)
+        elif item.includes != "*":  # "*" leaves out what the cube's own problems name
+            why = model.broken(f"{cube.name}.{member}")
+            raise ValueError(f"member '{member}' of '{cube.name}' "
+                             + (f"cannot be used: {why.reason}" if why else "is unknown"))
 
 
 def cube_links(tables: list[Table], document_joins: dict[str, list[Any]]) -> list[Problem]:

@@ -54,8 +54,10 @@ def group_by_names(model: SemanticModel, metric: Metric) -> tuple[str, ...]:
     measures = measures_of(model, metric)
     common: list[str] | None = None
     for table_name, measure in measures:
-        names = [n for table in reachable(model, table_name)
-                 for n in table_names(model.tables[table])]
+        tables = reachable(model, table_name)
+        names = [n for n, exposed in model.view_dimensions.items()
+                 if n.startswith(f"{metric.view}.") and exposed.table in tables] \
+            if metric.view else [n for table in tables for n in table_names(model.tables[table])]
         if model.tables[table_name].measures[measure].time_dimension and \
                 model.tables[table_name].naming == "dbt":
             names.insert(0, METRIC_TIME)
@@ -64,7 +66,8 @@ def group_by_names(model: SemanticModel, metric: Metric) -> tuple[str, ...]:
 
 
 def describe(model: SemanticModel) -> list[MetricInfo]:
-    """Every usable metric, by name."""
+    """Every usable metric offered to data consumers (not Cube's ``public: false``), by
+    name."""
     return [MetricInfo(name=m.name, label=m.label or m.name, description=m.description,
                        dimensions=group_by_names(model, m), kind=m.kind, file=str(m.file))
-            for m in sorted(model.metrics.values(), key=lambda m: m.name)]
+            for m in sorted(model.metrics.values(), key=lambda m: m.name) if m.listed]

@@ -23,7 +23,7 @@ import yaml
 from nl2sql.config.dbs_yaml import yaml_error
 from nl2sql.config.registry import DbConnectionConfig
 from nl2sql.errors import SemanticModelError
-from nl2sql.semantic.cube import cube_joins, cube_links, read_cube
+from nl2sql.semantic.cube import add_views, cube_joins, cube_links, cube_views, read_cube
 from nl2sql.semantic.dbt import dbt_links, has_semantics, read_dbt
 from nl2sql.semantic.model import AGGREGATIONS, Metric, Problem, SemanticModel, Table
 
@@ -78,14 +78,16 @@ def read_files(path: Path, files: list[Path]) -> SemanticModel:
     cube_tables: list[Table] = []
     joins: dict[str, list[Any]] = {}
     metrics: list[Metric] = []
+    views: list[tuple[Path, Any]] = []
     for file in files:
         document = _document(file, model.problems)
         if document is None:
             continue
-        if "cubes" in document:
+        if "cubes" in document or "views" in document:
             tables, found, problems = read_cube(document, file)
             cube_tables += tables
             joins.update(cube_joins(document))
+            views += cube_views(document, file)
         elif has_semantics(document):
             tables, found, problems = read_dbt(document, file)
             dbt_tables += tables
@@ -102,9 +104,10 @@ def read_files(path: Path, files: list[Path]) -> SemanticModel:
     dbt_links([t for t in dbt_tables if model.tables.get(t.name) is t])
     model.problems += cube_links([t for t in cube_tables if model.tables.get(t.name) is t], joins)
     _add_metrics(model, metrics)
+    add_views(model, views)
     if files and not model.tables and not model.problems:
         model.problems.append(Problem(path, "file", "", "no semantic_models:, metrics:, "
-                                      "models with semantic_model: or cubes: found (dbt or "
+                                      "models with semantic_model:, cubes: or views: found (dbt or "
                                       "Cube YAML, or semantic_manifest.json)"))
     return model
 

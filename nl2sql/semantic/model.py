@@ -132,6 +132,8 @@ class Metric:
     #: cumulative, dbt: by a grain coarser than a day, each period's ``first`` day's value (dbt's
     #: default), its ``last`` or ``average``; None (Cube): the value at the period's end.
     period_agg: str | None = None
+    view: str | None = None  # Cube: the view exposing it (its group-bys are the view's)
+    listed: bool = True  # False: Cube's public: false (queried by name, never offered)
 
     def input_metrics(self) -> list[MetricInput]:
         if self.input_metric is not None:
@@ -155,6 +157,16 @@ class Problem:
         return f"{self.file}: {what}: {self.reason}"
 
 
+@dataclass(frozen=True)
+class ViewDimension:
+    """A dimension a Cube view exposes under a name of its own (``view.name``): ``dimension``
+    of cube ``table``, joined along ``via`` (the view's join path, cube names from its root)."""
+
+    table: str
+    dimension: str
+    via: tuple[str, ...]
+
+
 @dataclass
 class SemanticModel:
     """Every table and metric read from a database's ``semantic_model:`` path, and what could
@@ -164,6 +176,8 @@ class SemanticModel:
     tables: dict[str, Table] = field(default_factory=dict)
     metrics: dict[str, Metric] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
+    #: Cube views' dimensions by their ``view.name`` (their measures are ``metrics``).
+    view_dimensions: dict[str, ViewDimension] = field(default_factory=dict)
 
     def broken(self, name: str) -> Problem | None:
         """Why metric ``name`` was left out, if it was."""

@@ -35,6 +35,7 @@ class GroupBy:
     path: tuple[str, ...] = ()  # dbt entities to go through, in order (the last: the table's)
     entity: str | None = None
     metric_time: bool = False
+    via: tuple[str, ...] = ()  # a Cube view's join path to the table (cube names from its root)
 
     @property
     def is_time(self) -> bool:
@@ -180,6 +181,10 @@ def _cube(model: SemanticModel, name: str) -> GroupBy | None:
     parts, grain = _split_grain(name.split("."))
     if len(parts) != 2:
         return None
+    exposed = model.view_dimensions.get(".".join(parts))
+    if exposed is not None:
+        return GroupBy(name, table=exposed.table, dimension=exposed.dimension, grain=grain,
+                       via=exposed.via)
     table = model.tables.get(parts[0])
     if table is None or table.naming != "cube" or parts[1] not in table.dimensions:
         return None
@@ -220,7 +225,8 @@ def table_names(table: Table) -> list[str]:
 
 def all_names(model: SemanticModel) -> list[str]:
     names = [METRIC_TIME] if any(t.naming == "dbt" for t in model.tables.values()) else []
-    return names + [n for table in model.tables.values() for n in table_names(table)]
+    return names + [n for table in model.tables.values() for n in table_names(table)] + \
+        list(model.view_dimensions)
 
 
 def parse_order(item: str, columns: list[str]) -> tuple[str, bool]:

@@ -152,7 +152,7 @@ class PartBuilder:
                                        f"'{part.time_dimension}' is not one of its dimensions.")
         else:
             assert gb.table is not None
-            links = self.sources.path(part.table.name, gb.table, gb.path)
+            links = self.sources.path(part.table.name, gb.table, gb.path, gb.via)
             if links is None:
                 raise MetricQueryError(
                     f"'{gb.name}' cannot group a measure of '{part.table.name}': no many-to-one "

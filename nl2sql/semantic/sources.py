@@ -169,12 +169,24 @@ class Sources:
         return self.expr(link.condition, owners, None, where)
 
     # -- joins -------------------------------------------------------------------------------
-    def path(self, start: str, target: str, entities: tuple[str, ...] = ()) -> list[Link] | None:
+    def path(self, start: str, target: str, entities: tuple[str, ...] = (),
+             via: tuple[str, ...] = ()) -> list[Link] | None:
         """The links from ``start`` to ``target`` (many-to-one only): through ``entities`` in
-        order when more than one is named (a dbt multi-hop name), else the shortest path
-        (the first declared wins a tie). None when there is none."""
+        order when more than one is named (a dbt multi-hop name), along a Cube view's join
+        path ``via`` when ``start`` is on it before ``target``, else the shortest path (the
+        first declared wins a tie). None when there is none."""
         if start == target:
             return []
+        if start in via and target in via[via.index(start) + 1:]:
+            links = []
+            for here, there in zip(via[via.index(start):], via[via.index(start) + 1:]):
+                link = next((l for l in self.model.tables[here].links if l.target == there),
+                            None)
+                if link is None:
+                    return None
+                links.append(link)
+                if there == target:
+                    return links
         if len(entities) > 1:
             links, here = [], start
             for entity in entities:
