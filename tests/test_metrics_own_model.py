@@ -146,6 +146,8 @@ cubes:
       - {name: composers, sql: composer, type: count_distinct}
       - {name: average_price, sql: unit_price, type: avg}
       - {name: longest, sql: milliseconds, type: max}
+    segments:
+      - {name: long, sql: "{CUBE}.milliseconds > 300000"}
   - name: albums
     sql_table: album
     joins:
@@ -231,6 +233,9 @@ CASES: list[tuple[str, dict[str, Any] | None, dict[str, Any] | None, str]] = [
       "where": ["media_types.name LIKE '%AAC%'"]},
      f"SELECT m.name, AVG(1e0 * t.milliseconds) {PER_MEDIA} WHERE m.name LIKE '%AAC%' "
      f"GROUP BY m.name"),
+    ("a Cube segment as a filter", None,
+     {"metrics": ["tracks.count"], "dimensions": ["media_types.name"], "where": ["tracks.long"]},
+     f"SELECT m.name, COUNT(*) {PER_MEDIA} WHERE t.milliseconds > 300000 GROUP BY m.name"),
     ("distinct, average and maximum by a computed dimension",
      {"metrics": ["composer_count", "average_price", "longest"], "dimensions": ["track__length"]},
      {"metrics": ["tracks.composers", "tracks.average_price", "tracks.longest"],

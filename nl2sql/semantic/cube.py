@@ -110,6 +110,8 @@ class _Cube(_Visible):
     joins: list[_Join] = Field(default_factory=list)
     dimensions: list[_Dimension] = Field(default_factory=list)
     measures: list[_Measure] = Field(default_factory=list)
+    #: Named conditions: read as dimensions of a true/false value (a filter, or a group-by).
+    segments: list[_Dimension] = Field(default_factory=list)
 
 
 def read_cube(document: dict[str, Any], path: Path) -> tuple[list[Table], list[Metric],
@@ -152,12 +154,13 @@ def _table(cube: _Cube, path: Path, broken: dict[tuple[str, str], str]) -> Table
                   sql=None if cube.sql_table else cube.sql, naming="cube",
                   description=cube.description or "")
     sql_of: dict[str, str] = {}
-    for dim in cube.dimensions:
+    members = [*cube.dimensions, *cube.segments]
+    for dim in members:
         try:
             sql_of[dim.name] = _dimension_sql(dim)
         except ValueError as exc:
             broken["dimension", dim.name] = str(exc)
-    for dim in (dim for dim in cube.dimensions if dim.name in sql_of):
+    for dim in (dim for dim in members if dim.name in sql_of):
         try:
             table.dimensions[dim.name] = Dimension(
                 dim.name, _own_sql(sql_of[dim.name], sql_of, set()),

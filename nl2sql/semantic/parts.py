@@ -173,7 +173,11 @@ class PartBuilder:
         tree = parse_condition(text, self.sources.dialect)
         for column in list(tree.find_all(exp.Column)):
             gb = resolve(self.sources.model, condition_names(column)[0])
-            column.replace(self.group_by(part, gb, joins))
+            value = self.group_by(part, gb, joins)
+            if column is tree:  # the filter is one true/false name (a Cube segment)
+                tree = value
+            else:
+                column.replace(value)
         return exp.paren(tree) if isinstance(tree, exp.Or) else tree
 
 
