@@ -39,6 +39,7 @@ semantic_models:
     dimensions:
       - {name: length, type: categorical,
          expr: "CASE WHEN milliseconds > 300000 THEN 'LONG' ELSE 'SHORT' END"}
+      - {name: is_long, type: categorical, expr: "milliseconds > 300000"}
     measures:
       - {name: track_rows, agg: count, expr: track_id}
       - {name: total_ms, agg: sum, expr: milliseconds}
@@ -233,7 +234,8 @@ CASES: list[tuple[str, dict[str, Any] | None, dict[str, Any] | None, str]] = [
       "where": ["media_types.name LIKE '%AAC%'"]},
      f"SELECT m.name, AVG(1e0 * t.milliseconds) {PER_MEDIA} WHERE m.name LIKE '%AAC%' "
      f"GROUP BY m.name"),
-    ("a Cube segment as a filter", None,
+    ("a filter that is one true/false name (a Cube segment)",
+     {"metrics": ["tracks"], "dimensions": ["media_type__name"], "where": ["track__is_long"]},
      {"metrics": ["tracks.count"], "dimensions": ["media_types.name"], "where": ["tracks.long"]},
      f"SELECT m.name, COUNT(*) {PER_MEDIA} WHERE t.milliseconds > 300000 GROUP BY m.name"),
     ("distinct, average and maximum by a computed dimension",
