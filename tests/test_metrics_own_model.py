@@ -186,18 +186,18 @@ cubes:
     dimensions:
       - {name: id, sql: customer_id, type: number, primary_key: true}
       - {name: country, sql: country, type: string}
-  - name: reps
+  - name: employees  # a private parent of two cubes (Cube's extends)
     sql_table: employee
+    public: false
+    dimensions:
+      - {name: id, sql: employee_id, type: number, primary_key: true}
+      - {name: last_name, sql: last_name, type: string}
+  - name: reps
+    extends: employees
     joins:
       - {name: people, relationship: many_to_one, sql: "{CUBE}.reports_to = {people}.employee_id"}
-    dimensions:
-      - {name: id, sql: employee_id, type: number, primary_key: true}
-      - {name: last_name, sql: last_name, type: string}
   - name: people  # employees, reached as a customer's rep or as a rep's manager
-    sql_table: employee
-    dimensions:
-      - {name: id, sql: employee_id, type: number, primary_key: true}
-      - {name: last_name, sql: last_name, type: string}
+    extends: employees
 views:
   - name: sales_by_manager  # the join path says which employee: the rep's manager
     cubes:
@@ -390,8 +390,8 @@ def test_a_cube_model_in_camel_case_reads_as_in_snake_case(chinook: SampleDb,
 
 
 @pytest.mark.parametrize("chinook", ["sqlite"], indirect=True)  # reading the file, not the SQL
-def test_a_cube_view_lists_its_own_names_and_names_its_mistakes(chinook: SampleDb,
-                                                                tmp_path: Path) -> None:
+def test_cube_views_and_extends_list_their_names_and_name_their_mistakes(
+        chinook: SampleDb, tmp_path: Path) -> None:
     wrong = """
 views:
   - name: wrong_path
@@ -400,6 +400,10 @@ views:
     cubes: [{join_path: sales, includes: [total, totl]}]
   - name: sales  # a cube's name
     cubes: [{join_path: sales, includes: "*"}]
+cubes:
+  - {name: loop_a, extends: loop_b}
+  - {name: loop_b, extends: loop_a}
+  - {name: orphan, extends: nowhere}
 """
     build_cache(chinook.config, tmp_path / "data")
     path = write_model(tmp_path / "cube" / "semantic.yml", CUBE, chinook.naming)
@@ -424,3 +428,7 @@ views:
         ("sales", "a cube is named 'sales' too"),
         ("wrong_member", "member 'totl' of 'sales' is unknown"),
         ("wrong_path", "join_path 'sales.clients' names unknown cube 'clients'")]
+    assert sorted((p.name, p.reason) for p in model.problems if p.kind == "cube") == [
+        ("loop_a", "extends itself: loop_a -> loop_b -> loop_a"),
+        ("loop_b", "extends itself: loop_b -> loop_a -> loop_b"),
+        ("orphan", "extends unknown cube 'nowhere'")]

@@ -114,15 +114,22 @@ class _Cube(_Visible):
     segments: list[_Dimension] = Field(default_factory=list)
 
 
-def read_cube(document: dict[str, Any], path: Path) -> tuple[list[Table], list[Metric],
-                                                              list[Problem]]:
-    """The cubes of one Cube YAML file, and a metric per measure."""
+def cube_sources(documents: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Every cube of the model's files by name, as written (what ``extends`` may name)."""
+    return {raw["name"]: raw for document in documents for raw in _cubes(document)
+            if isinstance(raw, dict) and isinstance(raw.get("name"), str)}
+
+
+def read_cube(document: dict[str, Any], path: Path, sources: dict[str, dict[str, Any]]
+              ) -> tuple[list[Table], list[Metric], list[Problem]]:
+    """The cubes of one Cube YAML file (with what each ``extends`` of ``sources``), and a
+    metric per measure."""
     tables, metrics, problems = [], [], []
     for number, raw in enumerate(_cubes(document), 1):
         name = str(raw.get("name") or f"#{number}") if isinstance(raw, dict) else f"#{number}"
         broken: dict[tuple[str, str], str] = {}  # (kind, member) -> why it cannot be used
         try:
-            cube = _Cube.model_validate(raw)
+            cube = _Cube.model_validate(_extended(raw, sources))
             table = _table(cube, path, broken)
         except (ValidationError, ValueError) as exc:
             problems.append(Problem(path, "cube", name, _reason(exc)))
@@ -143,6 +150,33 @@ def read_cube(document: dict[str, Any], path: Path) -> tuple[list[Table], list[M
 def _cubes(document: dict[str, Any]) -> list[Any]:
     """The document's cubes, their properties in snake_case."""
     return _snake_keys(document.get("cubes") or [])
+
+
+def _extended(raw: Any, sources: dict[str, dict[str, Any]],
+              seen: tuple[str, ...] = ()) -> Any:
+    """A cube with what it ``extends``: the parent's dimensions, measures, segments and joins
+    that it does not define again, and the parent's other properties where it has none (not
+    ``public``: a private base cube is the usual parent of public ones)."""
+    if not isinstance(raw, dict) or not raw.get("extends"):
+        return raw
+    parent_name, chain = str(raw["extends"]), (*seen, str(raw.get("name")))
+    if parent_name not in sources:
+        raise ValueError(f"extends unknown cube '{parent_name}'")
+    if parent_name in chain:
+        raise ValueError(f"extends itself: {' -> '.join((*chain, parent_name))}")
+    parent = _extended(sources[parent_name], sources, chain)
+    merged = {key: value for key, value in parent.items()
+              if key not in ("name", "public", "shown", "title", "description")}
+    if "sql" in raw or "sql_table" in raw:  # the child's own source replaces the parent's
+        merged.pop("sql", None)
+        merged.pop("sql_table", None)
+    merged.update({key: value for key, value in raw.items() if key != "extends"})
+    for key in ("dimensions", "measures", "segments", "joins"):
+        own = [m for m in raw.get(key) or [] if isinstance(m, dict)]
+        names = {m.get("name") for m in own}
+        merged[key] = [m for m in parent.get(key) or []
+                       if isinstance(m, dict) and m.get("name") not in names] + own
+    return merged
 
 
 def _table(cube: _Cube, path: Path, broken: dict[tuple[str, str], str]) -> Table:
@@ -370,13 +404,14 @@ def cube_links(tables: list[Table], document_joins: dict[str, list[Any]]) -> lis
     return problems
 
 
-def cube_joins(document: dict[str, Any]) -> dict[str, list[_Join]]:
+def cube_joins(document: dict[str, Any], sources: dict[str, dict[str, Any]]
+               ) -> dict[str, list[_Join]]:
     """Each cube's declared joins (parsed again: links are made once every file is read)."""
     joins: dict[str, list[_Join]] = {}
     for raw in _cubes(document):
         try:
-            cube = _Cube.model_validate(raw)
-        except ValidationError:
+            cube = _Cube.model_validate(_extended(raw, sources))
+        except (ValidationError, ValueError):
             continue  # already a problem of read_cube
         joins[cube.name] = cube.joins
     return joins

@@ -23,7 +23,8 @@ import yaml
 from nl2sql.config.dbs_yaml import yaml_error
 from nl2sql.config.registry import DbConnectionConfig
 from nl2sql.errors import SemanticModelError
-from nl2sql.semantic.cube import add_views, cube_joins, cube_links, cube_views, read_cube
+from nl2sql.semantic.cube import (add_views, cube_joins, cube_links, cube_sources, cube_views,
+                                  read_cube)
 from nl2sql.semantic.dbt import dbt_links, has_semantics, read_dbt
 from nl2sql.semantic.model import AGGREGATIONS, Metric, Problem, SemanticModel, Table
 
@@ -79,20 +80,24 @@ def read_files(path: Path, files: list[Path]) -> SemanticModel:
     joins: dict[str, list[Any]] = {}
     metrics: list[Metric] = []
     views: list[tuple[Path, Any]] = []
+    cube_documents: list[tuple[Path, dict[str, Any]]] = []
     for file in files:
         document = _document(file, model.problems)
         if document is None:
             continue
         if "cubes" in document or "views" in document:
-            tables, found, problems = read_cube(document, file)
-            cube_tables += tables
-            joins.update(cube_joins(document))
-            views += cube_views(document, file)
+            cube_documents.append((file, document))  # read once every cube is known
         elif has_semantics(document):
             tables, found, problems = read_dbt(document, file)
             dbt_tables += tables
-        else:
-            continue
+            model.problems += problems
+            metrics += found
+    sources = cube_sources([document for _, document in cube_documents])
+    for file, document in cube_documents:
+        tables, found, problems = read_cube(document, file, sources)
+        cube_tables += tables
+        joins.update(cube_joins(document, sources))
+        views += cube_views(document, file)
         model.problems += problems
         metrics += found
     for table in [*dbt_tables, *cube_tables]:
