@@ -423,6 +423,8 @@ cubes:
         "sales_by_manager.manager_name", "sales_by_manager.people_last_name"]
     assert "sales_by_manager.total" not in listed and "sales.total" in listed
     assert "sales.total_3m" not in listed  # public: false
+    assert "sales.sold_on" in listed["sales.total"].dimensions
+    assert "sales.id" not in listed["sales.total"].dimensions  # a primary key is private
     assert model is not None
     assert sorted((p.name, p.reason) for p in model.problems if p.kind == "view") == [
         ("sales", "a cube is named 'sales' too"),

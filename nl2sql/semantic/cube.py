@@ -85,6 +85,12 @@ class _Member(_Visible):
 
 class _Dimension(_Member):
     case: dict[str, Any] | None = None
+    primary_key: bool = False
+
+    @property
+    def hidden(self) -> bool:
+        """Cube's rule: a primary key is private unless it says ``public: true``."""
+        return super().hidden or (self.primary_key and self.public is not True)
 
 
 class _Measure(_Member):
@@ -199,7 +205,7 @@ def _table(cube: _Cube, path: Path, broken: dict[tuple[str, str], str]) -> Table
             table.dimensions[dim.name] = Dimension(
                 dim.name, _own_sql(sql_of[dim.name], sql_of, set()),
                 is_time=dim.type.lower() == "time", label=dim.title or "",
-                description=dim.description or "")
+                description=dim.description or "", listed=not dim.hidden)
         except ValueError as exc:
             broken["dimension", dim.name] = str(exc)
     measures = {m.name for m in cube.measures}

@@ -46,6 +46,7 @@ class Dimension:
     grain: str | None = None  # the finest grain it holds (dbt time_granularity); None: raw
     label: str = ""
     description: str = ""
+    listed: bool = True  # False: Cube's public: false (grouped by by name, never offered)
 
 
 @dataclass(frozen=True)

@@ -214,10 +214,11 @@ def _keyed_by(model: SemanticModel, entity: str) -> Table | None:
 
 
 def table_names(table: Table) -> list[str]:
-    """The group-by names of ``table``'s own dimensions (an entity's key is a group-by too,
-    ``customer``, but not listed)."""
+    """The group-by names of ``table``'s own dimensions offered to the agent (an entity's key
+    is a group-by too, ``customer``, but not listed; nor a Cube dimension that is not public,
+    a primary key by default)."""
     if table.naming == "cube":
-        return [f"{table.name}.{d}" for d in table.dimensions]
+        return [f"{table.name}.{name}" for name, d in table.dimensions.items() if d.listed]
     if table.primary_entity is None:
         return []
     return [f"{table.primary_entity}__{d}" for d in table.dimensions]
