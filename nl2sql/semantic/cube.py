@@ -61,8 +61,8 @@ class _Visible(BaseModel):
 
     model_config = ConfigDict(extra="ignore", defer_build=True)
 
-    public: Any = True
-    shown: Any = True
+    public: Any = None  # None: not said (public, except a primary key)
+    shown: Any = None
 
     @property
     def hidden(self) -> bool:
