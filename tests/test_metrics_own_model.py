@@ -335,15 +335,19 @@ def test_a_model_of_my_own_on_spark(spark_server, spark_chinook,  # noqa: ANN001
 
 
 @pytest.mark.parametrize("chinook", ["sqlite"], indirect=True)  # the context is backend-neutral
-@pytest.mark.parametrize(("question", "first"), [
-    ("What share of the tracks are long, per media type?", "long_share"),  # was 'tracks'
-    ("How many tracks does each artist have?", "tracks"),
-    ("Sales by support rep per year", "sales"),
+@pytest.mark.parametrize(("kind", "question", "first"), [
+    ("dbt", "What share of the tracks are long, per media type?", "long_share"),  # was 'tracks'
+    ("dbt", "How many tracks does each artist have?", "tracks"),
+    ("dbt", "Sales by support rep per year", "sales"),
+    # A Cube metric said by its member alone (was not matched: 'tracks composers' was not said)
+    ("cube", "How many composers per media type?", "tracks.composers"),
+    # ... and the longer name said apart still first ('longest' alone tied with 'tracks')
+    ("cube", "Longest track per artist", "tracks.longest"),
 ])
-def test_the_context_puts_my_metric_first(chinook: SampleDb, tmp_path: Path, question: str,
-                                          first: str) -> None:
+def test_the_context_puts_my_metric_first(chinook: SampleDb, tmp_path: Path, kind: str,
+                                          question: str, first: str) -> None:
     build_cache(chinook.config, tmp_path / "data")
-    ops, _ = _ops(chinook.config, chinook.naming, tmp_path, "dbt")
+    ops, _ = _ops(chinook.config, chinook.naming, tmp_path, kind)
     try:
         ctx = nl2sql.context(question, db_id=chinook.config.db_id, config=ops)
     finally:

@@ -62,12 +62,11 @@ def metric_hints(question: str, vector: np.ndarray | None, config: DbConnectionC
     for i, info in enumerate(infos):
         names = _names(info) + synonyms.get(info.name, [])
         reason, rank = None, (3, -float(scores[i]) if scores is not None else 0.0)
-        if found := said(sorted(names, key=lambda n: -len(terms(n, expand=False))), words):
-            reason = f"the question says '{found}'" + (
-                "" if found in _names(info) else " (a glossary synonym)")
-            rank = (0, -len(terms(found, expand=False)))
-        elif found := _said_apart(names, words):
-            reason = f"the question says each word of '{found}'" + (
+        together = said(sorted(names, key=lambda n: -len(terms(n, expand=False))), words)
+        apart = _said_apart(names, words)
+        if found := max((together, apart), key=lambda n: len(terms(n or "", expand=False))):
+            reason = ("the question says '{}'" if found == together else
+                      "the question says each word of '{}'").format(found) + (
                 "" if found in _names(info) else " (a glossary synonym)")
             rank = (0, -len(terms(found, expand=False)))
         elif found_close := close(names, folded):
@@ -92,8 +91,11 @@ def _said_apart(names: list[str], words: list[str]) -> str | None:
 
 
 def _names(info: MetricInfo) -> list[str]:
-    """How a question may say a metric: its label and its name in words."""
-    return list(dict.fromkeys([info.label, " ".join(split_identifier(info.name))]))
+    """How a question may say a metric: its label and its name in words; a Cube metric
+    (``cube.member``) also by its member alone ("revenue" for ``invoices.revenue``)."""
+    member = info.name.rpartition(".")[2]
+    return list(dict.fromkeys([info.label, " ".join(split_identifier(info.name)),
+                               " ".join(split_identifier(member))]))
 
 
 def _glossary_synonyms(infos: list[MetricInfo], data_dir: Path, db_id: str
