@@ -26,6 +26,8 @@ from nl2sql.semantic.dbt import _reason, window
 from nl2sql.semantic.model import (Dimension, Link, Measure, Metric, MetricInput,
                                   Problem, SemanticModel, Table, ViewDimension)
 
+#: The start of a ``case`` label's placeholder in a dimension's SQL (``_label_sql``).
+LABEL = "nl2sql_label_"
 #: ``{name}`` and ``{cube.name}`` references in Cube SQL.
 REFERENCE = re.compile(r"\{\s*([A-Za-z_][\w]*)(?:\.([A-Za-z_][\w]*))?\s*\}")
 _AGGREGATIONS = {"count": "count", "count_distinct": "count_distinct",
@@ -245,12 +247,15 @@ def _dimension_sql(dim: _Dimension) -> str:
 
 
 def _label_sql(label: Any) -> str:
-    """A ``case`` label as SQL: text as a string literal, ``{sql: ...}`` as the expression."""
+    """A ``case`` label as SQL: ``{sql: ...}`` as the expression, text as ``LABEL`` and its
+    UTF-8 bytes in hex (an identifier every dialect reads alike), made the string literal of
+    the database's dialect when the SQL is parsed: a quote is written ``''`` in most, ``\'``
+    in Spark SQL, where ``'a''b'`` is two strings run together."""
     if isinstance(label, dict):
         if label.get("sql") is None:
             raise ValueError("a label of its case is a mapping without sql")
         return f"({label['sql']})"
-    return "'" + str(label).replace("'", "''") + "'"
+    return LABEL + str(label).encode().hex()
 
 
 def _member(match: re.Match[str]) -> str | None:

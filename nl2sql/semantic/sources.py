@@ -19,7 +19,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError
 
 from nl2sql.errors import MetricQueryError
-from nl2sql.semantic.cube import REFERENCE
+from nl2sql.semantic.cube import LABEL, REFERENCE
 from nl2sql.semantic.model import MAX_HOPS, Link, SemanticModel, Table
 from nl2sql.schema.models import DbInfo, TableInfo
 
@@ -112,6 +112,13 @@ class Sources:
         for column in list(tree.find_all(exp.Column)):
             if column.find_ancestor(exp.Query) is not None:
                 continue  # a subquery's own columns
+            if not column.table and column.name.startswith(LABEL):  # a Cube case label
+                label = exp.Literal.string(bytes.fromhex(column.name[len(LABEL):]).decode())
+                if column is tree:
+                    tree = label
+                else:
+                    column.replace(label)
+                continue
             if column.table.startswith(_PLACEHOLDER):
                 owner = column.table.removeprefix(_PLACEHOLDER)
                 if owner not in owners:
