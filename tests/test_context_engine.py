@@ -9,6 +9,7 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -20,7 +21,7 @@ from nl2sql.db.base import create_connection
 from nl2sql.schema.formatting import format_schema
 from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.annotation.pipeline import AnnotateOptions, annotate_database, run_offline_steps
-from tests.conftest import sqlite_config
+from tests.conftest import spark_config, sqlite_config
 from tests.test_enums import captured_statements
 
 
@@ -295,3 +296,25 @@ def test_examples_come_from_verified_answers_and_the_cache(chinook,  # noqa: ANN
     assert questions[0] == "Which music genres are there?"  # verified, best match: first
     assert "How many employees do we have?" not in questions  # unrelated: not shown
     assert len(ctx.examples) <= 3
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_a_value_hint_is_a_string_of_the_dialect(spark_server, spark_chinook,  # noqa: ANN001
+                                                 make_registry) -> None:  # noqa: ANN001
+    """Spark SQL escapes a quote with a backslash and reads ``'Guns N'' Roses'`` as two strings
+    run together ('Guns N Roses': no row); the hint was written so, beside the dialect notes
+    saying ``'it\\'s'``."""
+    config = spark_config("chinook", spark_server.remote, spark_chinook,
+                          query_timeout_seconds=60)
+    registry = annotated(SimpleNamespace(config=config), make_registry=make_registry)
+    hints = ContextEngine(registry).context("Albums by Guns N' Roses").value_hints
+    hint = next(h for h in hints if h.value == "Guns N' Roses")
+    assert hint.render().startswith(f"{hint.table}.{hint.column} = 'Guns N\\' Roses'")
+    session = spark_server.session()
+    try:
+        found = session.sql(f"SELECT count(*) FROM {spark_chinook}.{hint.table} "
+                            f"WHERE {hint.column} = {hint.literal}").collect()[0][0]
+    finally:
+        session.stop()
+    assert found == 1

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sqlglot import exp
+
 from nl2sql.schema.provenance import without_placeholders
 from nl2sql.schema.cache import cache_path, load_db_info
 from nl2sql.config.registry import DbConnectionConfigs
@@ -212,7 +214,7 @@ class ContextEngine:
             tables, schema_sql = pruned.tables, pruned.schema_sql
             tokens = estimate_tokens(schema_sql)
         kept = {t.name for t in tables}
-        hints = value_hints(matches, kept)
+        hints = value_hints(matches, kept, self.configs.get(db_id).backend.sqlglot_dialect)
         examples = rank_examples(question, vector, verified_examples(self.store, db_id),
                                  cache_examples(loaded.info))
         glossary = glossary_for(question, vector, self.data_dir, db_id)
@@ -224,8 +226,11 @@ class ContextEngine:
             schema_tokens=tokens, full_schema_tokens=loaded.full_tokens,
             budget_tokens=budget, ambiguous_between=ambiguous(candidates))
 
-def value_hints(matches: list, kept: set[str]) -> list[ValueHint]:  # type: ignore[type-arg]
-    """The value matches as hints: in kept tables first, each (table, column, value) once."""
+def value_hints(matches: list, kept: set[str],  # type: ignore[type-arg]
+                dialect: str) -> list[ValueHint]:
+    """The value matches as hints: in kept tables first, each (table, column, value) once,
+    with the value written as a string literal of ``dialect`` (in Spark SQL ``'it''s'`` is
+    two strings run together: ``its``)."""
     ordered = sorted(matches, key=lambda m: (m.table not in kept, -m.score, -len(m.matched)))
     hints, seen = [], set()
     for match in ordered:
@@ -234,7 +239,8 @@ def value_hints(matches: list, kept: set[str]) -> list[ValueHint]:  # type: igno
             continue
         seen.add(key)
         hints.append(ValueHint(table=match.table, column=match.column, value=match.value,
-                               matched=match.matched))
+                               matched=match.matched).written(
+                                   exp.Literal.string(match.value).sql(dialect=dialect)))
         if len(hints) >= MAX_VALUE_HINTS:
             break
     return hints

@@ -4,7 +4,7 @@ checks: keep them."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 #: The reason of a table kept only because the whole schema fits the budget.
 WHOLE_SCHEMA_FITS = "whole schema fits the budget"
@@ -40,10 +40,22 @@ class ValueHint(BaseModel):
     column: str
     value: str
     matched: str
+    #: ``value`` as a string literal of the database's SQL dialect (Spark SQL escapes a quote
+    #: with a backslash); empty: the standard ``'...'`` with a quote doubled. Not a field: the
+    #: contract's hint is ``{table, column, value, matched}``.
+    _literal: str = PrivateAttr(default="")
+
+    def written(self, literal: str) -> ValueHint:
+        """This hint, its value written as ``literal`` in the database's dialect."""
+        self._literal = literal
+        return self
+
+    @property
+    def literal(self) -> str:
+        return self._literal or "'" + self.value.replace("'", "''") + "'"
 
     def render(self) -> str:
-        quoted = self.value.replace("'", "''")
-        return f"{self.table}.{self.column} = '{quoted}'  -- matches '{self.matched}'"
+        return f"{self.table}.{self.column} = {self.literal}  -- matches '{self.matched}'"
 
 
 class ContextExample(BaseModel):
