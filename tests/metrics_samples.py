@@ -19,12 +19,17 @@ CHINOOK_MODELS = Path(__file__).parent / "data" / "metrics" / "chinook"
 MODEL_FILES = {"dbt": "dbt_semantic_models.yml", "cube": "cube_model.yml"}
 _IDENTIFIER = re.compile(r"(?<![{\w%])([a-z][a-z_]*)(?![\w(])")
 _SQL_KEYS = {"model", "expr", "sql_table", "sql"}
+_MEMBER = re.compile(r"\{\s*(?!CUBE\b)[A-Za-z_]\w*\.\w+\s*\}")
 
 
 def pascal(sql: str) -> str:
     """``SUM(il.unit_price)`` -> ``SUM(Il.UnitPrice)``; quoted lower-case words change too
-    (``ref('invoice')`` -> ``ref('Invoice')``): write literals in upper case or keep them out."""
-    return _IDENTIFIER.sub(lambda m: "".join(w.capitalize() for w in m.group(1).split("_")), sql)
+    (``ref('invoice')`` -> ``ref('Invoice')``): write literals in upper case or keep them out.
+    Another cube's member (``{buyers.country}``) is a name of the model: it stays."""
+    kept = _MEMBER.findall(sql)
+    parts = [_IDENTIFIER.sub(lambda m: "".join(w.capitalize() for w in m.group(1).split("_")),
+                             part) for part in _MEMBER.split(sql)]
+    return "".join(part + (kept[i] if i < len(kept) else "") for i, part in enumerate(parts))
 
 
 def spelled(sql: str, naming: str) -> str:

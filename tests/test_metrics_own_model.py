@@ -175,6 +175,8 @@ cubes:
     measures:
       - {name: total, sql: total, type: sum, title: Sales}
       - {name: usa_total, sql: total, type: sum, filters: [{sql: "{buyers.country} = 'USA'"}]}
+      - {name: usa_total_2, sql: total, type: sum,
+         filters: [{sql: "{buyers.country} = 'USA' AND {CUBE}.total > 1"}]}
       - {name: total_3m, sql: total, type: sum, rolling_window: {trailing: 3 month},
          public: false}  # queried by name, not offered
   - name: buyers
@@ -265,8 +267,7 @@ CASES: list[tuple[str, dict[str, Any] | None, dict[str, Any] | None, str]] = [
      "JOIN employee m ON m.employee_id = e.reports_to GROUP BY m.last_name, e.last_name"),
     ("a filter through a join, by month",
      {"metrics": ["usa_sales"], "dimensions": ["metric_time__month"]},
-     {"metrics": ["sales.total"], "dimensions": ["sales.sold_on.month"],
-      "where": ["buyers.country = 'USA'"]},
+     {"metrics": ["sales.usa_total"], "dimensions": ["sales.sold_on.month"]},
      "SELECT {month}, SUM(i.total) FROM invoice i JOIN customer c ON c.customer_id = "
      "i.customer_id WHERE c.country = 'USA' GROUP BY {month}"),
     ("a trailing three-month window",
@@ -313,8 +314,10 @@ def check_cases(config: DbConnectionConfig, backend: str, naming: str, folder: P
             model = semantic_model(ops.configs.get(config.db_id))
             assert model is not None and {"sales.total", "sales.total_3m"} <= set(model.metrics)
             assert [p.line() for p in model.problems] == [
-                f"{path}: metric 'sales.usa_total': {{buyers.{spelled('country', naming)}}} "
-                f"refers to another cube; nl2sql reads SQL over the cube's own table only"]
+                f"{path}: metric 'sales.usa_total_2': its filter "
+                f"\"{{buyers.country}} = 'USA' AND {{CUBE}}."
+                f"{spelled('total', naming)} > 1\" names another cube and a column of its own "
+                f"({{CUBE}}.column); write {{CUBE.dimension}} or {{dimension}}"]
         try:
             failures += gold_failures(ops, config.db_id, kind, CASES, backend, naming)
         finally:

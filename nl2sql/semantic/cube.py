@@ -214,8 +214,8 @@ def _table(cube: _Cube, path: Path, broken: dict[tuple[str, str], str]) -> Table
     for measure in cube.measures:
         agg = _AGGREGATIONS.get(measure.type.lower())
         try:
-            filters = tuple(_own_sql(str(f.get("sql")), sql_of, set())
-                            for f in measure.filters if f.get("sql"))
+            filters = tuple(_own_sql(sql, sql_of, set()) for sql in _filters(measure)
+                            if not _crosses(sql))
             if agg is not None or not _references(measure, measures):
                 expr = _own_sql(str(measure.sql), sql_of, set()) \
                     if measure.sql is not None else None
@@ -256,6 +256,31 @@ def _label_sql(label: Any) -> str:
             raise ValueError("a label of its case is a mapping without sql")
         return f"({label['sql']})"
     return LABEL + str(label).encode().hex()
+
+
+def _filters(measure: _Measure) -> list[str]:
+    return [str(f["sql"]) for f in measure.filters if f.get("sql")]
+
+
+def _crosses(sql: str) -> bool:
+    """Whether Cube SQL names another cube's member (``{users.city}``)."""
+    return any(cube != "CUBE" and member for cube, member in REFERENCE.findall(sql))
+
+
+def _condition(sql: str, cube: str) -> str:
+    """A measure filter naming other cubes' members as a condition over group-by names
+    (``{users.city} = 'Paris' AND {status} = 'paid'`` -> ``users.city = 'Paris' AND
+    orders.status = 'paid'``), which the metric applies to its rows like a dbt filter."""
+
+    def name(match: re.Match[str]) -> str:
+        owner, member = match.groups()
+        if member is None and (owner == "CUBE" or sql[match.end():].startswith(".")):
+            raise ValueError(f"its filter {sql!r} names another cube and a column of its own "
+                             f"({{CUBE}}.column); write {{CUBE.dimension}} or {{dimension}}")
+        return f"{cube}.{owner}" if member is None else \
+            f"{cube if owner == 'CUBE' else owner}.{member}"
+
+    return REFERENCE.sub(name, sql)
 
 
 def _member(match: re.Match[str]) -> str | None:
@@ -307,6 +332,8 @@ def _metric(cube: _Cube, measure: _Measure, table: Table) -> Metric:
         raise ValueError(f"measure type '{measure.type}' is not compiled by nl2sql")
     if measure.name in table.measures:
         metric.measure = (cube.name, measure.name)
+        metric.filters = tuple(_condition(sql, cube.name) for sql in _filters(measure)
+                               if _crosses(sql))
         rolling = measure.rolling_window or ({"trailing": "unbounded"}
                                              if kind == "running_total" else None)
         if rolling:
