@@ -172,6 +172,7 @@ cubes:
     dimensions:
       - {name: id, sql: invoice_id, type: number, primary_key: true}
       - {name: sold_on, sql: invoice_date, type: time}
+      - {name: rep, sql: "{reps.last_name}", type: string}  # a proxy, two joins away
     measures:
       - {name: total, sql: total, type: sum, title: Sales}
       - {name: usa_total, sql: total, type: sum, filters: [{sql: "{buyers.country} = 'USA'"}]}
@@ -265,6 +266,10 @@ CASES: list[tuple[str, dict[str, Any] | None, dict[str, Any] | None, str]] = [
      "SELECT m.last_name, e.last_name, SUM(i.total) FROM invoice i JOIN customer c ON "
      "c.customer_id = i.customer_id JOIN employee e ON e.employee_id = c.support_rep_id "
      "JOIN employee m ON m.employee_id = e.reports_to GROUP BY m.last_name, e.last_name"),
+    ("a Cube proxy dimension (another cube's member, two joins away)", None,
+     {"metrics": ["sales.total"], "dimensions": ["sales.rep"]},
+     "SELECT e.last_name, SUM(i.total) FROM invoice i JOIN customer c ON c.customer_id = "
+     "i.customer_id JOIN employee e ON e.employee_id = c.support_rep_id GROUP BY e.last_name"),
     ("a filter through a join, by month",
      {"metrics": ["usa_sales"], "dimensions": ["metric_time__month"]},
      {"metrics": ["sales.usa_total"], "dimensions": ["sales.sold_on.month"]},
@@ -411,6 +416,7 @@ cubes:
   - {name: loop_a, extends: loop_b}
   - {name: loop_b, extends: loop_a}
   - {name: orphan, extends: nowhere}
+  - {name: odd, sql_table: invoice, dimensions: [{name: x, sql: "{buyers.nothing}", type: string}]}
 """
     build_cache(chinook.config, tmp_path / "data")
     path = write_model(tmp_path / "cube" / "semantic.yml", CUBE, chinook.naming)
@@ -430,7 +436,7 @@ cubes:
         "sales_by_manager.manager_name", "sales_by_manager.people_last_name"]
     assert "sales_by_manager.total" not in listed and "sales.total" in listed
     assert "sales.total_3m" not in listed  # public: false
-    assert "sales.sold_on" in listed["sales.total"].dimensions
+    assert {"sales.sold_on", "sales.rep"} <= set(listed["sales.total"].dimensions)
     assert "sales.id" not in listed["sales.total"].dimensions  # a primary key is private
     assert model is not None
     assert sorted((p.name, p.reason) for p in model.problems if p.kind == "view") == [
@@ -440,4 +446,5 @@ cubes:
     assert sorted((p.name, p.reason) for p in model.problems if p.kind == "cube") == [
         ("loop_a", "extends itself: loop_a -> loop_b -> loop_a"),
         ("loop_b", "extends itself: loop_b -> loop_a -> loop_b"),
+        ("odd", "dimension 'x': {buyers.nothing} is not a dimension of a cube"),
         ("orphan", "extends unknown cube 'nowhere'")]

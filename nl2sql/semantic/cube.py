@@ -10,7 +10,8 @@ of its own. Joins are links: ``many_to_one`` (``belongs_to``) from the cube, ``o
 models and Jinja templates are not read. Properties and types may be spelled in camelCase, as
 Cube allows in YAML (``sqlTable``, ``rollingWindow``, ``countDistinct``). A view (``views:``)
 exposes members under its own name: a measure as the same metric named ``view.member``, a
-dimension joined along the view's ``join_path`` (``SemanticModel.view_dimensions``).
+dimension joined along the view's ``join_path`` (``SemanticModel.dimension_aliases``); so is a
+proxy dimension, whose SQL is another cube's member alone (``{users.city}``).
 """
 
 from __future__ import annotations
@@ -24,10 +25,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from nl2sql.semantic.dbt import _reason, window
 from nl2sql.semantic.model import (Dimension, Link, Measure, Metric, MetricInput,
-                                  Problem, SemanticModel, Table, ViewDimension)
+                                  Problem, SemanticModel, Table, DimensionAlias)
 
 #: The start of a ``case`` label's placeholder in a dimension's SQL (``_label_sql``).
 LABEL = "nl2sql_label_"
+#: A proxy dimension's whole SQL: another cube's member.
+_PROXY = re.compile(r"\{\s*([A-Za-z_]\w*)\.([A-Za-z_]\w*)\s*\}")
 #: ``{name}`` and ``{cube.name}`` references in Cube SQL.
 REFERENCE = re.compile(r"\{\s*([A-Za-z_][\w]*)(?:\.([A-Za-z_][\w]*))?\s*\}")
 _AGGREGATIONS = {"count": "count", "count_distinct": "count_distinct",
@@ -202,6 +205,10 @@ def _table(cube: _Cube, path: Path, broken: dict[tuple[str, str], str]) -> Table
             sql_of[dim.name] = _dimension_sql(dim)
         except ValueError as exc:
             broken["dimension", dim.name] = str(exc)
+        if (proxy := _PROXY.fullmatch(sql_of.get(dim.name, "").strip())) and \
+                proxy.group(1) not in ("CUBE", cube.name):
+            table.proxies[dim.name] = (proxy.group(1), proxy.group(2))
+            del sql_of[dim.name]
     for dim in (dim for dim in members if dim.name in sql_of):
         try:
             table.dimensions[dim.name] = Dimension(
@@ -408,7 +415,7 @@ def _expose(model: SemanticModel, view: _View, item: _ViewCube) -> None:
         spec = entry if isinstance(entry, dict) else {}
         exposed = f"{view.name}.{prefix}{spec.get('alias') or member}"
         if member in cube.dimensions:
-            model.view_dimensions[exposed] = ViewDimension(cube.name, member, via)
+            model.dimension_aliases[exposed] = DimensionAlias(cube.name, member, via)
         elif f"{cube.name}.{member}" in model.metrics:
             metric = model.metrics[f"{cube.name}.{member}"]
             model.metrics[exposed] = replace(
@@ -419,6 +426,19 @@ def _expose(model: SemanticModel, view: _View, item: _ViewCube) -> None:
             why = model.broken(f"{cube.name}.{member}")
             raise ValueError(f"member '{member}' of '{cube.name}' "
                              + (f"cannot be used: {why.reason}" if why else "is unknown"))
+
+
+def add_proxies(model: SemanticModel, tables: list[Table]) -> None:
+    """Each proxy dimension as a name for the member it names (joined by the shortest path);
+    one naming an unknown cube or member is a problem of its cube."""
+    for table in tables:
+        for name, (cube, member) in table.proxies.items():
+            target = model.tables.get(cube)
+            if target is None or member not in target.dimensions:
+                model.problems.append(Problem(table.file, "cube", table.name, (
+                    f"dimension '{name}': {{{cube}.{member}}} is not a dimension of a cube")))
+                continue
+            model.dimension_aliases[f"{table.name}.{name}"] = DimensionAlias(cube, member, ())
 
 
 def cube_links(tables: list[Table], document_joins: dict[str, list[Any]]) -> list[Problem]:

@@ -55,9 +55,10 @@ def group_by_names(model: SemanticModel, metric: Metric) -> tuple[str, ...]:
     common: list[str] | None = None
     for table_name, measure in measures:
         tables = reachable(model, table_name)
-        names = [n for n, exposed in model.view_dimensions.items()
-                 if n.startswith(f"{metric.view}.") and exposed.table in tables] \
-            if metric.view else [n for table in tables for n in table_names(model.tables[table])]
+        owners = [metric.view] if metric.view else tables
+        names = [] if metric.view else [n for t in tables for n in table_names(model.tables[t])]
+        names += [n for owner in owners for n, alias in model.dimension_aliases.items()
+                  if n.startswith(f"{owner}.") and alias.table in tables]
         if model.tables[table_name].measures[measure].time_dimension and \
                 model.tables[table_name].naming == "dbt":
             names.insert(0, METRIC_TIME)

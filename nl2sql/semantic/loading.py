@@ -23,8 +23,8 @@ import yaml
 from nl2sql.config.dbs_yaml import yaml_error
 from nl2sql.config.registry import DbConnectionConfig
 from nl2sql.errors import SemanticModelError
-from nl2sql.semantic.cube import (add_views, cube_joins, cube_links, cube_sources, cube_views,
-                                  read_cube)
+from nl2sql.semantic.cube import (add_proxies, add_views, cube_joins, cube_links, cube_sources,
+                                  cube_views, read_cube)
 from nl2sql.semantic.dbt import dbt_links, has_semantics, read_dbt
 from nl2sql.semantic.model import AGGREGATIONS, Metric, Problem, SemanticModel, Table
 
@@ -109,6 +109,7 @@ def read_files(path: Path, files: list[Path]) -> SemanticModel:
     dbt_links([t for t in dbt_tables if model.tables.get(t.name) is t])
     model.problems += cube_links([t for t in cube_tables if model.tables.get(t.name) is t], joins)
     _add_metrics(model, metrics)
+    add_proxies(model, [t for t in cube_tables if model.tables.get(t.name) is t])
     add_views(model, views)
     if files and not model.tables and not model.problems:
         model.problems.append(Problem(path, "file", "", "no semantic_models:, metrics:, "

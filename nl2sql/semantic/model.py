@@ -88,6 +88,8 @@ class Table:
     links: list[Link] = field(default_factory=list)
     description: str = ""
     time_dimension: str | None = None  # dbt's agg_time_dimension for its measures
+    #: Cube proxy dimensions: name -> (cube, dimension) of the one member its SQL names.
+    proxies: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     def key_of(self, entity: str) -> str | None:
         """The expression of ``entity`` when this table is its one row (primary, unique or
@@ -159,9 +161,10 @@ class Problem:
 
 
 @dataclass(frozen=True)
-class ViewDimension:
-    """A dimension a Cube view exposes under a name of its own (``view.name``): ``dimension``
-    of cube ``table``, joined along ``via`` (the view's join path, cube names from its root)."""
+class DimensionAlias:
+    """A name standing for ``dimension`` of cube ``table``: a view's member (``view.name``,
+    joined along ``via``: the view's join path, cube names from its root) or a proxy dimension
+    (``orders.city`` with ``sql: "{users.city}"``, joined by the shortest path)."""
 
     table: str
     dimension: str
@@ -177,8 +180,9 @@ class SemanticModel:
     tables: dict[str, Table] = field(default_factory=dict)
     metrics: dict[str, Metric] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
-    #: Cube views' dimensions by their ``view.name`` (their measures are ``metrics``).
-    view_dimensions: dict[str, ViewDimension] = field(default_factory=dict)
+    #: Cube views' dimensions by their ``view.name`` (their measures are ``metrics``), and
+    #: proxy dimensions by their ``cube.name``.
+    dimension_aliases: dict[str, DimensionAlias] = field(default_factory=dict)
 
     def broken(self, name: str) -> Problem | None:
         """Why metric ``name`` was left out, if it was."""

@@ -181,7 +181,7 @@ def _cube(model: SemanticModel, name: str) -> GroupBy | None:
     parts, grain = _split_grain(name.split("."))
     if len(parts) != 2:
         return None
-    exposed = model.view_dimensions.get(".".join(parts))
+    exposed = model.dimension_aliases.get(".".join(parts))
     if exposed is not None:
         return GroupBy(name, table=exposed.table, dimension=exposed.dimension, grain=grain,
                        via=exposed.via)
@@ -227,7 +227,7 @@ def table_names(table: Table) -> list[str]:
 def all_names(model: SemanticModel) -> list[str]:
     names = [METRIC_TIME] if any(t.naming == "dbt" for t in model.tables.values()) else []
     return names + [n for table in model.tables.values() for n in table_names(table)] + \
-        list(model.view_dimensions)
+        list(model.dimension_aliases)
 
 
 def parse_order(item: str, columns: list[str]) -> tuple[str, bool]:
