@@ -11,10 +11,12 @@ whose filter names another cube took its whole cube (every other measure) with i
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from metrics_samples import gold_failures, spelled, write_model
 
 import nl2sql
@@ -448,3 +450,64 @@ cubes:
         ("loop_b", "extends itself: loop_b -> loop_a -> loop_b"),
         ("odd", "dimension 'x': {buyers.nothing} is not a dimension of a cube"),
         ("orphan", "extends unknown cube 'nowhere'")]
+
+
+def as_javascript(document: dict[str, Any]) -> str:
+    """A Cube YAML document written as Cube's JavaScript model: ``cube(`name`, {...})`` calls,
+    members as objects keyed by name, ``{CUBE}`` as ``${CUBE}`` in template strings."""
+
+    def js(value: Any, key: str = "") -> str:
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, str):
+            if key in ("extends", "join_path"):
+                return value  # a bare name, as JavaScript models write them
+            return "`" + re.sub(r"\{(\s*[A-Za-z_][\w.]*\s*)\}", r"${\1}", value) + "`"
+        if isinstance(value, int | float):
+            return repr(value)
+        if isinstance(value, list) and key in ("measures", "dimensions", "segments", "joins"):
+            return "{" + ", ".join(f"{m['name']}: " + js({k: v for k, v in m.items()
+                                                          if k != "name"}) for m in value) + "}"
+        if isinstance(value, list):
+            return "[" + ", ".join(js(item) for item in value) + "]"
+        return "{" + ", ".join(f"{k}: {js(v, k)}" for k, v in value.items()) + "}"
+
+    return "\n".join(f"{kind}(`{entry['name']}`, "
+                     f"{js({k: v for k, v in entry.items() if k != 'name'})});"
+                     for key, kind in (("cubes", "cube"), ("views", "view"))
+                     for entry in document.get(key) or [])
+
+
+@pytest.mark.parametrize("chinook", ["sqlite"], indirect=True)  # reading the file, not the SQL
+def test_a_cube_model_in_javascript_reads_as_in_yaml(chinook: SampleDb, tmp_path: Path) -> None:
+    """The same model as JavaScript (``cube(...)`` calls): the same metrics, problems and SQL;
+    a member computed by code is left out alone, and a file that is not JavaScript named."""
+    snake = write_model(tmp_path / "yaml" / "semantic.yml", CUBE, chinook.naming)
+    script = as_javascript(yaml.safe_load(snake.read_text(encoding="utf-8")))
+    (tmp_path / "js").mkdir()
+    (tmp_path / "js" / "model.js").write_text(
+        "// a comment, and code that makes no cube\nconst rate = 1.2;\n" + script.replace(
+            "measures: {", "measures: {computed: {sql: `${FILTER_PARAMS.sales.x.filter('y')}`, "
+                           "type: `sum`}, ", 1), encoding="utf-8")
+    (tmp_path / "js" / "broken.js").write_text("cube(`oops`, {sql: `x`", encoding="utf-8")
+    build_cache(chinook.config, tmp_path / "data")
+    answers = []
+    for name in ("yaml", "js"):
+        entry = chinook.config.model_copy(update={"semantic_model": tmp_path / name})
+        ops = OpsContext(DbConnectionConfigs.load(write_dbs_yaml(tmp_path / name, [entry]),
+                                                  data_dir=tmp_path / "data",
+                                                  workspace=tmp_path / "workspace"))
+        try:
+            model = semantic_model(ops.configs.get(chinook.config.db_id))
+            assert model is not None
+            answers.append((sorted(model.metrics), sorted(p.reason for p in model.problems),
+                            [metrics_query_op(ops, chinook.config.db_id, **query).sql_query
+                             for _, _, query, _ in CASES if query]))
+        finally:
+            ops.close()
+    (metrics, problems, sql), (js_metrics, js_problems, js_sql) = answers
+    assert js_metrics == metrics and js_sql == sql
+    assert sorted(set(js_problems) - set(problems)) == [
+        "line 1: not valid JavaScript (Unexpected end of input)",
+        "measure 'computed': line 3: a value computed by code (CallExpression); nl2sql reads "
+        "literal values only"]

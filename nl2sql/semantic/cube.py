@@ -6,8 +6,8 @@ A cube is a ``Table`` (``sql_table`` or ``sql``); each measure is a metric named
 over the measures it references (``{revenue} / NULLIF({count}, 0)``) or an aggregate expression
 of its own. Joins are links: ``many_to_one`` (``belongs_to``) from the cube, ``one_to_many``
 (``has_many``) from the other cube back to it, ``one_to_one`` both ways. ``{CUBE}``,
-``{CUBE.column}`` and ``{dimension}`` in SQL are resolved here or by the compiler; JavaScript
-models and Jinja templates are not read. Properties and types may be spelled in camelCase, as
+``{CUBE.column}`` and ``{dimension}`` in SQL are resolved here or by the compiler; Jinja
+templates are not read (JavaScript models are, as this form: ``cube_js``). Properties and types may be spelled in camelCase, as
 Cube allows in YAML (``sqlTable``, ``rollingWindow``, ``countDistinct``). A view (``views:``)
 exposes members under its own name: a measure as the same metric named ``view.member``, a
 dimension joined along the view's ``join_path`` (``SemanticModel.dimension_aliases``); so is a
@@ -94,8 +94,9 @@ class _Dimension(_Member):
 
     @property
     def hidden(self) -> bool:
-        """Cube's rule: a primary key is private unless it says ``public: true``."""
-        return super().hidden or (self.primary_key and self.public is not True)
+        """Cube's rule: a primary key is private unless it says ``public: true`` (or the older
+        ``shown: true``)."""
+        return super().hidden or (self.primary_key and True not in (self.public, self.shown))
 
 
 class _Measure(_Member):

@@ -1,0 +1,113 @@
+"""Cube JavaScript models (``model/cubes/orders.js``) read as the YAML form they mirror.
+
+Each top-level ``cube(`orders`, {...})`` and ``view(`orders_view`, {...})`` call becomes an
+entry of ``cubes:`` / ``views:``: its members' objects (``measures: {count: {...}}``) lists of
+``{name, ...}``, a template string's ``${CUBE}`` and ``${users.id}`` YAML's ``{CUBE}`` and
+``{users.id}``, a bare name (``extends: base_orders``, ``join_path: orders.users``) its text.
+The file is parsed (esprima), never run: only literal values are read. A value computed by code
+(a function call, ``${FILTER_PARAMS...}``, a variable's value) in a property nl2sql reads makes
+its cube a problem; properties it does not read (pre-aggregations, ``meta``...) are skipped.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import esprima
+
+#: Properties holding an object of named members, read as a YAML list of ``{name, ...}``.
+_NAMED = {"measures", "dimensions", "segments", "joins"}
+#: Properties nl2sql never reads: left unparsed (they often hold code).
+_SKIPPED = {"preAggregations", "pre_aggregations", "refreshKey", "refresh_key", "meta",
+            "drillMembers", "drill_members", "hierarchies", "folders", "accessPolicy",
+            "access_policy", "dataSource", "data_source", "sqlAlias", "sql_alias", "format",
+            "granularities", "rewriteQueries", "rewrite_queries", "contextMembers"}
+#: Properties whose value may be a bare name (``extends: base_orders``, ``orders.users``).
+_NAMES = {"extends", "joinPath", "join_path", "includes", "excludes"}
+_CALLS = {"cube": "cubes", "view": "views"}
+
+
+class _Computed(ValueError):
+    """A value the file computes with code, which a parse alone cannot know."""
+
+
+def read_js(text: str) -> tuple[dict[str, list[Any]], list[tuple[str, str]]]:
+    """The YAML-form document of a JavaScript model, and its (cube or view, why) problems.
+    ``ValueError`` with the line when the file is not JavaScript."""
+    try:
+        tree = esprima.parseScript(text, {"loc": True})
+    except esprima.Error as exc:  # its message: "Line 3: Unexpected token }"
+        raise ValueError(f"line {exc.lineNumber}: not valid JavaScript "
+                         f"({str(exc.message).partition(': ')[2] or exc.message})") from None
+    document: dict[str, list[Any]] = {"cubes": [], "views": []}
+    problems = []
+    for statement in tree.body:
+        call = statement.expression if statement.type == "ExpressionStatement" else None
+        if call is None or call.type != "CallExpression" or call.callee.type != "Identifier" \
+                or call.callee.name not in _CALLS or len(call.arguments) != 2:
+            continue  # imports, constants, helpers: no cube of their own
+        name = f"line {call.loc.start.line}"
+        unread: list[str] = []
+        try:
+            name = str(_value(call.arguments[0], "name"))
+            body = _value(call.arguments[1], "", unread)
+            if not isinstance(body, dict):
+                raise _Computed(f"line {call.loc.start.line}: its definition is not an object")
+        except _Computed as exc:
+            problems.append((name, f"{exc}; nl2sql reads literal values only (write it as "
+                                   f"text, or the model in YAML)"))
+            continue
+        document[_CALLS[call.callee.name]].append({"name": name, **body})
+        problems += [(name, f"{why}; nl2sql reads literal values only") for why in unread]
+    return document, problems
+
+
+def _value(node: Any, key: str, unread: list[str] | None = None) -> Any:
+    """A literal node's value (``key``: the property it is the value of); ``_Computed`` for
+    code. A member (of ``measures``...) computed by code is left out and named in ``unread``."""
+    match node.type:
+        case "Literal":
+            return node.value
+        case "TemplateLiteral":
+            parts = [node.quasis[0].value.cooked]
+            for expression, quasi in zip(node.expressions, node.quasis[1:]):
+                parts += ["{" + _path(expression) + "}", quasi.value.cooked]
+            return "".join(parts)
+        case "Identifier" | "MemberExpression" if key in _NAMES:
+            return _path(node)
+        case "ArrayExpression":
+            return [_value(item, key) for item in node.elements]
+        case "UnaryExpression" if node.operator == "-" and node.argument.type == "Literal":
+            return -node.argument.value
+        case "ObjectExpression":
+            entries = {}
+            for prop in node.properties:
+                if prop.type != "Property" or prop.computed:
+                    raise _Computed(f"line {prop.loc.start.line}: a computed property")
+                name = prop.key.name if prop.key.type == "Identifier" else str(prop.key.value)
+                if name in _SKIPPED:
+                    continue
+                if key not in _NAMED:
+                    entries[name] = _value(prop.value, name, unread)
+                    continue
+                try:  # one member of a cube: what cannot be read leaves it alone out
+                    entries[name] = _value(prop.value, name)
+                except _Computed as exc:
+                    if unread is None:
+                        raise
+                    unread.append(f"{key[:-1]} '{name}': {exc}")
+            if key in _NAMED:
+                return [{"name": name, **(value if isinstance(value, dict) else {})}
+                        for name, value in entries.items()]
+            return entries
+    raise _Computed(f"line {node.loc.start.line}: '{key or 'a value'}' is computed by code "
+                    f"({node.type})")
+
+
+def _path(node: Any) -> str:
+    """``CUBE``, ``users.id``: a name or a chain of them (``${users.id}``, ``orders.users``)."""
+    if node.type == "Identifier":
+        return node.name
+    if node.type == "MemberExpression" and not node.computed:
+        return f"{_path(node.object)}.{node.property.name}"
+    raise _Computed(f"line {node.loc.start.line}: a value computed by code ({node.type})")
