@@ -35,7 +35,7 @@ def read_js(text: str) -> tuple[dict[str, list[Any]], list[tuple[str, str]]]:
     """The YAML-form document of a JavaScript model, and its (cube or view, why) problems.
     ``ValueError`` with the line when the file is not JavaScript."""
     try:
-        tree = esprima.parseScript(text, {"loc": True})
+        tree = _parse(text)
     except esprima.Error as exc:  # its message: "Line 3: Unexpected token }"
         raise ValueError(f"line {exc.lineNumber}: not valid JavaScript "
                          f"({str(exc.message).partition(': ')[2] or exc.message})") from None
@@ -60,6 +60,17 @@ def read_js(text: str) -> tuple[dict[str, list[Any]], list[tuple[str, str]]]:
         document[_CALLS[call.callee.name]].append({"name": name, **body})
         problems += [(name, f"{why}; nl2sql reads literal values only") for why in unread]
     return document, problems
+
+
+def _parse(text: str) -> Any:
+    """A script, or a module (a file with ``import``/``export``)."""
+    try:
+        return esprima.parseScript(text, {"loc": True})
+    except esprima.Error as exc:
+        try:
+            return esprima.parseModule(text, {"loc": True})
+        except esprima.Error:
+            raise exc from None
 
 
 def _value(node: Any, key: str, unread: list[str] | None = None) -> Any:
