@@ -7,11 +7,13 @@ over the measures it references (``{revenue} / NULLIF({count}, 0)``) or an aggre
 of its own. Joins are links: ``many_to_one`` (``belongs_to``) from the cube, ``one_to_many``
 (``has_many``) from the other cube back to it, ``one_to_one`` both ways. ``{CUBE}``,
 ``{CUBE.column}`` and ``{dimension}`` in SQL are resolved here or by the compiler; Jinja
-templates are not read (JavaScript models are, as this form: ``cube_js``). Properties and types may be spelled in camelCase, as
-Cube allows in YAML (``sqlTable``, ``rollingWindow``, ``countDistinct``). A view (``views:``)
-exposes members under its own name: a measure as the same metric named ``view.member``, a
-dimension joined along the view's ``join_path`` (``SemanticModel.dimension_aliases``); so is a
-proxy dimension, whose SQL is another cube's member alone (``{users.city}``).
+templates are not read (JavaScript models are, turned into this form by ``cube_js``).
+Properties and types may be spelled in camelCase, as Cube allows in YAML (``sqlTable``,
+``rollingWindow``, ``countDistinct``). A view (``views:``) exposes members under its own
+name: a measure as the same metric named ``view.member``, a dimension joined along the view's
+``join_path`` (``SemanticModel.dimension_aliases``); so is a proxy dimension, whose SQL is
+another cube's member alone (``{users.city}``). Segments are true/false dimensions; ``extends``
+merges the parent cube's members in.
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from nl2sql.semantic.dbt import _reason, window
-from nl2sql.semantic.model import (Dimension, Link, Measure, Metric, MetricInput,
-                                  Problem, SemanticModel, Table, DimensionAlias)
+from nl2sql.semantic.model import (Dimension, DimensionAlias, Link, Measure, Metric,
+                                  MetricInput, Problem, SemanticModel, Table)
 
 #: The start of a ``case`` label's placeholder in a dimension's SQL (``_label_sql``).
 LABEL = "nl2sql_label_"
