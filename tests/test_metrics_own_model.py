@@ -149,6 +149,8 @@ cubes:
       - {name: composers, sql: composer, type: count_distinct}
       - {name: average_price, sql: unit_price, type: avg}
       - {name: longest, sql: milliseconds, type: max}
+      - {name: spread, sql: "MAX({CUBE}.milliseconds) - MIN({CUBE}.milliseconds)",
+         type: number_agg}  # an aggregate of its own (Cube's Tesseract type)
     segments:
       - {name: long, sql: "{CUBE}.milliseconds > 300000"}
   - name: albums
@@ -239,6 +241,9 @@ CASES: list[tuple[str, dict[str, Any] | None, dict[str, Any] | None, str]] = [
       "where": ["media_types.name LIKE '%AAC%'"]},
      f"SELECT m.name, AVG(1e0 * t.milliseconds) {PER_MEDIA} WHERE m.name LIKE '%AAC%' "
      f"GROUP BY m.name"),
+    ("a Cube measure that is an aggregate of its own (number_agg)", None,
+     {"metrics": ["tracks.spread"], "dimensions": ["media_types.name"]},
+     f"SELECT m.name, MAX(t.milliseconds) - MIN(t.milliseconds) {PER_MEDIA} GROUP BY m.name"),
     ("a filter that is one true/false name (a Cube segment)",
      {"metrics": ["tracks"], "dimensions": ["media_type__name"], "where": ["track__is_long"]},
      {"metrics": ["tracks.count"], "dimensions": ["media_types.name"], "where": ["tracks.long"]},

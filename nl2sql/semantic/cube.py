@@ -39,7 +39,7 @@ _AGGREGATIONS = {"count": "count", "count_distinct": "count_distinct",
                  "count_distinct_approx": "count_distinct", "sum": "sum", "avg": "average",
                  "min": "min", "max": "max", "running_total": "sum"}
 #: Measure types whose SQL is an expression: over other measures, or an aggregate itself.
-_EXPRESSIONS = {"number", "string", "time", "boolean"}
+_EXPRESSIONS = {"number", "number_agg", "string", "time", "boolean"}
 _MANY_TO_ONE = {"many_to_one", "belongs_to", "belongsto", "manytoone"}
 _ONE_TO_MANY = {"one_to_many", "has_many", "hasmany", "onetomany"}
 _ONE_TO_ONE = {"one_to_one", "has_one", "hasone", "onetoone"}
