@@ -423,7 +423,11 @@ cubes:
   - {name: loop_a, extends: loop_b}
   - {name: loop_b, extends: loop_a}
   - {name: orphan, extends: nowhere}
-  - {name: odd, sql_table: invoice, dimensions: [{name: x, sql: "{buyers.nothing}", type: string}]}
+  - name: odd
+    sql_table: invoice
+    dimensions:
+      - {name: x, sql: "{buyers.nothing}", type: string}
+      - {name: y, sql: "{sales.total}", type: number, sub_query: true}
 """
     build_cache(chinook.config, tmp_path / "data")
     path = write_model(tmp_path / "cube" / "semantic.yml", CUBE, chinook.naming)
@@ -454,6 +458,8 @@ cubes:
         ("loop_a", "extends itself: loop_a -> loop_b -> loop_a"),
         ("loop_b", "extends itself: loop_b -> loop_a -> loop_b"),
         ("odd", "dimension 'x': {buyers.nothing} is not a dimension of a cube"),
+        ("odd", "dimension 'y': {sales.total} is a measure (a sub_query dimension, which "
+                "nl2sql does not read)"),
         ("orphan", "extends unknown cube 'nowhere'")]
 
 

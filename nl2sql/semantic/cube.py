@@ -438,8 +438,11 @@ def add_proxies(model: SemanticModel, tables: list[Table]) -> None:
         for name, (cube, member) in table.proxies.items():
             target = model.tables.get(cube)
             if target is None or member not in target.dimensions:
-                model.problems.append(Problem(table.file, "cube", table.name, (
-                    f"dimension '{name}': {{{cube}.{member}}} is not a dimension of a cube")))
+                why = ("is a measure (a sub_query dimension, which nl2sql does not read)"
+                       if target is not None and member in target.measures else
+                       "is not a dimension of a cube")
+                model.problems.append(Problem(table.file, "cube", table.name,
+                                              f"dimension '{name}': {{{cube}.{member}}} {why}"))
                 continue
             model.dimension_aliases[f"{table.name}.{name}"] = DimensionAlias(cube, member, ())
 
