@@ -47,7 +47,8 @@ MetricNames = Annotated[list[str], Field(min_length=1, description=(
 GroupByNames = Annotated[list[str] | None, Field(description=(
     "Group-bys from metrics_list, e.g. ['customer__country', 'metric_time__month']."))]
 MetricFilters = Annotated[list[str] | None, Field(description=(
-    "Conditions on group-bys, e.g. [\"customer__country = 'US'\"]."))]
+    "Conditions on group-bys, e.g. [\"customer__country = 'US'\"]; a true/false group-by "
+    "(a Cube segment) alone, e.g. [\"orders.completed\"]."))]
 MetricOrder = Annotated[list[str] | None, Field(description=(
     "Columns to sort by, '-revenue' descending."))]
 RowLimit = Annotated[int | None, Field(ge=0, description="Most rows.")]
