@@ -209,7 +209,7 @@ views:
   - name: sales_by_manager  # the join path says which employee: the rep's manager
     cubes:
       - join_path: sales
-        includes: [{name: total, alias: sales, title: Sales}]
+        includes: [{name: total, alias: sales, title: Sales}, rep]  # rep: a proxy
       - join_path: sales.buyers.reps.people
         prefix: true
         alias: manager
@@ -275,6 +275,10 @@ CASES: list[tuple[str, dict[str, Any] | None, dict[str, Any] | None, str]] = [
      "JOIN employee m ON m.employee_id = e.reports_to GROUP BY m.last_name, e.last_name"),
     ("a Cube proxy dimension (another cube's member, two joins away)", None,
      {"metrics": ["sales.total"], "dimensions": ["sales.rep"]},
+     "SELECT e.last_name, SUM(i.total) FROM invoice i JOIN customer c ON c.customer_id = "
+     "i.customer_id JOIN employee e ON e.employee_id = c.support_rep_id GROUP BY e.last_name"),
+    ("a Cube view exposing a proxy dimension", None,
+     {"metrics": ["sales_by_manager.sales"], "dimensions": ["sales_by_manager.rep"]},
      "SELECT e.last_name, SUM(i.total) FROM invoice i JOIN customer c ON c.customer_id = "
      "i.customer_id JOIN employee e ON e.employee_id = c.support_rep_id GROUP BY e.last_name"),
     ("a filter through a join, by month",
@@ -444,7 +448,8 @@ cubes:
         ops.close()
     view = listed["sales_by_manager.sales"]
     assert view.label == "Sales" and view.dimensions == [
-        "sales_by_manager.manager_name", "sales_by_manager.people_last_name"]
+        "sales_by_manager.rep", "sales_by_manager.manager_name",
+        "sales_by_manager.people_last_name"]
     assert "sales_by_manager.total" not in listed and "sales.total" in listed
     assert "sales.total_3m" not in listed  # public: false
     assert {"sales.sold_on", "sales.rep"} <= set(listed["sales.total"].dimensions)

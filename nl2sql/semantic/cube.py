@@ -405,7 +405,7 @@ def _expose(model: SemanticModel, view: _View, item: _ViewCube) -> None:
     if unknown:
         raise ValueError(f"join_path '{item.join_path}' names unknown cube '{unknown[0]}'")
     cube = model.tables[via[-1]]
-    members = [*cube.dimensions, *cube.measures]
+    members = [*cube.dimensions, *cube.proxies, *cube.measures]
     if item.includes == "*":
         wanted: list[str | dict[str, Any]] = [m for m in members if m not in item.excludes]
     elif isinstance(item.includes, str):
@@ -419,6 +419,8 @@ def _expose(model: SemanticModel, view: _View, item: _ViewCube) -> None:
         exposed = f"{view.name}.{prefix}{spec.get('alias') or member}"
         if member in cube.dimensions:
             model.dimension_aliases[exposed] = DimensionAlias(cube.name, member, via)
+        elif f"{cube.name}.{member}" in model.dimension_aliases:  # a proxy: its own path
+            model.dimension_aliases[exposed] = model.dimension_aliases[f"{cube.name}.{member}"]
         elif f"{cube.name}.{member}" in model.metrics:
             metric = model.metrics[f"{cube.name}.{member}"]
             model.metrics[exposed] = replace(
