@@ -31,8 +31,9 @@ class _Computed(ValueError):
     """A value the file computes with code, which a parse alone cannot know."""
 
 
-def read_js(text: str) -> tuple[dict[str, list[Any]], list[tuple[str, str]]]:
-    """The YAML-form document of a JavaScript model, and its (cube or view, why) problems.
+def read_js(text: str) -> tuple[dict[str, list[Any]], list[tuple[str, str, str]]]:
+    """The YAML-form document of a JavaScript model, and its problems: ("cube" or "view",
+    its name, why).
     ``ValueError`` with the line when the file is not JavaScript."""
     try:
         tree = _parse(text)
@@ -46,7 +47,7 @@ def read_js(text: str) -> tuple[dict[str, list[Any]], list[tuple[str, str]]]:
         if call is None or call.type != "CallExpression" or call.callee.type != "Identifier" \
                 or call.callee.name not in _CALLS or len(call.arguments) != 2:
             continue  # imports, constants, helpers: no cube of their own
-        name = f"line {call.loc.start.line}"
+        kind, name = call.callee.name, f"line {call.loc.start.line}"
         unread: list[str] = []
         try:
             name = str(_value(call.arguments[0], "name"))
@@ -54,11 +55,11 @@ def read_js(text: str) -> tuple[dict[str, list[Any]], list[tuple[str, str]]]:
             if not isinstance(body, dict):
                 raise _Computed(f"line {call.loc.start.line}: its definition is not an object")
         except _Computed as exc:
-            problems.append((name, f"{exc}; nl2sql reads literal values only (write it as "
-                                   f"text, or the model in YAML)"))
+            problems.append((kind, name, f"{exc}; nl2sql reads literal values only (write it "
+                                         f"as text, or the model in YAML)"))
             continue
-        document[_CALLS[call.callee.name]].append({"name": name, **body})
-        problems += [(name, f"{why}; nl2sql reads literal values only") for why in unread]
+        document[_CALLS[kind]].append({"name": name, **body})
+        problems += [(kind, name, f"{why}; nl2sql reads literal values only") for why in unread]
     return document, problems
 
 

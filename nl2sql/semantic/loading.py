@@ -126,7 +126,7 @@ def _document(file: Path, problems: list[Problem]) -> dict[str, Any] | None:
             from nl2sql.semantic.cube_js import read_js
 
             data, unread = read_js(text)
-            problems += [Problem(file, "cube", name, why) for name, why in unread]
+            problems += [Problem(file, kind, name, why) for kind, name, why in unread]
             return data
         data = json.loads(text) if file.suffix.lower() == ".json" else yaml.safe_load(text)
     except (OSError, UnicodeDecodeError) as exc:
