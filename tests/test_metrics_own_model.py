@@ -193,6 +193,10 @@ cubes:
     dimensions:
       - {name: id, sql: customer_id, type: number, primary_key: true}
       - {name: country, sql: country, type: string}
+    measures:  # grouped by a sale's dimension: one customer meets many sales
+      - {name: count, type: count}
+      - {name: reps_sum, sql: support_rep_id, type: sum}
+      - {name: usa_count, type: count, filters: [{sql: "{CUBE}.country = 'USA'"}]}
   - name: employees  # a private parent of two cubes (Cube's extends)
     sql_table: employee
     public: false
@@ -206,6 +210,10 @@ cubes:
   - name: people  # employees, reached as a customer's rep or as a rep's manager
     extends: employees
 views:
+  - name: customers_view  # rooted at customers, with their sales' dimensions
+    cubes:
+      - {join_path: buyers, includes: [count, country]}
+      - {join_path: buyers.sales, prefix: true, includes: [sold_on]}
   - name: sales_by_manager  # the join path says which employee: the rep's manager
     cubes:
       - join_path: sales
@@ -281,6 +289,20 @@ CASES: list[tuple[str, dict[str, Any] | None, dict[str, Any] | None, str]] = [
      {"metrics": ["sales_by_manager.sales"], "dimensions": ["sales_by_manager.rep"]},
      "SELECT e.last_name, SUM(i.total) FROM invoice i JOIN customer c ON c.customer_id = "
      "i.customer_id JOIN employee e ON e.employee_id = c.support_rep_id GROUP BY e.last_name"),
+    ("Cube measures across a one-to-many join, each row counted once per group, beside "
+     "another cube's", None,
+     {"metrics": ["buyers.count", "buyers.reps_sum", "buyers.usa_count", "sales.total"],
+      "dimensions": ["sales.sold_on.year"]},
+     "SELECT d.y, COUNT(*), SUM(d.support_rep_id), COUNT(CASE WHEN d.country = 'USA' THEN 1 "
+     "END), MAX(t.s) FROM (SELECT DISTINCT {year} AS y, c.customer_id, c.support_rep_id, "
+     "c.country FROM customer c JOIN invoice i ON i.customer_id = c.customer_id) AS d "
+     "JOIN (SELECT {year} AS y, SUM(total) AS s FROM invoice GROUP BY {year}) AS t "
+     "ON t.y = d.y GROUP BY d.y"),
+    ("a Cube view's measure by a dimension across a one-to-many join", None,
+     {"metrics": ["customers_view.count"], "dimensions": ["customers_view.sales_sold_on.year"],
+      "where": ["customers_view.country = 'USA'"]},
+     "SELECT {year}, COUNT(DISTINCT c.customer_id) FROM customer c JOIN invoice i ON "
+     "i.customer_id = c.customer_id WHERE c.country = 'USA' GROUP BY {year}"),
     ("a filter through a join, by month",
      {"metrics": ["usa_sales"], "dimensions": ["metric_time__month"]},
      {"metrics": ["sales.usa_total"], "dimensions": ["sales.sold_on.month"]},
@@ -453,6 +475,8 @@ cubes:
     assert "sales_by_manager.total" not in listed and "sales.total" in listed
     assert "sales.total_3m" not in listed  # public: false
     assert {"sales.sold_on", "sales.rep"} <= set(listed["sales.total"].dimensions)
+    assert listed["customers_view.count"].dimensions == [  # sales: across one-to-many
+        "customers_view.country", "customers_view.sales_sold_on"]
     assert "sales.id" not in listed["sales.total"].dimensions  # a primary key is private
     assert model is not None
     assert sorted((p.name, p.reason) for p in model.problems if p.kind == "view") == [

@@ -220,6 +220,8 @@ def _table(cube: _Cube, path: Path, broken: dict[tuple[str, str], str]) -> Table
                 description=dim.description or "", listed=not dim.hidden)
         except ValueError as exc:
             broken["dimension", dim.name] = str(exc)
+    table.primary_key = tuple(d.name for d in cube.dimensions
+                              if d.primary_key and d.name in table.dimensions)
     measures = {m.name for m in cube.measures}
     for measure in cube.measures:
         agg = _AGGREGATIONS.get(measure.type.lower())

@@ -39,12 +39,16 @@ def measures_of(model: SemanticModel, metric: Metric,
     return found
 
 
-def reachable(model: SemanticModel, start: str) -> list[str]:
-    """``start`` and the tables its many-to-one links reach (breadth first)."""
+def reachable(model: SemanticModel, start: str, fanning: bool = False) -> list[str]:
+    """``start`` and the tables its many-to-one links reach (breadth first); ``fanning``:
+    also through Cube joins walked back (one row meeting many, counted once per group)."""
     order, frontier = [start], [start]
     for _ in range(MAX_HOPS):
         frontier = [link.target for name in frontier for link in model.tables[name].links
-                    if link.target not in order]
+                    if link.target not in order] + \
+            ([name for name, table in model.tables.items() for link in table.links
+              if link.target in frontier and link.condition is not None and name not in order]
+             if fanning else [])
         order += list(dict.fromkeys(frontier))
     return order
 
@@ -54,7 +58,9 @@ def group_by_names(model: SemanticModel, metric: Metric) -> tuple[str, ...]:
     measures = measures_of(model, metric)
     common: list[str] | None = None
     for table_name, measure in measures:
-        tables = reachable(model, table_name)
+        # a view says which cubes go together: its dimensions across a one-to-many join too
+        tables = reachable(model, table_name, fanning=bool(
+            metric.view and model.tables[table_name].primary_key))
         owners = [metric.view] if metric.view else tables
         names = [] if metric.view else [n for t in tables for n in table_names(model.tables[t])]
         names += [n for owner in owners for n, alias in model.dimension_aliases.items()

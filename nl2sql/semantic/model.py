@@ -90,6 +90,8 @@ class Table:
     time_dimension: str | None = None  # dbt's agg_time_dimension for its measures
     #: Cube proxy dimensions: name -> (cube, dimension) of the one member its SQL names.
     proxies: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: Cube: the dimensions with ``primary_key: true`` (what tells its rows apart).
+    primary_key: tuple[str, ...] = ()
 
     def key_of(self, entity: str) -> str | None:
         """The expression of ``entity`` when this table is its one row (primary, unique or

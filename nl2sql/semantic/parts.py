@@ -1,7 +1,9 @@
 """One aggregating SELECT of a metric query: the rows of one table, many-to-one joins to the
 tables its group-bys and filters need (LEFT JOIN: a row without a dimension row stays, grouped
 under NULL), the query's and the metrics' filters, grouped by the group-bys, with one aggregate
-per measure. Many-to-one joins never repeat a row, so a measure is never counted twice.
+per measure. Many-to-one joins never repeat a row, so a measure is never counted twice; a Cube
+join walked back (one row meeting many) makes the rows distinct first, by the table's primary
+key (``PartBuilder._fanned``).
 """
 
 from __future__ import annotations
@@ -54,6 +56,8 @@ class Joins:
         self.clauses: list[exp.Join] = []
         self._aliases: dict[tuple[tuple[str, str, str | None, str | None], ...], str] = {}
         self._taken = {table.name}
+        #: A join walked back (one row of the table meets many): see ``PartBuilder._fanned``.
+        self.fanned = False
 
     def alias_for(self, links: list[Link]) -> str:
         key: tuple[tuple[str, str, str | None, str | None], ...] = ()
@@ -100,6 +104,9 @@ class PartBuilder:
         the part's aggregates, when the query is this one part) or one column per measure."""
         joins = Joins(self.sources, part.table)
         keys = [self.group_by(part, gb, joins) for gb in group_bys]
+        conditions = [self.condition(part, text, joins) for text in [*where, *part.filters]]
+        if joins.fanned:
+            return self._fanned(part, group_bys, keys, conditions, joins, values)
         outputs = [exp.alias_(key, self.sources.identifier(gb.name))
                    for key, gb in zip(keys, group_bys)]
         if values is None:
@@ -112,14 +119,84 @@ class PartBuilder:
 
             outputs += [exp.alias_(value(ref), self.sources.identifier(name))
                         for name, value in values.items()]
-        conditions = [self.condition(part, text, joins) for text in [*where, *part.filters]]
+        select = self._from(part, joins, outputs, conditions)
+        return select.group_by(*[key.copy() for key in keys], copy=False) if keys else select
+
+    def _from(self, part: Part, joins: Joins, outputs: list[exp.Expression],
+              conditions: list[exp.Expression]) -> exp.Select:
         select = exp.select(*outputs).from_(self.sources.relation(part.table, joins.alias),
                                             copy=False)
         for clause in joins.clauses:
             select = select.join(clause, copy=False)
-        if conditions:
-            select = select.where(exp.and_(*conditions), copy=False)
-        return select.group_by(*[key.copy() for key in keys], copy=False) if keys else select
+        return select.where(exp.and_(*conditions), copy=False) if conditions else select
+
+    def _fanned(self, part: Part, group_bys: list[GroupBy], keys: list[exp.Expression],
+                conditions: list[exp.Expression], joins: Joins,
+                values: dict[str, Callable[[Ref], exp.Expression]] | None) -> exp.Select:
+        """The part's SELECT when a group-by or filter is reached through a Cube join walked
+        back (one row of the table meets many): Cube's rule, each row counted once per
+        group. The rows are made distinct first (the group-bys, the table's primary key and
+        each measure's value), then aggregated."""
+        table = part.table
+        if not table.primary_key:
+            raise MetricQueryError(
+                f"'{table.name}' meets several rows of a joined cube for one of its own: "
+                f"counting its measures once per group needs its primary key (a dimension "
+                f"with primary_key: true).")
+        where = f"the primary key of '{table.name}'"
+        inner = [exp.alias_(key, self.sources.identifier(f"g{i}")) for i, key in enumerate(keys)]
+        inner += [exp.alias_(self.sources.table_expr(table, table.dimensions[name].expr,
+                                                     joins.alias, where),
+                             self.sources.identifier(f"k{i}"))
+                  for i, name in enumerate(table.primary_key)]
+        rows: dict[str, Measure] = {}
+        for measure in part.columns:  # every measure ``values`` reads is one of them
+            rows[measure] = self._row_measure(part, measure, joins, inner)
+        distinct = self._from(part, joins, inner, conditions).distinct(copy=False)
+        fanned = exp.Subquery(this=distinct, alias=exp.TableAlias(this=self.sources.identifier(
+            "fanned")))
+        outer_keys = [exp.column(self.sources.identifier(f"g{i}"), "fanned")
+                      for i in range(len(keys))]
+        outputs = [exp.alias_(key, self.sources.identifier(gb.name))
+                   for key, gb in zip(outer_keys, group_bys)]
+
+        def ref(of: Part, name: str) -> exp.Expression:
+            measure = rows[name]
+            value = None if measure.expr is None else exp.column(
+                self.sources.identifier(measure.expr), "fanned")
+            return aggregate(measure, value, [])
+
+        if values is None:
+            outputs += [exp.alias_(ref(part, name), self.sources.identifier(column))
+                        for name, column in part.columns.items()]
+        else:
+            outputs += [exp.alias_(value(ref), self.sources.identifier(name))
+                        for name, value in values.items()]
+        select = exp.select(*outputs).from_(fanned, copy=False)
+        return select.group_by(*[key.copy() for key in outer_keys], copy=False) \
+            if keys else select
+
+    def _row_measure(self, part: Part, name: str, joins: Joins,
+                     inner: list[exp.Expression]) -> Measure:
+        """Measure ``name`` as the aggregate of one column of the distinct rows (added to
+        ``inner``): its value on a row, its filters folded in (NULL where they do not hold)."""
+        measure = part.table.measures[name]
+        where = f"measure '{measure.name}' of '{part.table.name}'"
+        if measure.agg is None:
+            raise MetricQueryError(f"{where}: an aggregate expression cannot be counted once "
+                                   f"per group across a join to several rows; group by "
+                                   f"dimensions reached through many-to-one joins.")
+        value = None if measure.expr is None else \
+            self.sources.table_expr(part.table, measure.expr, joins.alias, where)
+        filters = [self.sources.table_expr(part.table, f, joins.alias, where)
+                   for f in measure.filters]
+        if filters:
+            value = exp.Case().when(exp.and_(*filters), value or exp.Literal.number(1))
+        if value is None:
+            return replace(measure, filters=())
+        column = f"v{len(inner)}"
+        inner.append(exp.alias_(value, self.sources.identifier(column)))
+        return replace(measure, expr=column, filters=())
 
     def aggregate(self, part: Part, name: str, joins: Joins) -> exp.Expression:
         measure = part.table.measures[name]
@@ -153,6 +230,9 @@ class PartBuilder:
         else:
             assert gb.table is not None
             links = self.sources.path(part.table.name, gb.table, gb.path, gb.via)
+            if links is None and part.table.naming == "cube":
+                links = self.sources.fanning_path(part.table.name, gb.table)
+                joins.fanned = joins.fanned or links is not None
             if links is None:
                 raise MetricQueryError(
                     f"'{gb.name}' cannot group a measure of '{part.table.name}': no many-to-one "

@@ -176,6 +176,28 @@ class Sources:
         return self.expr(link.condition, owners, None, where)
 
     # -- joins -------------------------------------------------------------------------------
+    def fanning_path(self, start: str, target: str) -> list[Link] | None:
+        """The shortest path from ``start`` to ``target`` that may also walk a Cube join
+        back, from the one side to the many (``customers`` to ``orders``): each step walked
+        back is a link to the table that holds the join. None when there is none."""
+        queue: deque[tuple[str, list[Link]]] = deque([(start, [])])
+        seen = {start}
+        while queue:
+            here, links = queue.popleft()
+            if len(links) >= MAX_HOPS:
+                continue
+            back = [Link(name, condition=link.condition, owner=link.owner)
+                    for name, table in self.model.tables.items() for link in table.links
+                    if link.target == here and link.condition is not None]
+            for link in [*self.model.tables[here].links, *back]:
+                if link.target in seen:
+                    continue
+                if link.target == target:
+                    return [*links, link]
+                seen.add(link.target)
+                queue.append((link.target, [*links, link]))
+        return None
+
     def path(self, start: str, target: str, entities: tuple[str, ...] = (),
              via: tuple[str, ...] = ()) -> list[Link] | None:
         """The links from ``start`` to ``target`` (many-to-one only): through ``entities`` in
