@@ -396,6 +396,24 @@ def test_the_context_puts_my_metric_first(chinook: SampleDb, tmp_path: Path, kin
     assert ctx.metrics[0].name == first and ctx.metrics[0].matched, ctx.metrics[:3]
 
 
+def cube_answers(config: DbConnectionConfig, folder: Path, model_path: Path
+                 ) -> tuple[list[str], list[str], list[str]]:
+    """The metrics and problems (sorted) of the Cube model at ``model_path``, and the SQL of
+    each case's Cube query, on ``config``'s database (its cache under ``folder``/data)."""
+    entry = config.model_copy(update={"semantic_model": model_path})
+    ops = OpsContext(DbConnectionConfigs.load(write_dbs_yaml(model_path.parent, [entry]),
+                                              data_dir=folder / "data",
+                                              workspace=folder / "workspace"))
+    try:
+        model = semantic_model(ops.configs.get(config.db_id))
+        assert model is not None
+        return (sorted(model.metrics), sorted(p.reason for p in model.problems),
+                [metrics_query_op(ops, config.db_id, **query).sql_query
+                 for _, _, query, _ in CASES if query])
+    finally:
+        ops.close()
+
+
 #: The Cube model's properties and types as Cube's camelCase (its YAML reads either).
 CAMEL = {"sql_table": "sqlTable", "primary_key": "primaryKey", "rolling_window": "rollingWindow",
          "count_distinct": "countDistinct", "many_to_one": "manyToOne",
@@ -415,21 +433,8 @@ def test_a_cube_model_in_camel_case_reads_as_in_snake_case(chinook: SampleDb,
     (tmp_path / "camel").mkdir()
     (tmp_path / "camel" / "semantic.yml").write_text(camel, encoding="utf-8")
     build_cache(chinook.config, tmp_path / "data")
-    answers = []
-    for name in ("snake", "camel"):
-        entry = chinook.config.model_copy(
-            update={"semantic_model": tmp_path / name / "semantic.yml"})
-        ops = OpsContext(DbConnectionConfigs.load(write_dbs_yaml(tmp_path / name, [entry]),
-                                                  data_dir=tmp_path / "data",
-                                                  workspace=tmp_path / "workspace"))
-        try:
-            model = semantic_model(ops.configs.get(chinook.config.db_id))
-            assert model is not None
-            answers.append((sorted(model.metrics), [p.reason for p in model.problems],
-                            [metrics_query_op(ops, chinook.config.db_id, **query).sql_query
-                             for _, _, query, _ in CASES if query]))
-        finally:
-            ops.close()
+    answers = [cube_answers(chinook.config, tmp_path, tmp_path / name / "semantic.yml")
+               for name in ("snake", "camel")]
     assert answers[0] == answers[1]
     assert "sales.total_3m" in answers[1][0] and len(answers[1][1]) == 1
 
@@ -531,20 +536,7 @@ def test_a_cube_model_in_javascript_reads_as_in_yaml(chinook: SampleDb, tmp_path
                            "type: `sum`}, ", 1), encoding="utf-8")
     (tmp_path / "js" / "broken.js").write_text("cube(`oops`, {sql: `x`", encoding="utf-8")
     build_cache(chinook.config, tmp_path / "data")
-    answers = []
-    for name in ("yaml", "js"):
-        entry = chinook.config.model_copy(update={"semantic_model": tmp_path / name})
-        ops = OpsContext(DbConnectionConfigs.load(write_dbs_yaml(tmp_path / name, [entry]),
-                                                  data_dir=tmp_path / "data",
-                                                  workspace=tmp_path / "workspace"))
-        try:
-            model = semantic_model(ops.configs.get(chinook.config.db_id))
-            assert model is not None
-            answers.append((sorted(model.metrics), sorted(p.reason for p in model.problems),
-                            [metrics_query_op(ops, chinook.config.db_id, **query).sql_query
-                             for _, _, query, _ in CASES if query]))
-        finally:
-            ops.close()
+    answers = [cube_answers(chinook.config, tmp_path, tmp_path / name) for name in ("yaml", "js")]
     (metrics, problems, sql), (js_metrics, js_problems, js_sql) = answers
     assert js_metrics == metrics and js_sql == sql
     assert sorted(set(js_problems) - set(problems)) == [

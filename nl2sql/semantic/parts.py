@@ -230,8 +230,8 @@ class PartBuilder:
         else:
             assert gb.table is not None
             links = self.sources.path(part.table.name, gb.table, gb.path, gb.via)
-            if links is None and part.table.naming == "cube":
-                links = self.sources.fanning_path(part.table.name, gb.table)
+            if links is None and part.table.naming == "cube":  # one row meeting many
+                links = self.sources.path(part.table.name, gb.table, via=gb.via, fanning=True)
                 joins.fanned = joins.fanned or links is not None
             if links is None:
                 raise MetricQueryError(

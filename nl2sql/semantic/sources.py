@@ -176,41 +176,20 @@ class Sources:
         return self.expr(link.condition, owners, None, where)
 
     # -- joins -------------------------------------------------------------------------------
-    def fanning_path(self, start: str, target: str) -> list[Link] | None:
-        """The shortest path from ``start`` to ``target`` that may also walk a Cube join
-        back, from the one side to the many (``customers`` to ``orders``): each step walked
-        back is a link to the table that holds the join. None when there is none."""
-        queue: deque[tuple[str, list[Link]]] = deque([(start, [])])
-        seen = {start}
-        while queue:
-            here, links = queue.popleft()
-            if len(links) >= MAX_HOPS:
-                continue
-            back = [Link(name, condition=link.condition, owner=link.owner)
-                    for name, table in self.model.tables.items() for link in table.links
-                    if link.target == here and link.condition is not None]
-            for link in [*self.model.tables[here].links, *back]:
-                if link.target in seen:
-                    continue
-                if link.target == target:
-                    return [*links, link]
-                seen.add(link.target)
-                queue.append((link.target, [*links, link]))
-        return None
-
     def path(self, start: str, target: str, entities: tuple[str, ...] = (),
-             via: tuple[str, ...] = ()) -> list[Link] | None:
+             via: tuple[str, ...] = (), fanning: bool = False) -> list[Link] | None:
         """The links from ``start`` to ``target`` (many-to-one only): through ``entities`` in
         order when more than one is named (a dbt multi-hop name), along a Cube view's join
         path ``via`` when ``start`` is on it before ``target``, else the shortest path (the
-        first declared wins a tie). None when there is none."""
+        first declared wins a tie). ``fanning``: Cube joins may also be walked back, from the
+        one side to the many (each such step a link to the table that holds the join). None
+        when there is none."""
         if start == target:
             return []
         if start in via and target in via[via.index(start) + 1:]:
             links = []
             for here, there in zip(via[via.index(start):], via[via.index(start) + 1:]):
-                link = next((l for l in self.model.tables[here].links if l.target == there),
-                            None)
+                link = next((l for l in self._links(here, fanning) if l.target == there), None)
                 if link is None:
                     return None
                 links.append(link)
@@ -232,7 +211,7 @@ class Sources:
             here, links = queue.popleft()
             if len(links) >= MAX_HOPS:
                 continue
-            for link in self.model.tables[here].links:
+            for link in self._links(here, fanning):
                 if link.target in seen:
                     continue
                 if link.target == target:
@@ -240,4 +219,13 @@ class Sources:
                 seen.add(link.target)
                 queue.append((link.target, [*links, link]))
         return None
+
+    def _links(self, table: str, fanning: bool) -> list[Link]:
+        """``table``'s many-to-one links; ``fanning``: also each Cube join to it walked back."""
+        links = self.model.tables[table].links
+        if not fanning:
+            return links
+        return [*links, *(Link(name, condition=link.condition, owner=link.owner)
+                          for name, other in self.model.tables.items() for link in other.links
+                          if link.target == table and link.condition is not None)]
 
