@@ -25,6 +25,7 @@ from nl2sql.config.registry import DbConnectionConfig, DbConnectionConfigs
 from nl2sql.operations.metrics import metrics_list_op, metrics_query_op
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.semantic import semantic_model
+from nl2sql.semantic.loading import load_semantic_model
 
 chinook = sample_fixture("chinook", ["sqlite", "postgres", "mysql", "duckdb"])
 
@@ -541,5 +542,6 @@ def test_a_cube_model_in_javascript_reads_as_in_yaml(chinook: SampleDb, tmp_path
     assert js_metrics == metrics and js_sql == sql
     assert sorted(set(js_problems) - set(problems)) == [
         "line 1: not valid JavaScript (Unexpected end of input)",
-        "measure 'computed': line 3: a value computed by code (CallExpression); nl2sql reads "
-        "literal values only"]
+        "line 3: a value computed by code (CallExpression); nl2sql reads literal values only"]
+    broken = load_semantic_model(tmp_path / "js").broken("sales.computed")  # asked for by name
+    assert broken is not None and broken.reason.startswith("line 3: a value computed by code")

@@ -48,7 +48,7 @@ def read_js(text: str) -> tuple[dict[str, list[Any]], list[tuple[str, str, str]]
                 or call.callee.name not in _CALLS or len(call.arguments) != 2:
             continue  # imports, constants, helpers: no cube of their own
         kind, name = call.callee.name, f"line {call.loc.start.line}"
-        unread: list[str] = []
+        unread: list[tuple[str, str, str]] = []  # (property, member, why)
         try:
             name = str(_value(call.arguments[0], "name"))
             body = _value(call.arguments[1], "", unread)
@@ -59,7 +59,11 @@ def read_js(text: str) -> tuple[dict[str, list[Any]], list[tuple[str, str, str]]
                                          f"as text, or the model in YAML)"))
             continue
         document[_CALLS[kind]].append({"name": name, **body})
-        problems += [(kind, name, f"{why}; nl2sql reads literal values only") for why in unread]
+        # a measure left out is a metric's problem (asked for by name, it says why)
+        problems += [("metric", f"{name}.{member}", f"{why}; nl2sql reads literal values only")
+                     if key == "measures" else
+                     (kind, name, f"{key[:-1]} '{member}': {why}; nl2sql reads literal values "
+                                  f"only") for key, member, why in unread]
     return document, problems
 
 
@@ -74,7 +78,7 @@ def _parse(text: str) -> Any:
             raise exc from None
 
 
-def _value(node: Any, key: str, unread: list[str] | None = None) -> Any:
+def _value(node: Any, key: str, unread: list[tuple[str, str, str]] | None = None) -> Any:
     """A literal node's value (``key``: the property it is the value of); ``_Computed`` for
     code. A member (of ``measures``...) computed by code is left out and named in ``unread``."""
     match node.type:
@@ -107,7 +111,7 @@ def _value(node: Any, key: str, unread: list[str] | None = None) -> Any:
                 except _Computed as exc:
                     if unread is None:
                         raise
-                    unread.append(f"{key[:-1]} '{name}': {exc}")
+                    unread.append((key, name, str(exc)))
             if key in _NAMED:
                 return [{"name": name, **(value if isinstance(value, dict) else {})}
                         for name, value in entries.items()]
