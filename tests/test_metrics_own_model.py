@@ -543,5 +543,5 @@ def test_a_cube_model_in_javascript_reads_as_in_yaml(chinook: SampleDb, tmp_path
     assert sorted(set(js_problems) - set(problems)) == [
         "line 1: not valid JavaScript (Unexpected end of input)",
         "line 3: a value computed by code (CallExpression); nl2sql reads literal values only"]
-    broken = load_semantic_model(tmp_path / "js").broken("sales.computed")  # asked for by name
+    broken = load_semantic_model(tmp_path / "js").broken("tracks.computed")  # asked by name
     assert broken is not None and broken.reason.startswith("line 3: a value computed by code")
