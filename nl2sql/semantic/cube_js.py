@@ -85,9 +85,10 @@ def _value(node: Any, key: str, unread: list[tuple[str, str, str]] | None = None
         case "Literal":
             return node.value
         case "TemplateLiteral":
-            parts = [node.quasis[0].value.cooked]
-            for expression, quasi in zip(node.expressions, node.quasis[1:]):
-                parts += ["{" + _path(expression) + "}", quasi.value.cooked]
+            texts = [quasi.value.cooked or quasi.value.raw or "" for quasi in node.quasis]
+            parts = [texts[0]]
+            for expression, text in zip(node.expressions, texts[1:]):
+                parts += ["{" + _path(expression) + "}", text]
             return "".join(parts)
         case "Identifier" | "MemberExpression" if key in _NAMES:
             return _path(node)

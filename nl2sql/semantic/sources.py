@@ -27,6 +27,17 @@ _PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _PLACEHOLDER = "nl2sql_ref_"
 
 
+def _label(name: str) -> str | None:
+    """The text of a Cube ``case`` label's placeholder (``cube._label_sql``); None for any
+    other name."""
+    if not name.startswith(LABEL):
+        return None
+    try:
+        return bytes.fromhex(name[len(LABEL):]).decode()
+    except ValueError:  # a column that merely starts so
+        return None
+
+
 def parse_expression(text: str, dialect: str, what: str) -> exp.Expression:
     """One SQL expression (not a statement, not several), a tree of its own; ``MetricQueryError``
     naming ``what`` otherwise."""
@@ -112,8 +123,8 @@ class Sources:
         for column in list(tree.find_all(exp.Column)):
             if column.find_ancestor(exp.Query) is not None:
                 continue  # a subquery's own columns
-            if not column.table and column.name.startswith(LABEL):  # a Cube case label
-                label = exp.Literal.string(bytes.fromhex(column.name[len(LABEL):]).decode())
+            if not column.table and (text := _label(column.name)) is not None:  # a case label
+                label = exp.Literal.string(text)
                 if column is tree:
                     tree = label
                 else:
