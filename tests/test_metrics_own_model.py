@@ -483,6 +483,8 @@ cubes:
     assert {"sales.sold_on", "sales.rep"} <= set(listed["sales.total"].dimensions)
     assert listed["customers_view.count"].dimensions == [  # sales: across one-to-many
         "customers_view.country", "customers_view.sales_sold_on"]
+    assert {"buyers.country", "sales.sold_on", "reps.last_name"} <= set(
+        listed["buyers.count"].dimensions)  # a cube's own metric too, either way
     assert "sales.id" not in listed["sales.total"].dimensions  # a primary key is private
     assert model is not None
     assert sorted((p.name, p.reason) for p in model.problems if p.kind == "view") == [

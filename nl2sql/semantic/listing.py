@@ -58,9 +58,11 @@ def group_by_names(model: SemanticModel, metric: Metric) -> tuple[str, ...]:
     measures = measures_of(model, metric)
     common: list[str] | None = None
     for table_name, measure in measures:
-        # a view says which cubes go together: its dimensions across a one-to-many join too
-        tables = reachable(model, table_name, fanning=bool(
-            metric.view and model.tables[table_name].primary_key))
+        # a Cube measure groups by dimensions across a one-to-many join too (with its cube's
+        # primary key: counted once per group), as in Cube's own queries
+        table = model.tables[table_name]
+        tables = reachable(model, table_name,
+                           fanning=table.naming == "cube" and bool(table.primary_key))
         owners = [metric.view] if metric.view else tables
         names = [] if metric.view else [n for t in tables for n in table_names(model.tables[t])]
         names += [n for owner in owners for n, alias in model.dimension_aliases.items()
