@@ -19,7 +19,7 @@ merges the parent cube's members in.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +31,6 @@ from nl2sql.semantic.model import (Dimension, DimensionAlias, Link, Measure, Met
 
 #: The start of a ``case`` label's placeholder in a dimension's SQL (``_label_sql``).
 LABEL = "nl2sql_label_"
-#: A proxy dimension's whole SQL: another cube's member.
-_PROXY = re.compile(r"\{\s*([A-Za-z_]\w*)\.([A-Za-z_]\w*)\s*\}")
 #: ``{name}`` and ``{cube.name}`` references in Cube SQL.
 REFERENCE = re.compile(r"\{\s*([A-Za-z_][\w]*)(?:\.([A-Za-z_][\w]*))?\s*\}")
 _AGGREGATIONS = {"count": "count", "count_distinct": "count_distinct",
@@ -128,37 +126,55 @@ class _Cube(_Visible):
     segments: list[_Dimension] = Field(default_factory=list)
 
 
-def cube_sources(documents: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Every cube of the model's files by name, as written (what ``extends`` may name)."""
-    return {raw["name"]: raw for document in documents for raw in _cubes(document)
-            if isinstance(raw, dict) and isinstance(raw.get("name"), str)}
+@dataclass
+class CubeFiles:
+    """What a model's Cube files hold: each cube as a table and its measures as metrics, what
+    cannot be used, each cube's declared joins (links are made once every table is known) and
+    the views (read last: a view may name any cube)."""
+
+    tables: list[Table] = field(default_factory=list)
+    metrics: list[Metric] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    joins: dict[str, list[_Join]] = field(default_factory=dict)
+    views: list[tuple[Path, Any]] = field(default_factory=list)
 
 
-def read_cube(document: dict[str, Any], path: Path, sources: dict[str, dict[str, Any]]
-              ) -> tuple[list[Table], list[Metric], list[Problem]]:
-    """The cubes of one Cube YAML file (with what each ``extends`` of ``sources``), and a
-    metric per measure."""
-    tables, metrics, problems = [], [], []
-    for number, raw in enumerate(_cubes(document), 1):
-        name = str(raw.get("name") or f"#{number}") if isinstance(raw, dict) else f"#{number}"
-        broken: dict[tuple[str, str], str] = {}  # (kind, member) -> why it cannot be used
+def read_cubes(documents: list[tuple[Path, dict[str, Any]]]) -> CubeFiles:
+    """The cubes and views of every Cube file (path, parsed document) of a model; a cube may
+    extend one of another file."""
+    sources = {raw["name"]: raw for _, document in documents for raw in _cubes(document)
+               if isinstance(raw, dict) and isinstance(raw.get("name"), str)}
+    read = CubeFiles()
+    for path, document in documents:
+        read.views += [(path, raw) for raw in _snake_keys(document.get("views") or [])]
+        for number, raw in enumerate(_cubes(document), 1):
+            _read_cube(raw, number, path, sources, read)
+    return read
+
+
+def _read_cube(raw: Any, number: int, path: Path, sources: dict[str, dict[str, Any]],
+               read: CubeFiles) -> None:
+    """One cube (with what it ``extends`` of ``sources``) and a metric per measure."""
+    name = str(raw.get("name") or f"#{number}") if isinstance(raw, dict) else f"#{number}"
+    broken: dict[tuple[str, str], str] = {}  # (kind, member) -> why it cannot be used
+    try:
+        cube = _Cube.model_validate(_extended(raw, sources))
+        table = _table(cube, path, broken)
+    except (ValidationError, ValueError) as exc:
+        read.problems.append(Problem(path, "cube", name, _reason(exc)))
+        return
+    read.tables.append(table)
+    read.joins[cube.name] = cube.joins
+    read.problems += [Problem(path, "cube", name, f"dimension '{member}': {why}")
+                      for (kind, member), why in broken.items() if kind == "dimension"]
+    for measure in cube.measures:
         try:
-            cube = _Cube.model_validate(_extended(raw, sources))
-            table = _table(cube, path, broken)
-        except (ValidationError, ValueError) as exc:
-            problems.append(Problem(path, "cube", name, _reason(exc)))
-            continue
-        tables.append(table)
-        problems += [Problem(path, "cube", name, f"dimension '{member}': {why}")
-                     for (kind, member), why in broken.items() if kind == "dimension"]
-        for measure in cube.measures:
-            try:
-                if ("measure", measure.name) in broken:
-                    raise ValueError(broken["measure", measure.name])
-                metrics.append(_metric(cube, measure, table))
-            except ValueError as exc:
-                problems.append(Problem(path, "metric", f"{cube.name}.{measure.name}", str(exc)))
-    return tables, metrics, problems
+            if ("measure", measure.name) in broken:
+                raise ValueError(broken["measure", measure.name])
+            read.metrics.append(_metric(cube, measure, table))
+        except ValueError as exc:
+            read.problems.append(Problem(path, "metric", f"{cube.name}.{measure.name}",
+                                         str(exc)))
 
 
 def _cubes(document: dict[str, Any]) -> list[Any]:
@@ -208,8 +224,9 @@ def _table(cube: _Cube, path: Path, broken: dict[tuple[str, str], str]) -> Table
             sql_of[dim.name] = _dimension_sql(dim)
         except ValueError as exc:
             broken["dimension", dim.name] = str(exc)
-        if (proxy := _PROXY.fullmatch(sql_of.get(dim.name, "").strip())) and \
-                proxy.group(1) not in ("CUBE", cube.name):
+        # a proxy: its whole SQL another cube's member
+        if (proxy := REFERENCE.fullmatch(sql_of.get(dim.name, "").strip())) and \
+                proxy.group(2) and proxy.group(1) not in ("CUBE", cube.name):
             table.proxies[dim.name] = (proxy.group(1), proxy.group(2))
             del sql_of[dim.name]
     for dim in (dim for dim in members if dim.name in sql_of):
@@ -380,11 +397,6 @@ class _View(_Visible):
     cubes: list[_ViewCube] = Field(default_factory=list)
 
 
-def cube_views(document: dict[str, Any], path: Path) -> list[tuple[Path, Any]]:
-    """The document's views (read once every cube is: a view may name any of them)."""
-    return [(path, raw) for raw in _snake_keys(document.get("views") or [])]
-
-
 def add_views(model: SemanticModel, views: list[tuple[Path, Any]]) -> None:
     """Each view's members as names of their own: a measure as a metric ``view.member`` (the
     cube's metric under another name), a dimension as a group-by joined along the view's join
@@ -451,7 +463,7 @@ def add_proxies(model: SemanticModel, tables: list[Table]) -> None:
             model.dimension_aliases[f"{table.name}.{name}"] = DimensionAlias(cube, member, ())
 
 
-def cube_links(tables: list[Table], document_joins: dict[str, list[Any]]) -> list[Problem]:
+def cube_links(tables: list[Table], document_joins: dict[str, list[_Join]]) -> list[Problem]:
     """The links of every cube's ``joins`` (read after all cubes, which may be in other
     files); a join to an unknown cube or of an unknown relationship is a problem."""
     problems = []
@@ -471,17 +483,5 @@ def cube_links(tables: list[Table], document_joins: dict[str, list[Any]]) -> lis
                 target.links.append(Link(table.name, condition=join.sql, owner=table.name))
     return problems
 
-
-def cube_joins(document: dict[str, Any], sources: dict[str, dict[str, Any]]
-               ) -> dict[str, list[_Join]]:
-    """Each cube's declared joins (parsed again: links are made once every file is read)."""
-    joins: dict[str, list[_Join]] = {}
-    for raw in _cubes(document):
-        try:
-            cube = _Cube.model_validate(_extended(raw, sources))
-        except (ValidationError, ValueError):
-            continue  # already a problem of read_cube
-        joins[cube.name] = cube.joins
-    return joins
 
 

@@ -23,8 +23,7 @@ import yaml
 from nl2sql.config.dbs_yaml import yaml_error
 from nl2sql.config.registry import DbConnectionConfig
 from nl2sql.errors import SemanticModelError
-from nl2sql.semantic.cube import (add_proxies, add_views, cube_joins, cube_links, cube_sources,
-                                  cube_views, read_cube)
+from nl2sql.semantic.cube import add_proxies, add_views, cube_links, read_cubes
 from nl2sql.semantic.dbt import dbt_links, has_semantics, read_dbt
 from nl2sql.semantic.model import AGGREGATIONS, Metric, Problem, SemanticModel, Table
 
@@ -76,10 +75,7 @@ def load_semantic_model(path: Path) -> SemanticModel:
 def read_files(path: Path, files: list[Path]) -> SemanticModel:
     model = SemanticModel(path)
     dbt_tables: list[Table] = []
-    cube_tables: list[Table] = []
-    joins: dict[str, list[Any]] = {}
     metrics: list[Metric] = []
-    views: list[tuple[Path, Any]] = []
     cube_documents: list[tuple[Path, dict[str, Any]]] = []
     for file in files:
         document = _document(file, model.problems)
@@ -92,25 +88,21 @@ def read_files(path: Path, files: list[Path]) -> SemanticModel:
             dbt_tables += tables
             model.problems += problems
             metrics += found
-    sources = cube_sources([document for _, document in cube_documents])
-    for file, document in cube_documents:
-        tables, found, problems = read_cube(document, file, sources)
-        cube_tables += tables
-        joins.update(cube_joins(document, sources))
-        views += cube_views(document, file)
-        model.problems += problems
-        metrics += found
-    for table in [*dbt_tables, *cube_tables]:
+    cubes = read_cubes(cube_documents)
+    model.problems += cubes.problems
+    metrics += cubes.metrics
+    for table in [*dbt_tables, *cubes.tables]:
         if table.name in model.tables:
             model.problems.append(Problem(table.file, "semantic model", table.name,
                                           f"defined twice (also in {model.tables[table.name].file})"))
             continue
         model.tables[table.name] = table
     dbt_links([t for t in dbt_tables if model.tables.get(t.name) is t])
-    model.problems += cube_links([t for t in cube_tables if model.tables.get(t.name) is t], joins)
+    kept_cubes = [t for t in cubes.tables if model.tables.get(t.name) is t]
+    model.problems += cube_links(kept_cubes, cubes.joins)
     _add_metrics(model, metrics)
-    add_proxies(model, [t for t in cube_tables if model.tables.get(t.name) is t])
-    add_views(model, views)
+    add_proxies(model, kept_cubes)
+    add_views(model, cubes.views)
     if files and not model.tables and not model.problems:
         model.problems.append(Problem(path, "file", "", "no semantic_models:, metrics:, "
                                       "models with semantic_model:, cubes: or views: found (dbt or "
