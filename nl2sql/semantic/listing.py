@@ -44,11 +44,10 @@ def reachable(model: SemanticModel, start: str, fanning: bool = False) -> list[s
     also through Cube joins walked back (one row meeting many, counted once per group)."""
     order, frontier = [start], [start]
     for _ in range(MAX_HOPS):
-        frontier = [link.target for name in frontier for link in model.tables[name].links
-                    if link.target not in order] + \
-            ([name for name, table in model.tables.items() for link in table.links
-              if link.target in frontier and link.condition is not None and name not in order]
-             if fanning else [])
+        frontier = [link.target for name in frontier
+                    for link in [*model.tables[name].links,
+                                 *(model.joins_back(name) if fanning else [])]
+                    if link.target not in order]
         order += list(dict.fromkeys(frontier))
     return order
 

@@ -46,7 +46,7 @@ class Dimension:
     grain: str | None = None  # the finest grain it holds (dbt time_granularity); None: raw
     label: str = ""
     description: str = ""
-    listed: bool = True  # False: Cube's public: false (grouped by by name, never offered)
+    listed: bool = True  # False: Cube's public: false (a group-by by name, never offered)
 
 
 @dataclass(frozen=True)
@@ -185,6 +185,13 @@ class SemanticModel:
     #: Cube views' dimensions by their ``view.name`` (their measures are ``metrics``), and
     #: proxy dimensions by their ``cube.name``.
     dimension_aliases: dict[str, DimensionAlias] = field(default_factory=dict)
+
+    def joins_back(self, table: str) -> list[Link]:
+        """The Cube joins to ``table`` walked back, from the one side to the many: a link to
+        each table holding one (its rows meet several of ``table``'s)."""
+        return [Link(name, condition=link.condition, owner=link.owner)
+                for name, other in self.tables.items() for link in other.links
+                if link.target == table and link.condition is not None]
 
     def broken(self, name: str) -> Problem | None:
         """Why metric ``name`` was left out, if it was."""

@@ -234,9 +234,5 @@ class Sources:
     def _links(self, table: str, fanning: bool) -> list[Link]:
         """``table``'s many-to-one links; ``fanning``: also each Cube join to it walked back."""
         links = self.model.tables[table].links
-        if not fanning:
-            return links
-        return [*links, *(Link(name, condition=link.condition, owner=link.owner)
-                          for name, other in self.model.tables.items() for link in other.links
-                          if link.target == table and link.condition is not None)]
+        return [*links, *self.model.joins_back(table)] if fanning else links
 
