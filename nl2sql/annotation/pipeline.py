@@ -42,6 +42,7 @@ from nl2sql.store.store import Store
 from nl2sql.annotation.drift import compare_schemas
 from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.annotation.options import STEP_NAMES, AnnotatorOptions
+from nl2sql.annotation.secret_columns import mark_secret_columns
 from nl2sql.context_engine.embeddings import Embedded
 from nl2sql.context_engine.embeddings_ahead import EmbeddingsAhead
 from nl2sql.context_engine.index import COLLECTED_VALUES_PER_COLUMN, build_index, embed_text
@@ -143,6 +144,7 @@ def annotate_database(config: DbConnectionConfig, data_dir: Path, *,
             db_info.login_warning = warning  # type: ignore[attr-defined]  # an extra field
             previous = _load_previous(data_dir, config.db_id)
             reused = merge_previous(db_info, previous)
+            mark_secret_columns(db_info, config.secret_columns)  # before any value is read
             if config.description:
                 db_info.description, db_info.description_source = config.description, "user"
             if ahead is not None:

@@ -90,6 +90,10 @@ class DbConnectionConfig(BaseModel):
     # User-defined functions a query may call (they are refused otherwise): names or
     # schema.name, as the database's catalogue lists them.
     allowed_functions: tuple[str, ...] = ()
+    # Columns whose values annotation never reads, beside the built-in rule (passwords,
+    # tokens, keys...): ``table.column`` or ``column`` patterns, ``!`` before one that is
+    # not a secret (nl2sql.annotation.secret_columns).
+    secret_columns: tuple[str, ...] = ()
     # Refuse to use the database when its login can write or is privileged (it is reported
     # either way).
     require_read_only_login: bool = False

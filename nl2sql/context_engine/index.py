@@ -146,6 +146,8 @@ def values_from_cache(table: TableInfo) -> dict[str, list[str]]:
     text cells (the fallback when annotation collected none)."""
     found: dict[str, list[str]] = {}
     for column in table.columns:
+        if column.secret:
+            continue
         seen = list(column.enum_values)
         seen += [v.value for v in column.enum_candidates or [] if v.value is not None]
         seen += column.domain_values or []
@@ -159,7 +161,7 @@ def values_from_cache(table: TableInfo) -> dict[str, list[str]]:
                 for name, cell in zip(header, row):
                     column = table.column(name)
                     if (column is not None and not column.is_primary_key
-                            and is_label_type(column.data_type)):
+                            and not column.secret and is_label_type(column.data_type)):
                         found.setdefault(name, []).append(cell)
     return found
 

@@ -37,8 +37,10 @@ log = logging.getLogger(__name__)
 SPLIT_MIN_TABLES = 20
 
 def is_screenable(column: ColumnInfo) -> bool:
-    """True for columns that may hold enum values: not a key, not unique, a text-like type."""
-    if column.is_primary_key or column.is_unique or column.enum_decision == "schema":
+    """True for columns that may hold enum values: not a key, not unique, not a secret, a
+    text-like type."""
+    if column.is_primary_key or column.is_unique or column.secret \
+            or column.enum_decision == "schema":
         return False
     return is_label_type(column.data_type)
 

@@ -29,6 +29,8 @@ from nl2sql.workspace import csv_dialect
 log = logging.getLogger(__name__)
 
 ELLIPSIS = "..."
+#: A secret column's cell in the sample rows (``ColumnInfo.secret``): its values are not read.
+WITHHELD = "<withheld>"
 
 
 @dataclass(frozen=True)
@@ -53,28 +55,20 @@ def format_value(value: object, max_chars: int = 60) -> str:
     return text
 
 
-def rows_to_csv(header: list[str], rows: list[tuple[object, ...]], max_chars: int = 60) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(header)
-    for row in rows:
-        writer.writerow([format_value(v, max_chars) for v in row])
-    return buffer.getvalue()
-
-
 def collect_sample(connection: DbConnection, table_info: TableInfo,
                    settings: SampleSettings | None = None) -> str | None:
     """The first ``settings.rows`` rows of the table or view as CSV text (header included),
     or None when it has no columns, the setting is 0, or the database refuses the query."""
     settings = settings or SampleSettings()
-    if settings.rows <= 0 or not table_info.columns or runs_user_function(connection, table_info):
+    read = _read_columns(table_info)
+    if settings.rows <= 0 or not read or runs_user_function(connection, table_info):
         return None
     names = [c.name for c in table_info.columns]
     source = table(table_info.relation_name, *[column(n) for n in names],
                    schema=table_info.schema_name or connection.schema)
     inspector = create_inspector(connection)
-    query = select(*[inspector.sample_column(source.c[c.name], c.data_type)
-                     for c in table_info.columns]).limit(settings.rows)
+    query = select(*[inspector.sample_column(source.c[name], table_info.column(name).data_type)
+                     for name in read]).limit(settings.rows)
     order = _sample_order(connection, table_info)
     if order:
         query = query.order_by(*[source.c[n] for n in order])
@@ -85,7 +79,25 @@ def collect_sample(connection: DbConnection, table_info: TableInfo,
         # A broken view or a permission gap must not stop the annotation of the other tables.
         log.warning("no sample rows for %s: %s", table_info.name, refusal_reason(exc))
         return None
-    return rows_to_csv(names, rows, settings.max_chars)
+    return _sample_csv(table_info, rows, settings.max_chars)
+
+
+def _read_columns(table_info: TableInfo) -> list[str]:
+    """The columns whose values the sample rows show: all but the secret ones."""
+    return [c.name for c in table_info.columns if not c.secret]
+
+
+def _sample_csv(table_info: TableInfo, rows: list[tuple[object, ...]], max_chars: int) -> str:
+    """Rows of ``_read_columns`` as the sample CSV of every column (header included), a
+    secret one's cells ``WITHHELD``."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow([c.name for c in table_info.columns])
+    for row in rows:
+        cells = iter(row)
+        writer.writerow([WITHHELD if c.secret else format_value(next(cells), max_chars)
+                         for c in table_info.columns])
+    return buffer.getvalue()
 
 
 def refusal_reason(exc: DBAPIError) -> str:
@@ -136,12 +148,12 @@ def collect_samples(connection: DbConnection, tables: list[TableInfo],
     functions = connection.user_functions() if tables and settings.rows > 0 else None
     for table_info in tables:
         schema = table_info.schema_name or connection.schema
-        if settings.rows <= 0 or not table_info.columns or \
+        if settings.rows <= 0 or not _read_columns(table_info) or \
                 runs_user_function(connection, table_info, functions=functions):
             samples[table_info.name] = None
         elif (table_info.row_count == 0 and not table_info.row_count_is_estimate
               and not table_info.is_view):
-            samples[table_info.name] = rows_to_csv([c.name for c in table_info.columns], [])
+            samples[table_info.name] = _sample_csv(table_info, [], settings.max_chars)
         elif inspector.batch_size <= 0 or schema is None:
             samples[table_info.name] = collect_sample(connection, table_info, settings)
         else:
@@ -151,7 +163,7 @@ def collect_samples(connection: DbConnection, tables: list[TableInfo],
     for start in range(0, len(batched), max(1, inspector.batch_size)):
         chunk = batched[start:start + inspector.batch_size]
         relations = [Relation(t.name, t.schema_name or connection.schema or "", t.relation_name,
-                              [c.name for c in t.columns], _sample_order(connection, t))
+                              _read_columns(t), _sample_order(connection, t))
                      for t in chunk]
         try:
             with connection.connect() as conn:
@@ -161,8 +173,8 @@ def collect_samples(connection: DbConnection, tables: list[TableInfo],
                 samples[table_info.name] = collect_sample(connection, table_info, settings)
             done([t.name for t in chunk])
             continue
-        for relation in relations:
-            samples[relation.key] = rows_to_csv(list(relation.columns), found[relation.key],
+        for table_info, relation in zip(chunk, relations):
+            samples[relation.key] = _sample_csv(table_info, found[relation.key],
                                                 settings.max_chars)
         done([t.name for t in chunk])
     return samples

@@ -187,7 +187,9 @@ def _column_comment(column: ColumnInfo) -> str:
     parts = []
     if column.description:
         parts.append(" ".join(column.description.split()))
-    if column.is_enum and column.enum_values:
+    if column.secret:
+        parts.append("(a secret: its values are withheld)")
+    elif column.is_enum and column.enum_values:
         parts.append("[" + ", ".join(_enum_value(v) for v in column.enum_values) + "]")
     elif column.domain_values:
         parts.append("[" + ", ".join(_enum_value(v) for v in column.domain_values) + "]")
