@@ -12,11 +12,12 @@ from pathlib import Path
 import pytest
 from test_annotation_support import ScriptedAnnotator
 
-from conftest import pg_config, run_sqlite_script, sqlite_config
+from conftest import pg_config, run_sqlite_script, sqlite_config, write_dbs_yaml
 from nl2sql.annotation import AnnotatorOptions
 from nl2sql.annotation.annotator import LlmAnnotationSteps
 from nl2sql.annotation.pipeline import AnnotateOptions, annotate_database
 from nl2sql.annotation.secret_columns import is_secret_name
+from nl2sql.cli.annotate import main
 from nl2sql.config.registry import DbConnectionConfig, DbConnectionConfigs
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.queries import db_execute_sql_op
@@ -137,3 +138,14 @@ def test_secret_columns_in_dbs_yaml_add_and_remove_columns(
     # The key left unmarked is read like any column (what the other test's check relies on).
     assert _files_holding(ops.data_dir, SECRETS) == {"staff.db_info.json": [API_KEY],
                                                      "staff.context_index.json": [API_KEY]}
+
+
+def test_annotate_schema_names_the_secret_columns(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    run_sqlite_script(tmp_path / "staff.db", SCRIPT)
+    config_file = write_dbs_yaml(tmp_path, [sqlite_config(
+        "staff", tmp_path / "staff.db", secret_columns=["role"])])
+    assert main(["staff", "--config", str(config_file)]) == 0
+    assert ("  secret columns, their values not read: payment_card.card_number, staff.password, "
+            "staff.apiKey, staff.role (secret_columns in dbs.yaml changes which)"
+            ) in capsys.readouterr().out.splitlines()

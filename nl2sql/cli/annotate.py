@@ -218,6 +218,11 @@ def print_summary(result: AnnotationResult, out: TextIO) -> None:
           f"{plural(len(info.enum_columns), 'enum column')}{candidates}; "
           f"{result.seconds:.1f} s", file=out)
     print(f"  cache: {result.path}", file=out)
+    secret = [f"{t.name}.{c.name}" for t in info.tables for c in t.columns if c.secret]
+    if secret:
+        shown = ", ".join(secret[:8]) + (f" and {len(secret) - 8} more" if len(secret) > 8 else "")
+        print(f"  secret columns, their values not read: {shown} (secret_columns in dbs.yaml "
+              f"changes which)", file=out)
     login_warning = (info.model_extra or {}).get("login_warning")
     if login_warning:
         print(f"  WARNING: {login_warning}", file=out)
