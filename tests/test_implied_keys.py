@@ -4,9 +4,12 @@ paths and db_get_row_by_id, and overridden by a per-database file that re-annota
 
 from __future__ import annotations
 
+import logging
 import re
 import sqlite3
 from pathlib import Path
+
+import pytest
 
 import nl2sql
 from nl2sql.schema.cache import load_db_info
@@ -16,7 +19,7 @@ from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.inspection.implied_keys import Link, infer_foreign_keys, overrides_path
 from nl2sql.operations import OpsContext, db_get_row_by_id_op
 from nl2sql.annotation.pipeline import annotate_database
-from tests.conftest import SAMPLE_DATA, sqlite_config
+from tests.conftest import SAMPLE_DATA, pg_config, sqlite_config
 from tests.test_enums import captured_statements
 
 _FK = re.compile(r",\s*FOREIGN KEY\s*\([^)]*\)\s*REFERENCES\s*\S+\s*\([^)]*\)"
@@ -116,3 +119,28 @@ def test_names_alone_are_not_enough(tmp_path: Path) -> None:
     # store_id names stores but its values are not there; region_id names no table;
     # audit_log.id is audit_log's own (its values 1, 2 are customers' ids too)
     assert len(statements) == 2 and all("LIMIT" in s for s in statements)
+
+
+def test_a_view_calling_a_user_function_is_not_read_to_check_a_key(
+        pg_database, caplog: pytest.LogCaptureFixture) -> None:  # noqa: ANN001
+    """The check reads the view the way a sample or a query would, so it is refused the same
+    way: the function (which could read files as its owner) never runs."""
+    dbname = pg_database(script="""
+        CREATE TABLE actor (actor_id integer PRIMARY KEY, name text);
+        INSERT INTO actor SELECT g, 'a' || g FROM generate_series(1, 30) g;
+        CREATE FUNCTION boom(i integer) RETURNS integer LANGUAGE plpgsql VOLATILE AS
+            $$ BEGIN RAISE EXCEPTION 'boom ran on %', i; END $$;
+        CREATE VIEW actor_boom AS SELECT actor_id, boom(actor_id) AS x FROM actor;
+        CREATE TABLE film_actor (actor_id integer, film integer);
+        INSERT INTO film_actor SELECT g, g FROM generate_series(1, 30) g;""")
+    connection = create_connection(pg_config("cast", dbname))
+    try:
+        info = DbSchemaExtractor(connection).extract()
+        with caplog.at_level(logging.WARNING, "nl2sql"):
+            links = infer_foreign_keys(connection, info)
+    finally:
+        connection.dispose()
+    assert links == [Link("film_actor", "actor_id", "actor", "actor_id")]
+    assert "boom ran" not in caplog.text
+    assert ("implied key actor_boom.actor_id -> actor.actor_id not checked: The query calls the "
+            "user-defined function public.boom (through the view actor_boom)") in caplog.text

@@ -146,15 +146,17 @@ def confirm(connection: DbConnection, info: DbInfo, link: Link,
     query = select(func.count(), func.coalesce(func.sum(case((missing, 1), else_=0)), 0)
                    ).select_from(distinct)
     functions = functions or connection.user_functions()
-    if functions.implicit:  # its `=` or a column's type could reach a user function
-        text = str(query.compile(dialect=connection.engine.dialect,
-                                 compile_kwargs={"literal_binds": True}))
-        try:
+    try:
+        for relation in (source, target):  # a view calling one, as for samples and queries
+            connection.relation_admission(relation.name)(functions)
+        if functions.implicit:  # its `=` or a column's type could reach a user function
+            text = str(query.compile(dialect=connection.engine.dialect,
+                                     compile_kwargs={"literal_binds": True}))
             connection.query_admission(validate_read_only(text, connection.sqlglot_dialect))(
                 functions)
-        except QueryRejectedError as exc:
-            log.warning("implied key %s not checked: %s", link, exc)
-            return None
+    except QueryRejectedError as exc:
+        log.warning("implied key %s not checked: %s", link, exc)
+        return None
     try:
         with connection.connect() as conn:
             total, absent = conn.execute(query).one()
