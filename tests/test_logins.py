@@ -54,13 +54,20 @@ def pg_logins(pg_database, pg_server: str) -> Iterator[tuple[str, str, str]]:  #
 def pg_partly_readable(pg_database, pg_server: str) -> Iterator[tuple[str, str]]:  # noqa: ANN001
     """A read-only role (USAGE on public, SELECT on its tables) in a database where the
     superuser installed pg_buffercache (its view granted with the rest; its function
-    pg_buffercache_pages is not executable) and one table the role may not read."""
+    pg_buffercache_pages is not executable), one table the role may not read and one whose
+    row-level security policy calls a user-defined function."""
     dbname = pg_database(script=(
         "CREATE TABLE genre (id int PRIMARY KEY, name text);"
         "INSERT INTO genre SELECT g, (ARRAY['Rock', 'Jazz', 'Pop'])[g % 3 + 1] "
         "FROM generate_series(1, 60) g;"
         "CREATE TABLE payroll (id int PRIMARY KEY, grade text);"
         "INSERT INTO payroll SELECT g, 'g' || (g % 4) FROM generate_series(1, 60) g;"
+        "CREATE FUNCTION own_rows(owner int) RETURNS boolean LANGUAGE plpgsql AS "
+        "$$ BEGIN RAISE EXCEPTION 'policy function ran on %', owner; END $$;"
+        "CREATE TABLE notes (id int PRIMARY KEY, owner int, body text);"
+        "INSERT INTO notes SELECT g, g % 3, 'n' || g FROM generate_series(1, 40) g;"
+        "ALTER TABLE notes ENABLE ROW LEVEL SECURITY;"
+        "CREATE POLICY own ON notes FOR SELECT USING (own_rows(owner));"
         "ANALYZE;"
         "CREATE EXTENSION pg_buffercache;"))
     role = f"nl2sql_ro_{uuid.uuid4().hex[:8]}"
@@ -103,8 +110,16 @@ def test_annotate_with_a_read_only_role_describes_what_it_cannot_read(
     assert "no enum screening for payroll: permission denied for table payroll" in err
     info = load_db_info(tmp_path / "data", "shop")
     tables = {t.name: t for t in info.tables}
-    assert set(tables) == {"genre", "payroll", "pg_buffercache"}
+    assert set(tables) == {"genre", "payroll", "pg_buffercache", "notes"}
     assert tables["genre"].sample_data_csv and tables["payroll"].sample_data_csv is None
+    # Counted although the count of payroll, in the same statement, is refused.
+    assert (tables["genre"].row_count, tables["genre"].row_count_is_estimate) == (60, False)
+    assert (tables["payroll"].row_count, tables["payroll"].row_count_is_estimate) == (60, True)
+    # Counting notes' rows would run its policy's function: neither counted nor sampled.
+    assert "policy function ran" not in err
+    assert tables["notes"].row_count is None and tables["notes"].sample_data_csv is None
+    assert ("no sample rows for notes: The query calls the user-defined function "
+            "public.own_rows") in err
     name = next(c for c in tables["genre"].columns if c.name == "name")
     assert name.is_enum and sorted(name.enum_values) == ["Jazz", "Pop", "Rock"]
     assert [c.name for c in tables["payroll"].columns] == ["id", "grade"]

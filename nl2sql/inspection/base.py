@@ -23,7 +23,7 @@ from sqlalchemy.exc import CompileError, DBAPIError, UnreflectableTableError
 from sqlalchemy.types import NullType
 
 from nl2sql.db.base import DbConnection
-from nl2sql.errors import ConfigError
+from nl2sql.errors import ConfigError, QueryRejectedError
 from nl2sql.inspection.statistics import ColumnStats, EnumScreeningSettings, Relation
 from nl2sql.schema.models import DbInfo, TableInfo
 
@@ -187,7 +187,7 @@ class DbSchemaInspector(ABC):
                     indexes_job = pool.submit(self._elsewhere, lambda insp, other: (
                         insp.get_multi_indexes(schema=schema, kind=kind, **only,
                                                **self.index_reflection_kw),
-                        self.row_counts(other, tables)))
+                        self.row_counts(other, self._countable(tables, schema))))
                 primary_keys = by_name(inspector.get_multi_pk_constraint(schema=schema, kind=kind,
                                                                         **only))
                 foreign_keys = by_name(inspector.get_multi_foreign_keys(schema=schema, kind=kind,
@@ -218,9 +218,29 @@ class DbSchemaInspector(ABC):
         self._complete_indexes(conn, reflected)
         self._complete_foreign_keys(conn, reflected)
         reflected.row_counts = (row_counts if row_counts is not None
-                                else self.row_counts(conn, reflected.tables))
+                                else self.row_counts(conn, self._countable(tables, schema)))
         reflected.database_comment = self.database_comment(conn)
         return reflected
+
+    def _countable(self, tables: list[str], schema: str | None) -> list[str]:
+        """The ``tables`` whose rows may be counted: not one that a query may not read because
+        reading it reaches a user-defined function dbs.yaml does not allow (a row-level
+        security policy calling one): counting would run it (its row count stays unknown)."""
+        if not tables:
+            return tables
+        functions = self.connection.user_functions()
+        if not (functions.views or functions.implicit or functions.refused_views):
+            return tables  # nothing a table's reading could reach (``refuse_view``)
+        qualifier = schema or self.schema
+        countable = []
+        for name in tables:
+            try:
+                self.connection.relation_admission(
+                    f"{qualifier}.{name}" if qualifier else name)(functions)
+            except QueryRejectedError:
+                continue  # the samples' step says why (the same refusal)
+            countable.append(name)
+        return countable
 
     def _elsewhere(self, work: Callable[[Inspector, Connection], T]) -> T:
         """``work`` through a connection of its own (``parallel_reflection``)."""

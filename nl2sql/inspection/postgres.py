@@ -145,9 +145,13 @@ class PostgresSchemaInspector(DbSchemaInspector):
         try:
             rows = conn.exec_driver_sql(query).all()
         except DBAPIError:
-            # E.g. no SELECT privilege on one of them: keep the estimates for this batch.
+            # E.g. no SELECT privilege on one of them: that one keeps its estimate, the others
+            # are counted one by one.
             conn.rollback()
-            return {}
+            if len(names) == 1:
+                return {}
+            return {name: count for one in names
+                    for name, count in self._exact_counts(conn, [one]).items()}
         return {names[i]: RowCount(n) for i, n in rows}
 
     def database_comment(self, conn: Connection) -> str | None:
