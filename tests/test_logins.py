@@ -22,6 +22,7 @@ from nl2sql.errors import LoginNotReadOnlyError
 from nl2sql.operations import db_execute_sql_op, db_list_op
 from nl2sql.operations.logins import report_logins
 from nl2sql.operations.ops_context import OpsContext
+from nl2sql.schema.formatting import format_schema
 
 
 @pytest.fixture
@@ -120,6 +121,19 @@ def test_annotate_with_a_read_only_role_describes_what_it_cannot_read(
     assert tables["notes"].row_count is None and tables["notes"].sample_data_csv is None
     assert ("no sample rows for notes: The query calls the user-defined function "
             "public.own_rows") in err
+    # The schema says which relations queries cannot read, and why; the context engine
+    # leaves them out when it picks tables.
+    assert tables["genre"].unreadable is None
+    assert tables["payroll"].unreadable == "permission denied for table payroll"
+    schema = format_schema(info)
+    assert ("-- Queries cannot read it here: The query calls the user-defined function "
+            "public.own_rows") in schema
+    assert "-- Queries cannot read it here: permission denied for table payroll" in schema
+    from nl2sql.context_engine.engine import ContextEngine
+    registry = DbConnectionConfigs.load(config, data_dir=tmp_path / "data")
+    kept = ContextEngine(registry).context("the grade and body of payroll notes by genre name",
+                                           db_id="shop", budget_tokens=200).tables
+    assert [t.name for t in kept] == ["genre"]
     name = next(c for c in tables["genre"].columns if c.name == "name")
     assert name.is_enum and sorted(name.enum_values) == ["Jazz", "Pop", "Rock"]
     assert [c.name for c in tables["payroll"].columns] == ["id", "grade"]

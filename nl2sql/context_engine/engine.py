@@ -202,7 +202,10 @@ class ContextEngine:
         loaded = self.loaded(db_id)
         index = loaded.index
         matches = index.values.match(question)
-        scores = index.score_tables(question, vector, matches)
+        # A table queries cannot read (``TableInfo.unreadable``) is no answer's source: shown
+        # only when the whole schema is.
+        scores = [s for s in index.score_tables(question, vector, matches)
+                  if not loaded.info.table(s.name).unreadable]
         if budget >= loaded.full_tokens:
             relevant = {s.name: s for s in scores if s.score > 0.15}
             tables = [KeptTable(name=t.name, reason=relevant[t.name].reason()

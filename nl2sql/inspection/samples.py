@@ -77,7 +77,8 @@ def collect_sample(connection: DbConnection, table_info: TableInfo,
             rows = [tuple(row) for row in conn.execute(query)]
     except DBAPIError as exc:
         # A broken view or a permission gap must not stop the annotation of the other tables.
-        log.warning("no sample rows for %s: %s", table_info.name, refusal_reason(exc))
+        table_info.unreadable = refusal_reason(exc)
+        log.warning("no sample rows for %s: %s", table_info.name, table_info.unreadable)
         return None
     return _sample_csv(table_info, rows, settings.max_chars)
 
@@ -109,14 +110,16 @@ def runs_user_function(connection: DbConnection, table_info: TableInfo,
                        what: str = "sample rows", functions: UserFunctions | None = None) -> bool:
     """Whether reading the table or view would run a user-defined function dbs.yaml does not
     allow (a view calling one, a row-level security policy, a column of a type with a user
-    cast or domain check): it is not sampled or screened (one warning, "no ``what`` for"), by
-    the same rule as queries. ``functions``: the catalogue as just read (default: read now)."""
+    cast or domain check): it is not sampled or screened (one warning, "no ``what`` for"; the
+    table's ``unreadable`` says why), by the same rule as queries. ``functions``: the catalogue
+    as just read (default: read now)."""
     try:
         if functions is None:
             connection.check_relation(table_info.name)
         else:
             connection.relation_admission(table_info.name)(functions)
     except QueryRejectedError as exc:
+        table_info.unreadable = str(exc)
         log.warning("no %s for %s: %s", what, table_info.name, exc)
         return True
     return False

@@ -108,6 +108,8 @@ def _table_lines(table: TableInfo, db_type: str,
     if table.row_count is not None:
         approx = "about " if table.row_count_is_estimate else ""
         lines.append(f"-- {approx}{table.row_count:,} row{'' if table.row_count == 1 else 's'}")
+    if table.unreadable:
+        lines.append(f"-- Queries cannot read it here: {' '.join(table.unreadable.split())}")
     keyword = "VIEW" if table.is_view else "TABLE"
     if table.is_view:
         lines.append("-- (view: columns listed for reference)")

@@ -131,6 +131,10 @@ class TableInfo(_Model):
     row_count: int | None = None
     row_count_is_estimate: bool = False
     sample_data_csv: str | None = None
+    #: Why queries cannot read it, as annotation found reading its sample rows (a view or a
+    #: row-level security policy reaching a user-defined function dbs.yaml does not allow, a
+    #: privilege the login lacks); None when it was read.
+    unreadable: str | None = None
 
     _db: DbInfo | None = PrivateAttr(default=None)
 
