@@ -32,8 +32,8 @@ from nl2sql.errors import SchemaCacheError, SchemaCacheMissingError
 from nl2sql._call_stop import CallStop
 from nl2sql._helpers import gc_paused
 from nl2sql._worker import call_stoppably
-from nl2sql.inspection.enums import (ColumnStats, EnumScreeningSettings, screen_table,
-                                     screen_tables)
+from nl2sql.inspection.enums import (ColumnStats, EnumScreeningSettings, screen_array_elements,
+                                     screen_table, screen_tables)
 from nl2sql.inspection.implied_keys import infer_foreign_keys
 from nl2sql.inspection.samples import SampleSettings, collect_sample, collect_samples
 from nl2sql.schema.models import AnnotationRun, DbInfo, TableInfo, utc_now
@@ -236,6 +236,9 @@ def run_offline_steps(connection: DbConnection, table: TableInfo,
 
     screen_table(connection, table, options.enums, keep_values=COLLECTED_VALUES_PER_COLUMN,
                  on_stats=keep)
+    screen_array_elements(connection, [table], options.enums,
+                          keep_values=COLLECTED_VALUES_PER_COLUMN,
+                          on_stats=lambda _table, stats: keep(stats))
     return values
 
 
@@ -282,6 +285,9 @@ def run_offline_steps_many(connection: DbConnection, tables: list[TableInfo],
         screen()
     for table in tables:
         table.sample_data_csv = samples[table.name]
+    # After both: a table either refused is known unreadable by now.
+    screen_array_elements(connection, tables, options.enums,
+                          keep_values=COLLECTED_VALUES_PER_COLUMN, on_stats=keep)
     progress.finish()
     return values
 

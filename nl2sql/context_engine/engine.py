@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
+from nl2sql.schema.models import DbInfo, label_array_element
 from nl2sql.schema.provenance import without_placeholders
 from nl2sql.schema.cache import cache_path, load_db_info
 from nl2sql.config.registry import DbConnectionConfigs
@@ -28,7 +29,6 @@ from nl2sql.context_engine.pruning import estimate_tokens, prune
 from nl2sql.errors import (SchemaCacheError, SchemaCacheMissingError, require_question,
                            require_string, require_whole_number)
 from nl2sql._helpers import gc_paused
-from nl2sql.schema.models import DbInfo
 from nl2sql.context_engine.index import build_index, embeddings_path, read_index
 from nl2sql.context_engine.retrieval import DbIndex
 from nl2sql.context_engine import embeddings
@@ -217,7 +217,8 @@ class ContextEngine:
             tables, schema_sql = pruned.tables, pruned.schema_sql
             tokens = estimate_tokens(schema_sql)
         kept = {t.name for t in tables}
-        hints = value_hints(matches, kept, self.configs.get(db_id).backend.sqlglot_dialect)
+        hints = value_hints(matches, kept, self.configs.get(db_id).backend.sqlglot_dialect,
+                            loaded.info)
         examples = rank_examples(question, vector, verified_examples(self.store, db_id),
                                  cache_examples(loaded.info))
         glossary = glossary_for(question, vector, self.data_dir, db_id)
@@ -230,10 +231,11 @@ class ContextEngine:
             budget_tokens=budget, ambiguous_between=ambiguous(candidates))
 
 def value_hints(matches: list, kept: set[str],  # type: ignore[type-arg]
-                dialect: str) -> list[ValueHint]:
+                dialect: str, info: DbInfo | None = None) -> list[ValueHint]:
     """The value matches as hints: in kept tables first, each (table, column, value) once,
     with the value written as a string literal of ``dialect`` (in Spark SQL ``'it''s'`` is
-    two strings run together: ``its``)."""
+    two strings run together: ``its``), and an element of an array column of ``info`` found
+    as one (``'x' = ANY(t.tags)``, ``ARRAY_CONTAINS(t.tags, 'x')``)."""
     ordered = sorted(matches, key=lambda m: (m.table not in kept, -m.score, -len(m.matched)))
     hints, seen = [], set()
     for match in ordered:
@@ -241,9 +243,19 @@ def value_hints(matches: list, kept: set[str],  # type: ignore[type-arg]
         if key in seen:
             continue
         seen.add(key)
+        literal = exp.Literal.string(match.value)
+        table = info.table(match.table) if info is not None else None
+        column = table.column(match.column) if table is not None else None
+        condition = ""
+        if column is not None and label_array_element(column.data_type):
+            array = exp.column(match.column, table=match.table)
+            condition = (exp.EQ(this=literal, expression=exp.Any(this=exp.paren(array)))
+                         if dialect == "postgres"
+                         else exp.ArrayContains(this=array, expression=literal)).sql(
+                             dialect=dialect)
         hints.append(ValueHint(table=match.table, column=match.column, value=match.value,
-                               matched=match.matched).written(
-                                   exp.Literal.string(match.value).sql(dialect=dialect)))
+                               matched=match.matched).written(literal.sql(dialect=dialect),
+                                                              condition))
         if len(hints) >= MAX_VALUE_HINTS:
             break
     return hints

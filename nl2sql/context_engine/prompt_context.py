@@ -44,10 +44,14 @@ class ValueHint(BaseModel):
     #: with a backslash); empty: the standard ``'...'`` with a quote doubled. Not a field: the
     #: contract's hint is ``{table, column, value, matched}``.
     _literal: str = PrivateAttr(default="")
+    #: The condition that finds it when it is an element of an array column (``'x' =
+    #: ANY(t.tags)``), in the database's dialect; empty: ``table.column = literal``.
+    _condition: str = PrivateAttr(default="")
 
-    def written(self, literal: str) -> ValueHint:
-        """This hint, its value written as ``literal`` in the database's dialect."""
-        self._literal = literal
+    def written(self, literal: str, condition: str = "") -> ValueHint:
+        """This hint, its value written as ``literal`` in the database's dialect, found by
+        ``condition`` when it is an array's element."""
+        self._literal, self._condition = literal, condition
         return self
 
     @property
@@ -55,7 +59,8 @@ class ValueHint(BaseModel):
         return self._literal or "'" + self.value.replace("'", "''") + "'"
 
     def render(self) -> str:
-        return f"{self.table}.{self.column} = {self.literal}  -- matches '{self.matched}'"
+        condition = self._condition or f"{self.table}.{self.column} = {self.literal}"
+        return f"{condition}  -- matches '{self.matched}'"
 
 
 class ContextExample(BaseModel):

@@ -430,6 +430,10 @@ class DbSchemaInspector(ABC):
         """A bounded sample of a big table; by default its first ``sample_size`` rows."""
         return select(*base.c).limit(settings.sample_size).subquery("sample")
 
+    #: The function that turns an array into rows in a SELECT list (``unnest``): the elements
+    #: of label arrays (tags, features) are screened like a column's values; None: they are not.
+    unnest_function: ClassVar[str | None] = None
+
     # -- the offline steps over many tables per statement (``batch_size`` > 0) ---------------
     #: Tables per statement of ``sample_rows_many``/``grouped_counts_many``; 0: no batching
     #: (samples and screening run one statement per table).

@@ -54,6 +54,7 @@ class DuckdbSchemaInspector(DbSchemaInspector):
     exact_count_max_file_bytes = 64 << 20
     #: How much of a big text file the estimate reads.
     estimate_sample_bytes = 1 << 20
+    unnest_function = "unnest"
 
     def reflect_with(self, conn: Connection) -> ReflectedSchema:
         params = {"schema": self.schema, "files": bool(self.connection.config.files)}

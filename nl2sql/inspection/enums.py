@@ -10,6 +10,10 @@ most-common-values list, when the table has been analyzed) and samples the remai
 ``TABLESAMPLE SYSTEM``; SQLite reads ``sample_size`` rows from evenly spaced rowid windows (the
 backend inspectors' ``planner_stats`` / ``sample_source`` hooks). No full-table
 ``COUNT(DISTINCT ...)`` ever runs.
+
+A label array (``TEXT[]`` tags or features: ``label_array_element``) is screened element by
+element where the backend unnests (``screen_array_elements``): its elements are what a question
+names ("films with deleted scenes"), so they become its enum values, domain and indexed values.
 """
 
 from __future__ import annotations
@@ -27,10 +31,11 @@ from nl2sql.inspection.base import DbSchemaInspector
 from nl2sql.inspection.base import create_inspector
 from nl2sql.inspection.samples import refusal_reason, runs_user_function
 from nl2sql.inspection.statistics import ColumnStats, EnumScreeningSettings, Relation
-from nl2sql.schema.models import ColumnInfo, EnumValueCount, TableInfo, is_label_type
+from nl2sql.schema.models import (ColumnInfo, EnumValueCount, TableInfo, is_label_type,
+                                  label_array_element)
 
 __all__ = ["ColumnStats", "EnumScreeningSettings", "apply_stats", "is_screenable",
-           "screen_table", "screen_tables"]
+           "screen_array_elements", "screen_table", "screen_tables"]
 
 log = logging.getLogger(__name__)
 #: From this many tables to screen in batches on, they go in at least two statements, run at once.
@@ -172,6 +177,55 @@ def apply_stats(column_info: ColumnInfo, stats: ColumnStats,
                                if clear_cut else [])
     column_info.enum_decision = "statistics" if clear_cut else None
     return is_candidate
+
+
+def screen_array_elements(connection: DbConnection, tables: list[TableInfo],
+                          settings: EnumScreeningSettings | None = None, *, keep_values: int = 0,
+                          on_stats: Callable[[TableInfo, dict[str, ColumnStats]], object]
+                          | None = None) -> list[ColumnInfo]:
+    """Screen the elements of the label arrays of ``tables`` (not views, not secret columns)
+    in place, as ``screen_tables`` screens values, where the backend unnests
+    (``DbSchemaInspector.unnest_function``): the whole table up to ``sample_threshold_rows``
+    rows, else its first ``sample_size`` rows; one statement per array column (few tables
+    have one). Returns the columns that became candidates; ``on_stats`` as for
+    ``screen_tables``."""
+    settings = settings or EnumScreeningSettings()
+    inspector = create_inspector(connection)
+    unnest = inspector.unnest_function
+    jobs = [(t, arrays) for t in tables
+            if not t.is_view and t.row_count != 0 and unnest is not None
+            and (arrays := [c for c in t.columns if not c.secret and not c.is_primary_key
+                            and label_array_element(c.data_type)])]
+    functions = connection.user_functions() if jobs else None
+    candidates = []
+    for table_info, arrays in jobs:
+        if runs_user_function(connection, table_info, "array screening", functions):
+            continue
+        big = (table_info.row_count is None
+               or table_info.row_count > settings.sample_threshold_rows)
+        schema = table_info.schema_name or inspector.schema
+        stats: dict[str, ColumnStats] = {}
+        for column_info in arrays:
+            name = column_info.name
+            base = table(table_info.relation_name, column(name), schema=schema)
+            rows = select(base.c[name])
+            rows = (rows.limit(settings.sample_size) if big else rows).subquery("arrays")
+            elements = select(getattr(func, unnest)(rows.c[name]).label(name)
+                              ).subquery("elements")
+            try:
+                with connection.connect() as conn:
+                    stats.update(_grouped_counts(conn, elements, [name],
+                                                 max(settings.max_values, keep_values),
+                                                 "sample" if big else "table"))
+            except DBAPIError as exc:
+                log.warning("no array screening for %s.%s: %s", table_info.name, name,
+                            refusal_reason(exc))
+                continue
+            if apply_stats(column_info, stats[name], settings):
+                candidates.append(column_info)
+        if stats and on_stats is not None:
+            on_stats(table_info, stats)
+    return candidates
 
 
 # -- statistics collection -------------------------------------------------------------------

@@ -65,6 +65,7 @@ class PostgresSchemaInspector(DbSchemaInspector):
     exact_count_max_bytes = 32 * 1024 * 1024
     #: Exact counts run as UNION ALL statements of this many tables (few round trips).
     count_batch_size = 200
+    unnest_function = "unnest"
 
     def _table_names(self, inspector: Inspector, schema: str | None) -> list[str]:
         # SQLAlchemy lists foreign tables (postgres_fdw, file_fdw...) apart: they are tables

@@ -12,7 +12,8 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from nl2sql.backends import get_backend
-from nl2sql.schema.models import ColumnInfo, DbInfo, ExampleQuery, IndexInfo, TableInfo
+from nl2sql.schema.models import (ColumnInfo, DbInfo, ExampleQuery, IndexInfo, TableInfo,
+                                  label_array_element)
 
 INDENT = "    "
 Quote = Callable[[str], str]
@@ -191,10 +192,12 @@ def _column_comment(column: ColumnInfo) -> str:
         parts.append(" ".join(column.description.split()))
     if column.secret:
         parts.append("(a secret: its values are withheld)")
-    elif column.is_enum and column.enum_values:
-        parts.append("[" + ", ".join(_enum_value(v) for v in column.enum_values) + "]")
-    elif column.domain_values:
-        parts.append("[" + ", ".join(_enum_value(v) for v in column.domain_values) + "]")
+    else:
+        values = (column.enum_values if column.is_enum and column.enum_values
+                  else column.domain_values)
+        if values:  # an array's are its elements' (``label_array_element``)
+            parts.append(("elements " if label_array_element(column.data_type) else "")
+                         + "[" + ", ".join(_enum_value(v) for v in values) + "]")
     return " ".join(parts)
 
 

@@ -33,6 +33,19 @@ def is_label_type(data_type: str | None) -> bool:
     return not _NOT_A_LABEL_TYPE.search(data_type or "")
 
 
+_ARRAY_OF = re.compile(r"^\s*(?:ARRAY\s*<\s*(?P<inner>.+?)\s*>|(?P<element>[^\[\]]+?)\s*\[\s*\d*\s*\])\s*$",
+                       re.IGNORECASE)
+
+
+def label_array_element(data_type: str | None) -> str | None:
+    """The element type of a one-dimensional array of labels (``TEXT[]``, ``VARCHAR[]``,
+    ``ARRAY<STRING>``): tags, features, categories, screened and indexed element by element;
+    None for any other type."""
+    found = _ARRAY_OF.match(data_type or "")
+    element = found and (found.group("inner") or found.group("element"))
+    return element if element and is_label_type(element) else None
+
+
 def utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
