@@ -1,8 +1,8 @@
 """Label arrays (``TEXT[]`` tags, Pagila's ``film.special_features``): annotation screens their
 elements as a column's values (enum values, domain, the value index), the schema lists them as
 elements, and a question naming one gets a hint written as the dialect finds an element
-(``'x' = ANY(t.c)``, ``ARRAY_CONTAINS(t.c, 'x')``) that runs and finds the rows. On PostgreSQL
-and DuckDB (both unnest), a table read whole and one read through its first rows."""
+(``'x' = ANY(t.c)``, ``ARRAY_CONTAINS(t.c, 'x')``) that runs and finds the rows. On PostgreSQL,
+DuckDB (unnest) and Spark (explode), a table read whole and one read through its first rows."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import duckdb_config, pg_config
+from conftest import duckdb_config, pg_config, spark_db
 from nl2sql.annotation.pipeline import annotate_database
 from nl2sql.config.registry import DbConnectionConfig, DbConnectionConfigs
 from nl2sql.context_engine.engine import ContextEngine
@@ -35,7 +35,7 @@ def _script(array_type: str, array: Callable[[list[str]], str]) -> str:
             f"INSERT INTO film VALUES {', '.join(rows)};")
 
 
-@pytest.fixture(params=["postgres", "duckdb"])
+@pytest.fixture(params=["postgres", "duckdb", pytest.param("spark", marks=pytest.mark.spark)])
 def films(request: pytest.FixtureRequest, tmp_path: Path,
           make_registry: Callable[..., DbConnectionConfigs]) -> Iterator[OpsContext]:
     quoted = lambda items: ", ".join("'" + item + "'" for item in items)  # noqa: E731
@@ -43,6 +43,11 @@ def films(request: pytest.FixtureRequest, tmp_path: Path,
         script = _script("text[]", lambda items: f"ARRAY[{quoted(items)}]")
         config: DbConnectionConfig = pg_config(
             "films", request.getfixturevalue("pg_database")(script=script))
+    elif request.param == "spark":
+        script = _script("ARRAY<STRING>", lambda items: f"array({quoted(items)})").replace(
+            "integer PRIMARY KEY, title text", "INT, title STRING").replace(
+            "codes ARRAY<STRING>);", "codes ARRAY<STRING>) USING parquet;")
+        config = spark_db(request, "films", script=script).config
     else:
         import duckdb
         path = tmp_path / "films.duckdb"

@@ -59,6 +59,7 @@ class SparkSchemaInspector(DbSchemaInspector):
     verify_bound: ClassVar[int] = 100_000
     #: Catalog calls in flight at once.
     threads: ClassVar[int] = 4
+    unnest_function = "explode"
 
     _preparer = SparkDialect().identifier_preparer
 
