@@ -96,3 +96,10 @@ def test_the_elements_of_a_label_array_are_its_values(films: OpsContext, big: bo
                    if "Deleted Scenes" in (FEATURES[i % 4], FEATURES[(i + 1) % 4] if i % 3
                                            else None))
     assert _count(films, condition) == expected > 0
+    # A misspelt element finds nothing: the result says which elements the column holds.
+    typo = condition.replace("Deleted Scenes", "Deleted Scene")
+    result = db_execute_sql_op(films, "films", f"SELECT title FROM film WHERE {typo}")
+    assert result.row_count == 0
+    assert result.hint == ("'Deleted Scene' is not a value of film.special_features the schema "
+                           f"cache knows ({', '.join(features.enum_values)}): did you mean "
+                           "'Deleted Scenes'?")

@@ -171,17 +171,26 @@ def _owner(tables: dict[str, TableInfo], column: exp.Column) -> TableInfo | None
 
 
 def _compared_texts(expression: exp.Expr) -> list[tuple[exp.Column, str]]:
-    """``(column, text)`` for each ``column = 'text'`` (either side) and ``column IN ('a',
-    ...)`` in ``expression``."""
+    """``(column, text)`` for each ``column = 'text'`` (either side), ``column IN ('a',
+    ...)`` and test of an array's element (``'a' = ANY(column)``, ``ARRAY_CONTAINS(column,
+    'a')``, ``column @> ARRAY['a']``) in ``expression``."""
     found = []
     for node in expression.find_all(exp.EQ):
         for column, value in ((node.this, node.expression), (node.expression, node.this)):
+            if isinstance(column, exp.Any):
+                column = column.this.unnest()  # 'a' = ANY(column)
             if isinstance(column, exp.Column) and isinstance(value, exp.Literal) \
                     and value.is_string:
                 found.append((column, value.this))
     for node in expression.find_all(exp.In):
         if isinstance(node.this, exp.Column):
             found += [(node.this, value.this) for value in node.expressions
+                      if isinstance(value, exp.Literal) and value.is_string]
+    for node in expression.find_all(exp.ArrayContains, exp.ArrayContainsAll):
+        values = (node.expression.expressions if isinstance(node.expression, exp.Array)
+                  else [node.expression])
+        if isinstance(node.this, exp.Column):
+            found += [(node.this, value.this) for value in values
                       if isinstance(value, exp.Literal) and value.is_string]
     return found
 
