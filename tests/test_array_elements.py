@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import duckdb_config, pg_config, spark_db
+from conftest import duckdb_config, mysql_db, pg_config, spark_db
 from nl2sql.annotation.pipeline import annotate_database
 from nl2sql.config.registry import DbConnectionConfig, DbConnectionConfigs
 from nl2sql.context_engine.engine import ContextEngine
@@ -103,3 +103,30 @@ def test_the_elements_of_a_label_array_are_its_values(films: OpsContext, big: bo
     assert result.hint == ("'Deleted Scene' is not a value of film.special_features the schema "
                            f"cache knows ({', '.join(features.enum_values)}): did you mean "
                            "'Deleted Scenes'?")
+
+
+def test_a_mysql_set_column_is_tested_element_by_element(
+        request: pytest.FixtureRequest, make_registry: Callable[..., DbConnectionConfigs]) -> None:
+    """A SET holds ``'Trailers,Deleted Scenes'``: ``= 'Trailers'`` finds none of those rows
+    (the hint the model was given), ``FIND_IN_SET('Trailers', ...) > 0`` all."""
+    rows = ", ".join(f"({i}, 'Film {i}', '{FEATURES[i % 4]},{FEATURES[(i + 1) % 4]}')"
+                     for i in range(1, 41))
+    db = mysql_db(request, "films", script=(
+        "CREATE TABLE film (film_id int PRIMARY KEY, title varchar(40), special_features "
+        "SET('Trailers','Commentaries','Deleted Scenes','Behind the Scenes'));\n"
+        f"INSERT INTO film VALUES {rows}"))
+    ops = OpsContext(make_registry(db.config))
+    try:
+        _annotate(ops)
+        assert "-- elements [Trailers, Commentaries, Deleted Scenes, Behind the Scenes]" in \
+            format_schema(ops.db_info("films"))
+        context = ContextEngine(ops.registry).context("films with trailers", db_id="films")
+        condition = context.value_hints[0].render().split("  -- ")[0]
+        assert condition == "FIND_IN_SET('Trailers', film.special_features) > 0"
+        assert _count(ops, condition) == 20
+        assert _count(ops, "film.special_features = 'Trailers'") == 0
+        result = db_execute_sql_op(ops, "films", "SELECT title FROM film WHERE "
+                                   "FIND_IN_SET('Trailer', special_features) > 0")
+        assert result.row_count == 0 and "did you mean 'Trailers'?" in (result.hint or "")
+    finally:
+        ops.close()

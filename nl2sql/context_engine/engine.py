@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from nl2sql.schema.models import DbInfo, label_array_element
+from nl2sql.schema.models import DbInfo, holds_elements
 from nl2sql.schema.provenance import without_placeholders
 from nl2sql.schema.cache import cache_path, load_db_info
 from nl2sql.config.registry import DbConnectionConfigs
@@ -234,8 +234,8 @@ def value_hints(matches: list, kept: set[str],  # type: ignore[type-arg]
                 dialect: str, info: DbInfo | None = None) -> list[ValueHint]:
     """The value matches as hints: in kept tables first, each (table, column, value) once,
     with the value written as a string literal of ``dialect`` (in Spark SQL ``'it''s'`` is
-    two strings run together: ``its``), and an element of an array column of ``info`` found
-    as one (``'x' = ANY(t.tags)``, ``ARRAY_CONTAINS(t.tags, 'x')``)."""
+    two strings run together: ``its``), and an element of an array or SET column of ``info``
+    found as one (``_element_test``)."""
     ordered = sorted(matches, key=lambda m: (m.table not in kept, -m.score, -len(m.matched)))
     hints, seen = [], set()
     for match in ordered:
@@ -247,18 +247,29 @@ def value_hints(matches: list, kept: set[str],  # type: ignore[type-arg]
         table = info.table(match.table) if info is not None else None
         column = table.column(match.column) if table is not None else None
         condition = ""
-        if column is not None and label_array_element(column.data_type):
-            array = exp.column(match.column, table=match.table)
-            condition = (exp.EQ(this=literal, expression=exp.Any(this=exp.paren(array)))
-                         if dialect == "postgres"
-                         else exp.ArrayContains(this=array, expression=literal)).sql(
-                             dialect=dialect)
+        if column is not None and holds_elements(column.data_type):
+            condition = _element_test(exp.column(match.column, table=match.table), literal,
+                                      dialect)
         hints.append(ValueHint(table=match.table, column=match.column, value=match.value,
                                matched=match.matched).written(literal.sql(dialect=dialect),
                                                               condition))
         if len(hints) >= MAX_VALUE_HINTS:
             break
     return hints
+
+
+def _element_test(column: exp.Column, literal: exp.Literal, dialect: str) -> str:
+    """The condition that a value of ``column`` (``holds_elements``) has the element
+    ``literal``, in ``dialect``: ``'x' = ANY(t.c)``, ``FIND_IN_SET('x', t.c) > 0`` (a MySQL
+    ``SET``), ``ARRAY_CONTAINS(t.c, 'x')``."""
+    if dialect == "postgres":
+        test: exp.Expr = exp.EQ(this=literal, expression=exp.Any(this=exp.paren(column)))
+    elif dialect == "mysql":
+        test = exp.GT(this=exp.Anonymous(this="FIND_IN_SET", expressions=[literal, column]),
+                      expression=exp.Literal.number(0))
+    else:
+        test = exp.ArrayContains(this=column, expression=literal)
+    return test.sql(dialect=dialect)
 
 
 def question_vector(question: str) -> np.ndarray | None:

@@ -172,8 +172,9 @@ def _owner(tables: dict[str, TableInfo], column: exp.Column) -> TableInfo | None
 
 def _compared_texts(expression: exp.Expr) -> list[tuple[exp.Column, str]]:
     """``(column, text)`` for each ``column = 'text'`` (either side), ``column IN ('a',
-    ...)`` and test of an array's element (``'a' = ANY(column)``, ``ARRAY_CONTAINS(column,
-    'a')``, ``column @> ARRAY['a']``) in ``expression``."""
+    ...)`` and test of an array's or a SET's element (``'a' = ANY(column)``,
+    ``ARRAY_CONTAINS(column, 'a')``, ``column @> ARRAY['a']``, ``FIND_IN_SET('a', column)``)
+    in ``expression``."""
     found = []
     for node in expression.find_all(exp.EQ):
         for column, value in ((node.this, node.expression), (node.expression, node.this)):
@@ -192,6 +193,12 @@ def _compared_texts(expression: exp.Expr) -> list[tuple[exp.Column, str]]:
         if isinstance(node.this, exp.Column):
             found += [(node.this, value.this) for value in values
                       if isinstance(value, exp.Literal) and value.is_string]
+    for node in expression.find_all(exp.Anonymous):  # MySQL's FIND_IN_SET('a', column)
+        if node.name.upper() == "FIND_IN_SET" and len(node.expressions) == 2:
+            value, column = node.expressions
+            if isinstance(column, exp.Column) and isinstance(value, exp.Literal) \
+                    and value.is_string:
+                found.append((column, value.this))
     return found
 
 

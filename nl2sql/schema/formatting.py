@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from nl2sql.backends import get_backend
 from nl2sql.schema.models import (ColumnInfo, DbInfo, ExampleQuery, IndexInfo, TableInfo,
-                                  label_array_element)
+                                  holds_elements)
 
 INDENT = "    "
 Quote = Callable[[str], str]
@@ -195,8 +195,8 @@ def _column_comment(column: ColumnInfo) -> str:
     else:
         values = (column.enum_values if column.is_enum and column.enum_values
                   else column.domain_values)
-        if values:  # an array's are its elements' (``label_array_element``)
-            parts.append(("elements " if label_array_element(column.data_type) else "")
+        if values:  # an array's or a SET's are its elements' (``holds_elements``)
+            parts.append(("elements " if holds_elements(column.data_type) else "")
                          + "[" + ", ".join(_enum_value(v) for v in values) + "]")
     return " ".join(parts)
 

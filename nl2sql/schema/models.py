@@ -46,6 +46,13 @@ def label_array_element(data_type: str | None) -> str | None:
     return element if element and is_label_type(element) else None
 
 
+def holds_elements(data_type: str | None) -> bool:
+    """Whether a value of ``data_type`` holds several labels, each a value a question names:
+    a label array (``label_array_element``) or a MySQL ``SET('a','b')`` (``'a,b'``)."""
+    return bool(label_array_element(data_type)
+                or (data_type or "").lstrip().upper().startswith("SET("))
+
+
 def utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
