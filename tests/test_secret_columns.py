@@ -47,11 +47,15 @@ def test_the_built_in_rule_reads_name_words_and_the_type() -> None:
               ("hashed_password", "text"), ("APIKey", "text"), ("api_key", "text"),
               ("access_token", "text"), ("client_secret", "BYTEA"), ("pwd", "text"),
               ("customer_ssn", "CHAR(11)"), ("credit_card_number", "varchar"),
-              ("cardNo", "text"), ("salt", "BLOB"), ("otp", None)]
+              ("cardNo", "text"), ("salt", "BLOB"), ("otp", None),
+              # AdventureWorks' person.password, names run together
+              ("passwordhash", "VARCHAR(128)"), ("passwordsalt", "VARCHAR(10)"),
+              ("hashedpassword", "text"), ("userpwd", "text"), ("secretkey", "text")]
     not_secret = [("token_count", "INTEGER"), ("password_changed_at", "TIMESTAMP"),
                   ("password_expired", "BOOLEAN"), ("primary_key", "text"),
                   ("sort_key", "text"), ("passenger", "text"), ("secretary", "text"),
-                  ("username", "text"), ("picture", "BYTEA"), ("card_type", "text")]
+                  ("username", "text"), ("picture", "BYTEA"), ("card_type", "text"),
+                  ("secretariat", "text"), ("basalt_layer", "text"), ("passage", "text")]
     assert [n for n, t in secret if not is_secret_name(n, t)] == []
     assert [n for n, t in not_secret if is_secret_name(n, t)] == []
 

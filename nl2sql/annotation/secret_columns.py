@@ -10,8 +10,9 @@ itself stays in the schema: "staff without a password" is still a question with 
 
 What counts as a secret: a column of a type that can hold one (text, binary, JSON: not a
 number, date, time or true/false) whose name says credential (``password``, ``passwd``,
-``pwd``, ``secret``, ``token``, ``salt``, ``api_key``, ``private_key``...) or a card or social
-security number, and whatever dbs.yaml's ``secret_columns`` adds (``table.column`` patterns,
+``pwd``, ``secret``, ``token``, ``salt``, ``api_key``, ``private_key``..., also run together:
+``passwordhash``) or a card or social security number, and whatever dbs.yaml's
+``secret_columns`` adds (``table.column`` patterns,
 ``!`` before one that is not a secret).
 """
 
@@ -29,6 +30,10 @@ __all__ = ["is_secret_name", "mark_secret_columns"]
 _WORDS = frozenset({
     "password", "passwd", "pwd", "passcode", "passphrase", "secret", "token", "salt",
     "credential", "credentials", "apikey", "otp", "totp", "ssn", "cvv", "cvc"})
+#: What says credential at the start or end of a name word too, for names written as one
+#: word (``passwordhash``, ``hashedpassword``, ``userpwd``, ``secretkey``).
+_STEMS = ("password", "passwd", "pwd", "passphrase", "passcode", "apikey", "secretkey",
+          "privatekey", "accesskey", "accesstoken", "refreshtoken", "authtoken")
 #: Two name words in a row that say it (``api_key``, ``passHash``, ``card_number``).
 _PAIRS = frozenset({
     ("api", "key"), ("private", "key"), ("secret", "key"), ("access", "key"),
@@ -48,8 +53,9 @@ def is_secret_name(name: str, data_type: str | None = None) -> bool:
     if data_type and _NO_SECRET_TYPE.search(data_type):
         return False
     words = [word.lower() for word in _WORD.findall(name)]
-    return any(word in _WORDS for word in words) or any(
-        pair in _PAIRS for pair in zip(words, words[1:]))
+    return (any(word in _WORDS or word.startswith(_STEMS) or word.endswith(_STEMS)
+                for word in words)
+            or any(pair in _PAIRS for pair in zip(words, words[1:])))
 
 
 def mark_secret_columns(db_info: DbInfo, patterns: Sequence[str] = ()) -> list[str]:
