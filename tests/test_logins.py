@@ -120,7 +120,7 @@ def test_annotate_with_a_read_only_role_describes_what_it_cannot_read(
     assert "policy function ran" not in err
     assert tables["notes"].row_count is None and tables["notes"].sample_data_csv is None
     assert ("no sample rows for notes: The query calls the user-defined function "
-            "public.own_rows") in err
+            "public.own_rows (through the row-level security policy of the table notes)") in err
     # The schema says which relations queries cannot read, and why; the context engine
     # leaves them out when it picks tables.
     assert tables["genre"].unreadable is None

@@ -86,10 +86,11 @@ user_function AS (SELECT p.oid, n.nspname, p.proname, p.proargtypes, p.prorettyp
                   WHERE NOT EXISTS (SELECT 1 FROM pg_depend d
                                     WHERE d.classid = 'pg_proc'::regclass
                                       AND d.objid = p.oid AND d.deptype = 'e')),
-owner AS (SELECT r.oid AS objid, 'pg_rewrite'::regclass AS classid, r.ev_class AS relid
+owner AS (SELECT r.oid AS objid, 'pg_rewrite'::regclass AS classid, r.ev_class AS relid,
+                 NULL AS kind
           FROM pg_rewrite r
           UNION ALL
-          SELECT p.oid, 'pg_policy'::regclass, p.polrelid FROM pg_policy p),
+          SELECT p.oid, 'pg_policy'::regclass, p.polrelid, 'policy' FROM pg_policy p),
 -- functions PostgreSQL calls for values of a type: casts (a user type's side), domain checks,
 -- range functions, a type's input and output
 trap (typ, fn, what) AS (
@@ -118,9 +119,9 @@ trap (typ, fn, what) AS (
 # One round trip, every time:
 # - ("function", schema, name) for each user-defined function (outside pg_catalog, not created
 #   by an extension);
-# - ("calls" | "reads", view schema, view, schema, function | view) for each dependency of a
-#   view's rewrite rule (or a table's row-level security policy) on a function, a view, or a
-#   user operator (then its function);
+# - ("calls" | "reads", view schema, view, schema, function | view, kind) for each dependency of
+#   a view's rewrite rule (kind NULL) or a table's row-level security policy (kind 'policy') on
+#   a function, a view, or a user operator (then its function);
 # - ("operator", schema, name, function schema, function, what) for each operator whose
 #   function (or selectivity estimator) is a user function;
 # - ("explicit cast" | "implicit cast", NULL, NULL, ...) for casts between built-in types with
@@ -151,20 +152,20 @@ FROM user_function p JOIN pg_proc pp ON pp.oid = p.oid
 JOIN pg_type a ON a.oid = pp.proargtypes[0]
 WHERE pp.pronargs >= 1 AND pp.pronargs - pp.pronargdefaults <= 1 AND a.typtype IN ('c', 'd', 'p')
 UNION ALL
-SELECT DISTINCT 'calls', vn.nspname, v.relname, fn.nspname, f.proname, NULL
+SELECT DISTINCT 'calls', vn.nspname, v.relname, fn.nspname, f.proname, o.kind
 FROM owner o JOIN pg_depend d ON d.classid = o.classid AND d.objid = o.objid
 JOIN pg_class v ON v.oid = o.relid JOIN user_schema vn ON vn.oid = v.relnamespace
 JOIN pg_proc f ON d.refclassid = 'pg_proc'::regclass AND f.oid = d.refobjid
 JOIN pg_namespace fn ON fn.oid = f.pronamespace
 UNION ALL
-SELECT DISTINCT 'calls', vn.nspname, v.relname, f.nspname, f.proname, NULL
+SELECT DISTINCT 'calls', vn.nspname, v.relname, f.nspname, f.proname, o.kind
 FROM pg_depend d JOIN operator u ON u.oid = d.refobjid
 JOIN owner o ON o.classid = d.classid AND o.objid = d.objid
 JOIN pg_class v ON v.oid = o.relid JOIN user_schema vn ON vn.oid = v.relnamespace
 JOIN user_function f ON f.oid = u.fn
 WHERE d.refclassid = 'pg_operator'::regclass AND d.refobjid >= 16384
 UNION ALL
-SELECT DISTINCT 'reads', vn.nspname, v.relname, tn.nspname, t.relname, NULL
+SELECT DISTINCT 'reads', vn.nspname, v.relname, tn.nspname, t.relname, o.kind
 FROM owner o JOIN pg_depend d ON d.classid = o.classid AND d.objid = o.objid
 JOIN pg_class v ON v.oid = o.relid JOIN user_schema vn ON vn.oid = v.relnamespace
 JOIN pg_class t ON d.refclassid = 'pg_class'::regclass AND t.oid = d.refobjid
@@ -224,7 +225,7 @@ SELECT DISTINCT 'function type', p.nspname, p.proname, f.nspname, f.proname, r.w
 FROM user_function p JOIN reach r ON r.typ = p.prorettype OR r.typ = ANY (p.proargtypes)
 JOIN user_function f ON f.oid = r.fn
 UNION ALL
-SELECT DISTINCT 'calls', vn.nspname, v.relname, f.nspname, f.proname, NULL
+SELECT DISTINCT 'calls', vn.nspname, v.relname, f.nspname, f.proname, o.kind
 FROM reach r
 CROSS JOIN LATERAL (SELECT classid, objid FROM pg_depend
                     WHERE refclassid = 'pg_type'::regclass AND refobjid = r.typ OFFSET 0) d
@@ -368,6 +369,8 @@ class PostgresConnection(DbConnection):
             [(r[1], r[2]) for r in rows if r[0] == "function"],
             [r[1:5] for r in rows if r[0] == "calls"], [r[1:5] for r in rows if r[0] == "reads"],
             attribute_functions=[(r[1], r[2]) for r in rows if r[0] == "attribute"],
+            policies=[(r[1], r[2]) for r in rows if r[0] in ("calls", "reads")
+                      and r[5] == "policy"],
             dialect="postgres",
             implicit=ImplicitCalls.from_catalogue(
                 [tuple(r) for r in rows if r[0] not in ("function", "calls", "reads", "types",

@@ -55,6 +55,9 @@ class UserFunctions:
     #: View (``schema.name`` and bare name) -> the denied or unlisted function it calls or the
     #: credential table it reads (``view_reach.py``).
     refused_views: Mapping[str, Reach] = field(default_factory=dict)
+    #: Tables (``schema.name`` and bare name) whose row-level security policy is what reaches
+    #: (PostgreSQL): a refusal names the policy, not a view.
+    policy_tables: frozenset[str] = frozenset()
 
     @classmethod
     def from_catalogue(cls, functions: Iterable[tuple[str, str]],
@@ -64,12 +67,14 @@ class UserFunctions:
                        implicit: ImplicitCalls = NO_IMPLICIT_CALLS,
                        attribute_functions: Iterable[tuple[str, str]] = (),
                        dialect: str | None = None,
-                       unadmitted: Mapping[str, Reach] | None = None) -> UserFunctions:
+                       unadmitted: Mapping[str, Reach] | None = None,
+                       policies: Iterable[tuple[str, str]] = ()) -> UserFunctions:
         """From ``(schema, function)`` rows, ``(view schema, view, schema, function)`` calls
         (of any function) and ``(view schema, view, schema, relation)`` reads; a view reaches
         what the views it reads reach. With the backend's sqlglot ``dialect``, views are also
         judged by its guard profile (``view_reach.py``; ``unadmitted``: the views whose text
-        calls what its allowlist does not admit)."""
+        calls what its allowlist does not admit). ``policies``: the ``(schema, table)`` whose
+        calls and reads are those of a row-level security policy."""
         view_calls, view_reads = list(view_calls), list(view_reads)
         names = frozenset(_qualified(s, f) for s, f in functions)
         reached: dict[str, set[str]] = {}
@@ -102,7 +107,8 @@ class UserFunctions:
         return cls(names, views, qualified_calls_are_user, implicit,
                    frozenset(_qualified(s, f) for s, f in attribute_functions),
                    refused_reach(dialect, view_calls, view_reads, unadmitted)
-                   if dialect else {})
+                   if dialect else {},
+                   frozenset(name for s, t in policies for name in (_qualified(s, t), t.lower())))
 
 
 NO_USER_FUNCTIONS = UserFunctions()
@@ -198,9 +204,10 @@ def refuse_view(name: str, schema: str | None, catalogue: UserFunctions,
     row lookups and queries alike."""
     calls = catalogue.views.get(_qualified(schema, name), frozenset())
     allowed = frozenset(a.lower() for a in allowed)
+    policy = _qualified(schema, name) in catalogue.policy_tables
     for function in sorted(calls):
         if not {function, _bare(function)} & allowed:
-            raise _refusal(function, name, db_id)
+            raise _refusal(function, name, db_id, policy=policy)
     refuse_relation(_qualified(schema, name), catalogue.implicit, allowed, db_id=db_id)
     refuse_reaching_view(name, schema, catalogue.refused_views, allowed, db_id=db_id)
 
@@ -265,8 +272,10 @@ def attribute_names(expression: exp.Expr) -> Iterator[str]:
 
 
 def _refusal(function: str, view: str | None, db_id: str, *,
-             as_column: str | None = None) -> QueryRejectedError:
+             as_column: str | None = None, policy: bool = False) -> QueryRejectedError:
     through = f" (through the view {view})" if view else ""
+    if view and policy:
+        through = f" (through the row-level security policy of the table {view})"
     if as_column:
         through = f" (written as the column {as_column}, which PostgreSQL reads as a call)"
     return QueryRejectedError(
