@@ -192,8 +192,8 @@ def screen_array_elements(connection: DbConnection, tables: list[TableInfo],
     settings = settings or EnumScreeningSettings()
     inspector = create_inspector(connection)
     unnest = inspector.unnest_function
-    jobs = [(t, arrays) for t in tables
-            if not t.is_view and t.row_count != 0 and unnest is not None
+    jobs = [(t, arrays) for t in tables  # unreadable: the samples' step said why
+            if not t.is_view and t.row_count != 0 and unnest is not None and not t.unreadable
             and (arrays := [c for c in t.columns if not c.secret and not c.is_primary_key
                             and label_array_element(c.data_type)])]
     functions = connection.user_functions() if jobs else None
