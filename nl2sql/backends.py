@@ -63,6 +63,9 @@ class Backend:
     #: ``"module:Class"`` of how its SQL truncates a timestamp to a grain and shifts a date
     #: (metric queries); the default is standard ``DATE_TRUNC`` and interval arithmetic.
     metric_time_sql: str = "nl2sql.semantic.time_sql:TimeSql"
+    #: How its SQL tests that an array, or a MySQL ``SET``, holds a value (a value hint's
+    #: condition): ``{column}`` and ``{value}`` are SQL text.
+    element_test: str = "ARRAY_CONTAINS({column}, {value})"
 
     @property
     def takes_password(self) -> bool:
@@ -119,7 +122,8 @@ BACKENDS: dict[str, Backend] = {
         operations_class="nl2sql.db.postgres:PostgresOperations",
         inspector_class="nl2sql.inspection.postgres:PostgresSchemaInspector",
         required_fields=("dbname",), default_schema="public", default_port=5432,
-        folds_unquoted_case=True, guard_profile="nl2sql.sql_guard.profiles:PostgresProfile"),
+        folds_unquoted_case=True, guard_profile="nl2sql.sql_guard.profiles:PostgresProfile",
+        element_test="{value} = ANY({column})"),
     "spark": Backend(
         name="spark", label="Spark SQL", sqlglot_dialect="spark",
         sqlalchemy_dialect="nl2sql.db.spark_sql:SparkDialect",
@@ -135,7 +139,8 @@ BACKENDS: dict[str, Backend] = {
         inspector_class="nl2sql.inspection.mysql:MysqlSchemaInspector",
         required_fields=("dbname",), default_port=3306, url_schemes=("mariadb",),
         guard_profile="nl2sql.sql_guard.profiles:MysqlProfile", extra="mysql",
-        metric_time_sql="nl2sql.semantic.time_sql:MysqlTimeSql"),
+        metric_time_sql="nl2sql.semantic.time_sql:MysqlTimeSql",
+        element_test="FIND_IN_SET({value}, {column}) > 0"),
     "duckdb": Backend(  # a .duckdb file and/or CSV/Parquet/JSON files as views
         name="duckdb", label="DuckDB", sqlglot_dialect="duckdb",
         # duckdb_engine's dialect derives from Postgres' and quotes the same way; naming

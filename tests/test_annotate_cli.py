@@ -80,8 +80,14 @@ def test_summary_on_stdout_and_options(data_dir: Path,
     out, _err = capsys.readouterr()
     assert out.startswith("bookstore: 6 tables + 1 view,")
     info = load_db_info(data_dir, "bookstore")
-    # genre (7 values) is over the limit of 5; format, status, channel, reason are not.
-    assert {c.name for c in info.enum_columns} == {"format", "status", "channel", "reason"}
+    # The CHECK constraints list the values of genre (7, over the limit of 5), format,
+    # status, channel and reason, whatever the limit; screening finds city (13 values) and
+    # country (20) over it: no candidate left for the LLM.
+    assert {c.name for c in info.enum_columns} == {"genre", "format", "status", "channel",
+                                                   "reason"}
+    assert all(c.enum_decision == "schema" for c in info.enum_columns)
+    assert not any(c.enum_candidates for t in info.tables for c in t.columns)
+    assert "candidates left" not in out  # "(+2 candidates left for the LLM)" by default
     assert all(t.sample_data_csv is None for t in info.tables)
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
+from nl2sql.backends import Backend
 from nl2sql.schema.models import DbInfo, holds_elements
 from nl2sql.schema.provenance import without_placeholders
 from nl2sql.schema.cache import cache_path, load_db_info
@@ -217,8 +218,7 @@ class ContextEngine:
             tables, schema_sql = pruned.tables, pruned.schema_sql
             tokens = estimate_tokens(schema_sql)
         kept = {t.name for t in tables}
-        hints = value_hints(matches, kept, self.configs.get(db_id).backend.sqlglot_dialect,
-                            loaded.info)
+        hints = value_hints(matches, kept, self.configs.get(db_id).backend, loaded.info)
         examples = rank_examples(question, vector, verified_examples(self.store, db_id),
                                  cache_examples(loaded.info))
         glossary = glossary_for(question, vector, self.data_dir, db_id)
@@ -231,11 +231,12 @@ class ContextEngine:
             budget_tokens=budget, ambiguous_between=ambiguous(candidates))
 
 def value_hints(matches: list, kept: set[str],  # type: ignore[type-arg]
-                dialect: str, info: DbInfo | None = None) -> list[ValueHint]:
+                backend: Backend, info: DbInfo | None = None) -> list[ValueHint]:
     """The value matches as hints: in kept tables first, each (table, column, value) once,
-    with the value written as a string literal of ``dialect`` (in Spark SQL ``'it''s'`` is
-    two strings run together: ``its``), and an element of an array or SET column of ``info``
-    found as one (``_element_test``)."""
+    with the value written as a string literal of ``backend``'s dialect (in Spark SQL
+    ``'it''s'`` is two strings run together: ``its``), and an element of an array or SET
+    column of ``info`` found as one (``Backend.element_test``: ``'x' = ANY(t.c)``)."""
+    dialect = backend.sqlglot_dialect
     ordered = sorted(matches, key=lambda m: (m.table not in kept, -m.score, -len(m.matched)))
     hints, seen = [], set()
     for match in ordered:
@@ -248,28 +249,15 @@ def value_hints(matches: list, kept: set[str],  # type: ignore[type-arg]
         column = table.column(match.column) if table is not None else None
         condition = ""
         if column is not None and holds_elements(column.data_type):
-            condition = _element_test(exp.column(match.column, table=match.table), literal,
-                                      dialect)
+            condition = backend.element_test.format(
+                column=exp.column(match.column, table=match.table).sql(dialect=dialect),
+                value=literal.sql(dialect=dialect))
         hints.append(ValueHint(table=match.table, column=match.column, value=match.value,
                                matched=match.matched).written(literal.sql(dialect=dialect),
                                                               condition))
         if len(hints) >= MAX_VALUE_HINTS:
             break
     return hints
-
-
-def _element_test(column: exp.Column, literal: exp.Literal, dialect: str) -> str:
-    """The condition that a value of ``column`` (``holds_elements``) has the element
-    ``literal``, in ``dialect``: ``'x' = ANY(t.c)``, ``FIND_IN_SET('x', t.c) > 0`` (a MySQL
-    ``SET``), ``ARRAY_CONTAINS(t.c, 'x')``."""
-    if dialect == "postgres":
-        test: exp.Expr = exp.EQ(this=literal, expression=exp.Any(this=exp.paren(column)))
-    elif dialect == "mysql":
-        test = exp.GT(this=exp.Anonymous(this="FIND_IN_SET", expressions=[literal, column]),
-                      expression=exp.Literal.number(0))
-    else:
-        test = exp.ArrayContains(this=column, expression=literal)
-    return test.sql(dialect=dialect)
 
 
 def question_vector(question: str) -> np.ndarray | None:

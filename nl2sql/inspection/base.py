@@ -57,6 +57,7 @@ class ReflectedSchema:
     unique_constraints: dict[str, list[dict[str, Any]]]
     comments: dict[str, str | None]
     row_counts: dict[str, RowCount] = field(default_factory=dict)
+    check_constraints: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     database_comment: str | None = None
     #: Several schemas (``schema:`` a list or ``*``): the schemas reflected, and for each
     #: schema-qualified key (``sales.orders``) its ``(schema, table)``.
@@ -194,6 +195,7 @@ class DbSchemaInspector(ABC):
                                                                         **only))
                 uniques = by_name(inspector.get_multi_unique_constraints(schema=schema,
                                                                          kind=kind, **only))
+                checks = by_name(self._check_constraints(inspector, schema, kind, only))
                 comments: dict[str, str | None] = {}
                 if self.supports_comments:
                     comments = {name: value.get("text") for name, value in by_name(
@@ -213,7 +215,7 @@ class DbSchemaInspector(ABC):
         reflected = ReflectedSchema(
             schema=schema, tables=sorted(tables), views=views, columns=columns,
             primary_keys=primary_keys, foreign_keys=foreign_keys, indexes=indexes,
-            unique_constraints=uniques, comments=comments)
+            unique_constraints=uniques, comments=comments, check_constraints=checks)
         self._complete_types(conn, reflected)
         self._complete_indexes(conn, reflected)
         self._complete_foreign_keys(conn, reflected)
@@ -241,6 +243,15 @@ class DbSchemaInspector(ABC):
                 continue  # the samples' step says why (the same refusal)
             countable.append(name)
         return countable
+
+    def _check_constraints(self, inspector: Inspector, schema: str | None, kind: ObjectKind,
+                           only: dict[str, Any]) -> dict[tuple[str | None, str], Any]:
+        """The tables' CHECK constraints (``{name, sqltext}``), where the dialect reflects them
+        (not every one does: none then)."""
+        try:
+            return inspector.get_multi_check_constraints(schema=schema, kind=kind, **only)
+        except NotImplementedError:
+            return {}
 
     def _elsewhere(self, work: Callable[[Inspector, Connection], T]) -> T:
         """``work`` through a connection of its own (``parallel_reflection``)."""
@@ -473,7 +484,8 @@ def _merge(parts: list[ReflectedSchema], schemas: list[str]) -> ReflectedSchema:
                                (merged.indexes, part.indexes),
                                (merged.unique_constraints, part.unique_constraints),
                                (merged.comments, part.comments),
-                               (merged.row_counts, part.row_counts)):
+                               (merged.row_counts, part.row_counts),
+                               (merged.check_constraints, part.check_constraints)):
             target.update({key(name): value for name, value in source.items()})  # type: ignore[attr-defined]
         for name, fks in part.foreign_keys.items():
             merged.foreign_keys[key(name)] = [

@@ -15,10 +15,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import sqlglot
 from sqlalchemy import (ColumnElement, Connection, Double, FromClause, String, TableClause,
                         cast, column, text)
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.types import NullType
+from sqlglot import exp
 
 from nl2sql.errors import ConfigError
 from nl2sql.inspection.base import (DbSchemaInspector, ReflectedSchema, RowCount,
@@ -42,6 +44,9 @@ _CONSTRAINTS = text(f"SELECT table_name, constraint_type, constraint_name, "
                     f"('PRIMARY KEY', 'UNIQUE', 'FOREIGN KEY') ORDER BY constraint_index")
 _INDEXES = text(f"SELECT table_name, index_name, is_unique, expressions FROM duckdb_indexes() "
                 f"WHERE {_SCOPE}")
+# DuckDB names its CHECK constraints itself: the condition alone is kept.
+_CHECKS = text(f"SELECT table_name, expression FROM duckdb_constraints() "
+               f"WHERE {_SCOPE} AND constraint_type = 'CHECK' ORDER BY constraint_index")
 
 
 class DuckdbSchemaInspector(DbSchemaInspector):
@@ -104,10 +109,16 @@ class DuckdbSchemaInspector(DbSchemaInspector):
             indexes.setdefault(table, []).append(self._index(name, names, bool(unique), False))
         for entries in indexes.values():
             entries.sort(key=lambda index: index["name"] or "")
+        checks: dict[str, list[dict[str, Any]]] = {}
+        for table, expression in conn.execute(_CHECKS, params):
+            condition = sqlglot.parse_one(expression, read="duckdb")
+            if isinstance(condition, exp.Paren):  # "(qty > 0)"
+                expression = condition.this.sql(dialect="duckdb")
+            checks.setdefault(table, []).append({"name": None, "sqltext": expression})
         reflected = ReflectedSchema(
             schema=self.schema, tables=sorted(tables), views=views, columns=columns,
             primary_keys=primary_keys, foreign_keys=foreign_keys, indexes=indexes,
-            unique_constraints=uniques, comments=comments)
+            unique_constraints=uniques, comments=comments, check_constraints=checks)
         reflected.row_counts = self._counts(conn, reflected.tables, estimates)
         return reflected
 

@@ -13,19 +13,25 @@ Decisions, the same on every backend:
   on that column alone (the primary key is ``is_primary_key`` instead).
 - Database comments (Postgres ``COMMENT ON``) become descriptions with
   ``description_source="comment"``.
+- CHECK constraints are kept as the database reports their condition, where the dialect
+  reflects them; one that allows a column only a list of strings (``status IN ('new',
+  'paid')``, PostgreSQL's ``status = ANY (ARRAY['new'::text, ...])``) makes those the column's
+  enum values, decided by the schema like a native enum's (all of them, used or not yet).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import sqlglot
 from sqlalchemy import Connection
+from sqlglot import exp
 
 from nl2sql.db.base import DbConnection
 from nl2sql._helpers import gc_paused
 from nl2sql.inspection.base import DbSchemaInspector, ReflectedSchema, RowCount
 from nl2sql.inspection.base import create_inspector
-from nl2sql.schema.models import DbInfo, ForeignKeyInfo, IndexInfo, TableInfo
+from nl2sql.schema.models import CheckInfo, DbInfo, ForeignKeyInfo, IndexInfo, TableInfo
 
 
 class DbSchemaExtractor:
@@ -59,6 +65,15 @@ class DbSchemaExtractor:
             reflected.unique_constraints.get(name, []), reflected.indexes.get(name, []))
         columns = [self._column(conn, column, pk_columns, unique_columns)
                    for column in reflected.columns.get(name, [])]
+        checks = [CheckInfo(name=check.get("name"), sql=" ".join(str(check["sqltext"]).split()))
+                  for check in reflected.check_constraints.get(name, [])
+                  if check.get("sqltext")]
+        for check in checks:
+            allowed = allowed_values(check.sql, self.connection.sqlglot_dialect)
+            column = next((c for c in columns if allowed and c["name"] == allowed[0]), None)
+            if allowed and column is not None and not column["is_enum"]:
+                column.update(is_enum=True, enum_values=allowed[1], enum_decision="schema")
+                check.lists_values_of = column["name"]
         comment = _text(reflected.comments.get(name))
         row_count = RowCount(None) if is_view else reflected.row_counts.get(name, RowCount(None))
         # Several schemas: ``name`` is schema-qualified and ``table_name`` the table's own.
@@ -68,7 +83,7 @@ class DbSchemaExtractor:
             description=comment, description_source="comment" if comment else None,
             columns=columns,
             foreign_keys=[self._foreign_key(fk) for fk in reflected.foreign_keys.get(name, [])],
-            indexes=indexes, row_count=row_count.value,
+            indexes=indexes, check_constraints=checks, row_count=row_count.value,
             row_count_is_estimate=row_count.is_estimate)
 
     def _column(self, conn: Connection, column: dict[str, Any], pk_columns: list[str],
@@ -101,6 +116,36 @@ class DbSchemaExtractor:
                                else None),
             on_delete=_referential_action(options.get("ondelete")),
             on_update=_referential_action(options.get("onupdate")))
+
+
+def allowed_values(condition: str, dialect: str) -> tuple[str, list[str]] | None:
+    """``(column, values)`` when a CHECK ``condition`` allows the column only those strings
+    (``c IN ('a', 'b')``, ``c = ANY (ARRAY['a'::text, 'b'::text])``, casts and charset
+    introducers aside); None for any other condition."""
+    try:
+        tree = sqlglot.parse_one(condition, read=dialect)
+    except sqlglot.errors.ParseError:
+        return None
+    tree = _bare(tree)
+    if isinstance(tree, exp.In) and not tree.args.get("query"):
+        column, items = _bare(tree.this), tree.expressions
+    elif isinstance(tree, exp.EQ) and isinstance(tree.expression, exp.Any):
+        column, array = _bare(tree.this), _bare(tree.expression.this)
+        items = array.expressions if isinstance(array, exp.Array) else []
+    else:
+        return None
+    values = [_bare(item) for item in items]
+    if not isinstance(column, exp.Column) or not values or not all(
+            isinstance(v, exp.Literal) and v.is_string for v in values):
+        return None
+    return column.name, list(dict.fromkeys(v.this for v in values))
+
+
+def _bare(node: exp.Expr) -> exp.Expr:
+    """``node`` without the parentheses, casts and charset introducers around it."""
+    while isinstance(node, (exp.Paren, exp.Cast, exp.Introducer)):
+        node = node.this if not isinstance(node, exp.Introducer) else node.expression
+    return node
 
 
 def _index(index: dict[str, Any]) -> IndexInfo:

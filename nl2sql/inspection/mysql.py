@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import Connection, bindparam, text
+from sqlalchemy.engine.reflection import Inspector, ObjectKind
 from sqlalchemy.exc import DBAPIError
 
 from nl2sql.inspection.base import DbSchemaInspector, ReflectedSchema, RowCount
@@ -42,6 +43,15 @@ _MARIADB_JSON_SQL = text(f"""
 SELECT TABLE_NAME, CONSTRAINT_NAME FROM information_schema.CHECK_CONSTRAINTS
 WHERE CONSTRAINT_SCHEMA = {_SCHEMA}
   AND CHECK_CLAUSE = CONCAT('json_valid(`', REPLACE(CONSTRAINT_NAME, '`', '``'), '`)')
+""")
+
+# MariaDB's CHECK constraints, column-level ones too (``status varchar(10) CHECK (status IN
+# (...))``), which SQLAlchemy, reading ``SHOW CREATE TABLE``, leaves out (hand-written catalogue
+# SQL; MySQL 8 makes every check a table's, which SQLAlchemy reads). Not the JSON columns' own.
+_MARIADB_CHECKS_SQL = text(f"""
+SELECT TABLE_NAME, CONSTRAINT_NAME, LEVEL, CHECK_CLAUSE FROM information_schema.CHECK_CONSTRAINTS
+WHERE CONSTRAINT_SCHEMA = {_SCHEMA}
+  AND CHECK_CLAUSE <> CONCAT('json_valid(`', REPLACE(CONSTRAINT_NAME, '`', '``'), '`)')
 """)
 
 
@@ -116,6 +126,20 @@ class MysqlSchemaInspector(DbSchemaInspector):
             for column in columns:
                 if (table, column["name"]) in json:
                     column["declared_type"] = "JSON"
+
+    def _check_constraints(self, inspector: Inspector, schema: str | None, kind: ObjectKind,
+                           only: dict[str, Any]) -> dict[tuple[str | None, str], Any]:
+        conn = inspector.bind
+        if not getattr(conn.dialect, "is_mariadb", False):
+            return super()._check_constraints(inspector, schema, kind, only)
+        wanted = set(only.get("filter_names") or ())
+        found: dict[tuple[str | None, str], list[dict[str, Any]]] = {}
+        for table, name, level, clause in conn.execute(  # type: ignore[union-attr]
+                _MARIADB_CHECKS_SQL, {"schema": schema or self.schema}):
+            if not wanted or table in wanted:
+                found.setdefault((schema, table), []).append(
+                    {"name": name if level == "Table" else None, "sqltext": clause})
+        return found
 
     def native_enum_values(self, column: dict[str, Any]) -> list[str] | None:
         """The values of a native ``ENUM``/``SET`` column, straight from its type."""

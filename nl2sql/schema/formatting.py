@@ -137,6 +137,10 @@ def _table_lines(table: TableInfo, db_type: str,
         if fk.on_update:
             definition += f" ON UPDATE {fk.on_update}"
         body.append((definition, ""))
+    for check in table.check_constraints if only is None else ():
+        if check.lists_values_of is None:  # else the column's enum values say it
+            name = f"CONSTRAINT {q(check.name)} " if check.name else ""
+            body.append((f"{name}CHECK ({check.sql})", ""))
     for i, (definition, comment) in enumerate(body):
         comma = "," if i < len(body) - 1 else ""
         lines.append(f"{INDENT}{definition}{comma}" + (f"  -- {comment}" if comment else ""))

@@ -135,6 +135,16 @@ class IndexInfo(_Model):
     index_type: str | None = None
 
 
+class CheckInfo(_Model):
+    """A CHECK constraint as the database reports its condition (``qty > 0``)."""
+
+    name: str | None = None
+    sql: str
+    #: The column it allows only a list of strings (``status IN ('new', 'paid')``): they are
+    #: that column's enum values, which the schema shows instead of the condition.
+    lists_values_of: str | None = None
+
+
 class TableInfo(_Model):
     name: str
     schema_name: str | None = None
@@ -148,6 +158,7 @@ class TableInfo(_Model):
     columns: list[ColumnInfo] = Field(default_factory=list)
     foreign_keys: list[ForeignKeyInfo] = Field(default_factory=list)
     indexes: list[IndexInfo] = Field(default_factory=list)
+    check_constraints: list[CheckInfo] = Field(default_factory=list)
     row_count: int | None = None
     row_count_is_estimate: bool = False
     sample_data_csv: str | None = None
