@@ -33,8 +33,9 @@ def is_label_type(data_type: str | None) -> bool:
     return not _NOT_A_LABEL_TYPE.search(data_type or "")
 
 
-_ARRAY_OF = re.compile(r"^\s*(?:ARRAY\s*<\s*(?P<inner>.+?)\s*>|(?P<element>[^\[\]]+?)\s*\[\s*\d*\s*\])\s*$",
-                       re.IGNORECASE)
+# ``ARRAY<STRING>`` (Spark) or ``TEXT[]``, ``VARCHAR(20)[3]`` (PostgreSQL, DuckDB): one dimension.
+_ARRAY_OF = re.compile(r"^\s*(?:ARRAY\s*<\s*(?P<inner>.+?)\s*>"
+                       r"|(?P<element>[^\[\]]+?)\s*\[\s*\d*\s*\])\s*$", re.IGNORECASE)
 
 
 def label_array_element(data_type: str | None) -> str | None:
