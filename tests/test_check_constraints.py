@@ -16,6 +16,7 @@ from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.inspection.extractor import allowed_values
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.queries import db_execute_sql_op
+from nl2sql.schema.cache import load_db_info, save_db_info
 from nl2sql.schema.formatting import format_schema
 
 STATUSES = ["new", "paid", "shipped", "refunded"]
@@ -78,3 +79,22 @@ def test_a_check_listing_values_gives_them_all(backend: str, make_db: Callable[.
 def test_which_conditions_list_values(condition: str, dialect: str,
                                       expected: tuple[str, list[str]] | None) -> None:
     assert allowed_values(condition, dialect) == expected
+
+
+def test_the_list_replaces_a_models_earlier_reading(make_db: Callable[..., BackendDb],
+                                                     tmp_path: Path) -> None:
+    """A cache annotated before CHECK lists were read holds the model's verdict on the values
+    it saw (``llm``); the next annotation takes the constraint's list. A person's stays."""
+    db = make_db("sqlite", "shop", script=SCRIPT)
+    annotate_database(db.config, tmp_path)
+    cached = load_db_info(tmp_path, "shop")
+    for name, decision in (("status", "llm"), ("note", "user")):
+        column = cached.table("orders").column(name)
+        column.enum_decision, column.is_enum, column.enum_values = decision, True, ["new", "x"]
+    save_db_info(cached, tmp_path)
+    annotate_database(db.config, tmp_path)
+    orders = load_db_info(tmp_path, "shop").table("orders")
+    assert (orders.column("status").enum_decision, orders.column("status").enum_values) == (
+        "schema", STATUSES)
+    assert (orders.column("note").enum_decision, orders.column("note").enum_values) == (
+        "user", ["new", "x"])

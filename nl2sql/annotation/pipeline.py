@@ -342,7 +342,10 @@ def merge_previous(db_info: DbInfo, previous: DbInfo | None) -> set[str]:
                 column.description = old_column.description
                 column.description_source = old_column.description_source
                 column.description_model = old_column.description_model
-            if old_column.enum_decision in kept:
+            # The schema's own list (a native enum, a CHECK) beats a model's earlier reading
+            # of the values it saw; a person's decision beats both.
+            if old_column.enum_decision in kept and not (
+                    column.enum_decision == "schema" and old_column.enum_decision == "llm"):
                 column.is_enum = old_column.is_enum
                 column.enum_values = list(old_column.enum_values)
                 column.enum_decision = old_column.enum_decision
