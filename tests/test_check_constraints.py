@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BackendDb, write_dbs_yaml
+from conftest import BackendDb, duckdb_config, write_dbs_yaml
 from nl2sql.annotation.pipeline import annotate_database
 from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.inspection.extractor import allowed_values
@@ -18,6 +18,7 @@ from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.queries import db_execute_sql_op
 from nl2sql.schema.cache import load_db_info, save_db_info
 from nl2sql.schema.formatting import format_schema
+from nl2sql.schema.models import is_label_type
 
 STATUSES = ["new", "paid", "shipped", "refunded"]
 SCRIPT = """
@@ -98,3 +99,19 @@ def test_the_list_replaces_a_models_earlier_reading(make_db: Callable[..., Backe
         "schema", STATUSES)
     assert (orders.column("note").enum_decision, orders.column("note").enum_values) == (
         "user", ["new", "x"])
+
+
+def test_a_duckdb_enum_type_gives_its_labels(tmp_path: Path) -> None:
+    """DuckDB reports ``ENUM('sad', 'ok')``: its labels, unused ones too, are the values (it
+    was read as a number type, for the ``NUM`` in ``ENUM``, and left unscreened)."""
+    import duckdb
+    path = tmp_path / "moods.duckdb"
+    with duckdb.connect(str(path)) as conn:
+        conn.execute("CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy', 'it''s fine');"
+                     "CREATE TABLE t (id INTEGER PRIMARY KEY, m mood);"
+                     "INSERT INTO t SELECT i, (['sad', 'ok'])[1 + i % 2] FROM range(1, 41) r(i)")
+    annotate_database(duckdb_config("moods", path), tmp_path / "data")
+    column = load_db_info(tmp_path / "data", "moods").table("t").column("m")
+    assert (column.enum_decision, column.enum_values) == (
+        "schema", ["sad", "ok", "happy", "it's fine"])
+    assert is_label_type(column.data_type) and not is_label_type("NUMERIC(10, 2)")

@@ -11,6 +11,7 @@ comments, declared types and composite keys. Views over configured files count a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,8 @@ _CONSTRAINTS = text(f"SELECT table_name, constraint_type, constraint_name, "
                     f"('PRIMARY KEY', 'UNIQUE', 'FOREIGN KEY') ORDER BY constraint_index")
 _INDEXES = text(f"SELECT table_name, index_name, is_unique, expressions FROM duckdb_indexes() "
                 f"WHERE {_SCOPE}")
+_ENUM_TYPE = re.compile(r"^\s*ENUM\s*\((.*)\)\s*$", re.IGNORECASE | re.DOTALL)
+_LABEL = re.compile(r"'((?:[^']|'')*)'")
 # DuckDB names its CHECK constraints itself: the condition alone is kept.
 _CHECKS = text(f"SELECT table_name, expression FROM duckdb_constraints() "
                f"WHERE {_SCOPE} AND constraint_type = 'CHECK' ORDER BY constraint_index")
@@ -121,6 +124,14 @@ class DuckdbSchemaInspector(DbSchemaInspector):
             unique_constraints=uniques, comments=comments, check_constraints=checks)
         reflected.row_counts = self._counts(conn, reflected.tables, estimates)
         return reflected
+
+    def native_enum_values(self, column: dict[str, Any]) -> list[str] | None:
+        """The labels of an ``ENUM`` type (``CREATE TYPE mood AS ENUM (...)``, reported as
+        ``ENUM('sad', 'ok')``), in their order."""
+        declared = _ENUM_TYPE.match(str(column.get("declared_type") or ""))
+        if declared is None:
+            return None
+        return [label.replace("''", "'") for label in _LABEL.findall(declared.group(1))] or None
 
     def _unbound_views(self, views: Sequence[str]) -> set[str]:
         """The ``views`` DuckDB cannot bind (``DESCRIBE`` runs nothing), one warning each:

@@ -22,7 +22,7 @@ DescriptionSource = Literal["comment", "llm", "user"]
 # times, binary, booleans, structured and network types. Everything else (text, char, varchar,
 # Postgres enum types, untyped SQLite columns) is screened.
 _NOT_A_LABEL_TYPE = re.compile(
-    r"INT|NUM|DEC|REAL|FLOA|DOUB|MONEY|SERIAL|DATE|TIME|INTERVAL|YEAR|BOOL|BIT|BLOB|BYTEA|"
+    r"INT|(?<!E)NUM|DEC|REAL|FLOA|DOUB|MONEY|SERIAL|DATE|TIME|INTERVAL|YEAR|BOOL|BIT|BLOB|BYTEA|"
     r"BINARY|JSON|UUID|XML|GEOM|GEOG|POINT|POLYGON|TSVECTOR|INET|CIDR|MACADDR|ARRAY|\[\]|RANGE",
     re.IGNORECASE)
 
