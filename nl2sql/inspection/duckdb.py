@@ -114,7 +114,10 @@ class DuckdbSchemaInspector(DbSchemaInspector):
             entries.sort(key=lambda index: index["name"] or "")
         checks: dict[str, list[dict[str, Any]]] = {}
         for table, expression in conn.execute(_CHECKS, params):
-            condition = sqlglot.parse_one(expression, read="duckdb")
+            try:
+                condition = sqlglot.parse_one(expression, read="duckdb")
+            except sqlglot.errors.ParseError:
+                condition = None  # shown as DuckDB reports it
             if isinstance(condition, exp.Paren):  # "(qty > 0)"
                 expression = condition.this.sql(dialect="duckdb")
             checks.setdefault(table, []).append({"name": None, "sqltext": expression})
