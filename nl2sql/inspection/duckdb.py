@@ -116,7 +116,7 @@ class DuckdbSchemaInspector(DbSchemaInspector):
         for table, expression in conn.execute(_CHECKS, params):
             try:
                 condition = sqlglot.parse_one(expression, read="duckdb")
-            except sqlglot.errors.ParseError:
+            except sqlglot.errors.SqlglotError:
                 condition = None  # shown as DuckDB reports it
             if isinstance(condition, exp.Paren):  # "(qty > 0)"
                 expression = condition.this.sql(dialect="duckdb")

@@ -124,7 +124,7 @@ def allowed_values(condition: str, dialect: str) -> tuple[str, list[str]] | None
     introducers aside); None for any other condition."""
     try:
         tree = sqlglot.parse_one(condition, read=dialect)
-    except sqlglot.errors.ParseError:
+    except sqlglot.errors.SqlglotError:
         return None
     tree = _bare(tree)
     if isinstance(tree, exp.In) and not tree.args.get("query"):
