@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BackendDb, duckdb_config, write_dbs_yaml
+from conftest import BackendDb, duckdb_config, pg_config, write_dbs_yaml
 from nl2sql.annotation.pipeline import annotate_database
 from nl2sql.config.registry import DbConnectionConfigs
-from nl2sql.inspection.extractor import allowed_values
+from nl2sql.inspection.check_lists import allowed_values
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.queries import db_execute_sql_op
 from nl2sql.schema.cache import load_db_info, save_db_info
@@ -115,3 +115,18 @@ def test_a_duckdb_enum_type_gives_its_labels(tmp_path: Path) -> None:
     assert (column.enum_decision, column.enum_values) == (
         "schema", ["sad", "ok", "happy", "it's fine"])
     assert is_label_type(column.data_type) and not is_label_type("NUMERIC(10, 2)")
+
+
+def test_a_postgres_domain_listing_values_gives_them_all(pg_database: Callable[..., str],
+                                                         tmp_path: Path) -> None:
+    dbname = pg_database(script="""
+        CREATE DOMAIN order_status AS text CHECK (VALUE IN ('open', 'closed', 'void'));
+        CREATE DOMAIN year AS integer CHECK (VALUE >= 1901 AND VALUE <= 2155);
+        CREATE TABLE t (id int PRIMARY KEY, s order_status, y year);
+        INSERT INTO t SELECT g, (ARRAY['open', 'closed'])[1 + g % 2], 2000 FROM
+            generate_series(1, 40) g;""")
+    annotate_database(pg_config("doms", dbname), tmp_path)
+    table = load_db_info(tmp_path, "doms").table("t")
+    assert (table.column("s").enum_decision, table.column("s").enum_values) == (
+        "schema", ["open", "closed", "void"])
+    assert not table.column("y").is_enum

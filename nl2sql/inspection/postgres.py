@@ -11,6 +11,7 @@ from sqlalchemy.engine.reflection import Inspector, ObjectKind
 from sqlalchemy.exc import DBAPIError
 
 from nl2sql.inspection.base import DbSchemaInspector, ReflectedSchema, RowCount
+from nl2sql.inspection.check_lists import allowed_values
 from nl2sql.inspection import postgres_batches
 from nl2sql.inspection.statistics import ColumnStats, EnumScreeningSettings, Relation
 from nl2sql.schema.models import EnumValueCount, TableInfo
@@ -117,9 +118,15 @@ class PostgresSchemaInspector(DbSchemaInspector):
     def native_enum_values(self, column: dict[str, Any]) -> list[str] | None:
         """The labels of a column of an enum type (``CREATE TYPE mood AS ENUM (...)``), in
         their order, as SQLAlchemy reflects them from ``pg_enum``: complete, whatever the
-        table's size (screening would see a sample of a big one)."""
+        table's size (screening would see a sample of a big one); or of a domain whose check
+        lists them (``CREATE DOMAIN status AS text CHECK (VALUE IN ('open', 'closed'))``)."""
         values = getattr(column["type"], "enums", None)
-        return list(values) if values else None
+        if values:
+            return list(values)
+        check = getattr(column["type"], "check", None)  # a DOMAIN's
+        allowed = allowed_values(str(getattr(check, "text", check)), "postgres") \
+            if check is not None else None
+        return allowed[1] if allowed and allowed[0].upper() == "VALUE" else None
 
     def row_counts(self, conn: Connection, tables: Sequence[str]) -> dict[str, RowCount]:
         """Exact counts for small tables (size 0 means empty: no query), ``reltuples`` for
