@@ -96,3 +96,26 @@ def test_a_role_the_login_cannot_take_is_one_sentence(ops: OpsContext,
                                           f"nl2sql_no_such_role TO {server['login']}"):
         db_execute_sql_op(carl, "shop", "SELECT 1")
     assert _rows(ops, "SELECT CURRENT_ROLE() AS r") == [[server["own"]]]  # still good
+
+
+def test_annotate_with_a_login_holding_some_columns_of_a_table(
+        make_db, tmp_path, caplog: pytest.LogCaptureFixture) -> None:  # noqa: ANN001
+    """``GRANT SELECT (name) ON t``: the server refuses to describe ``t`` to the login (``SHOW
+    CREATE TABLE``, error 1142), and annotate-schema ended in an internal error. The table is
+    left out with one warning; the others are annotated."""
+    import logging
+
+    from nl2sql.annotation.pipeline import annotate_database
+    from nl2sql.schema.cache import load_db_info
+
+    db = make_db("mysql", "shop", script=SCRIPT)
+    dbname, login = db.config.dbname, f"nl2sql_c_{uuid.uuid4().hex[:8]}"
+    _admin(f"CREATE USER `{login}`@`%`", f"GRANT SELECT ON `{dbname}`.sales TO `{login}`@`%`",
+           f"GRANT SELECT (name) ON `{dbname}`.salaries TO `{login}`@`%`")
+    try:
+        with caplog.at_level(logging.WARNING, logger="nl2sql"):
+            annotate_database(mysql_config("shop", dbname, user=login), tmp_path)
+        assert [t.name for t in load_db_info(tmp_path, "shop").tables] == ["sales"]
+        assert "salaries left out of the schema: the database cannot describe it" in caplog.text
+    finally:
+        _admin(f"DROP USER IF EXISTS `{login}`@`%`")

@@ -280,3 +280,20 @@ def test_mariadb_logins_are_reported_and_refused_when_required(mysql_logins,  # 
         assert "WARNING" not in _listed(ops, "ro")
     finally:
         ops.close()
+
+
+def test_a_view_too_slow_to_sample_is_not_called_unreadable(
+        pg_database, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:  # noqa: ANN001
+    """A sample cut by the time limit (or a lost connection) says nothing about what a
+    query may read: the view keeps its place in the schema and the context engine."""
+    from nl2sql.annotation.pipeline import annotate_database
+    from nl2sql.schema.cache import load_db_info
+
+    dbname = pg_database(script="CREATE TABLE t (id int PRIMARY KEY);"
+                                "INSERT INTO t SELECT generate_series(1, 10);"
+                                "CREATE VIEW slow AS SELECT id, pg_sleep(0.6)::text AS z FROM t")
+    with caplog.at_level(logging.WARNING, logger="nl2sql"):
+        annotate_database(_pg("slowv", dbname, query_timeout_seconds=1), tmp_path)
+    assert "no sample rows for slow: canceling statement due to statement timeout" in caplog.text
+    view = load_db_info(tmp_path, "slowv").table("slow")
+    assert view.sample_data_csv is None and view.unreadable is None

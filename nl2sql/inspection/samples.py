@@ -77,10 +77,29 @@ def collect_sample(connection: DbConnection, table_info: TableInfo,
             rows = [tuple(row) for row in conn.execute(query)]
     except DBAPIError as exc:
         # A broken view or a permission gap must not stop the annotation of the other tables.
-        table_info.unreadable = refusal_reason(exc)
-        log.warning("no sample rows for %s: %s", table_info.name, table_info.unreadable)
+        reason = refusal_reason(exc)
+        if _refused_for_good(exc):  # not a timeout or a dropped connection
+            table_info.unreadable = reason
+        log.warning("no sample rows for %s: %s", table_info.name, reason)
         return None
     return _sample_csv(table_info, rows, settings.max_chars)
+
+
+#: MySQL/MariaDB errors that refuse a relation until someone changes it or a grant: no
+#: privilege on the database, table, column or routine; a view whose table, column or function
+#: is gone or whose definer lacks the right; a view whose definer does not exist.
+_MYSQL_REFUSALS = frozenset({1044, 1142, 1143, 1227, 1356, 1370, 1449})
+
+
+def _refused_for_good(exc: DBAPIError) -> bool:
+    """Whether the database refused the reading for as long as nobody changes a grant or the
+    relation (PostgreSQL's insufficient privilege, MySQL's access errors), not for the moment
+    (a statement timeout, a lost connection, a lock): only then is a relation unreadable."""
+    orig = exc.orig
+    if getattr(orig, "sqlstate", None) == "42501":  # PostgreSQL: insufficient_privilege
+        return True
+    args = getattr(orig, "args", ())
+    return bool(args) and isinstance(args[0], int) and args[0] in _MYSQL_REFUSALS
 
 
 def _read_columns(table_info: TableInfo) -> list[str]:
