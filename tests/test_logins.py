@@ -55,8 +55,8 @@ def pg_logins(pg_database, pg_server: str) -> Iterator[tuple[str, str, str]]:  #
 def pg_partly_readable(pg_database, pg_server: str) -> Iterator[tuple[str, str]]:  # noqa: ANN001
     """A read-only role (USAGE on public, SELECT on its tables) in a database where the
     superuser installed pg_buffercache (its view granted with the rest; its function
-    pg_buffercache_pages is not executable), one table the role may not read and one whose
-    row-level security policy calls a user-defined function."""
+    pg_buffercache_pages is not executable), one table the role may not read, one it may read
+    two columns of, and one whose row-level security policy calls a user-defined function."""
     dbname = pg_database(script=(
         "CREATE TABLE genre (id int PRIMARY KEY, name text);"
         "INSERT INTO genre SELECT g, (ARRAY['Rock', 'Jazz', 'Pop'])[g % 3 + 1] "
@@ -69,6 +69,8 @@ def pg_partly_readable(pg_database, pg_server: str) -> Iterator[tuple[str, str]]
         "INSERT INTO notes SELECT g, g % 3, 'n' || g FROM generate_series(1, 40) g;"
         "ALTER TABLE notes ENABLE ROW LEVEL SECURITY;"
         "CREATE POLICY own ON notes FOR SELECT USING (own_rows(owner));"
+        "CREATE TABLE staff (id int PRIMARY KEY, name text, salary int);"
+        "INSERT INTO staff SELECT g, 'n' || g, g FROM generate_series(1, 10) g;"
         "ANALYZE;"
         "CREATE EXTENSION pg_buffercache;"))
     role = f"nl2sql_ro_{uuid.uuid4().hex[:8]}"
@@ -79,6 +81,8 @@ def pg_partly_readable(pg_database, pg_server: str) -> Iterator[tuple[str, str]]
         admin.execute(f"GRANT USAGE ON SCHEMA public TO {role}")
         admin.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role}")
         admin.execute(f"REVOKE SELECT ON payroll FROM {role}")
+        admin.execute(f"REVOKE SELECT ON staff FROM {role}")
+        admin.execute(f"GRANT SELECT (id, name) ON staff TO {role}")
     try:
         yield dbname, role
     finally:
@@ -111,7 +115,7 @@ def test_annotate_with_a_read_only_role_describes_what_it_cannot_read(
     assert "no enum screening for payroll: permission denied for table payroll" in err
     info = load_db_info(tmp_path / "data", "shop")
     tables = {t.name: t for t in info.tables}
-    assert set(tables) == {"genre", "payroll", "pg_buffercache", "notes"}
+    assert set(tables) == {"genre", "payroll", "pg_buffercache", "notes", "staff"}
     assert tables["genre"].sample_data_csv and tables["payroll"].sample_data_csv is None
     # Counted although the count of payroll, in the same statement, is refused.
     assert (tables["genre"].row_count, tables["genre"].row_count_is_estimate) == (60, False)
@@ -125,15 +129,18 @@ def test_annotate_with_a_read_only_role_describes_what_it_cannot_read(
     # leaves them out when it picks tables.
     assert tables["genre"].unreadable is None
     assert tables["payroll"].unreadable == "permission denied for table payroll"
+    # Two of its columns granted: queries of them work, so it is no unreadable table.
+    assert tables["staff"].sample_data_csv is None and tables["staff"].unreadable is None
     schema = format_schema(info)
     assert ("-- Queries cannot read it here: The query calls the user-defined function "
             "public.own_rows") in schema
     assert "-- Queries cannot read it here: permission denied for table payroll" in schema
     from nl2sql.context_engine.engine import ContextEngine
     registry = DbConnectionConfigs.load(config, data_dir=tmp_path / "data")
-    kept = ContextEngine(registry).context("the grade and body of payroll notes by genre name",
-                                           db_id="shop", budget_tokens=200).tables
-    assert [t.name for t in kept] == ["genre"]
+    kept = ContextEngine(registry).context(
+        "the grade and body of payroll notes by genre name and staff name", db_id="shop",
+        budget_tokens=250).tables
+    assert sorted(t.name for t in kept) == ["genre", "staff"]
     name = next(c for c in tables["genre"].columns if c.name == "name")
     assert name.is_enum and sorted(name.enum_values) == ["Jazz", "Pop", "Rock"]
     assert [c.name for c in tables["payroll"].columns] == ["id", "grade"]

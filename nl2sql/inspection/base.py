@@ -441,6 +441,12 @@ class DbSchemaInspector(ABC):
         """A bounded sample of a big table; by default its first ``sample_size`` rows."""
         return select(*base.c).limit(settings.sample_size).subquery("sample")
 
+    def reads_some_columns(self, conn: Connection, table_info: TableInfo) -> bool:
+        """Whether the login may read some columns of a relation it may not read whole (a
+        column grant, ``GRANT SELECT (id, name) ON t``): queries of those columns work, so it
+        is no unreadable relation. False where the backend cannot tell."""
+        return False
+
     #: The function that turns an array into rows in a SELECT list (``unnest``): the elements
     #: of label arrays (tags, features) are screened like a column's values; None: they are not.
     unnest_function: ClassVar[str | None] = None

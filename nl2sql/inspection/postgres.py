@@ -58,6 +58,16 @@ WHERE n.nspname = :schema AND c.relname = ANY(:tables) AND a.attnum > 0 AND NOT 
 """)
 
 
+# Whether the login may SELECT any column of a relation (a column grant): hand-written, as
+# SQLAlchemy has no privilege API.
+_COLUMN_PRIVILEGE_SQL = text("""
+SELECT bool_or(has_column_privilege(c.oid, a.attnum, 'SELECT'))
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+WHERE n.nspname = :schema AND c.relname = :name
+""")
+
+
 class PostgresSchemaInspector(DbSchemaInspector):
     # Materialized views are queryable like views: list them, flagged as views.
     reflect_kind = ObjectKind.ANY
@@ -114,6 +124,11 @@ class PostgresSchemaInspector(DbSchemaInspector):
                             "unique": True, "is_primary": True,
                             "index_type": self.default_index_type, "dialect_options": {}})
             indexes.sort(key=lambda index: index.get("name") or "")
+
+    def reads_some_columns(self, conn: Connection, table_info: TableInfo) -> bool:
+        return bool(conn.execute(_COLUMN_PRIVILEGE_SQL, {
+            "schema": table_info.schema_name or self.schema,
+            "name": table_info.relation_name}).scalar())
 
     def native_enum_values(self, column: dict[str, Any]) -> list[str] | None:
         """The labels of a column of an enum type (``CREATE TYPE mood AS ENUM (...)``), in
