@@ -58,11 +58,10 @@ def is_secret_name(name: str, data_type: str | None = None) -> bool:
             or any(pair in _PAIRS for pair in zip(words, words[1:])))
 
 
-def mark_secret_columns(db_info: DbInfo, patterns: Sequence[str] = ()) -> list[str]:
+def mark_secret_columns(db_info: DbInfo, patterns: Sequence[str] = ()) -> None:
     """Set ``secret`` on every column of ``db_info`` by the built-in rule and ``patterns``
     (dbs.yaml's ``secret_columns``), dropping any value a marked column kept (an earlier run's
-    enum values); returns the marked columns as ``table.column``."""
-    marked = []
+    enum values)."""
     for table in db_info.tables:
         for column in table.columns:
             column.secret = _is_secret(table, column, patterns)
@@ -70,8 +69,6 @@ def mark_secret_columns(db_info: DbInfo, patterns: Sequence[str] = ()) -> list[s
                 column.is_enum, column.enum_values, column.enum_candidates = False, [], None
                 column.domain_values = column.distinct_count = None
                 column.enum_decision = column.enum_reasoning = column.enum_model = None
-                marked.append(f"{table.name}.{column.name}")
-    return marked
 
 
 def _is_secret(table: TableInfo, column: ColumnInfo, patterns: Sequence[str]) -> bool:

@@ -231,7 +231,7 @@ class ContextEngine:
             budget_tokens=budget, ambiguous_between=ambiguous(candidates))
 
 def value_hints(matches: list, kept: set[str],  # type: ignore[type-arg]
-                backend: Backend, info: DbInfo | None = None) -> list[ValueHint]:
+                backend: Backend, info: DbInfo) -> list[ValueHint]:
     """The value matches as hints: in kept tables first, each (table, column, value) once,
     with the value written as a string literal of ``backend``'s dialect (in Spark SQL
     ``'it''s'`` is two strings run together: ``its``), and an element of an array or SET
@@ -245,7 +245,7 @@ def value_hints(matches: list, kept: set[str],  # type: ignore[type-arg]
             continue
         seen.add(key)
         literal = exp.Literal.string(match.value)
-        table = info.table(match.table) if info is not None else None
+        table = info.table(match.table)
         column = table.column(match.column) if table is not None else None
         condition = ""
         if column is not None and holds_elements(column.data_type):

@@ -441,10 +441,12 @@ class DbSchemaInspector(ABC):
         """A bounded sample of a big table; by default its first ``sample_size`` rows."""
         return select(*base.c).limit(settings.sample_size).subquery("sample")
 
-    def reads_some_columns(self, conn: Connection, table_info: TableInfo) -> bool:
-        """Whether the login may read some columns of a relation it may not read whole (a
-        column grant, ``GRANT SELECT (id, name) ON t``): queries of those columns work, so it
-        is no unreadable relation. False where the backend cannot tell."""
+    def refuses_for_good(self, exc: DBAPIError, table_info: TableInfo) -> bool:
+        """Whether the database refused reading ``table_info`` whole (its sample rows) for as
+        long as nobody changes a grant or the relation (no privilege, a broken view), not for
+        the moment (a statement timeout, a lost connection, a lock) nor for some of its
+        columns only (a column grant: queries of those columns work). Only then is it
+        unreadable (``TableInfo.unreadable``). False by default: the backend cannot tell."""
         return False
 
     #: The function that turns an array into rows in a SELECT list (``unnest``): the elements

@@ -69,8 +69,10 @@ class DbSchemaExtractor:
                   if check.get("sqltext")]
         for check in checks:
             allowed = allowed_values(check.sql, self.connection.sqlglot_dialect)
-            column = next((c for c in columns if allowed and c["name"] == allowed[0]), None)
-            if allowed and column is not None and not column["is_enum"]:
+            if allowed is None:
+                continue
+            column = next((c for c in columns if c["name"] == allowed[0]), None)
+            if column is not None and not column["is_enum"]:
                 column.update(is_enum=True, enum_values=allowed[1], enum_decision="schema")
                 check.lists_values_of = column["name"]
         comment = _text(reflected.comments.get(name))

@@ -13,6 +13,7 @@ from sqlalchemy.exc import DBAPIError
 
 from nl2sql.inspection.base import DbSchemaInspector, ReflectedSchema, RowCount
 from nl2sql.inspection.statistics import ColumnStats, EnumScreeningSettings
+from nl2sql.schema.models import TableInfo
 
 _SCHEMA = "COALESCE(:schema, DATABASE())"
 # Every index with its access method (BTREE, HASH, FULLTEXT, SPATIAL) and cardinality.
@@ -53,6 +54,12 @@ SELECT TABLE_NAME, CONSTRAINT_NAME, LEVEL, CHECK_CLAUSE FROM information_schema.
 WHERE CONSTRAINT_SCHEMA = {_SCHEMA}
   AND CHECK_CLAUSE <> CONCAT('json_valid(`', REPLACE(CONSTRAINT_NAME, '`', '``'), '`)')
 """)
+
+
+#: Errors that refuse a relation until someone changes it or a grant: no privilege on the
+#: database, table, column or routine; a view whose table, column or function is gone or whose
+#: definer lacks the right; a view whose definer does not exist.
+_LASTING_REFUSALS = frozenset({1044, 1142, 1143, 1227, 1356, 1370, 1449})
 
 
 def _unescape_names(reflected: ReflectedSchema) -> None:
@@ -148,6 +155,10 @@ class MysqlSchemaInspector(DbSchemaInspector):
                 found.setdefault((schema, table), []).append(
                     {"name": name if level == "Table" else None, "sqltext": clause})
         return found
+
+    def refuses_for_good(self, exc: DBAPIError, table_info: TableInfo) -> bool:
+        args = getattr(exc.orig, "args", ())
+        return bool(args) and args[0] in _LASTING_REFUSALS
 
     def native_enum_values(self, column: dict[str, Any]) -> list[str] | None:
         """The values of a native ``ENUM``/``SET`` column, straight from its type."""

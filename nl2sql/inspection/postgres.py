@@ -125,10 +125,16 @@ class PostgresSchemaInspector(DbSchemaInspector):
                             "index_type": self.default_index_type, "dialect_options": {}})
             indexes.sort(key=lambda index: index.get("name") or "")
 
-    def reads_some_columns(self, conn: Connection, table_info: TableInfo) -> bool:
-        return bool(conn.execute(_COLUMN_PRIVILEGE_SQL, {
-            "schema": table_info.schema_name or self.schema,
-            "name": table_info.relation_name}).scalar())
+    def refuses_for_good(self, exc: DBAPIError, table_info: TableInfo) -> bool:
+        if getattr(exc.orig, "sqlstate", None) != "42501":  # insufficient_privilege
+            return False
+        try:
+            with self.connection.connect() as conn:
+                return not conn.execute(_COLUMN_PRIVILEGE_SQL, {
+                    "schema": table_info.schema_name or self.schema,
+                    "name": table_info.relation_name}).scalar()
+        except DBAPIError:
+            return True
 
     def native_enum_values(self, column: dict[str, Any]) -> list[str] | None:
         """The labels of a column of an enum type (``CREATE TYPE mood AS ENUM (...)``), in

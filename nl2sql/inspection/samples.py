@@ -20,7 +20,7 @@ from sqlalchemy.exc import DBAPIError
 
 from nl2sql.db.base import DbConnection
 from nl2sql.errors import QueryRejectedError
-from nl2sql.inspection.base import DbSchemaInspector, create_inspector
+from nl2sql.inspection.base import create_inspector
 from nl2sql.inspection.statistics import Relation
 from nl2sql.schema.models import TableInfo
 from nl2sql.sql_guard.user_functions import UserFunctions
@@ -78,39 +78,11 @@ def collect_sample(connection: DbConnection, table_info: TableInfo,
     except DBAPIError as exc:
         # A broken view or a permission gap must not stop the annotation of the other tables.
         reason = refusal_reason(exc)
-        # Not for a timeout or a dropped connection, nor for a column grant: queries of the
-        # granted columns work.
-        if _refused_for_good(exc) and not _reads_some_columns(connection, inspector, table_info):
+        if inspector.refuses_for_good(exc, table_info):  # not a timeout, not a column grant
             table_info.unreadable = reason
         log.warning("no sample rows for %s: %s", table_info.name, reason)
         return None
     return _sample_csv(table_info, rows, settings.max_chars)
-
-
-#: MySQL/MariaDB errors that refuse a relation until someone changes it or a grant: no
-#: privilege on the database, table, column or routine; a view whose table, column or function
-#: is gone or whose definer lacks the right; a view whose definer does not exist.
-_MYSQL_REFUSALS = frozenset({1044, 1142, 1143, 1227, 1356, 1370, 1449})
-
-
-def _reads_some_columns(connection: DbConnection, inspector: DbSchemaInspector,
-                        table_info: TableInfo) -> bool:
-    try:
-        with connection.connect() as conn:
-            return inspector.reads_some_columns(conn, table_info)
-    except DBAPIError:
-        return False
-
-
-def _refused_for_good(exc: DBAPIError) -> bool:
-    """Whether the database refused the reading for as long as nobody changes a grant or the
-    relation (PostgreSQL's insufficient privilege, MySQL's access errors), not for the moment
-    (a statement timeout, a lost connection, a lock): only then is a relation unreadable."""
-    orig = exc.orig
-    if getattr(orig, "sqlstate", None) == "42501":  # PostgreSQL: insufficient_privilege
-        return True
-    args = getattr(orig, "args", ())
-    return bool(args) and isinstance(args[0], int) and args[0] in _MYSQL_REFUSALS
 
 
 def _read_columns(table_info: TableInfo) -> list[str]:

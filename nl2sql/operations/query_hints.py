@@ -175,31 +175,23 @@ def _compared_texts(expression: exp.Expr) -> list[tuple[exp.Column, str]]:
     ...)`` and test of an array's or a SET's element (``'a' = ANY(column)``,
     ``ARRAY_CONTAINS(column, 'a')``, ``column @> ARRAY['a']``, ``FIND_IN_SET('a', column)``)
     in ``expression``."""
-    found = []
+    pairs: list[tuple[exp.Expr, exp.Expr]] = []
     for node in expression.find_all(exp.EQ):
         for column, value in ((node.this, node.expression), (node.expression, node.this)):
-            if isinstance(column, exp.Any):
-                column = column.this.unnest()  # 'a' = ANY(column)
-            if isinstance(column, exp.Column) and isinstance(value, exp.Literal) \
-                    and value.is_string:
-                found.append((column, value.this))
+            pairs.append((column.this.unnest() if isinstance(column, exp.Any) else column,
+                          value))  # 'a' = ANY(column)
     for node in expression.find_all(exp.In):
-        if isinstance(node.this, exp.Column):
-            found += [(node.this, value.this) for value in node.expressions
-                      if isinstance(value, exp.Literal) and value.is_string]
+        pairs += [(node.this, value) for value in node.expressions]
     for node in expression.find_all(exp.ArrayContains, exp.ArrayContainsAll):
         values = (node.expression.expressions if isinstance(node.expression, exp.Array)
                   else [node.expression])
-        if isinstance(node.this, exp.Column):
-            found += [(node.this, value.this) for value in values
-                      if isinstance(value, exp.Literal) and value.is_string]
+        pairs += [(node.this, value) for value in values]
     for node in expression.find_all(exp.Anonymous):  # MySQL's FIND_IN_SET('a', column)
         if node.name.upper() == "FIND_IN_SET" and len(node.expressions) == 2:
-            value, column = node.expressions
-            if isinstance(column, exp.Column) and isinstance(value, exp.Literal) \
-                    and value.is_string:
-                found.append((column, value.this))
-    return found
+            pairs.append((node.expressions[1], node.expressions[0]))
+    return [(column, value.this) for column, value in pairs
+            if isinstance(column, exp.Column) and isinstance(value, exp.Literal)
+            and value.is_string]
 
 
 #: Columns listed at most when a table lacks the one a query names.
