@@ -33,7 +33,7 @@ from nl2sql._helpers import gc_paused
 from nl2sql.context_engine.index import build_index, embeddings_path, read_index
 from nl2sql.context_engine.retrieval import DbIndex
 from nl2sql.context_engine import embeddings
-from nl2sql.schema.formatting import format_schema
+from nl2sql.schema.formatting import column_reference, format_schema
 from nl2sql.context_engine.catalog import CatalogIndex
 from nl2sql.store.store import Store
 
@@ -244,17 +244,16 @@ def value_hints(matches: list, kept: set[str],  # type: ignore[type-arg]
         if key in seen:
             continue
         seen.add(key)
-        literal = exp.Literal.string(match.value)
+        literal = exp.Literal.string(match.value).sql(dialect=dialect)
         table = info.table(match.table)
         column = table.column(match.column) if table is not None else None
         condition = ""
-        if column is not None and holds_elements(column.data_type):
-            condition = backend.element_test.format(
-                column=exp.column(match.column, table=match.table).sql(dialect=dialect),
-                value=literal.sql(dialect=dialect))
+        if table is not None and column is not None:
+            reference = column_reference(table, column.name, info.db_type)
+            condition = (backend.element_test.format(column=reference, value=literal)
+                         if holds_elements(column.data_type) else f"{reference} = {literal}")
         hints.append(ValueHint(table=match.table, column=match.column, value=match.value,
-                               matched=match.matched).written(literal.sql(dialect=dialect),
-                                                              condition))
+                               matched=match.matched).written(literal, condition))
         if len(hints) >= MAX_VALUE_HINTS:
             break
     return hints

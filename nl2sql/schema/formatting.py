@@ -60,6 +60,15 @@ def _relation(table: TableInfo, q: Quote) -> str:
     return q(table.name)
 
 
+def column_reference(table: TableInfo, column: str, db_type: str) -> str:
+    """``table.column`` as a query of ``db_type`` must write it, quoted as the schema shows
+    it (``"Genre"."Name"`` on PostgreSQL, ``Sales."Unit Price ($)"``, ``sales.orders.id``)."""
+    def q(name: str) -> str:
+        return quote_identifier(name, db_type)
+
+    return f"{_relation(table, q)}.{q(column)}"
+
+
 def format_tables(db_info: DbInfo, tables: list[TableInfo]) -> str:
     """The database header and only ``tables`` (in the order given)."""
     parts = [_header(db_info), *[format_table(t, db_info.db_type) for t in tables]]
