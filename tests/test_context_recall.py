@@ -63,6 +63,13 @@ def test_a_phrase_inside_a_stored_list_links_its_column(tmp_path: Path,  # noqa:
     # a common word inside a title is not a link ("songs" in 'Quiet Songs')
     ctx = nl2sql.context("List the songs by AC/DC", db_id="chinook", config=registry)
     assert all("Songs" not in h.value for h in ctx.value_hints), ctx.value_hints
+    # nor is one inside an item of a list ("sales" in 'Fábio Nolasco/Gal Sales/Ivan Brasil'):
+    # a lone word links a list only as a whole item
+    ctx = nl2sql.context("Total sales per employee in 2010", db_id="chinook", config=registry)
+    assert all("Sales" not in h.value for h in ctx.value_hints), ctx.value_hints
+    ctx = nl2sql.context("Tracks written by Slash", db_id="chinook", config=registry)
+    assert any(h.column == "Composer" and "Slash" in h.value and h.matched == "Slash"
+               for h in ctx.value_hints), ctx.value_hints
 
 
 @pytest.mark.parametrize("question, table", [

@@ -171,15 +171,18 @@ class ValueLookup:
                         words = key.split()
                         if not 1 < len(words) <= MAX_VALUE_WORDS:
                             continue
-                        # a lone word only from a list ('Eating Places, Restaurants'): in a
-                        # title it is a common word ("songs" in 'Quiet Songs')
-                        listed = _LIST.search(locations[0][2]) is not None
-                        for size in range(1 if listed else 2, min(PART_WORDS, len(words) - 1) + 1):
-                            for start in range(len(words) - size + 1):
-                                bucket = parts.setdefault(" ".join(words[start:start + size]),
-                                                          [])
-                                if len(bucket) <= MAX_PART_VALUES:
-                                    bucket.extend(locations)
+                        # a lone word only as a whole item of a list ('Eating Places,
+                        # Restaurants'): in a title or an item it is a common word ("songs" in
+                        # 'Quiet Songs', "sales" in 'Fábio Nolasco/Gal Sales/Ivan Brasil')
+                        items = [stem_key(item) for item in _LIST.split(locations[0][2])]
+                        phrases = [item for item in items if item and " " not in item]
+                        phrases += [" ".join(words[start:start + size])
+                                    for size in range(2, min(PART_WORDS, len(words) - 1) + 1)
+                                    for start in range(len(words) - size + 1)]
+                        for phrase in phrases:
+                            bucket = parts.setdefault(phrase, [])
+                            if len(bucket) <= MAX_PART_VALUES:
+                                bucket.extend(locations)
                     self._parts = {k: v for k, v in parts.items() if len(v) <= MAX_PART_VALUES}
         return self._parts
 
