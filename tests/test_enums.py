@@ -18,7 +18,7 @@ from nl2sql.db.base import create_connection
 from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.inspection.enums import (ColumnStats, EnumScreeningSettings, apply_stats,
                                      is_screenable, screen_table)
-from nl2sql.schema.models import ColumnInfo, DbInfo, EnumValueCount
+from nl2sql.schema.models import ColumnInfo, DbInfo, EnumValueCount, TableInfo
 from nl2sql.config.sample import ensure_bookstore
 
 
@@ -56,12 +56,28 @@ def screened(config: DbConnectionConfig,
     ("BYTEA", False), ("BLOB", False), ("JSONB", False), ("UUID", False), ("TEXT[]", False),
 ])
 def test_screened_types(data_type: str, expected: bool) -> None:
-    assert is_screenable(ColumnInfo(name="c", data_type=data_type)) is expected
+    column = ColumnInfo(name="c", data_type=data_type)
+    assert is_screenable(column, TableInfo(name="t", columns=[column])) is expected
 
 
-def test_keys_are_not_screened() -> None:
-    assert not is_screenable(ColumnInfo(name="c", data_type="TEXT", is_primary_key=True))
-    assert not is_screenable(ColumnInfo(name="c", data_type="TEXT", is_unique=True))
+@pytest.mark.parametrize("rows, expected", [(None, False), (5000, False), (1000, True), (9, True)])
+def test_a_column_naming_its_rows_is_screened_in_a_lookup_table_only(rows: int | None,
+                                                                     expected: bool) -> None:
+    """A unique name or a text primary key alone is read only in a small table (its names go
+    to the value index: 'Sales' of departments.dept_name); never an enum."""
+    key = ColumnInfo(name="code", data_type="TEXT", is_primary_key=True)
+    name = ColumnInfo(name="name", data_type="TEXT", is_unique=True)
+    table = TableInfo(name="t", columns=[key, name], row_count=rows)
+    assert is_screenable(key, table) is expected
+    assert is_screenable(name, table) is expected
+
+
+def test_a_column_of_a_composite_primary_key_is_screened() -> None:
+    """``titles(emp_no, title, from_date)``: ``title`` holds seven labels, not one per row."""
+    columns = [ColumnInfo(name="emp_no", data_type="INTEGER", is_primary_key=True),
+               ColumnInfo(name="title", data_type="VARCHAR(50)", is_primary_key=True)]
+    assert is_screenable(columns[1], TableInfo(name="titles", columns=columns,
+                                               row_count=300_000))
 
 
 def test_ratio_counts_non_null_rows_only() -> None:
@@ -114,10 +130,15 @@ def test_bookstore_enums(tmp_path: Path) -> None:
     assert info.table("customers").column("country").enum_candidates is None
     assert info.table("customers").column("country").distinct_count == 24
     assert not authors_country.is_enum and authors_country.distinct_count == 20
-    # Numeric, key and unique columns are not looked at.
-    for table_name, column_name in [("books", "rating"), ("books", "book_id"),
-                                    ("books", "isbn"), ("customers", "email")]:
+    # Numeric columns are not looked at; unique ones of these small tables are read for their
+    # values (the value index), one per row: never an enum, too many for a domain.
+    for table_name, column_name in [("books", "rating"), ("books", "book_id")]:
         assert info.table(table_name).column(column_name).distinct_count is None
+    for table_name, column_name in [("books", "isbn"), ("customers", "email")]:
+        table = info.table(table_name)
+        column = table.column(column_name)
+        assert column.distinct_count == table.row_count > 30
+        assert (column.is_enum, column.enum_candidates, column.domain_values) == (False, None, None)
     connection.dispose()
 
 

@@ -41,13 +41,23 @@ log = logging.getLogger(__name__)
 #: From this many tables to screen in batches on, they go in at least two statements, run at once.
 SPLIT_MIN_TABLES = 20
 
-def is_screenable(column: ColumnInfo) -> bool:
-    """True for columns that may hold enum values: not a key, not unique, not a secret, a
-    text-like type."""
-    if column.is_primary_key or column.is_unique or column.secret \
-            or column.enum_decision == "schema":
+#: A column that names its rows (unique, or the primary key alone) is read for its values only
+#: in a table this small, a lookup table read whole (``departments.dept_name``,
+#: ``countries.name``): every name goes to the value index and a short list is its domain. In
+#: a bigger table its values are identifiers (emails, serial numbers), any 1,000 of them noise.
+NAMING_MAX_ROWS = 1000
+
+
+def is_screenable(column: ColumnInfo, table: TableInfo) -> bool:
+    """True for the columns of ``table`` screening reads: a text-like type, not a secret nor
+    listed by the schema, and not naming its rows unless the table is a small lookup table
+    (``NAMING_MAX_ROWS``; such a column is never an enum: each value is one row's). A column
+    of a composite primary key (``titles.title``) is screened as any other."""
+    if column.secret or column.enum_decision == "schema" or not is_label_type(column.data_type):
         return False
-    return is_label_type(column.data_type)
+    if column.is_unique or (column.is_primary_key and table.primary_key == [column.name]):
+        return table.row_count is not None and table.row_count <= NAMING_MAX_ROWS
+    return True
 
 
 def screen_table(connection: DbConnection, table_info: TableInfo,
@@ -62,7 +72,7 @@ def screen_table(connection: DbConnection, table_info: TableInfo,
     handed with the rest of the statistics to ``on_stats``.
     """
     settings = settings or EnumScreeningSettings()
-    columns = [c for c in table_info.columns if is_screenable(c)]
+    columns = [c for c in table_info.columns if is_screenable(c, table_info)]
     if table_info.is_view or not columns or table_info.row_count == 0 \
             or runs_user_function(connection, table_info, "enum screening"):
         return []
@@ -96,7 +106,7 @@ def screen_tables(connection: DbConnection, tables: list[TableInfo],
     done = on_done or (lambda names: None)
     jobs: list[tuple[TableInfo, list[ColumnInfo]]] = []
     for table_info in tables:
-        columns = [c for c in table_info.columns if is_screenable(c)]
+        columns = [c for c in table_info.columns if is_screenable(c, table_info)]
         if not (table_info.is_view or not columns or table_info.row_count == 0):
             jobs.append((table_info, columns))
     if jobs:  # the catalogue read once for all of them
