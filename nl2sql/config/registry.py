@@ -71,8 +71,9 @@ class DbConnectionConfig(BaseModel):
     database: str | None = None
     #: Other ``ssl_*`` keys of dbs.yaml (``ssl_ca``, ``ssl_cert``...), passed to the driver.
     ssl_options: dict[str, str | bool] | None = None
-    # DuckDB: glob patterns of CSV/Parquet/JSON files, each file exposed as a view
-    files: list[str] | None = None
+    # DuckDB: glob patterns of CSV/Parquet/JSON files, each file (or Hive-partitioned folder)
+    # exposed as a view; or view name -> pattern(s), one view of every file they match
+    files: list[str] | dict[str, str | list[str]] | None = None
     # DuckDB: named parameters of ``read_csv`` for every CSV file of ``files``
     # (``decimal_separator: ","``, ``delim: ";"``, ``types: {price: DOUBLE}``...)
     csv_options: dict[str, str | int | bool | list[str] | dict[str, str]] | None = None
@@ -368,11 +369,15 @@ _PATH_FIELDS = ("semantic_model",)
 def _resolve_paths(settings: dict[str, Any], base: Path) -> dict[str, Any]:
     """The path fields (the backend's and ``semantic_model``) made absolute against ``base``
     (dbs.yaml's folder); a list value (glob patterns) is resolved item by item, keeping its
-    wildcards."""
+    wildcards, and a mapping's values (DuckDB's named ``files``) likewise."""
     backend = BACKENDS.get(str(settings.get("type")))
     for name in (*(backend.path_fields if backend else ()), *_PATH_FIELDS):
         value = settings.get(name)
-        if isinstance(value, (list, tuple)):
+        if isinstance(value, dict):  # view name -> pattern(s)
+            settings[name] = {key: [_absolute(base, item) for item in items]
+                              if isinstance(items, (list, tuple)) else _absolute(base, items)
+                              for key, items in value.items()}
+        elif isinstance(value, (list, tuple)):
             settings[name] = [_absolute(base, item) for item in value]
         elif value:
             settings[name] = Path(_absolute(base, value))

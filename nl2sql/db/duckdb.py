@@ -19,6 +19,7 @@ import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -45,35 +46,110 @@ _COMPRESSED = (".gz", ".zst")
 _VIEW_NAME = re.compile(r"[^0-9A-Za-z_]+")
 
 
-def file_views(patterns: list[str] | None, db_id: str) -> dict[str, tuple[Path, str]]:
-    """``view name -> (file, reader)`` for every file the glob patterns match, sorted.
+#: A Hive partition folder (``year=2024``): its files are one dataset's, the folder's name and
+#: value a column of it.
+_PARTITION = re.compile(r"^[^=/\\]+=[^/\\]*$")
 
-    The name is the file name without its suffixes, non-word characters replaced by ``_``.
+
+@dataclass(frozen=True)
+class FileView:
+    """A view over configured files: one file, or a dataset of several (a Hive-partitioned
+    folder, or a name given several files in dbs.yaml) read as one table."""
+
+    files: tuple[Path, ...]
+    reader: str
+    #: The files lie in ``key=value`` folders: each such folder is a column of the view.
+    partitioned: bool = False
+
+    def source(self, csv_options: str = "") -> str:
+        """The view's ``SELECT *`` source: the reader over its file or files (a list of
+        files by name, never a folder or a pattern: external access allows only these)."""
+        if len(self.files) == 1 and not self.partitioned:
+            files = _literal(str(self.files[0]))
+        else:
+            files = "[" + ", ".join(_literal(str(file)) for file in self.files) + "]"
+            files += (f", union_by_name = true, hive_partitioning = "
+                      f"{'true' if self.partitioned else 'false'}")
+        return f"{self.reader}({files}{csv_options if self.reader == 'read_csv' else ''})"
+
+
+def _reader(path: Path) -> str | None:
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] in _COMPRESSED:
+        suffixes = suffixes[:-1]
+    return READERS.get(suffixes[-1]) if suffixes and path.is_file() else None
+
+
+def _view_name(text: str) -> str:
+    return _VIEW_NAME.sub("_", text).strip("_") or "file"
+
+
+def _dataset(path: Path) -> Path | None:
+    """The folder of the Hive-partitioned dataset ``path`` belongs to: the one above the
+    ``key=value`` folders that hold the file (``sales`` of ``sales/year=2024/month=1/x.parquet``),
+    or None."""
+    folder = path.parent
+    while _PARTITION.match(folder.name) and folder.parent != folder:
+        folder = folder.parent
+    return folder if folder != path.parent else None
+
+
+def file_views(patterns: list[str] | dict[str, str | list[str]] | None,
+               db_id: str) -> dict[str, FileView]:
+    """``view name -> FileView`` for the files the glob patterns match, sorted.
+
+    A list of patterns: each file is a view named after the file without its suffixes,
+    non-word characters replaced by ``_``, except that the files of a Hive-partitioned dataset
+    (``sales/year=2024/month=1/data_0.parquet``) are one view named after its folder
+    (``sales``). A mapping: each name is one view of every file its pattern(s) match.
     """
-    views: dict[str, tuple[Path, str]] = {}
-    for pattern in patterns or []:
+    if isinstance(patterns, dict):
+        named = {name: _matches(name, [items] if isinstance(items, str) else items, db_id)
+                 for name, items in patterns.items()}
+    else:
+        named = {}
+        places: dict[str, Path] = {}  # view name -> the file or dataset folder it reads
+        for path in _matches(None, patterns or [], db_id):
+            dataset = _dataset(path)
+            place = dataset if dataset is not None else path
+            name = _view_name(place.name if dataset is not None else
+                              path.name[: len(path.name) - sum(len(s) for s in path.suffixes)])
+            if places.setdefault(name, place) != place:
+                raise ConfigError(
+                    f"Database '{db_id}': {places[name]} and {place} would both be the view "
+                    f"'{name}'; name a view for each in 'files' (files: {{orders_2024: "
+                    f"'2024/orders.csv', ...}}), rename one or narrow 'files' in dbs.yaml.",
+                    db_id=db_id)
+            named.setdefault(name, []).append(path)
+    views: dict[str, FileView] = {}
+    for name, paths in named.items():
+        readers = {_reader(path) for path in paths}
+        if len(readers) > 1:
+            kinds = ", ".join(sorted(r.removeprefix("read_") for r in readers if r))
+            raise ConfigError(
+                f"Database '{db_id}': the view '{name}' would read {kinds} files together; "
+                f"give each kind its own name in 'files' in dbs.yaml.", db_id=db_id)
+        views[name] = FileView(tuple(sorted(set(paths))), readers.pop() or "",
+                               any(_dataset(path) is not None for path in paths))
+    return views
+
+
+def _matches(name: str | None, patterns: list[str], db_id: str) -> list[Path]:
+    """The readable files (a known suffix) the patterns match, resolved; a pattern matching
+    no file at all is a setup error."""
+    found: list[Path] = []
+    for pattern in patterns:
         matches = sorted(glob.glob(pattern, recursive=True))
         if not matches:
-            raise ConfigError(f"Database '{db_id}': no file matches '{pattern}' in 'files'; "
+            where = f"'files' ({name})" if name else "'files'"
+            raise ConfigError(f"Database '{db_id}': no file matches '{pattern}' in {where}; "
                               f"fix the pattern in dbs.yaml (relative to its folder).",
                               db_id=db_id)
-        for match in matches:
-            path = Path(match)
-            suffixes = [s.lower() for s in path.suffixes]
-            if suffixes and suffixes[-1] in _COMPRESSED:
-                suffixes = suffixes[:-1]
-            reader = READERS.get(suffixes[-1]) if suffixes else None
-            if reader is None or not path.is_file():
-                continue
-            stem = path.name[: len(path.name) - sum(len(s) for s in path.suffixes)]
-            name = _VIEW_NAME.sub("_", stem).strip("_") or "file"
-            if name in views and views[name][0] != path:
-                raise ConfigError(
-                    f"Database '{db_id}': files {views[name][0].name} and {path.name} would "
-                    f"both be the view '{name}'; rename one or narrow 'files' in dbs.yaml.",
-                    db_id=db_id)
-            views[name] = (path.resolve(), reader)
-    return views
+        found += [Path(match).resolve() for match in matches if _reader(Path(match))]
+    if name is not None and not found:
+        raise ConfigError(f"Database '{db_id}': no CSV, Parquet or JSON file for the view "
+                          f"'{name}' in 'files'; fix its pattern in dbs.yaml.", db_id=db_id)
+    return found
 
 
 #: DuckDB types whose text (a cast to VARCHAR) is already what the CSV dialect writes.
@@ -174,8 +250,8 @@ class DuckdbConnection(DbConnection):
         return raw.interrupt
 
     @property
-    def views(self) -> dict[str, tuple[Path, str]]:
-        """The configured files as ``view name -> (path, reader)``."""
+    def views(self) -> dict[str, FileView]:
+        """The configured files as ``view name -> FileView``."""
         return file_views(self.config.files, self.db_id)
 
     def _create_engine(self) -> Engine:
@@ -197,7 +273,8 @@ class DuckdbConnection(DbConnection):
             # connection to the same file finds it already locked down by the first.
             locked = database.execute("SELECT current_setting('lock_configuration')").fetchone()
             if not (locked and locked[0]):
-                allowed = ", ".join(_literal(str(file)) for file, _reader in views.values())
+                allowed = ", ".join(_literal(str(file)) for view in views.values()
+                                    for file in view.files)
                 database.execute(f"SET allowed_paths = [{allowed}]")
                 database.execute("SET enable_external_access = false")
                 database.execute("SET lock_configuration = true")
@@ -210,9 +287,8 @@ class DuckdbConnection(DbConnection):
         self._openings += 1
         options = "".join(f", {name} = {_option(value)}"
                           for name, value in (self.config.csv_options or {}).items())
-        statements = [f"CREATE TEMP VIEW {_identifier(name)} AS SELECT * FROM {reader}("
-                      f"{_literal(str(file))}{options if reader == 'read_csv' else ''})"
-                      for name, (file, reader) in views.items()]
+        statements = [f"CREATE TEMP VIEW {_identifier(name)} AS SELECT * FROM "
+                      f"{view.source(options)}" for name, view in views.items()]
         if options:  # a parameter read_csv does not take, or a value it cannot use: said once
             try:
                 with database.cursor() as cursor:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlglot
 from sqlalchemy import (ColumnElement, Connection, Double, FromClause, String, TableClause,
@@ -28,6 +28,9 @@ from nl2sql.inspection.base import (DbSchemaInspector, ReflectedSchema, RowCount
                                     warn_left_out)
 from nl2sql.inspection.statistics import EnumScreeningSettings
 from nl2sql.schema.models import TableInfo
+
+if TYPE_CHECKING:
+    from nl2sql.db.duckdb import FileView
 
 # The configured schema of the database's own catalog, plus the temporary views over files.
 _SCOPE = ("((database_name = current_database() AND schema_name = COALESCE(:schema, "
@@ -172,7 +175,7 @@ class DuckdbSchemaInspector(DbSchemaInspector):
         for name in tables:
             estimate = estimates.get(name)
             if name in files:  # a file view: Parquet knows its count, a big text file does not
-                estimate = self._text_file_rows(*files[name])
+                estimate = self._text_files_rows(files[name])
             if estimate is not None and (name in files or estimate > self.exact_count_max_rows):
                 counts[name] = RowCount(int(estimate), True)
                 continue
@@ -183,14 +186,22 @@ class DuckdbSchemaInspector(DbSchemaInspector):
     def row_counts(self, conn: Connection, tables: Sequence[str]) -> dict[str, RowCount]:
         return self._counts(conn, tables, {})
 
-    def _text_file_rows(self, path: Path, reader: str) -> int | None:
-        """Estimated rows of an uncompressed CSV or JSON-lines file over the exact-count size
-        (its size over the mean length of its first lines, less a header line); None when it
-        is counted exactly (small, Parquet, compressed or a JSON document)."""
-        size = path.stat().st_size
-        if (size <= self.exact_count_max_file_bytes or reader == "read_parquet"
-                or path.suffix.lower() in (".gz", ".zst", ".json")):
+    def _text_files_rows(self, view: FileView) -> int | None:
+        """Estimated rows of a view's uncompressed CSV or JSON-lines files when together they
+        are over the exact-count size (each file's size over the mean length of its first
+        lines, less a header line); None when the view is counted exactly (small, Parquet,
+        compressed or JSON documents)."""
+        if (view.reader == "read_parquet"
+                or sum(path.stat().st_size for path in view.files)
+                <= self.exact_count_max_file_bytes
+                or any(path.suffix.lower() in (".gz", ".zst", ".json") for path in view.files)):
             return None
+        estimates = [self._text_file_rows(path, view.reader) for path in view.files]
+        return None if None in estimates else sum(e for e in estimates if e is not None)
+
+    def _text_file_rows(self, path: Path, reader: str) -> int | None:
+        """One text file's estimated rows (None: no line in its first bytes)."""
+        size = path.stat().st_size
         with path.open("rb") as file:
             head = file.read(self.estimate_sample_bytes)
         lines = head.count(b"\n")
