@@ -144,3 +144,22 @@ def test_a_view_calling_a_user_function_is_not_read_to_check_a_key(
     assert "boom ran" not in caplog.text
     assert ("implied key actor_boom.actor_id -> actor.actor_id not checked: The query calls the "
             "user-defined function public.boom (through the view actor_boom)") in caplog.text
+
+
+def test_an_implied_key_across_schemas_names_its_table_as_sql(pg_database,  # noqa: ANN001
+                                                              make_registry) -> None:  # noqa: ANN001
+    """With several schemas the referenced table is ``sales.customers``, each part quoted
+    alone where it must be (the comment said ``"sales.customers"``: one name with a dot)."""
+    dbname = pg_database(script="""
+        CREATE SCHEMA sales; CREATE SCHEMA "Old Archive";
+        CREATE TABLE sales.customers (id integer PRIMARY KEY, name text);
+        INSERT INTO sales.customers SELECT g, 'c' || g FROM generate_series(1, 40) g;
+        CREATE TABLE "Old Archive".orders (id integer PRIMARY KEY, customer_id integer);
+        INSERT INTO "Old Archive".orders SELECT g, 1 + g % 40 FROM generate_series(1, 90) g;
+        CREATE TABLE sales.refunds (id integer PRIMARY KEY, order_id integer);
+        INSERT INTO sales.refunds SELECT g, g FROM generate_series(1, 20) g;""")
+    registry = make_registry(pg_config("shop", dbname, schema=["sales", "Old Archive"]))
+    annotate_database(registry.get("shop"), registry.data_dir)
+    schema = format_schema(load_db_info(registry.data_dir, "shop"))
+    assert ("-- implied FOREIGN KEY (customer_id) REFERENCES sales.customers (id)" in schema)
+    assert ('-- implied FOREIGN KEY (order_id) REFERENCES "Old Archive".orders (id)' in schema)

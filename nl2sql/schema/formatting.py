@@ -12,8 +12,8 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from nl2sql.backends import get_backend
-from nl2sql.schema.models import (ColumnInfo, DbInfo, ExampleQuery, IndexInfo, TableInfo,
-                                  holds_elements)
+from nl2sql.schema.models import (ColumnInfo, DbInfo, ExampleQuery, ForeignKeyInfo, IndexInfo,
+                                  TableInfo, holds_elements)
 
 INDENT = "    "
 Quote = Callable[[str], str]
@@ -134,12 +134,14 @@ def _table_lines(table: TableInfo, db_type: str,
         body.append((f"PRIMARY KEY ({_names(pk, q)})", ""))
     declared = [fk for fk in foreign_keys if not (fk.model_extra or {}).get("inferred")]
     implied = [fk for fk in foreign_keys if (fk.model_extra or {}).get("inferred")]
-    for fk in sorted(declared, key=lambda f: (f.referenced_table, f.columns)):
+    def target(fk: ForeignKeyInfo) -> str:
+        """The referenced table as SQL (``sales.customers``, each part quoted alone)."""
         referenced = database.table(fk.referenced_table) if database else None
-        target = _relation(referenced, q) if referenced else q(fk.referenced_table)
-        if fk.referenced_schema:
-            target = f"{q(fk.referenced_schema)}.{target}"
-        definition = (f"FOREIGN KEY ({_names(fk.columns, q)}) REFERENCES {target} "
+        name = _relation(referenced, q) if referenced else q(fk.referenced_table)
+        return f"{q(fk.referenced_schema)}.{name}" if fk.referenced_schema else name
+
+    for fk in sorted(declared, key=lambda f: (f.referenced_table, f.columns)):
+        definition = (f"FOREIGN KEY ({_names(fk.columns, q)}) REFERENCES {target(fk)} "
                       f"({_names(fk.referenced_columns, q)})")
         if fk.on_delete:
             definition += f" ON DELETE {fk.on_delete}"
@@ -158,7 +160,7 @@ def _table_lines(table: TableInfo, db_type: str,
         # Not declared: shown as a comment, so the DDL stays what the database has.
         evidence = (fk.model_extra or {}).get("evidence")
         lines.append(f"-- implied FOREIGN KEY ({_names(fk.columns, q)}) REFERENCES "
-                     f"{q(fk.referenced_table)} ({_names(fk.referenced_columns, q)})"
+                     f"{target(fk)} ({_names(fk.referenced_columns, q)})"
                      + (f"; inferred: {evidence}" if evidence else ""))
 
     for index in sorted(indexes, key=lambda i: (i.name or "", i.columns)):
