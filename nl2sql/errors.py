@@ -20,11 +20,19 @@ logger = logging.getLogger("nl2sql")
 
 
 def did_you_mean(name: str, choices: Iterable[str], *, capitalize: bool = True) -> str:
-    """``"Did you mean 'x'? "`` for the closest of ``choices``, or ``""`` when none is close."""
-    close = difflib.get_close_matches(str(name), list(choices), n=1, cutoff=0.6)
+    """``"Did you mean 'x'? "`` for the closest of ``choices``, or ``""`` when none is close;
+    a name several schema-qualified choices end with gets them all (``'orders'``: ``"Did you
+    mean 'sales.orders' or 'archive.orders'? "``)."""
+    choices = list(choices)
+    bare = str(name).rsplit(".", 1)[-1].lower()
+    close = [choice for choice in choices if "." in choice
+             and choice.rsplit(".", 1)[-1].lower() == bare]
+    if len(close) < 2:
+        close = difflib.get_close_matches(str(name), choices, n=1, cutoff=0.6)
     if not close:
         return ""
-    return f"{'Did' if capitalize else 'did'} you mean '{close[0]}'? "
+    listed = " or ".join(f"'{choice}'" for choice in close)
+    return f"{'Did' if capitalize else 'did'} you mean {listed}? "
 
 
 def require_question(question: str) -> str:

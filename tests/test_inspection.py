@@ -21,7 +21,8 @@ from nl2sql.annotation.pipeline import annotate_database
 from nl2sql.schema.cache import load_db_info, save_db_info
 from nl2sql.config.registry import DbConnectionConfig, DbConnectionConfigs
 from nl2sql.db.base import create_connection
-from nl2sql.errors import ConfigError, DatabaseConnectionError
+from nl2sql.db.lookup import resolve_table
+from nl2sql.errors import ConfigError, DatabaseConnectionError, UnknownTableError
 from nl2sql.inspection import DbSchemaExtractor, DbSchemaInspector, create_inspector
 from nl2sql.inspection.postgres import PostgresSchemaInspector
 from nl2sql.inspection.sqlite import SqliteSchemaInspector
@@ -528,6 +529,9 @@ def test_postgres_schema_list_and_star(pg_database: Callable[..., str], tmp_path
         "sales.order_totals"]
     assert star.schemas == ["hr", "public", "sales"]  # empty_one has no tables
     assert star.table("customer") is None  # two schemas have one: ambiguous
+    with pytest.raises(UnknownTableError) as raised:  # the lookup names both
+        resolve_table(star, "customer")
+    assert "did you mean 'public.customer' or 'sales.customer'?" in str(raised.value)
 
     # Queries and row lookups work with qualified names (and unqualified through search_path).
     config = pg_config("shop", dbname, schema=["sales", "hr"])
