@@ -17,13 +17,16 @@ Decisions, the same on every backend:
   reflects them; one that allows a column only a list of strings (``status IN ('new',
   'paid')``, PostgreSQL's ``status = ANY (ARRAY['new'::text, ...])``) makes those the column's
   enum values, decided by the schema like a native enum's (all of them, used or not yet).
+- A generated column keeps its expression (``generated``) as the database reports it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import sqlglot
 from sqlalchemy import Connection
+from sqlglot import exp
 
 from nl2sql.db.base import DbConnection
 from nl2sql._helpers import gc_paused
@@ -94,11 +97,13 @@ class DbSchemaExtractor:
         name = column["name"]
         comment = _text(column.get("comment"))
         default = column.get("default")
+        computed = column.get("computed") or {}
         enum_values = self.inspector.native_enum_values(column)
         return dict(
             name=name, data_type=self.inspector.column_type(conn, column),
             nullable=bool(column.get("nullable", True)),
             default=None if default is None else str(default),
+            generated=_expression(computed.get("sqltext"), self.connection.sqlglot_dialect),
             is_primary_key=name in pk_columns,
             is_unique=name in unique_columns and pk_columns != [name],
             description=comment, description_source="comment" if comment else None,
@@ -157,3 +162,17 @@ def _referential_action(value: str | None) -> str | None:
 
 def _text(value: str | None) -> str | None:
     return value.strip() or None if value else None
+
+
+def _expression(value: str | None, dialect: str) -> str | None:
+    """A generated column's expression as the database wrote it, on one line and without the
+    parentheses around it all; None when it does not parse (SQLAlchemy misreads a SQLite
+    table with two generated columns: ``a * b) VIRTUAL, d TEXT GENERATED ALWAYS AS (...``)."""
+    text = " ".join(str(value or "").split())
+    try:
+        tree = sqlglot.parse_one(text, read=dialect) if text else None
+    except sqlglot.errors.SqlglotError:
+        return None
+    while isinstance(tree, exp.Paren):
+        text, tree = text[1:-1].strip(), tree.this
+    return text or None
