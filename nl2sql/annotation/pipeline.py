@@ -32,6 +32,7 @@ from nl2sql.errors import SchemaCacheError, SchemaCacheMissingError
 from nl2sql._call_stop import CallStop
 from nl2sql._helpers import gc_paused
 from nl2sql._worker import call_stoppably
+from nl2sql.inspection.json_keys import read_json_keys
 from nl2sql.inspection.enums import (ColumnStats, EnumScreeningSettings, screen_array_elements,
                                      screen_table, screen_tables)
 from nl2sql.inspection.implied_keys import infer_foreign_keys
@@ -239,6 +240,7 @@ def run_offline_steps(connection: DbConnection, table: TableInfo,
     screen_array_elements(connection, [table], options.enums,
                           keep_values=COLLECTED_VALUES_PER_COLUMN,
                           on_stats=lambda _table, stats: keep(stats))
+    read_json_keys(connection, [table], options.enums)
     return values
 
 
@@ -288,6 +290,7 @@ def run_offline_steps_many(connection: DbConnection, tables: list[TableInfo],
     # After both: a table either refused is known unreadable by now.
     screen_array_elements(connection, tables, options.enums,
                           keep_values=COLLECTED_VALUES_PER_COLUMN, on_stats=keep)
+    read_json_keys(connection, tables, options.enums)
     progress.finish()
     return values
 

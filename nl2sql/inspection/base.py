@@ -452,6 +452,10 @@ class DbSchemaInspector(ABC):
     #: The function that turns an array into rows in a SELECT list (``unnest``): the elements
     #: of label arrays (tags, features) are screened like a column's values; None: they are not.
     unnest_function: ClassVar[str | None] = None
+    #: A JSON column's top-level keys and how many of the rows read hold each, most frequent
+    #: first (``nl2sql.inspection.json_keys``): ``{rows}`` is a SELECT of the column as ``j``,
+    #: ``{keys}`` how many to return; None: not read here.
+    json_keys_sql: ClassVar[str | None] = None
 
     # -- the offline steps over many tables per statement (``batch_size`` > 0) ---------------
     #: Tables per statement of ``sample_rows_many``/``grouped_counts_many``; 0: no batching

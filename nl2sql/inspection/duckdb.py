@@ -66,6 +66,9 @@ class DuckdbSchemaInspector(DbSchemaInspector):
     #: How much of a big text file the estimate reads.
     estimate_sample_bytes = 1 << 20
     unnest_function = "unnest"
+    json_keys_sql = ("SELECT k, count(*) AS n FROM (SELECT unnest(json_keys(CASE WHEN "
+                     "json_type(CAST(j AS JSON)) = 'OBJECT' THEN CAST(j AS JSON) END)) AS k "
+                     "FROM ({rows}) AS s) AS t GROUP BY k ORDER BY n DESC, k LIMIT {keys}")
 
     def reflect_with(self, conn: Connection) -> ReflectedSchema:
         params = {"schema": self.schema, "files": bool(self.connection.config.files)}

@@ -89,6 +89,10 @@ class MysqlSchemaInspector(DbSchemaInspector):
     views_may_break = True
     #: Tables whose estimate is at most this many rows are counted exactly.
     exact_count_max_rows = 200_000
+    #: JSON_TABLE: MySQL 8 and MariaDB 10.6 on.
+    json_keys_sql = ("SELECT jt.k, count(*) AS n FROM ({rows}) AS s, JSON_TABLE(JSON_KEYS(s.j), "
+                     "'$[*]' COLUMNS (k VARCHAR(255) PATH '$')) AS jt "
+                     "GROUP BY jt.k ORDER BY n DESC, jt.k LIMIT {keys}")
 
     def _fragile(self, inspector: Inspector, schema: str | None, tables: list[str],
                  views: set[str]) -> set[str]:

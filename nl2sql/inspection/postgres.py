@@ -77,6 +77,9 @@ class PostgresSchemaInspector(DbSchemaInspector):
     #: Exact counts run as UNION ALL statements of this many tables (few round trips).
     count_batch_size = 200
     unnest_function = "unnest"
+    json_keys_sql = ("SELECT k, count(*) AS n FROM ({rows}) AS s, jsonb_object_keys(CASE WHEN "
+                     "jsonb_typeof(s.j::jsonb) = 'object' THEN s.j::jsonb END) AS k "
+                     "GROUP BY k ORDER BY n DESC, k LIMIT {keys}")
 
     def _table_names(self, inspector: Inspector, schema: str | None) -> list[str]:
         # SQLAlchemy lists foreign tables (postgres_fdw, file_fdw...) apart: they are tables

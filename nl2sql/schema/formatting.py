@@ -16,6 +16,8 @@ from nl2sql.schema.models import (ColumnInfo, DbInfo, ExampleQuery, ForeignKeyIn
                                   TableInfo, holds_elements)
 
 INDENT = "    "
+#: A JSON column's keys shown at most (annotation keeps one more: more than these exist).
+MAX_JSON_KEYS = 30
 Quote = Callable[[str], str]
 _PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -215,6 +217,10 @@ def _column_comment(column: ColumnInfo) -> str:
         if values:  # an array's or a SET's are its elements' (``holds_elements``)
             parts.append(("elements " if holds_elements(column.data_type) else "")
                          + "[" + ", ".join(_enum_value(v) for v in values) + "]")
+        if column.json_keys:
+            keys = [_enum_value(k) for k in column.json_keys[:MAX_JSON_KEYS]]
+            more = ", ..." if len(column.json_keys) > MAX_JSON_KEYS else ""
+            parts.append(f"keys [{', '.join(keys)}{more}]")
     return " ".join(parts)
 
 

@@ -105,6 +105,9 @@ class ColumnInfo(_Model):
     #: column is an enum: "the 2 days before Saturday" needs the 7 weekdays in view.
     domain_values: list[str] | None = None
     default: str | None = None
+    #: A JSON column's top-level keys in the rows annotation read, most frequent first
+    #: (``nl2sql.inspection.json_keys``).
+    json_keys: list[str] | None = None
     #: A generated (computed) column's expression, as the database reports it (``net + tax``).
     generated: str | None = None
     #: Holds secrets (a password, a token, a card number: ``nl2sql.annotation.secret_columns``):
