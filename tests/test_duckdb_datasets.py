@@ -129,3 +129,30 @@ class _Discard:
 
     def write_rows(self, rows: object) -> None:
         pass
+
+
+def test_a_latin1_csv_says_which_encoding_to_set(tmp_path: Path) -> None:
+    """Excel and Windows programs save CSV files in Latin-1: the database "could not connect"
+    with DuckDB's first line ("CSV Error on Line: 2"); it names the file and the setting."""
+    (tmp_path / "ventes.csv").write_bytes("Nom;Ville;Montant\nCafé du Nord;Orléans;3,50\n"
+                                          "Boulangerie;Sète;2,25\n".encode("latin-1"))
+    (tmp_path / "dbs.yaml").write_text("databases:\n  fr:\n    type: duckdb\n"
+                                       "    files: ['*.csv']\n")
+    config = DbConnectionConfigs.load(tmp_path / "dbs.yaml").get("fr")
+    with pytest.raises(ConfigError) as raised, create_connection(config) as connection:
+        DbSchemaExtractor(connection).extract()
+    message = str(raised.value)
+    assert message.startswith(f"Database 'fr': {tmp_path / 'ventes.csv'} is not UTF-8 (CSV "
+                              "Error on Line: 2)") and "\n" not in message
+    assert "add csv_options: {encoding: latin-1}" in message and "Orl" not in message
+    (tmp_path / "dbs.yaml").write_text(
+        "databases:\n  fr:\n    type: duckdb\n    files: ['*.csv']\n"
+        "    csv_options: {encoding: latin-1, decimal_separator: ',', delim: ';'}\n")
+    ctx = OpsContext(DbConnectionConfigs.load(tmp_path / "dbs.yaml", data_dir=tmp_path / "d",
+                                              workspace=tmp_path / "ws"))
+    try:
+        result = db_execute_sql_op(ctx, "fr", "SELECT Ville, Montant FROM ventes ORDER BY Nom")
+        assert (ctx.workspace / result.csv_filename).read_text() == (
+            "Ville,Montant\nSète,2.25\nOrléans,3.5\n")
+    finally:
+        ctx.close()

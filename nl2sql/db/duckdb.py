@@ -290,29 +290,52 @@ class DuckdbConnection(DbConnection):
         statements = [f"CREATE TEMP VIEW {_identifier(name)} AS SELECT * FROM "
                       f"{view.source(options)}" for name, view in views.items()]
         if options:  # a parameter read_csv does not take, or a value it cannot use: said once
-            try:
-                with database.cursor() as cursor:
-                    for statement in statements:
-                        cursor.execute(statement)
-            except duckdb.Error as exc:
-                first, *rest = str(exc).splitlines()
-                hint = next((f"; d{line[1:].rstrip('?')}?" for line in rest
-                             if line.startswith("Did you mean")), "")
-                raise ConfigError(f"Database '{self.db_id}': read_csv refuses its "
-                                  f"csv_options ({first}{hint}); fix 'csv_options' in "
-                                  f"dbs.yaml.", db_id=self.db_id) from None
+            with database.cursor() as cursor:
+                self._create_views(cursor, statements, views, options)
 
         def connect() -> Any:
             from duckdb_engine import ConnectionWrapper
 
             cursor = database.cursor()  # a connection of its own to the same database
-            for statement in statements:
-                cursor.execute(statement)
+            self._create_views(cursor, statements, views, options)
             return ConnectionWrapper(cursor)
 
         engine = create_engine("duckdb://", creator=connect, poolclass=QueuePool,
                                pool_size=5, max_overflow=-1)
         return engine
+
+    def _create_views(self, cursor: Any, statements: list[str], views: dict[str, FileView],
+                      options: str) -> None:
+        """Create the file views on ``cursor``; a file DuckDB cannot read is one line naming it
+        and what to set (its encoding above all: Excel and Windows programs save Latin-1)."""
+        for statement, (name, view) in zip(statements, views.items()):
+            try:
+                cursor.execute(statement)
+            except duckdb.Error as exc:
+                cursor.close()
+                raise ConfigError(self._unreadable_file(exc, name, view, options),
+                                  db_id=self.db_id) from None
+
+    def _unreadable_file(self, exc: duckdb.Error, name: str, view: FileView,
+                         options: str) -> str:
+        first, *rest = str(exc).splitlines()
+        where = f"Database '{self.db_id}'"
+        named = next((line.split("=", 1)[1].strip() for line in rest
+                      if line.strip().startswith("file =")), None)
+        file = named or (view.files[0].name if len(view.files) == 1 else f"the view '{name}'")
+        if "not utf-8 encoded" in str(exc):
+            return (f"{where}: {file} is not UTF-8 ({first.split(': ', 1)[-1]}); a file saved "
+                    f"by Excel or another Windows program is usually Latin-1: add csv_options: "
+                    f"{{encoding: latin-1}} (or utf-16) in dbs.yaml.")
+        if options and "CSV Error" not in first:
+            hint = next((f"; d{line[1:].rstrip('?')}?" for line in rest
+                         if line.startswith("Did you mean")), "")
+            return (f"{where}: read_csv refuses its csv_options ({first}{hint}); fix "
+                    f"'csv_options' in dbs.yaml.")
+        reason = next((line.strip() for line in rest[1:] if line.strip()
+                       and not line.startswith(("Original Line", "Possible Solution"))), "")
+        return (f"{where}: DuckDB cannot read {file} ({first}{'; ' + reason if reason else ''}"
+                f"); fix the file, or set read_csv's parameters in 'csv_options' in dbs.yaml.")
 
     def catalogue_version(self, conn: Any) -> int:
         """The database's opening: while nl2sql holds the file open read-only, no other
