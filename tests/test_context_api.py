@@ -17,7 +17,7 @@ def test_prompt_context_fields_are_the_contract() -> None:
 
     assert list(PromptContext.model_fields) == [
         "question", "db_id", "candidates", "tables", "value_hints", "examples", "glossary",
-        "metrics", "schema_sql", "schema_tokens", "full_schema_tokens", "budget_tokens",
+        "metrics", "saved_metric_queries", "schema_sql", "schema_tokens", "full_schema_tokens", "budget_tokens",
         "ambiguous_between"]
     from nl2sql.context_engine import Candidate, ContextExample, KeptTable, MetricHint, ValueHint
 

@@ -55,7 +55,8 @@ MAX_GROUP_BYS = 40
 def metrics_lines(context: PromptContext) -> str:
     """The metrics for the prompt: those the question seems to ask for with the group-bys they
     take (at most ``MAX_GROUP_BYS``: ``metric_time``, then those sharing a word with the
-    question, then the rest), then the names of the others."""
+    question, then the rest), then the names of the others; then the saved metric queries the
+    question seems to ask for, as ready arguments."""
     words = set(terms(context.question))
     lines = []
     for metric in context.metrics:
@@ -68,6 +69,10 @@ def metrics_lines(context: PromptContext) -> str:
         shown = ", ".join(names[:MAX_GROUP_BYS]) or "(nothing)"
         lines.append(f"  group by: {shown}" + (f" (+{more} more: metrics_list shows them)"
                                                if more > 0 else ""))
+    if context.saved_metric_queries:
+        lines += ["", "Saved queries the team defined that the question seems to ask for "
+                      "(use their arguments, changing only what the question asks):"]
+        lines += [f"- {query.render()}" for query in context.saved_metric_queries]
     return "\n".join(lines)
 
 

@@ -18,7 +18,7 @@ from nl2sql.db.base import DbOperations
 from nl2sql.errors import Nl2SqlError, QueryTimeoutError
 from nl2sql.semantic import (Metric, MetricQuery, SemanticModel, compile_for, measures_of,
                              semantic_model)
-from nl2sql.semantic.model import GRAINS
+from nl2sql.semantic.model import GRAINS, DbtSavedQuery
 from nl2sql.semantic.sources import Sources
 from nl2sql.schema.models import DbInfo
 from nl2sql.verified.questions import tables_read
@@ -32,13 +32,17 @@ class MetricsCheck:
     running: int = 0
     lines: list[str] = field(default_factory=list)
     broken_dimensions: int = 0  # group-bys (and tables) that do not run
+    saved_checked: int = 0  # dbt's saved queries, read or not
+    saved_running: int = 0
 
     def summary(self) -> str:
         broken = self.checked - self.running
         return (f"metrics: {self.running} of {self.checked} compile and run"
                 + (f"; {broken} broken (named below, the others stay usable)" if broken else "")
                 + (f"; {self.broken_dimensions} group-by(s) broken (named below)"
-                   if self.broken_dimensions else ""))
+                   if self.broken_dimensions else "")
+                + (f"; saved queries: {self.saved_running} of {self.saved_checked} run"
+                   if self.saved_checked else ""))
 
 
 def check_metrics(config: DbConnectionConfig, operations: DbOperations, info: DbInfo,
@@ -78,7 +82,24 @@ def check_metrics(config: DbConnectionConfig, operations: DbOperations, info: Db
     broken = check_dimensions(config, operations, info, model)
     result.broken_dimensions = len(broken)
     result.lines += broken
+    result.saved_checked = len(model.saved_metric_queries) + sum(
+        1 for p in model.problems if p.kind == "saved query")
+    for saved in model.saved_metric_queries.values():
+        try:
+            compiled = compile_for(config, saved_query(saved), info)
+            operations.count_rows(zero_rows(compiled.sql, dialect), limit=1)
+        except QueryTimeoutError:
+            pass  # slow today says nothing about the definition
+        except Nl2SqlError as exc:
+            result.lines.append(f"{saved.file}: saved query '{saved.name}': {exc}")
+            continue
+        result.saved_running += 1
     return result
+
+
+def saved_query(saved: DbtSavedQuery) -> MetricQuery:
+    """The metric query a saved query stands for."""
+    return MetricQuery(saved.metrics, saved.group_by, saved.where, saved.order_by, saved.limit)
 
 
 def check_dimensions(config: DbConnectionConfig, operations: DbOperations, info: DbInfo,

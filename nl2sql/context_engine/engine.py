@@ -222,10 +222,11 @@ class ContextEngine:
         examples = rank_examples(question, vector, verified_examples(self.store, db_id),
                                  cache_examples(loaded.info))
         glossary = glossary_for(question, vector, self.data_dir, db_id)
-        metrics = metric_hints(question, vector, self.configs.get(db_id), self.data_dir)
+        metrics, saved = metric_hints(question, vector, self.configs.get(db_id), self.data_dir)
         return PromptContext(
             question=question, db_id=db_id, candidates=candidates, tables=tables,
             value_hints=hints, examples=examples, glossary=glossary, metrics=metrics,
+            saved_metric_queries=saved,
             schema_sql=schema_sql,
             schema_tokens=tokens, full_schema_tokens=loaded.full_tokens,
             budget_tokens=budget, ambiguous_between=ambiguous(candidates))

@@ -21,7 +21,7 @@ from nl2sql.config.registry import DbConnectionConfig
 from nl2sql.context_engine import embeddings
 from nl2sql.context_engine.embeddings import similarities
 from nl2sql.context_engine.glossary import close, load_glossary, said
-from nl2sql.context_engine.prompt_context import MetricHint
+from nl2sql.context_engine.prompt_context import MetricHint, SavedMetricQuery
 from nl2sql.errors import Nl2SqlError
 from nl2sql.semantic import MetricInfo, SemanticModel, describe, semantic_model
 from nl2sql.schema.words import split_identifier, terms
@@ -33,6 +33,8 @@ log = logging.getLogger(__name__)
 
 #: Metrics listed at most (matched ones first).
 MAX_METRICS = 12
+#: Saved metric queries shown at most (only those the question seems to ask for).
+MAX_SAVED_QUERIES = 3
 #: Cosine similarity (question vs a metric's label and description) from which the question
 #: means the metric without saying it (the glossary's threshold).
 SEMANTIC_SIMILARITY = 0.45
@@ -44,17 +46,56 @@ _LOCK = threading.Lock()
 
 
 def metric_hints(question: str, vector: np.ndarray | None, config: DbConnectionConfig,
-                 data_dir: Path) -> list[MetricHint]:
-    """The metrics of ``config``'s database for ``question``: matched first, best first."""
+                 data_dir: Path) -> tuple[list[MetricHint], list[SavedMetricQuery]]:
+    """The metrics of ``config``'s database for ``question``, matched first, best first; and
+    the saved metric queries it seems to ask for, best first."""
     try:
         model = semantic_model(config)
     except Nl2SqlError as exc:  # a missing semantic model: the metric tools say so
         log.warning("%s: metrics not shown: %s", config.db_id, exc)
-        return []
+        return [], []
     if model is None or not model.metrics:
+        return [], []
+    return (_metric_hints(question, vector, model, data_dir, config.db_id),
+            _saved_metric_query_hints(question, vector, model))
+
+
+def _saved_metric_query_hints(question: str, vector: np.ndarray | None,
+                       model: SemanticModel) -> list[SavedMetricQuery]:
+    """The saved queries whose name or label the question says (in a row or word by word),
+    or whose label and description it means (embedding similarity); at most
+    ``MAX_SAVED_QUERIES``."""
+    queries = list(model.saved_metric_queries.values())
+    if not queries:
         return []
+    words = terms(question, expand=False)
+    scores = None
+    if vector is not None:
+        scores = similarities(embeddings.embed([
+            f"{q.label or ' '.join(split_identifier(q.name))}: {q.description}"
+            for q in queries]), vector)
+    ranked: list[tuple[tuple[int, float], SavedMetricQuery]] = []
+    for i, query in enumerate(queries):
+        names = list(dict.fromkeys(n for n in (query.label, " ".join(
+            split_identifier(query.name))) if n))
+        found = said(sorted(names, key=lambda n: -len(terms(n, expand=False))), words) \
+            or _said_apart(names, words)
+        if found:
+            reason, rank = f"the question says '{found}'", (0, -len(terms(found, expand=False)))
+        elif scores is not None and scores[i] >= SEMANTIC_SIMILARITY:
+            reason, rank = f"similar in meaning ({scores[i]:.2f})", (1, -float(scores[i]))
+        else:
+            continue
+        ranked.append((rank, SavedMetricQuery.of(query, reason)))
+    ranked.sort(key=lambda item: item[0])
+    return [hint for _, hint in ranked[:MAX_SAVED_QUERIES]]
+
+
+def _metric_hints(question: str, vector: np.ndarray | None, model: SemanticModel,
+                  data_dir: Path, db_id: str) -> list[MetricHint]:
+    """The metrics of ``model`` for ``question``: matched first, best first."""
     infos = describe(model)
-    synonyms = _glossary_synonyms(infos, data_dir, config.db_id)
+    synonyms = _glossary_synonyms(infos, data_dir, db_id)
     words = terms(question, expand=False)
     folded = " ".join(question.casefold().split())
     scores = _similarities(model, infos, vector)

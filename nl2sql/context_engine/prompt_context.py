@@ -4,7 +4,13 @@ checks: keep them."""
 
 from __future__ import annotations
 
+import json
+from typing import TYPE_CHECKING
+
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+if TYPE_CHECKING:
+    from nl2sql.semantic.model import DbtSavedQuery
 
 #: The reason of a table kept only because the whole schema fits the budget.
 WHOLE_SCHEMA_FITS = "whole schema fits the budget"
@@ -106,6 +112,44 @@ class MetricHint(BaseModel):
         return f"{self.name}{label}{about}{why}"
 
 
+class SavedMetricQuery(BaseModel):
+    """A saved metric query (dbt's ``saved_queries:``): ``metrics_query``'s arguments by name,
+    and why the question seems to ask for it (``matched``; None in ``metrics_list``)."""
+
+    model_config = ConfigDict(defer_build=True)
+
+    name: str
+    label: str = ""
+    description: str = ""
+    metrics: list[str]
+    dimensions: list[str] = Field(default_factory=list)
+    where: list[str] = Field(default_factory=list)
+    order_by: list[str] = Field(default_factory=list)
+    limit: int | None = None
+    matched: str | None = None
+
+    @classmethod
+    def of(cls, query: DbtSavedQuery, matched: str | None = None) -> SavedMetricQuery:
+        return cls(name=query.name, label=query.label, description=query.description,
+                   metrics=list(query.metrics), dimensions=list(query.group_by),
+                   where=list(query.where), order_by=list(query.order_by), limit=query.limit,
+                   matched=matched)
+
+    def call(self) -> str:
+        """The ``metrics_query`` arguments it stands for."""
+        parts = [f"metrics={json.dumps(self.metrics)}"]
+        parts += [f"{name}={json.dumps(value)}" for name, value in (
+            ("dimensions", self.dimensions), ("where", self.where),
+            ("order_by", self.order_by), ("limit", self.limit)) if value]
+        return ", ".join(parts)
+
+    def render(self) -> str:
+        label = f" ({self.label})" if self.label and self.label != self.name else ""
+        about = f": {self.description}" if self.description else ""
+        why = f"  -- {self.matched}" if self.matched else ""
+        return f"{self.name}{label}{about}{why}\n  metrics_query({self.call()})"
+
+
 class UsedContext(BaseModel):
     """What a model was shown for an answer (its receipt): tables with reasons, value hints,
     examples, glossary entries and governed metrics."""
@@ -117,6 +161,7 @@ class UsedContext(BaseModel):
     examples: list[ContextExample] = Field(default_factory=list)
     glossary: list[GlossaryEntry] = Field(default_factory=list)
     metrics: list[MetricHint] = Field(default_factory=list)
+    saved_metric_queries: list[SavedMetricQuery] = Field(default_factory=list)
 
 
 class PromptContext(BaseModel):
@@ -133,6 +178,8 @@ class PromptContext(BaseModel):
     glossary: list[GlossaryEntry] = Field(default_factory=list)
     #: The database's governed metrics, those the question asks for first (``matched``).
     metrics: list[MetricHint] = Field(default_factory=list)
+    #: The saved metric queries the question seems to ask for (``matched``), best first.
+    saved_metric_queries: list[SavedMetricQuery] = Field(default_factory=list)
     schema_sql: str = ""
     schema_tokens: int = 0
     full_schema_tokens: int = 0
@@ -145,7 +192,8 @@ class PromptContext(BaseModel):
     def used(self) -> UsedContext:
         """The parts an answer's receipt keeps (not the schema text)."""
         return UsedContext(tables=self.tables, value_hints=self.value_hints,
-                           examples=self.examples, glossary=self.glossary, metrics=self.metrics)
+                           examples=self.examples, glossary=self.glossary, metrics=self.metrics,
+                           saved_metric_queries=self.saved_metric_queries)
 
     def glossary_lines(self) -> list[str]:
         """The glossary entries as a section (after a blank line); none without entries."""
@@ -178,6 +226,11 @@ class PromptContext(BaseModel):
             lines.append(f"Governed metrics of {self.db_id} (answer with metrics_query when "
                          f"one fits):")
             lines += [f"- {metric.render()}" for metric in self.metrics]
+            lines.append("")
+        if self.saved_metric_queries:
+            lines.append("Saved metric queries the question seems to ask for (run one with "
+                         "metrics_query and these arguments):")
+            lines += [f"- {query.render()}" for query in self.saved_metric_queries]
             lines.append("")
         lines.append(f"Database {self.db_id}: {len(self.tables)} tables ({size})")
         lines += [f"- {t.name}: {t.reason}" for t in self.tables if t.reason != WHOLE_SCHEMA_FITS]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from nl2sql.context_engine.prompt_context import SavedMetricQuery
 from nl2sql.errors import SchemaCacheMissingError
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.params import (DbId, GroupByNames, MetricFilters, MetricNames,
@@ -35,6 +36,8 @@ class MetricsList(BaseModel):
 
     db_id: str
     metrics: list[MetricSummary] = Field(default_factory=list)
+    #: The team's saved metric queries (dbt ``saved_queries:``), ready to run.
+    saved_metric_queries: list[SavedMetricQuery] = Field(default_factory=list)
     #: What in the semantic model cannot be used (one line each: file, entry, reason).
     problems: list[str] = Field(default_factory=list)
     has_semantic_model: bool = False
@@ -51,6 +54,10 @@ class MetricsList(BaseModel):
             label = f" ({metric.label})" if metric.label and metric.label != metric.name else ""
             lines.append(f"- {metric.name}{label}{about}")
             lines.append(f"  group by: {', '.join(metric.dimensions) or '(nothing)'}")
+        if self.saved_metric_queries:
+            lines.append(f"{len(self.saved_metric_queries)} saved metric query(ies) (run one with "
+                         f"these arguments, changing only what the question asks):")
+            lines += [f"- {query.render()}" for query in self.saved_metric_queries]
         if self.problems:
             lines.append("Not usable (fix the semantic model):")
             lines += [f"- {line}" for line in self.problems]
@@ -77,7 +84,9 @@ def metrics_list_op(ctx: OpsContext, db_id: DbId) -> MetricsList:
         return MetricsList(db_id=db_id)
     return MetricsList(
         db_id=db_id, has_semantic_model=True, problems=[p.line() for p in model.problems],
-        metrics=[MetricSummary(**info.as_dict()) for info in describe(model)])
+        metrics=[MetricSummary(**info.as_dict()) for info in describe(model)],
+        saved_metric_queries=[SavedMetricQuery.of(query)
+                              for query in model.saved_metric_queries.values()])
 
 
 def metrics_query_op(ctx: OpsContext, db_id: DbId, metrics: MetricNames,

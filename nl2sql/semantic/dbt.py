@@ -29,8 +29,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from nl2sql.errors import MetricQueryError
 from nl2sql.semantic.model import (GRAINS, Dimension, Link, Measure, Metric, MetricInput, Problem,
-                                  Table, Window)
+                                  DbtSavedQuery, Table, Window)
+from nl2sql.semantic.names import group_by_name, order_name, read_templates
 
 _REF = re.compile(r"""^\s*ref\(\s*['"]([^'"]+)['"](?:\s*,\s*['"]([^'"]+)['"])?\s*\)\s*$""")
 _WINDOW = re.compile(r"^\s*(\d+)\s+([a-z]+?)s?\s*$", re.IGNORECASE)
@@ -163,10 +165,53 @@ class _Model(_Entry):
         return semantics.enabled if isinstance(semantics, _ModelSemantics) else semantics
 
 
+class _QueryParams(BaseModel):
+    model_config = ConfigDict(extra="ignore", defer_build=True)
+
+    metrics: list[str] = Field(min_length=1)
+    group_by: list[str] = Field(default_factory=list)
+    #: A list of filters (YAML), one filter, or a manifest's ``{where_filters: [{
+    #: where_sql_template: ...}]}``.
+    where: list[str] | str | dict[str, Any] | None = None
+    order_by: list[str] = Field(default_factory=list)
+    limit: int | None = Field(default=None, ge=1)
+
+
+class _SavedQuery(_Entry):
+    query_params: _QueryParams
+
+
+def read_saved_queries(document: dict[str, Any], path: Path) -> tuple[list[DbtSavedQuery],
+                                                                      list[Problem]]:
+    """The ``saved_queries:`` of one dbt file (YAML or manifest JSON), in a metric query's
+    names; one that cannot be read is a problem."""
+    found, problems = [], []
+    for number, raw in enumerate(_listed(document.get("saved_queries")), 1):
+        try:
+            entry = _SavedQuery.model_validate(raw)
+            params = entry.query_params
+            where = params.where
+            if isinstance(where, dict):
+                where = [f.get("where_sql_template", "") for f in where.get("where_filters") or []
+                         if isinstance(f, dict)]
+            filters = [where] if isinstance(where, str) else list(where or [])
+            found.append(DbtSavedQuery(
+                name=entry.name, file=path, label=entry.label or "",
+                description=" ".join((entry.description or "").split()),
+                metrics=tuple(m.strip() for m in params.metrics),
+                group_by=tuple(group_by_name(g) for g in params.group_by),
+                where=tuple(read_templates(f) for f in filters if f.strip()),
+                order_by=tuple(order_name(o) for o in params.order_by), limit=params.limit))
+        except (ValidationError, MetricQueryError) as exc:
+            problems.append(Problem(path, "saved query", _name(raw, number), _reason(exc)))
+    return found, problems
+
+
 def has_semantics(document: dict[str, Any]) -> bool:
-    """Whether a file holds dbt semantics: ``semantic_models:``, ``metrics:``, or a model with
-    ``semantic_model:`` (a file of plain ``models:`` or ``sources:`` holds none)."""
-    return "semantic_models" in document or "metrics" in document or any(
+    """Whether a file holds dbt semantics: ``semantic_models:``, ``metrics:``,
+    ``saved_queries:`` or a model with ``semantic_model:`` (a file of plain ``models:`` or
+    ``sources:`` holds none)."""
+    return any(key in document for key in ("semantic_models", "metrics", "saved_queries")) or any(
         isinstance(m, dict) and m.get("semantic_model") not in (None, False)
         for m in _listed(document.get("models")))
 

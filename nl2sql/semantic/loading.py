@@ -22,10 +22,11 @@ import yaml
 
 from nl2sql.config.dbs_yaml import yaml_error
 from nl2sql.config.registry import DbConnectionConfig
-from nl2sql.errors import SemanticModelError
 from nl2sql.semantic.cube import add_proxies, add_views, cube_links, read_cubes
-from nl2sql.semantic.dbt import dbt_links, has_semantics, read_dbt
-from nl2sql.semantic.model import AGGREGATIONS, Metric, Problem, SemanticModel, Table
+from nl2sql.errors import MetricQueryError, SemanticModelError
+from nl2sql.semantic.dbt import dbt_links, has_semantics, read_dbt, read_saved_queries
+from nl2sql.semantic.model import AGGREGATIONS, Metric, Problem, DbtSavedQuery, SemanticModel, Table
+from nl2sql.semantic.names import metric_named, resolve
 
 SUFFIXES = (".yml", ".yaml", ".json", ".js")
 _SKIPPED_FOLDERS = {"target", "dbt_packages", "node_modules", "logs"}
@@ -77,6 +78,7 @@ def read_files(path: Path, files: list[Path]) -> SemanticModel:
     dbt_tables: list[Table] = []
     metrics: list[Metric] = []
     cube_documents: list[tuple[Path, dict[str, Any]]] = []
+    saved: list[DbtSavedQuery] = []
     for file in files:
         document = _document(file, model.problems)
         if document is None:
@@ -88,6 +90,9 @@ def read_files(path: Path, files: list[Path]) -> SemanticModel:
             dbt_tables += tables
             model.problems += problems
             metrics += found
+            queries, problems = read_saved_queries(document, file)
+            saved += queries
+            model.problems += problems
     cubes = read_cubes(cube_documents)
     model.problems += cubes.problems
     metrics += cubes.metrics
@@ -103,6 +108,7 @@ def read_files(path: Path, files: list[Path]) -> SemanticModel:
     _add_metrics(model, metrics)
     add_proxies(model, kept_cubes)
     add_views(model, cubes.views)
+    _add_saved_metric_queries(model, saved)
     if files and not model.tables and not model.problems:
         model.problems.append(Problem(path, "file", "", "no semantic_models:, metrics:, "
                                       "models with semantic_model:, cubes: or views: found (dbt or "
@@ -209,3 +215,21 @@ def _measure_reason(model: SemanticModel, metric: Metric) -> str | None:
         return (f"measure '{name}' aggregates with '{agg}', which nl2sql does not compile "
                 f"({', '.join(AGGREGATIONS)})")
     return None
+
+
+def _add_saved_metric_queries(model: SemanticModel, saved: list[DbtSavedQuery]) -> None:
+    """Keep the saved queries whose metrics are usable and whose group-bys the model knows;
+    the others (and a second one of a name) become problems."""
+    for query in saved:
+        try:
+            if query.name in model.saved_metric_queries:
+                raise MetricQueryError(
+                    f"defined twice (also in {model.saved_metric_queries[query.name].file})")
+            for name in query.metrics:
+                metric_named(model, name)
+            for name in query.group_by:
+                resolve(model, name)
+        except MetricQueryError as exc:
+            model.problems.append(Problem(query.file, "saved query", query.name, str(exc)))
+            continue
+        model.saved_metric_queries[query.name] = query

@@ -153,13 +153,30 @@ class Problem:
     """A part of the semantic model that cannot be used, and why (the rest stays usable)."""
 
     file: Path
-    kind: str  # "metric", "semantic model", "cube", "file"
+    kind: str  # "metric", "semantic model", "cube", "saved query", "file"
     name: str
     reason: str
 
     def line(self) -> str:
         what = f"{self.kind} '{self.name}'" if self.name else self.kind
         return f"{self.file}: {what}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class DbtSavedQuery:
+    """A metric query a team saved by name (dbt's ``saved_queries:``), in the names a metric
+    query takes: group-bys ``entity__dimension`` and ``metric_time__month``, filters over
+    them, ``-revenue`` for a descending order."""
+
+    name: str
+    file: Path
+    metrics: tuple[str, ...]
+    group_by: tuple[str, ...] = ()
+    where: tuple[str, ...] = ()
+    order_by: tuple[str, ...] = ()
+    limit: int | None = None
+    label: str = ""
+    description: str = ""
 
 
 @dataclass(frozen=True)
@@ -182,6 +199,9 @@ class SemanticModel:
     tables: dict[str, Table] = field(default_factory=dict)
     metrics: dict[str, Metric] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
+    #: dbt's saved queries whose metrics and group-bys are the model's (the others are
+    #: ``problems``).
+    saved_metric_queries: dict[str, DbtSavedQuery] = field(default_factory=dict)
     #: Cube views' dimensions by their ``view.name`` (their measures are ``metrics``), and
     #: proxy dimensions by their ``cube.name``.
     dimension_aliases: dict[str, DimensionAlias] = field(default_factory=dict)

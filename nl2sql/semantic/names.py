@@ -90,6 +90,38 @@ def _template_name(source: str, condition: str) -> str:
     return template.name
 
 
+def group_by_name(item: str) -> str:
+    """A saved query's group-by (``TimeDimension('metric_time', 'month')``,
+    ``Dimension('customer__country')``, or a plain name) as the name it stands for."""
+    text = item.strip()
+    return _template_name(text, text) if "(" in text else text
+
+
+def order_name(item: str) -> str:
+    """A saved query's order (``Metric('revenue').descending(True)``, a group-by call, or a
+    name) as a metric query's: ``-revenue`` when descending."""
+    text = item.strip()
+    if "(" not in text:
+        return text
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        raise _unread(text, "is not an order nl2sql reads") from None
+    descending = False
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            and node.func.attr == "descending":
+        args = _literals(node.args, text)
+        descending, node = bool(args[0]) if args else True, node.func.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+            and node.func.id in ("Metric", "metric") and node.args:
+        name = _literal(node.args[0], text)
+        if not isinstance(name, str):
+            raise _unread(text, "passes a template something other than text")
+    else:
+        name = _template_name(ast.unparse(node), text)
+    return f"-{name}" if descending else name
+
+
 def _literals(nodes: list[ast.expr], condition: str) -> list[object]:
     return [_literal(node, condition) for node in nodes]
 
