@@ -153,3 +153,24 @@ def test_annotate_schema_names_the_secret_columns(tmp_path: Path,
     assert ("  secret columns, their values not read: payment_card.card_number, staff.password, "
             "staff.apiKey, staff.role (secret_columns in dbs.yaml changes which)"
             ) in capsys.readouterr().out.splitlines()
+
+
+def test_a_column_made_secret_leaves_the_rebuilt_index(
+        annotated: Callable[..., tuple[OpsContext, ScriptedAnnotator]]) -> None:
+    """The context index keeps a table's earlier values when it is rebuilt without reading the
+    database (the cache changed, the engine rebuilds): not those of a column secret since."""
+    from nl2sql.context_engine.engine import ContextEngine
+    from nl2sql.schema.cache import save_db_info
+
+    ops, _model = annotated(secret_columns=["!*.apikey"])
+    assert "staff.context_index.json" in _files_holding(ops.data_dir, SECRETS)
+    info = ops.db_info("staff")
+    staff = info.table("staff")
+    staff.column("apiKey").secret = True  # what the next annotation decides, written alone
+    staff.column("apiKey").enum_values, staff.column("apiKey").domain_values = [], None
+    staff.column("apiKey").enum_candidates = None
+    staff.sample_data_csv = (staff.sample_data_csv or "").replace(API_KEY, "<withheld>")
+    save_db_info(info, ops.data_dir)
+    context = ContextEngine(ops.registry).context(f"who has the key {API_KEY}?", db_id="staff")
+    assert context.value_hints == []
+    assert _files_holding(ops.data_dir, SECRETS) == {}

@@ -289,8 +289,10 @@ def _build(info: DbInfo, data_dir: Path, *, collected: Values | None = None,
         else:
             raw = values_from_cache(table)
             old = old_entries.get(table.name)
-            if old is not None and old.values:
-                raw = {**raw, **old.values}
+            if old is not None and old.values:  # not a column gone or secret since
+                raw = {**raw, **{name: items for name, items in old.values.items()
+                                 if (column := table.column(name)) is not None
+                                 and not column.secret}}
         values = _bounded(raw)
         count = sum(len(v) for v in values.values())
         if count > budget:
