@@ -30,8 +30,8 @@ def _context(folder: Path, files: str) -> OpsContext:
     return ctx
 
 
-def _rows(ctx: OpsContext, query: str) -> list[list[str]]:
-    result = db_execute_sql_op(ctx, "lake", query)
+def _rows(ctx: OpsContext, query: str, db_id: str = "lake") -> list[list[str]]:
+    result = db_execute_sql_op(ctx, db_id, query)
     with (ctx.workspace / result.csv_filename).open(newline="") as handle:
         return list(csv.reader(handle))
 
@@ -156,3 +156,35 @@ def test_a_latin1_csv_says_which_encoding_to_set(tmp_path: Path) -> None:
             "Ville,Montant\nSète,2.25\nOrléans,3.5\n")
     finally:
         ctx.close()
+
+
+@pytest.mark.parametrize("schema", ['"*"', "[main, crm]"])
+def test_a_duckdb_file_with_several_schemas_is_read_whole(tmp_path: Path, schema: str) -> None:
+    """``schema: '*'`` (or a list) on a DuckDB file read its default schema alone, silently
+    leaving out the others; now each is read, names schema-qualified as on PostgreSQL."""
+    import duckdb
+
+    with duckdb.connect(str(tmp_path / "n.duckdb")) as writer:
+        writer.execute("CREATE SCHEMA crm; CREATE TABLE crm.accounts AS SELECT i AS id, "
+                       "['gold', 'silver'][1 + i % 2] AS tier, MAP {'src': 'web'} AS attrs "
+                       "FROM range(40) t(i); CREATE TABLE main.notes (id INTEGER, body TEXT); "
+                       "INSERT INTO main.notes VALUES (1, 'hello')")
+    (tmp_path / "dbs.yaml").write_text(
+        f"databases:\n  n:\n    type: duckdb\n    path: n.duckdb\n    schema: {schema}\n")
+    ctx = OpsContext(DbConnectionConfigs.load(tmp_path / "dbs.yaml", data_dir=tmp_path / "data",
+                                              workspace=tmp_path / "ws"))
+    try:
+        with create_connection(ctx.configs.get("n")) as connection:
+            info = DbSchemaExtractor(connection).extract("n")
+        save_db_info(info, ctx.data_dir)
+        assert [t.name for t in info.tables] == ["crm.accounts", "main.notes"]
+        assert info.table("crm.accounts").row_count == 40
+        assert _rows(ctx, "SELECT count(*) AS n FROM crm.accounts WHERE tier = 'gold'",
+                     "n") == [["n"], ["20"]]
+    finally:
+        ctx.close()
+    (tmp_path / "dbs.yaml").write_text(
+        "databases:\n  n:\n    type: duckdb\n    path: n.duckdb\n    schema: [crm, nope]\n")
+    with pytest.raises(ConfigError, match="has no schema 'nope' \\(it has: crm, main\\)"), \
+            create_connection(DbConnectionConfigs.load(tmp_path / "dbs.yaml").get("n")) as conn:
+        DbSchemaExtractor(conn).extract("n")

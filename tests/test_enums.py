@@ -54,6 +54,8 @@ def screened(config: DbConnectionConfig,
     ("INTEGER", False), ("NUMERIC(8, 2)", False), ("REAL", False), ("DOUBLE PRECISION", False),
     ("DATE", False), ("TIMESTAMP WITHOUT TIME ZONE", False), ("BOOLEAN", False),
     ("BYTEA", False), ("BLOB", False), ("JSONB", False), ("UUID", False), ("TEXT[]", False),
+    ("MAP(VARCHAR, VARCHAR)", False), ("STRUCT(city VARCHAR)", False),  # nested (DuckDB)
+    ("MAP<STRING,STRING>", False), ("roadmap_status", True),  # Spark; a user enum type
 ])
 def test_screened_types(data_type: str, expected: bool) -> None:
     column = ColumnInfo(name="c", data_type=data_type)

@@ -146,7 +146,7 @@ class DbSchemaInspector(ABC):
                 parts.append(self._reflect_schema(conn, inspector, schema))
             finally:
                 self._reflecting = None
-        return _merge(parts, schemas)
+        return merge_schemas(parts, schemas)
 
     def _reflect_schema(self, conn: Connection, inspector: Inspector,
                         schema: str | None) -> ReflectedSchema:
@@ -474,7 +474,7 @@ class DbSchemaInspector(ABC):
 
 
 
-def _merge(parts: list[ReflectedSchema], schemas: list[str]) -> ReflectedSchema:
+def merge_schemas(parts: list[ReflectedSchema], schemas: list[str]) -> ReflectedSchema:
     """Several schemas' reflections as one, keyed by schema-qualified names (``sales.orders``),
     so equal table names in two schemas never collide; foreign keys name their target the
     same way."""

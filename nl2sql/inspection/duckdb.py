@@ -25,7 +25,7 @@ from sqlglot import exp
 
 from nl2sql.errors import ConfigError
 from nl2sql.inspection.base import (DbSchemaInspector, ReflectedSchema, RowCount,
-                                    warn_left_out)
+                                    merge_schemas, warn_left_out)
 from nl2sql.inspection.statistics import EnumScreeningSettings
 from nl2sql.schema.models import TableInfo
 
@@ -48,6 +48,13 @@ _CONSTRAINTS = text(f"SELECT table_name, constraint_type, constraint_name, "
                     f"('PRIMARY KEY', 'UNIQUE', 'FOREIGN KEY') ORDER BY constraint_index")
 _INDEXES = text(f"SELECT table_name, index_name, is_unique, expressions FROM duckdb_indexes() "
                 f"WHERE {_SCOPE}")
+# The database's own schemas (``main`` is an internal one) and how many tables and views each
+# has.
+_SCHEMAS = text("SELECT s.schema_name, (SELECT count(*) FROM duckdb_tables() t WHERE "
+                "t.database_name = s.database_name AND t.schema_name = s.schema_name AND NOT "
+                "t.internal) + (SELECT count(*) FROM duckdb_views() v WHERE v.database_name = "
+                "s.database_name AND v.schema_name = s.schema_name AND NOT v.internal) "
+                "FROM duckdb_schemas() s WHERE s.database_name = current_database()")
 _ENUM_TYPE = re.compile(r"^\s*ENUM\s*\((.*)\)\s*$", re.IGNORECASE | re.DOTALL)
 _LABEL = re.compile(r"'((?:[^']|'')*)'")
 # DuckDB names its CHECK constraints itself: the condition alone is kept.
@@ -71,7 +78,38 @@ class DuckdbSchemaInspector(DbSchemaInspector):
                      "FROM ({rows}) AS s) AS t GROUP BY k ORDER BY n DESC, k LIMIT {keys}")
 
     def reflect_with(self, conn: Connection) -> ReflectedSchema:
-        params = {"schema": self.schema, "files": bool(self.connection.config.files)}
+        """The configured schema, or several (``schema: [main, crm]`` or ``'*'``) keyed by
+        schema-qualified names as on the other backends; the file views go with one schema
+        (they are not in the database's schemas)."""
+        wanted = self.connection.config.schemas
+        if wanted is None:
+            return self._reflect_one(conn, files=bool(self.connection.config.files))
+        if self.connection.config.files:
+            raise ConfigError(f"Database '{self.connection.db_id}': 'files' and several "
+                              f"schemas together are not read; set one 'schema' (or none) in "
+                              f"dbs.yaml.", db_id=self.connection.db_id)
+        existing = {name: count for name, count in conn.execute(_SCHEMAS)}
+        if wanted == ["*"]:
+            schemas = sorted(name for name, count in existing.items() if count)
+        else:
+            schemas = wanted
+            for schema in schemas:
+                if schema not in existing:
+                    raise ConfigError(
+                        f"Database '{self.connection.db_id}' has no schema '{schema}' (it has: "
+                        f"{', '.join(sorted(existing))}); fix 'schema' in dbs.yaml.",
+                        db_id=self.connection.db_id)
+        parts = []
+        for schema in schemas:
+            self._reflecting = schema
+            try:
+                parts.append(self._reflect_one(conn, files=False))
+            finally:
+                self._reflecting = None
+        return merge_schemas(parts, schemas)
+
+    def _reflect_one(self, conn: Connection, *, files: bool) -> ReflectedSchema:
+        params = {"schema": self.schema, "files": files}
         tables, comments, estimates = [], {}, {}
         for name, comment, size in conn.execute(_TABLES, params):
             tables.append(name)

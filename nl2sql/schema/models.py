@@ -23,7 +23,8 @@ DescriptionSource = Literal["comment", "llm", "user"]
 # Postgres enum types, untyped SQLite columns) is screened.
 _NOT_A_LABEL_TYPE = re.compile(
     r"INT|(?<!E)NUM|DEC|REAL|FLOA|DOUB|MONEY|SERIAL|DATE|TIME|INTERVAL|YEAR|BOOL|BIT|BLOB|BYTEA|"
-    r"BINARY|JSON|UUID|XML|GEOM|GEOG|POINT|POLYGON|TSVECTOR|INET|CIDR|MACADDR|ARRAY|\[\]|RANGE",
+    r"BINARY|JSON|UUID|XML|GEOM|GEOG|POINT|POLYGON|TSVECTOR|INET|CIDR|MACADDR|ARRAY|\[\]|RANGE|"
+    r"^\s*(?:MAP|STRUCT|UNION)\b",  # nested types (DuckDB, Spark): not compared to a string
     re.IGNORECASE)
 
 
