@@ -20,8 +20,7 @@ from nl2sql.db.base import DbConnection
 from nl2sql.inspection.base import create_inspector
 from nl2sql.inspection.samples import refusal_reason, runs_user_function
 from nl2sql.inspection.statistics import EnumScreeningSettings
-from nl2sql.schema.formatting import MAX_JSON_KEYS
-from nl2sql.schema.models import ColumnInfo, TableInfo
+from nl2sql.schema.models import MAX_JSON_KEYS, ColumnInfo, TableInfo
 
 __all__ = ["MAX_KEYS", "is_json_column", "read_json_keys"]
 

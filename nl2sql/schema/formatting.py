@@ -12,12 +12,10 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from nl2sql.backends import get_backend
-from nl2sql.schema.models import (ColumnInfo, DbInfo, ExampleQuery, ForeignKeyInfo, IndexInfo,
-                                  TableInfo, holds_elements)
+from nl2sql.schema.models import (MAX_JSON_KEYS, ColumnInfo, DbInfo, ExampleQuery,
+                                  ForeignKeyInfo, IndexInfo, TableInfo, holds_elements)
 
 INDENT = "    "
-#: A JSON column's keys shown at most (annotation keeps one more: more than these exist).
-MAX_JSON_KEYS = 30
 Quote = Callable[[str], str]
 _PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 

@@ -28,6 +28,11 @@ _NOT_A_LABEL_TYPE = re.compile(
     re.IGNORECASE)
 
 
+#: A JSON column's keys the schema shows at most; annotation keeps one more, which says that
+#: more exist (``ColumnInfo.json_keys``).
+MAX_JSON_KEYS = 30
+
+
 def is_label_type(data_type: str | None) -> bool:
     """True for a type whose values may be categorical labels (text-like): what enum screening
     and the context engine's value index look at."""
