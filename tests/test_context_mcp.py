@@ -129,8 +129,9 @@ def test_show_context_prints_the_context_without_a_model(chinook, make_registry,
     document = json.loads(capsys.readouterr().out)
     assert document["db_id"] == "chinook"
     assert set(document) == {"question", "db_id", "candidates", "tables", "value_hints",
-                             "examples", "glossary", "metrics", "schema_sql", "schema_tokens",
-                             "full_schema_tokens", "budget_tokens", "ambiguous_between"}
+                             "examples", "glossary", "metrics", "saved_metric_queries",
+                             "schema_sql", "schema_tokens", "full_schema_tokens",
+                             "budget_tokens", "ambiguous_between"}
 
 
 async def test_db_search_schema_on_a_schema_that_fits_is_db_show_schema(tmp_path) -> None:  # noqa: ANN001

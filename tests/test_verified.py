@@ -107,7 +107,8 @@ def test_json_has_the_receipt_and_the_metadata_the_id(chinook: dict,
     info = load_db_info(chinook["registry"].data_dir, "chinook")
     assert answer["schema_fingerprint"] == info.fingerprint()
     context = answer["context"]
-    assert set(context) == {"tables", "value_hints", "examples", "glossary", "metrics"}
+    assert set(context) == {"tables", "value_hints", "examples", "glossary", "metrics",
+                            "saved_metric_queries"}
     kept = {t["name"]: t["reason"] for t in context["tables"]}
     assert {"Track", "Genre"} <= set(kept) and all(kept.values())
     assert any(h["value"] == "Rock" for h in context["value_hints"])
