@@ -10,6 +10,7 @@ import json
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -59,8 +60,10 @@ saved_queries:
 """
 
 
-@pytest.fixture
-def shop(tmp_path: Path) -> OpsContext:
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OpsContext]:
+    """The bookstore with its semantic model and the saved queries, annotated once."""
+    tmp_path = tmp_path_factory.mktemp("saved")
     with sqlite3.connect(tmp_path / "shop.db") as conn:
         conn.executescript(bookstore_script_path().read_text())
     models = tmp_path / "models"
