@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from nl2sql.config.bundled import bookstore_script_path, bookstore_semantic_model_path
+from nl2sql.agents.instructions import metrics_lines
 from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.context_engine.engine import ContextEngine
 from nl2sql.operations.metrics import metrics_list_op, metrics_query_op
@@ -122,6 +123,8 @@ def test_a_question_gets_the_saved_query_it_names(shop: OpsContext, question: st
     assert context.saved_metric_queries[0].matched
     assert f"- {expected}" in context.render() and "metrics_query(metrics=" in context.render()
     assert context.used().saved_metric_queries[0].name == expected
+    prompt = metrics_lines(context)  # what the agent's model reads
+    assert f"- {expected}" in prompt and "metrics_query(metrics=" in prompt
     unrelated = ContextEngine(shop.registry).context("List the authors' names", db_id="shop")
     assert unrelated.saved_metric_queries == []
 
