@@ -181,6 +181,9 @@ def test_a_duckdb_file_with_several_schemas_is_read_whole(tmp_path: Path, schema
         assert info.table("crm.accounts").row_count == 40
         assert _rows(ctx, "SELECT count(*) AS n FROM crm.accounts WHERE tier = 'gold'",
                      "n") == [["n"], ["20"]]
+        # a bare name is looked up in each schema, as with PostgreSQL's search_path
+        assert _rows(ctx, "SELECT count(*) AS n FROM accounts JOIN notes ON notes.id = 1",
+                     "n") == [["n"], ["40"]]
     finally:
         ctx.close()
     (tmp_path / "dbs.yaml").write_text(

@@ -293,16 +293,36 @@ class DuckdbConnection(DbConnection):
             with database.cursor() as cursor:
                 self._create_views(cursor, statements, views, options)
 
+        search_path = self._search_path(database)
+
         def connect() -> Any:
             from duckdb_engine import ConnectionWrapper
 
             cursor = database.cursor()  # a connection of its own to the same database
             self._create_views(cursor, statements, views, options)
+            if search_path:
+                cursor.execute(f"SET search_path = {_literal(search_path)}")
             return ConnectionWrapper(cursor)
 
         engine = create_engine("duckdb://", creator=connect, poolclass=QueuePool,
                                pool_size=5, max_overflow=-1)
         return engine
+
+    def _search_path(self, database: Any) -> str:
+        """With several schemas configured, DuckDB's ``search_path`` naming them in order (for
+        ``*`` every schema of the file, ``main`` first), so a bare table name is looked up in
+        each, as on PostgreSQL; empty with one schema. (Set on each connection: it is a
+        session's setting, which the locked configuration leaves settable.)"""
+        wanted = self.config.schemas
+        if not wanted:
+            return ""
+        existing = [name for (name,) in database.execute(
+            "SELECT schema_name FROM duckdb_schemas() WHERE database_name = current_database()"
+        ).fetchall()]
+        if wanted == ["*"]:
+            wanted = sorted(existing, key=lambda name: (name != "main", name))
+        # a schema the file lacks is the extraction's one line, not a failed connection
+        return ",".join(_identifier(name) for name in wanted if name in existing)
 
     def _create_views(self, cursor: Any, statements: list[str], views: dict[str, FileView],
                       options: str) -> None:
