@@ -156,6 +156,26 @@ def test_a_latin1_csv_says_which_encoding_to_set(tmp_path: Path) -> None:
             "Ville,Montant\nSète,2.25\nOrléans,3.5\n")
     finally:
         ctx.close()
+    # Beside a UTF-8 file (with a byte-order mark, as Excel writes "CSV UTF-8"), the Latin-1
+    # one takes its own read_csv parameters over the database's.
+    (tmp_path / "people.csv").write_bytes("\ufeffid,name\n1,Zoë\n".encode("utf-8"))
+    (tmp_path / "dbs.yaml").write_text(
+        "databases:\n  fr:\n    type: duckdb\n    csv_options: {decimal_separator: ','}\n"
+        "    files:\n      ventes: {files: ventes.csv, csv_options: {encoding: latin-1, "
+        "delim: ';'}}\n      people: people.csv\n")
+    ctx = OpsContext(DbConnectionConfigs.load(tmp_path / "dbs.yaml", data_dir=tmp_path / "d",
+                                              workspace=tmp_path / "ws"))
+    try:
+        assert _rows(ctx, "SELECT sum(Montant) AS total FROM ventes", "fr") == [
+            ["total"], ["5.75"]]
+        assert _rows(ctx, "SELECT id, name FROM people", "fr") == [["id", "name"], ["1", "Zoë"]]
+    finally:
+        ctx.close()
+    (tmp_path / "dbs.yaml").write_text(
+        "databases:\n  fr:\n    type: duckdb\n    files:\n      ventes: {files: ventes.csv, "
+        "csv_options: {'enc oding': latin-1}}\n")
+    with pytest.raises(ConfigError, match="'csv_options' takes read_csv's parameter names"):
+        DbConnectionConfigs.load(tmp_path / "dbs.yaml")
 
 
 @pytest.mark.parametrize("schema", ['"*"', "[main, crm]"])

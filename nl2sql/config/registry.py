@@ -43,6 +43,34 @@ SAMPLE_DESCRIPTION = "Bundled sample: a small bookstore (authors, books, custome
 SAMPLE_TYPE = DatabaseType.SQLITE  # the bundled sample is a SQLite file built from a script
 
 
+CsvOptions = dict[str, str | int | bool | list[str] | dict[str, str]]
+
+
+def check_csv_options(value: dict[str, Any] | None) -> dict[str, Any] | None:
+    """``read_csv``'s parameter names only (they are written into SQL as names)."""
+    for name in value or {}:
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise ValueError(f"'csv_options' takes read_csv's parameter names; {name!r} "
+                             f"is not one (e.g. decimal_separator, delim, types)")
+    return value
+
+
+class FileViewSetting(BaseModel):
+    """A named DuckDB file view with ``read_csv`` parameters of its own (over the database's
+    ``csv_options``): ``files: {ventes: {files: 'fr/*.csv', csv_options: {encoding:
+    latin-1}}}``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    files: str | list[str]
+    csv_options: CsvOptions | None = None
+
+    @field_validator("csv_options")
+    @classmethod
+    def _check_csv_options(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        return check_csv_options(value)
+
+
 class DbConnectionConfig(BaseModel):
     """One entry under ``databases:`` in dbs.yaml."""
 
@@ -72,11 +100,12 @@ class DbConnectionConfig(BaseModel):
     #: Other ``ssl_*`` keys of dbs.yaml (``ssl_ca``, ``ssl_cert``...), passed to the driver.
     ssl_options: dict[str, str | bool] | None = None
     # DuckDB: glob patterns of CSV/Parquet/JSON files, each file (or Hive-partitioned folder)
-    # exposed as a view; or view name -> pattern(s), one view of every file they match
-    files: list[str] | dict[str, str | list[str]] | None = None
+    # exposed as a view; or view name -> pattern(s), one view of every file they match, or
+    # -> {files: pattern(s), csv_options: {...}} with read_csv parameters of its own
+    files: list[str] | dict[str, str | list[str] | FileViewSetting] | None = None
     # DuckDB: named parameters of ``read_csv`` for every CSV file of ``files``
     # (``decimal_separator: ","``, ``delim: ";"``, ``types: {price: DOUBLE}``...)
-    csv_options: dict[str, str | int | bool | list[str] | dict[str, str]] | None = None
+    csv_options: CsvOptions | None = None
     # runtime bounds
     query_timeout_seconds: float = Field(default=30.0, gt=0)
     max_rows: int = Field(default=1_000_000, gt=0)
@@ -128,11 +157,7 @@ class DbConnectionConfig(BaseModel):
     @field_validator("csv_options")
     @classmethod
     def _check_csv_options(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
-        for name in value or {}:
-            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-                raise ValueError(f"'csv_options' takes read_csv's parameter names; {name!r} "
-                                 f"is not one (e.g. decimal_separator, delim, types)")
-        return value
+        return check_csv_options(value)
 
     @field_validator("schema_name")
     @classmethod
@@ -373,15 +398,23 @@ def _resolve_paths(settings: dict[str, Any], base: Path) -> dict[str, Any]:
     backend = BACKENDS.get(str(settings.get("type")))
     for name in (*(backend.path_fields if backend else ()), *_PATH_FIELDS):
         value = settings.get(name)
-        if isinstance(value, dict):  # view name -> pattern(s)
-            settings[name] = {key: [_absolute(base, item) for item in items]
-                              if isinstance(items, (list, tuple)) else _absolute(base, items)
+        if isinstance(value, dict):  # view name -> pattern(s), or {files: pattern(s), ...}
+            settings[name] = {key: _resolve_patterns(base, items) if not isinstance(items, dict)
+                              else {**items, "files": _resolve_patterns(base, items.get("files"))}
                               for key, items in value.items()}
         elif isinstance(value, (list, tuple)):
             settings[name] = [_absolute(base, item) for item in value]
         elif value:
             settings[name] = Path(_absolute(base, value))
     return settings
+
+
+def _resolve_patterns(base: Path, value: object) -> object:
+    """One glob pattern or a list of them, made absolute (anything else is left to the
+    validation to name)."""
+    if isinstance(value, (list, tuple)):
+        return [_absolute(base, item) for item in value]
+    return _absolute(base, value) if isinstance(value, str) else value
 
 
 def _absolute(base: Path, value: object) -> str:

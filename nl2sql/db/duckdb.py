@@ -31,6 +31,7 @@ from nl2sql.db.base import (Admission, CsvResultSink, DbConnection, DbOperations
                             ResultSink)
 from nl2sql._call_stop import stop_with
 from nl2sql.config.memory_cap import ENV_MAX_MEMORY, warn_near_cap
+from nl2sql.config.registry import FileViewSetting
 from nl2sql.errors import ConfigError, DatabaseConnectionError, QueryExecutionError, QueryTimeoutError
 from nl2sql.sql_guard.implicit_calls import OPERATOR_CHARS, ImplicitCalls
 from nl2sql.sql_guard.user_functions import UserFunctions, from_view_definitions
@@ -60,8 +61,11 @@ class FileView:
     reader: str
     #: The files lie in ``key=value`` folders: each such folder is a column of the view.
     partitioned: bool = False
+    #: ``read_csv``'s parameters as SQL (``, delim = ';'``): the database's ``csv_options``
+    #: and the view's own over them.
+    csv_options: str = ""
 
-    def source(self, csv_options: str = "") -> str:
+    def source(self) -> str:
         """The view's ``SELECT *`` source: the reader over its file or files (a list of
         files by name, never a folder or a pattern: external access allows only these)."""
         if len(self.files) == 1 and not self.partitioned:
@@ -70,7 +74,8 @@ class FileView:
             files = "[" + ", ".join(_literal(str(file)) for file in self.files) + "]"
             files += (f", union_by_name = true, hive_partitioning = "
                       f"{'true' if self.partitioned else 'false'}")
-        return f"{self.reader}({files}{csv_options if self.reader == 'read_csv' else ''})"
+        options = self.csv_options if self.reader == "read_csv" else ""
+        return f"{self.reader}({files}{options})"
 
 
 def _reader(path: Path) -> str | None:
@@ -94,18 +99,24 @@ def _dataset(path: Path) -> Path | None:
     return folder if folder != path.parent else None
 
 
-def file_views(patterns: list[str] | dict[str, str | list[str]] | None,
-               db_id: str) -> dict[str, FileView]:
+def file_views(patterns: list[str] | dict[str, str | list[str] | FileViewSetting] | None,
+               db_id: str, csv_options: dict[str, Any] | None = None) -> dict[str, FileView]:
     """``view name -> FileView`` for the files the glob patterns match, sorted.
 
     A list of patterns: each file is a view named after the file without its suffixes,
     non-word characters replaced by ``_``, except that the files of a Hive-partitioned dataset
     (``sales/year=2024/month=1/data_0.parquet``) are one view named after its folder
-    (``sales``). A mapping: each name is one view of every file its pattern(s) match.
+    (``sales``). A mapping: each name is one view of every file its pattern(s) match, with
+    ``read_csv`` parameters of its own over the database's ``csv_options``.
     """
+    own: dict[str, dict[str, Any]] = {}
     if isinstance(patterns, dict):
-        named = {name: _matches(name, [items] if isinstance(items, str) else items, db_id)
-                 for name, items in patterns.items()}
+        named = {}
+        for name, items in patterns.items():
+            if isinstance(items, FileViewSetting):
+                own[name] = items.csv_options or {}
+                items = items.files
+            named[name] = _matches(name, [items] if isinstance(items, str) else items, db_id)
     else:
         named = {}
         places: dict[str, Path] = {}  # view name -> the file or dataset folder it reads
@@ -129,8 +140,11 @@ def file_views(patterns: list[str] | dict[str, str | list[str]] | None,
             raise ConfigError(
                 f"Database '{db_id}': the view '{name}' would read {kinds} files together; "
                 f"give each kind its own name in 'files' in dbs.yaml.", db_id=db_id)
+        options = {**(csv_options or {}), **own.get(name, {})}
         views[name] = FileView(tuple(sorted(set(paths))), readers.pop() or "",
-                               any(_dataset(path) is not None for path in paths))
+                               any(_dataset(path) is not None for path in paths),
+                               "".join(f", {key} = {_option(value)}"
+                                       for key, value in options.items()))
     return views
 
 
@@ -252,7 +266,7 @@ class DuckdbConnection(DbConnection):
     @property
     def views(self) -> dict[str, FileView]:
         """The configured files as ``view name -> FileView``."""
-        return file_views(self.config.files, self.db_id)
+        return file_views(self.config.files, self.db_id, self.config.csv_options)
 
     def _create_engine(self) -> Engine:
         path = self.config.path
@@ -285,13 +299,12 @@ class DuckdbConnection(DbConnection):
         warn_near_cap(f"database '{self.db_id}'", self.config.memory_limit, "memory_limit")
         self._database = database
         self._openings += 1
-        options = "".join(f", {name} = {_option(value)}"
-                          for name, value in (self.config.csv_options or {}).items())
         statements = [f"CREATE TEMP VIEW {_identifier(name)} AS SELECT * FROM "
-                      f"{view.source(options)}" for name, view in views.items()]
-        if options:  # a parameter read_csv does not take, or a value it cannot use: said once
+                      f"{view.source()}" for name, view in views.items()]
+        if any(view.csv_options for view in views.values()):
+            # a parameter read_csv does not take, or a value it cannot use: said once
             with database.cursor() as cursor:
-                self._create_views(cursor, statements, views, options)
+                self._create_views(cursor, statements, views)
 
         search_path = self._search_path(database)
 
@@ -299,7 +312,7 @@ class DuckdbConnection(DbConnection):
             from duckdb_engine import ConnectionWrapper
 
             cursor = database.cursor()  # a connection of its own to the same database
-            self._create_views(cursor, statements, views, options)
+            self._create_views(cursor, statements, views)
             if search_path:
                 cursor.execute(f"SET search_path = {_literal(search_path)}")
             return ConnectionWrapper(cursor)
@@ -324,8 +337,8 @@ class DuckdbConnection(DbConnection):
         # a schema the file lacks is the extraction's one line, not a failed connection
         return ",".join(_identifier(name) for name in wanted if name in existing)
 
-    def _create_views(self, cursor: Any, statements: list[str], views: dict[str, FileView],
-                      options: str) -> None:
+    def _create_views(self, cursor: Any, statements: list[str],
+                      views: dict[str, FileView]) -> None:
         """Create the file views on ``cursor``; a file DuckDB cannot read is one line naming it
         and what to set (its encoding above all: Excel and Windows programs save Latin-1)."""
         for statement, (name, view) in zip(statements, views.items()):
@@ -333,11 +346,10 @@ class DuckdbConnection(DbConnection):
                 cursor.execute(statement)
             except duckdb.Error as exc:
                 cursor.close()
-                raise ConfigError(self._unreadable_file(exc, name, view, options),
+                raise ConfigError(self._unreadable_file(exc, name, view),
                                   db_id=self.db_id) from None
 
-    def _unreadable_file(self, exc: duckdb.Error, name: str, view: FileView,
-                         options: str) -> str:
+    def _unreadable_file(self, exc: duckdb.Error, name: str, view: FileView) -> str:
         first, *rest = str(exc).splitlines()
         where = f"Database '{self.db_id}'"
         named = next((line.split("=", 1)[1].strip() for line in rest
@@ -347,7 +359,7 @@ class DuckdbConnection(DbConnection):
             return (f"{where}: {file} is not UTF-8 ({first.split(': ', 1)[-1]}); a file saved "
                     f"by Excel or another Windows program is usually Latin-1: add csv_options: "
                     f"{{encoding: latin-1}} (or utf-16) in dbs.yaml.")
-        if options and "CSV Error" not in first:
+        if view.csv_options and "CSV Error" not in first:
             hint = next((f"; d{line[1:].rstrip('?')}?" for line in rest
                          if line.startswith("Did you mean")), "")
             return (f"{where}: read_csv refuses its csv_options ({first}{hint}); fix "
