@@ -39,9 +39,10 @@ MAX_SAVED_QUERIES = 3
 #: means the metric without saying it (the glossary's threshold).
 SEMANTIC_SIMILARITY = 0.45
 
-#: Semantic models whose metric embeddings are kept (one per database is read at a time).
-_KEPT_MODELS = 32
-_VECTORS: dict[int, tuple[SemanticModel, np.ndarray]] = {}
+#: Embeddings kept: a semantic model's metrics and its saved queries, for 32 models (one per
+#: database is read at a time).
+_KEPT_MODELS = 64
+_VECTORS: dict[tuple[int, str], tuple[SemanticModel, np.ndarray]] = {}
 _LOCK = threading.Lock()
 
 
@@ -69,11 +70,9 @@ def _saved_metric_query_hints(question: str, vector: np.ndarray | None,
     if not queries:
         return []
     words = terms(question, expand=False)
-    scores = None
-    if vector is not None:
-        scores = similarities(embeddings.embed([
-            f"{q.label or ' '.join(split_identifier(q.name))}: {q.description}"
-            for q in queries]), vector)
+    scores = _cached_similarities(model, "saved queries", [
+        f"{q.label or ' '.join(split_identifier(q.name))}: {q.description}" for q in queries],
+        vector)
     ranked: list[tuple[tuple[int, float], SavedMetricQuery]] = []
     for i, query in enumerate(queries):
         names = list(dict.fromkeys(n for n in (query.label, " ".join(
@@ -158,16 +157,24 @@ def _glossary_synonyms(infos: list[MetricInfo], data_dir: Path, db_id: str
 
 def _similarities(model: SemanticModel, infos: list[MetricInfo],
                   vector: np.ndarray | None) -> np.ndarray | None:
+    texts = [f"{info.label}: {info.description}" if info.description else info.label
+             for info in infos]
+    return _cached_similarities(model, "metrics", texts, vector)
+
+
+def _cached_similarities(model: SemanticModel, kind: str, texts: list[str],
+                         vector: np.ndarray | None) -> np.ndarray | None:
+    """The question's similarity to ``texts`` (``model``'s metrics or saved queries), their
+    embeddings made once per model read."""
     if vector is None:
         return None
+    key = (id(model), kind)
     with _LOCK:
-        cached = _VECTORS.get(id(model))
+        cached = _VECTORS.get(key)
     if cached is None or cached[0] is not model:
-        texts = [f"{info.label}: {info.description}" if info.description else info.label
-                 for info in infos]
         cached = (model, embeddings.embed(texts))
         with _LOCK:
             while len(_VECTORS) >= _KEPT_MODELS:  # models read again replace their old copy
                 _VECTORS.pop(next(iter(_VECTORS)))
-            _VECTORS[id(model)] = cached
+            _VECTORS[key] = cached
     return similarities(cached[1], vector)
