@@ -2,7 +2,7 @@
 
 Three sample rows show the keys of three documents; an events table whose payload changes with
 the event type hides most of them, and a model guessing ``payload->>'amount'`` finds nothing.
-Annotation reads the keys of the first ``sample_size`` rows of each JSON column (PostgreSQL
+Annotation reads the keys of the first ``JSON_ROWS`` rows of each JSON column (PostgreSQL
 ``json``/``jsonb``, MySQL and DuckDB ``JSON``, a MariaDB column checked by ``json_valid``), most
 frequent first, where the backend can (``DbSchemaInspector.json_keys_sql``), by the same
 admission as samples (a table whose reading runs a user function is not read).
@@ -22,10 +22,14 @@ from nl2sql.inspection.samples import refusal_reason, runs_user_function
 from nl2sql.inspection.statistics import EnumScreeningSettings
 from nl2sql.schema.models import MAX_JSON_KEYS, ColumnInfo, TableInfo
 
-__all__ = ["MAX_KEYS", "is_json_column", "read_json_keys"]
+__all__ = ["JSON_ROWS", "MAX_KEYS", "is_json_column", "read_json_keys"]
 
 log = logging.getLogger(__name__)
 
+#: Rows whose documents are read per column: fewer than enum screening's sample (a document
+#: can be kilobytes: 10,000 of them are tens of megabytes for the server to parse, within
+#: the statement time limit, which ends a slower read with one warning).
+JSON_ROWS = 10_000
 #: Keys kept per column, most frequent first: the schema shows ``MAX_JSON_KEYS``, and one more
 #: says there are more.
 MAX_KEYS = MAX_JSON_KEYS + 1
@@ -63,7 +67,7 @@ def read_json_keys(connection: DbConnection, tables: list[TableInfo],
             try:
                 with connection.connect() as conn:
                     rows = select(base.c[column_info.name].label("j")).limit(
-                        settings.sample_size)
+                        min(JSON_ROWS, settings.sample_size))
                     rows_sql = str(rows.compile(dialect=conn.dialect,
                                                 compile_kwargs={"literal_binds": True}))
                     found = conn.exec_driver_sql(
