@@ -62,7 +62,7 @@ def metric_hints(question: str, vector: np.ndarray | None, config: DbConnectionC
 
 
 def _saved_metric_query_hints(question: str, vector: np.ndarray | None,
-                       model: SemanticModel) -> list[SavedMetricQuery]:
+                              model: SemanticModel) -> list[SavedMetricQuery]:
     """The saved queries whose name or label the question says (in a row or word by word),
     or whose label and description it means (embedding similarity); at most
     ``MAX_SAVED_QUERIES``."""
@@ -77,10 +77,9 @@ def _saved_metric_query_hints(question: str, vector: np.ndarray | None,
     for i, query in enumerate(queries):
         names = list(dict.fromkeys(n for n in (query.label, " ".join(
             split_identifier(query.name))) if n))
-        found = said(sorted(names, key=lambda n: -len(terms(n, expand=False))), words) \
-            or _said_apart(names, words)
-        if found:
-            reason, rank = f"the question says '{found}'", (0, -len(terms(found, expand=False)))
+        if said_name := _said_name(names, words):
+            found, reason = said_name
+            rank = (0, -len(terms(found, expand=False)))
         elif scores is not None and scores[i] >= SEMANTIC_SIMILARITY:
             reason, rank = f"similar in meaning ({scores[i]:.2f})", (1, -float(scores[i]))
         else:
@@ -102,12 +101,9 @@ def _metric_hints(question: str, vector: np.ndarray | None, model: SemanticModel
     for i, info in enumerate(infos):
         names = _names(info) + synonyms.get(info.name, [])
         reason, rank = None, (3, -float(scores[i]) if scores is not None else 0.0)
-        together = said(sorted(names, key=lambda n: -len(terms(n, expand=False))), words)
-        apart = _said_apart(names, words)
-        if found := max((together, apart), key=lambda n: len(terms(n or "", expand=False))):
-            reason = ("the question says '{}'" if found == together else
-                      "the question says each word of '{}'").format(found) + (
-                "" if found in _names(info) else " (a glossary synonym)")
+        if said_name := _said_name(names, words):
+            found, reason = said_name
+            reason += "" if found in _names(info) else " (a glossary synonym)"
             rank = (0, -len(terms(found, expand=False)))
         elif found_close := close(names, folded):
             reason, rank = f"'{found_close[0]}' is close to '{found_close[1]}'", (1, 0.0)
@@ -119,6 +115,18 @@ def _metric_hints(question: str, vector: np.ndarray | None, model: SemanticModel
                                         dimensions=list(info.dimensions))))
     ranked.sort(key=lambda item: item[0])
     return [hint for _, hint in ranked[:MAX_METRICS]]
+
+
+def _said_name(names: list[str], words: list[str]) -> tuple[str, str] | None:
+    """The longest of ``names`` the question says, in a row or each of its words in any order,
+    and the reason saying which."""
+    together = said(sorted(names, key=lambda n: -len(terms(n, expand=False))), words)
+    apart = _said_apart(names, words)
+    found = max((together, apart), key=lambda n: len(terms(n or "", expand=False)))
+    if not found:
+        return None
+    return found, ("the question says '{}'" if found == together else
+                   "the question says each word of '{}'").format(found)
 
 
 def _said_apart(names: list[str], words: list[str]) -> str | None:

@@ -237,8 +237,13 @@ class DuckdbSchemaInspector(DbSchemaInspector):
                 <= self.exact_count_max_file_bytes
                 or any(path.suffix.lower() in (".gz", ".zst", ".json") for path in view.files)):
             return None
-        estimates = [self._text_file_rows(path, view.reader) for path in view.files]
-        return None if None in estimates else sum(e for e in estimates if e is not None)
+        total = 0
+        for path in view.files:
+            estimate = self._text_file_rows(path, view.reader)
+            if estimate is None:  # no line in its first bytes: count them all exactly
+                return None
+            total += estimate
+        return total
 
     def _text_file_rows(self, path: Path, reader: str) -> int | None:
         """One text file's estimated rows (None: no line in its first bytes)."""

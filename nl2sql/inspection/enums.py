@@ -29,7 +29,7 @@ from sqlalchemy.exc import DBAPIError
 from nl2sql.db.base import DbConnection
 from nl2sql.inspection.base import DbSchemaInspector
 from nl2sql.inspection.base import create_inspector
-from nl2sql.inspection.samples import refusal_reason, runs_user_function
+from nl2sql.inspection.samples import readable_columns, refusal_reason, runs_user_function
 from nl2sql.inspection.statistics import ColumnStats, EnumScreeningSettings, Relation
 from nl2sql.schema.models import (ColumnInfo, EnumValueCount, TableInfo, is_label_type,
                                   label_array_element)
@@ -202,15 +202,10 @@ def screen_array_elements(connection: DbConnection, tables: list[TableInfo],
     settings = settings or EnumScreeningSettings()
     inspector = create_inspector(connection)
     unnest = inspector.unnest_function
-    jobs = [(t, arrays) for t in tables  # unreadable: the samples' step said why
-            if not t.is_view and t.row_count != 0 and unnest is not None and not t.unreadable
-            and (arrays := [c for c in t.columns if not c.secret and not c.is_primary_key
-                            and label_array_element(c.data_type)])]
-    functions = connection.user_functions() if jobs else None
+    jobs = readable_columns(connection, tables if unnest else [], lambda c, _t: (
+        not c.is_primary_key and label_array_element(c.data_type)), "array screening")
     candidates = []
     for table_info, arrays in jobs:
-        if runs_user_function(connection, table_info, "array screening", functions):
-            continue
         big = (table_info.row_count is None
                or table_info.row_count > settings.sample_threshold_rows)
         schema = table_info.schema_name or inspector.schema

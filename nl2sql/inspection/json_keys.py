@@ -18,7 +18,7 @@ from sqlalchemy.exc import DBAPIError
 
 from nl2sql.db.base import DbConnection
 from nl2sql.inspection.base import create_inspector
-from nl2sql.inspection.samples import refusal_reason, runs_user_function
+from nl2sql.inspection.samples import readable_columns, refusal_reason
 from nl2sql.inspection.statistics import EnumScreeningSettings
 from nl2sql.schema.models import MAX_JSON_KEYS, ColumnInfo, TableInfo
 
@@ -54,13 +54,8 @@ def read_json_keys(connection: DbConnection, tables: list[TableInfo],
     settings = settings or EnumScreeningSettings()
     inspector = create_inspector(connection)
     template = inspector.json_keys_sql
-    jobs = [(t, columns) for t in tables
-            if template and not t.is_view and t.row_count != 0 and not t.unreadable
-            and (columns := [c for c in t.columns if not c.secret and is_json_column(c, t)])]
-    functions = connection.user_functions() if jobs else None
-    for table_info, columns in jobs:
-        if runs_user_function(connection, table_info, "JSON keys", functions):
-            continue
+    for table_info, columns in readable_columns(connection, tables if template else [],
+                                                is_json_column, "JSON keys"):
         schema = table_info.schema_name or inspector.schema
         for column_info in columns:
             base = table(table_info.relation_name, column(column_info.name), schema=schema)

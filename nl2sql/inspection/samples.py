@@ -22,7 +22,7 @@ from nl2sql.db.base import DbConnection
 from nl2sql.errors import QueryRejectedError
 from nl2sql.inspection.base import create_inspector
 from nl2sql.inspection.statistics import Relation
-from nl2sql.schema.models import TableInfo
+from nl2sql.schema.models import ColumnInfo, TableInfo
 from nl2sql.sql_guard.user_functions import UserFunctions
 from nl2sql.workspace import csv_dialect
 
@@ -125,6 +125,20 @@ def runs_user_function(connection: DbConnection, table_info: TableInfo,
         log.warning("no %s for %s: %s", what, table_info.name, exc)
         return True
     return False
+
+
+def readable_columns(connection: DbConnection, tables: list[TableInfo],
+                     pick: Callable[[ColumnInfo, TableInfo], bool],
+                     what: str) -> list[tuple[TableInfo, list[ColumnInfo]]]:
+    """The tables (not views, not empty, not known unreadable) with the columns ``pick``
+    chooses among their non-secret ones, whose reading the guard admits (the catalogue read
+    once; a table whose reading would run a user function is one warning, "no ``what``")."""
+    jobs = [(t, columns) for t in tables if not t.is_view and t.row_count != 0
+            and not t.unreadable  # the samples' step said why
+            and (columns := [c for c in t.columns if not c.secret and pick(c, t)])]
+    functions = connection.user_functions() if jobs else None
+    return [(t, columns) for t, columns in jobs
+            if not runs_user_function(connection, t, what, functions)]
 
 
 def _sample_order(connection: DbConnection, table_info: TableInfo) -> list[str]:

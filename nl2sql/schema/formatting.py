@@ -188,7 +188,7 @@ def _column_definition(column: ColumnInfo, q: Quote, *, single_pk: bool) -> str:
     if column.data_type:
         parts.append(column.data_type)
     if column.generated:
-        parts.append(f"GENERATED ALWAYS AS ({' '.join(column.generated.split())})")
+        parts.append(f"GENERATED ALWAYS AS ({column.generated})")
     if not column.nullable and not (single_pk and column.is_primary_key):
         parts.append("NOT NULL")
     if single_pk and column.is_primary_key:

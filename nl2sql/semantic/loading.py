@@ -22,10 +22,11 @@ import yaml
 
 from nl2sql.config.dbs_yaml import yaml_error
 from nl2sql.config.registry import DbConnectionConfig
-from nl2sql.semantic.cube import add_proxies, add_views, cube_links, read_cubes
 from nl2sql.errors import MetricQueryError, SemanticModelError
+from nl2sql.semantic.cube import add_proxies, add_views, cube_links, read_cubes
 from nl2sql.semantic.dbt import dbt_links, has_semantics, read_dbt, read_saved_queries
-from nl2sql.semantic.model import AGGREGATIONS, Metric, Problem, DbtSavedQuery, SemanticModel, Table
+from nl2sql.semantic.model import (AGGREGATIONS, DbtSavedQuery, Metric, Problem, SemanticModel,
+                                   Table)
 from nl2sql.semantic.names import metric_named, resolve
 
 SUFFIXES = (".yml", ".yaml", ".json", ".js")
