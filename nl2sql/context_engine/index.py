@@ -181,6 +181,28 @@ def _bounded(values: dict[str, list[str]]) -> dict[str, list[str]]:
     return out
 
 
+def _within_database_bound(db_id: str,
+                           tables_values: list[dict[str, list[str]]]) -> list[dict[str, list[str]]]:
+    """Each table's values, at most ``MAX_VALUES_PER_DATABASE`` in all. Over the bound every
+    column keeps the same number of its first (most frequent) values, the most that fits (a
+    column with fewer keeps all of its own): the rare values of big columns are left out, not
+    whole tables (which tables, in name order, were the first to fill the bound)."""
+    counts = [len(items) for values in tables_values for items in values.values()]
+    if sum(counts) <= MAX_VALUES_PER_DATABASE:
+        return tables_values
+    low, high = 0, max(counts)  # the largest per-column count whose total fits
+    while low < high:
+        middle = (low + high + 1) // 2
+        if sum(min(count, middle) for count in counts) <= MAX_VALUES_PER_DATABASE:
+            low = middle
+        else:
+            high = middle - 1
+    log.info("%s: %d stored values over the bound of %d; each column keeps its %d most "
+             "frequent", db_id, sum(counts), MAX_VALUES_PER_DATABASE, low)
+    return [{column: items[:low] for column, items in values.items() if low}
+            for values in tables_values]
+
+
 # -- building --------------------------------------------------------------------------------
 
 def _neighbours(info: DbInfo) -> dict[str, set[str]]:
@@ -282,7 +304,7 @@ def _build(info: DbInfo, data_dir: Path, *, collected: Values | None = None,
     roles = role_terms(info)
     entries: list[TableEntry] = []
     rendered: dict[str, str] = {}  # tables rendered for this build (reused entries were not)
-    budget = MAX_VALUES_PER_DATABASE
+    tables_values = []
     for table in info.tables:
         if collected is not None and table.name in collected:
             raw = {**values_from_cache(table), **collected[table.name]}
@@ -293,11 +315,8 @@ def _build(info: DbInfo, data_dir: Path, *, collected: Values | None = None,
                 raw = {**raw, **{name: items for name, items in old.values.items()
                                  if (column := table.column(name)) is not None
                                  and not column.secret}}
-        values = _bounded(raw)
-        count = sum(len(v) for v in values.values())
-        if count > budget:
-            values, count = {}, 0  # over the per-database bound: this table's values are left out
-        budget -= count
+        tables_values.append(_bounded(raw))
+    for table, values in zip(info.tables, _within_database_bound(info.db_id, tables_values)):
         old = old_entries.get(table.name)
         role = roles.get(table.name, [])
         if old is not None and old.key == content_key(table, neighbours[table.name], values,
