@@ -7,12 +7,15 @@ to the model; those arguments run and give the governed answer."""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
+import httpx2
 import pytest
 
 from nl2sql.config.bundled import bookstore_script_path, bookstore_semantic_model_path
@@ -21,6 +24,7 @@ from nl2sql.config.registry import DbConnectionConfigs
 from nl2sql.context_engine.engine import ContextEngine
 from nl2sql.operations.metrics import metrics_list_op, metrics_query_op
 from nl2sql.operations.ops_context import OpsContext
+from nl2sql.web import build_app
 
 ANNOTATE = Path(sys.executable).parent / "annotate-schema"
 
@@ -145,3 +149,32 @@ def test_the_manifest_spelling_is_read(tmp_path: Path) -> None:
     [query] = queries
     assert (query.metrics, query.group_by, query.where) == (
         ("revenue",), ("customer__country",), ("customer__country = 'Germany'",))
+
+
+async def test_the_web_page_offers_each_saved_query_to_run(shop: OpsContext) -> None:
+    """A person who does not write code finds the team's saved queries on the database's page,
+    each opening on the SQL page compiled (or saying why it cannot be), and runs it there."""
+    folder = shop.registry.config_path.parent
+    app = build_app(folder / "dbs.yaml", data_dir=folder / "data", workspace=folder / "web")
+    async with httpx2.AsyncClient(transport=httpx2.ASGITransport(app=app),
+                                  base_url="http://127.0.0.1") as http:
+        page = (await http.get("/schema/shop.json")).json()
+        saved = {q["name"]: q for q in page["saved_metric_queries"]}
+        assert list(saved) == ["monthly_revenue_by_country", "top_genres", "unknown_column"]
+        top = saved["top_genres"]
+        assert top["label"] == "Best-selling genres" and top["problem"] is None
+        html = (await http.get("/schema/shop")).text
+        link = re.search(r'<a href="(/sql\?[^"]+)">Open in SQL</a>', html)
+        assert "Best-selling genres" in html and link is not None
+        opened = parse_qs(urlsplit(link.group(1).replace("&amp;", "&")).query)
+        assert opened["db_id"] == ["shop"] and opened["sql"] == [
+            saved["monthly_revenue_by_country"]["sql"]]
+        form = (await http.get(link.group(1).replace("&amp;", "&"))).text
+        assert "metric_time__month" in form  # the SQL page shows the compiled query to run
+        ran = await http.post("/sql", data={"db_id": "shop", "sql": top["sql"]})
+        result = json.loads(ran.text.splitlines()[-1])["result"]
+    expected = metrics_query_op(shop, "shop", ["books_sold"], ["book__genre"],
+                                order_by=["-books_sold"], limit=5)
+    rows = (shop.workspace_root / expected.csv_filename).read_text().splitlines()
+    assert result["row_count"] == len(rows) - 1
+    assert result["result"]["rows"][0][0] == rows[1].split(",")[0]

@@ -8,6 +8,8 @@ result CSV and its metadata): compiling chooses the SQL, never how it runs.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from nl2sql.context_engine.prompt_context import SavedMetricQuery
@@ -17,6 +19,9 @@ from nl2sql.operations.params import (DbId, GroupByNames, MetricFilters, MetricN
                                       MetricOrder, RowLimit)
 from nl2sql.operations.queries import QueryResult, db_execute_sql_op
 from nl2sql.schema.models import DbInfo
+
+if TYPE_CHECKING:
+    from nl2sql.semantic.compiler import CompiledQuery
 
 
 class MetricSummary(BaseModel):
@@ -98,16 +103,25 @@ def metrics_query_op(ctx: OpsContext, db_id: DbId, metrics: MetricNames,
     """Compile the metric query and run it like ``db_execute_sql`` (a result file and its
     metadata; the compiled SQL is the metadata's ``sql_query``). The keyword-only arguments
     are ``db_execute_sql_op``'s (the agent's answer and Python callers set them)."""
+    compiled = compile_metric_query(ctx, db_id, metrics, dimensions, where, order_by, limit)
+    result = db_execute_sql_op(ctx, db_id, compiled.sql, output_file, nl_query, overwrite,
+                               name_from=nl_query or "_".join([*compiled.metrics,
+                                                               *(dimensions or ())]),
+                               answer_id=answer_id)
+    return MetricQueryResult(**result.model_dump(), metrics=list(compiled.metrics))
+
+
+def compile_metric_query(ctx: OpsContext, db_id: str, metrics: list[str],
+                         dimensions: list[str] | None = None, where: list[str] | None = None,
+                         order_by: list[str] | None = None,
+                         limit: int | None = None) -> CompiledQuery:
+    """The SQL of a metric query (``metrics_query``'s arguments), not run; a
+    ``MetricQueryError`` says what in the query the semantic model does not have."""
     from nl2sql.semantic import MetricQuery, compile_for
 
     query = MetricQuery(tuple(metrics), tuple(dimensions or ()), tuple(where or ()),
                         tuple(order_by or ()), limit)
-    compiled = compile_for(ctx.config(db_id), query, catalog=schema_cache(ctx, db_id))
-    result = db_execute_sql_op(ctx, db_id, compiled.sql, output_file, nl_query, overwrite,
-                               name_from=nl_query or "_".join([*compiled.metrics,
-                                                               *query.group_by]),
-                               answer_id=answer_id)
-    return MetricQueryResult(**result.model_dump(), metrics=list(compiled.metrics))
+    return compile_for(ctx.config(db_id), query, catalog=schema_cache(ctx, db_id))
 
 
 def schema_cache(ctx: OpsContext, db_id: str) -> DbInfo | None:

@@ -12,10 +12,11 @@ from typing import Any
 
 from nl2sql.access.permissions import can
 from nl2sql.agents.answer import Answer
-from nl2sql.errors import ChartError, Nl2SqlError
+from nl2sql.context_engine.prompt_context import SavedMetricQuery
+from nl2sql.errors import ChartError, MetricQueryError, Nl2SqlError
 from nl2sql.operations.charts import csv_chart_op
 from nl2sql.operations.csv_files import MAX_ROWS, csv_head_op
-from nl2sql.operations.metrics import metrics_list_op
+from nl2sql.operations.metrics import compile_metric_query, metrics_list_op
 from nl2sql.operations.ops_context import OpsContext
 from nl2sql.operations.queries import QueryResult
 from nl2sql.workspace.preview import number_columns, preview_numbers
@@ -112,8 +113,22 @@ def database_view(ops: OpsContext, db_id: str) -> dict[str, Any]:
     metrics = metrics_list_op(ops, db_id)
     return {"db_id": db_id, "db_type": info.db_type, "description": info.description,
             "tables": tables, "metrics": [m.model_dump() for m in metrics.metrics],
+            "saved_metric_queries": [_saved_metric_query(ops, db_id, query)
+                                     for query in metrics.saved_metric_queries],
             "metric_problems": metrics.problems, "has_semantic_model": metrics.has_semantic_model,
             "example_queries": [q.model_dump() for q in info.example_queries]}
+
+
+def _saved_metric_query(ops: OpsContext, db_id: str,
+                        query: SavedMetricQuery) -> dict[str, Any]:
+    """A saved metric query with the SQL it compiles to (the page opens it on the SQL page,
+    which runs it as any query), or why it does not compile."""
+    try:
+        sql, problem = compile_metric_query(ops, db_id, query.metrics, query.dimensions,
+                                            query.where, query.order_by, query.limit).sql, None
+    except MetricQueryError as error:
+        sql, problem = None, str(error)
+    return {**query.model_dump(exclude={"matched"}), "sql": sql, "problem": problem}
 
 
 def _sample(text: str | None) -> tuple[list[str], list[list[str]]]:
