@@ -98,24 +98,53 @@ def test_a_role_the_login_cannot_take_is_one_sentence(ops: OpsContext,
     assert _rows(ops, "SELECT CURRENT_ROLE() AS r") == [[server["own"]]]  # still good
 
 
+@pytest.mark.parametrize("whole_table", [True, False])
 def test_annotate_with_a_login_holding_some_columns_of_a_table(
-        make_db, tmp_path, caplog: pytest.LogCaptureFixture) -> None:  # noqa: ANN001
-    """``GRANT SELECT (name) ON t``: the server refuses to describe ``t`` to the login (``SHOW
-    CREATE TABLE``, error 1142), and annotate-schema ended in an internal error. The table is
-    left out with one warning; the others are annotated."""
+        make_db, tmp_path, caplog: pytest.LogCaptureFixture, whole_table: bool) -> None:  # noqa: ANN001
+    """``GRANT SELECT (id, name) ON t``, the way to keep a column (a salary) from a login: the
+    server refuses to describe ``t`` to the login (``SHOW CREATE TABLE``, error 1142). Such a
+    table was left out whole (and, when every table was one, annotation failed); it is now
+    described from the columns the login holds, which are sampled, screened and queried."""
     import logging
 
     from nl2sql.annotation.pipeline import annotate_database
     from nl2sql.schema.cache import load_db_info
+    from nl2sql.schema.formatting import format_schema
 
-    db = make_db("mysql", "shop", script=SCRIPT)
+    db = make_db("mysql", "shop", script="""
+        CREATE TABLE sales (region varchar(8), amount int);
+        INSERT INTO sales VALUES ('EU', 10);
+        CREATE TABLE salaries (id int PRIMARY KEY, name varchar(8) NOT NULL COMMENT 'login',
+                               grade enum('junior', 'senior'), amount decimal(10, 2));
+        INSERT INTO salaries VALUES (1, 'ana', 'senior', 91000), (2, 'bo', 'junior', 52000);
+    """)
     dbname, login = db.config.dbname, f"nl2sql_c_{uuid.uuid4().hex[:8]}"
-    _admin(f"CREATE USER `{login}`@`%`", f"GRANT SELECT ON `{dbname}`.sales TO `{login}`@`%`",
-           f"GRANT SELECT (name) ON `{dbname}`.salaries TO `{login}`@`%`")
+    grants = [f"GRANT SELECT (id, name, grade) ON `{dbname}`.salaries TO `{login}`@`%`"]
+    if whole_table:
+        grants.append(f"GRANT SELECT ON `{dbname}`.sales TO `{login}`@`%`")
+    _admin(f"CREATE USER `{login}`@`%`", *grants)
     try:
+        config = mysql_config("shop", dbname, user=login)
         with caplog.at_level(logging.WARNING, logger="nl2sql"):
-            annotate_database(mysql_config("shop", dbname, user=login), tmp_path)
-        assert [t.name for t in load_db_info(tmp_path, "shop").tables] == ["sales"]
-        assert "salaries left out of the schema: the database cannot describe it" in caplog.text
+            annotate_database(config, tmp_path)
+        assert "left out of the schema" not in caplog.text
+        info = load_db_info(tmp_path, "shop")
+        assert [t.name for t in info.tables] == (["salaries", "sales"] if whole_table
+                                                 else ["salaries"])
+        salaries = info.table("salaries")
+        assert [c.name for c in salaries.columns] == ["id", "name", "grade"]  # not amount
+        assert [c.name for c in salaries.columns if c.is_primary_key] == ["id"]
+        name = salaries.column("name")
+        assert not name.nullable and name.description == "login"
+        assert salaries.column("grade").enum_values == ["junior", "senior"]
+        assert salaries.row_count == 2 and "1,ana,senior" in (salaries.sample_data_csv or "")
+        shown = format_schema(info).split("CREATE TABLE salaries")[1].split(");")[0]
+        assert "grade" in shown and "amount" not in shown
+        ops = OpsContext(DbConnectionConfigs.load(write_dbs_yaml(tmp_path, [config]),
+                                                  data_dir=tmp_path))
+        try:
+            assert _rows(ops, "SELECT name FROM salaries WHERE grade = 'senior'") == [["ana"]]
+        finally:
+            ops.close()
     finally:
         _admin(f"DROP USER IF EXISTS `{login}`@`%`")

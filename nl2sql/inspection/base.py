@@ -70,6 +70,16 @@ class ReflectedSchema:
         return sorted([*self.tables, *self.views])
 
 
+@dataclass(frozen=True)
+class SomeColumns:
+    """A relation the database describes only in part to the login: the columns it holds (a
+    column grant, ``GRANT SELECT (a, b) ON t``), as reflection dicts, and which of them are
+    the primary key's."""
+
+    columns: list[dict[str, Any]]
+    primary_key: list[str]
+
+
 def warn_left_out(name: str, exc: Exception) -> None:
     """One warning line: table or view ``name`` is left out of the schema, with the
     database's reason."""
@@ -151,7 +161,6 @@ class DbSchemaInspector(ABC):
     def _reflect_schema(self, conn: Connection, inspector: Inspector,
                         schema: str | None) -> ReflectedSchema:
         """Reflect one schema (each batched call once)."""
-        kind = self.reflect_kind
         listed = self._table_names(inspector, schema)
         internal = self._internal_tables(inspector, schema)
         tables = [name for name in listed if name not in internal]
@@ -160,14 +169,48 @@ class DbSchemaInspector(ABC):
             self._check_schema_exists(inspector, schema)
         with warnings.catch_warnings():  # a type it does not know: completed below
             warnings.filterwarnings("ignore", message=r"Did not recognize type")
-            unreadable = self._unreadable(inspector, schema, self._fragile(inspector, schema,
-                                                                           tables, views))
+            unreadable, granted = self._unreadable(
+                inspector, schema, self._fragile(inspector, schema, tables, views))
         views -= unreadable
         tables = [name for name in tables if name not in unreadable]
-        # What the database cannot describe, and its internal tables, are left out of every
-        # batched call below.
-        only = ({"filter_names": [*tables, *sorted(views)]} if unreadable or internal
-                else {})
+        # What the database cannot describe (or only in part), and its internal tables, are
+        # left out of every batched call below.
+        only = ({"filter_names": [name for name in [*tables, *sorted(views)]
+                                  if name not in granted]}
+                if unreadable or internal or granted else {})
+
+        batches = self._batches(inspector, schema, only, tables)
+        columns, primary_keys = batches["columns"], batches["primary_keys"]
+        for name, some in granted.items():
+            columns[name] = some.columns
+            primary_keys[name] = {"name": None, "constrained_columns": some.primary_key}
+        reflected = ReflectedSchema(
+            schema=schema, tables=sorted(tables), views=views, columns=columns,
+            primary_keys=primary_keys,
+            foreign_keys=batches["foreign_keys"], indexes=batches["indexes"],
+            unique_constraints=batches["uniques"], comments=batches["comments"],
+            check_constraints=batches["checks"])
+        self._complete_types(conn, reflected)
+        self._complete_indexes(conn, reflected)
+        self._complete_foreign_keys(conn, reflected)
+        row_counts = batches["row_counts"]
+        reflected.row_counts = (row_counts if row_counts is not None
+                                else self.row_counts(conn, self._countable(tables, schema)))
+        reflected.database_comment = self.database_comment(conn)
+        return reflected
+
+    def _batches(self, inspector: Inspector, schema: str | None, only: dict[str, Any],
+                 tables: list[str]) -> dict[str, Any]:
+        """Each batched reflection of the schema's relations (``only``: those named), keyed
+        by name: ``columns``, ``primary_keys``, ``foreign_keys``, ``uniques``, ``checks``,
+        ``comments``, ``indexes``; and ``row_counts`` when counted beside them (else None)."""
+        found: dict[str, Any] = {key: {} for key in (
+            "columns", "primary_keys", "foreign_keys", "uniques", "checks", "comments",
+            "indexes")}
+        found["row_counts"] = None
+        if only and not only["filter_names"]:
+            return found  # nothing left to describe (no filter_names means every table)
+        kind = self.reflect_kind
 
         def by_name(result: dict[tuple[str | None, str], Any]) -> dict[str, Any]:
             return {name: value for (_schema, name), value in result.items()}
@@ -189,40 +232,27 @@ class DbSchemaInspector(ABC):
                         insp.get_multi_indexes(schema=schema, kind=kind, **only,
                                                **self.index_reflection_kw),
                         self.row_counts(other, self._countable(tables, schema))))
-                primary_keys = by_name(inspector.get_multi_pk_constraint(schema=schema, kind=kind,
-                                                                        **only))
-                foreign_keys = by_name(inspector.get_multi_foreign_keys(schema=schema, kind=kind,
-                                                                        **only))
-                uniques = by_name(inspector.get_multi_unique_constraints(schema=schema,
-                                                                         kind=kind, **only))
-                checks = by_name(self._check_constraints(inspector, schema, kind, only))
-                comments: dict[str, str | None] = {}
+                found["primary_keys"] = by_name(inspector.get_multi_pk_constraint(
+                    schema=schema, kind=kind, **only))
+                found["foreign_keys"] = by_name(inspector.get_multi_foreign_keys(
+                    schema=schema, kind=kind, **only))
+                found["uniques"] = by_name(inspector.get_multi_unique_constraints(
+                    schema=schema, kind=kind, **only))
+                found["checks"] = by_name(self._check_constraints(inspector, schema, kind, only))
                 if self.supports_comments:
-                    comments = {name: value.get("text") for name, value in by_name(
+                    found["comments"] = {name: value.get("text") for name, value in by_name(
                         inspector.get_multi_table_comment(schema=schema, kind=kind,
                                                           **only)).items()}
                 if indexes_job is not None:
-                    found_indexes, row_counts = indexes_job.result()
+                    indexes, found["row_counts"] = indexes_job.result()
                 else:
-                    found_indexes = inspector.get_multi_indexes(
+                    indexes = inspector.get_multi_indexes(
                         schema=schema, kind=kind, **only, **self.index_reflection_kw)
-                    row_counts = None
-                indexes = by_name(found_indexes)
-                columns = by_name(columns_job.result() if columns_job is not None else
-                                  inspector.get_multi_columns(schema=schema, kind=kind,
-                                                              **only))
-
-        reflected = ReflectedSchema(
-            schema=schema, tables=sorted(tables), views=views, columns=columns,
-            primary_keys=primary_keys, foreign_keys=foreign_keys, indexes=indexes,
-            unique_constraints=uniques, comments=comments, check_constraints=checks)
-        self._complete_types(conn, reflected)
-        self._complete_indexes(conn, reflected)
-        self._complete_foreign_keys(conn, reflected)
-        reflected.row_counts = (row_counts if row_counts is not None
-                                else self.row_counts(conn, self._countable(tables, schema)))
-        reflected.database_comment = self.database_comment(conn)
-        return reflected
+                found["indexes"] = by_name(indexes)
+                found["columns"] = by_name(
+                    columns_job.result() if columns_job is not None else
+                    inspector.get_multi_columns(schema=schema, kind=kind, **only))
+        return found
 
     def _countable(self, tables: list[str], schema: str | None) -> list[str]:
         """The ``tables`` whose rows may be counted: not one that a query may not read because
@@ -333,22 +363,38 @@ class DbSchemaInspector(ABC):
         return set(views) if self.views_may_break else set()
 
     def _unreadable(self, inspector: Inspector, schema: str | None,
-                    names: set[str]) -> set[str]:
+                    names: set[str]) -> tuple[set[str], dict[str, SomeColumns]]:
         """Of ``names``, those the database cannot describe, left out of the schema with one
-        warning each, so that the other tables are still annotated. The descriptions are
-        cached by the inspector, so the reflection reuses them."""
+        warning each, so that the other tables are still annotated; and those it describes
+        only in part (``_some_columns``: a column grant), with the columns the login holds.
+        The descriptions are cached by the inspector, so the reflection reuses them."""
         unreadable: set[str] = set()
+        granted: dict[str, SomeColumns] = {}
         for name in sorted(names):
             try:
                 inspector.get_columns(name, schema=schema)
             except (DBAPIError, UnreflectableTableError) as exc:  # MySQL: the latter
+                some = self._some_columns(inspector.bind, schema, name, exc)  # type: ignore[arg-type]
+                if some is not None:
+                    log.info("%s: described from the %d column(s) the login may read (a "
+                             "column grant)", name, len(some.columns))
+                    granted[name] = some
+                    continue
                 warn_left_out(name, exc)
                 unreadable.add(name)
         # Not read, only described: even a LIMIT 0 SELECT of a view can run the functions it
         # calls on MariaDB (one that changes a global variable did), which annotation never
         # does. A view the database describes but cannot read (a MySQL view whose DEFINER was
         # dropped) stays listed; its sample rows are skipped with a warning.
-        return unreadable
+        return unreadable, granted
+
+    def _some_columns(self, conn: Connection, schema: str | None, name: str,
+                      refusal: Exception) -> SomeColumns | None:
+        """The columns of ``name`` the login holds when the database refused to describe it
+        (``refusal``) because the login holds only some (a column grant); None: it cannot be
+        described at all (left out). None by default: where the database describes such a
+        relation (PostgreSQL does), it never gets here."""
+        return None
 
     def _complete_indexes(self, conn: Connection, reflected: ReflectedSchema) -> None:
         """Add ``is_primary``/``index_type`` to every index; subclasses add missing indexes."""

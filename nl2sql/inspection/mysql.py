@@ -11,7 +11,7 @@ from sqlalchemy import Connection, bindparam, text
 from sqlalchemy.engine.reflection import Inspector, ObjectKind
 from sqlalchemy.exc import DBAPIError
 
-from nl2sql.inspection.base import DbSchemaInspector, ReflectedSchema, RowCount
+from nl2sql.inspection.base import DbSchemaInspector, ReflectedSchema, RowCount, SomeColumns
 from nl2sql.inspection.statistics import ColumnStats, EnumScreeningSettings
 from nl2sql.schema.models import TableInfo
 
@@ -101,6 +101,33 @@ class MysqlSchemaInspector(DbSchemaInspector):
         1142), and SQLAlchemy describes each relation alone anyway (its descriptions are kept
         and reused): checking them all costs nothing more."""
         return {*tables, *views}
+
+    def _some_columns(self, conn: Connection, schema: str | None, name: str,
+                      refusal: Exception) -> SomeColumns | None:
+        """A table the login holds only some columns of (``GRANT SELECT (a, b) ON t``): the
+        server refuses ``SHOW CREATE TABLE`` (error 1142) but lists those columns in ``SHOW
+        FULL COLUMNS``. Hand-written: SQLAlchemy reflects a MySQL table only from ``SHOW CREATE
+        TABLE``; its own path for a view (``MySQLDialect._setup_parser``: the columns written
+        as DDL, then its parser) turns them into reflection dicts here too."""
+        if getattr(getattr(refusal, "orig", None), "args", (None,))[0] != 1142:
+            return None
+        qualified = self.qualified_name(name) if schema is None else \
+            f"{self.quote(schema)}.{self.quote(name)}"
+        try:
+            rows = conn.exec_driver_sql(f"SHOW FULL COLUMNS FROM {qualified}").fetchall()
+        except DBAPIError:
+            return None
+        if not rows:
+            return None
+        # Field, Type, Collation, Null, Key, Default, Extra, Privileges, Comment
+        parser = conn.dialect._tabledef_parser  # type: ignore[attr-defined]
+        # (its DESCRIBE rows: Field, Type, Null, Key, Default, Extra; a false Null: NOT NULL)
+        ddl = parser._describe_to_create(name, [(r[0], r[1], r[3] == "YES", r[4], r[5], r[6])
+                                                for r in rows])
+        columns = parser.parse(ddl, conn.dialect._connection_charset).columns  # type: ignore[attr-defined]
+        for column, row in zip(columns, rows):
+            column["comment"] = row[8] or None
+        return SomeColumns(columns, [row[0] for row in rows if row[4] == "PRI"])
 
     def _complete_indexes(self, conn: Connection, reflected: ReflectedSchema) -> None:
         stats = self._statistics(conn)
