@@ -16,7 +16,7 @@ from conftest import pg_config, run_sqlite_script, sqlite_config, write_dbs_yaml
 from nl2sql.annotation import AnnotatorOptions
 from nl2sql.annotation.annotator import LlmAnnotationSteps
 from nl2sql.annotation.pipeline import AnnotateOptions, annotate_database
-from nl2sql.annotation.secret_columns import is_secret_name
+from nl2sql.schema.secret_columns import is_secret_name
 from nl2sql.cli.annotate import main
 from nl2sql.config.registry import DbConnectionConfig, DbConnectionConfigs
 from nl2sql.operations.ops_context import OpsContext
@@ -174,3 +174,33 @@ def test_a_column_made_secret_leaves_the_rebuilt_index(
     context = ContextEngine(ops.registry).context(f"who has the key {API_KEY}?", db_id="staff")
     assert context.value_hints == []
     assert _files_holding(ops.data_dir, SECRETS) == {}
+
+
+@pytest.mark.parametrize("first", ["context", "schema"])
+def test_secret_columns_changed_in_dbs_yaml_apply_without_annotating(
+        annotated: Callable[..., tuple[OpsContext, ScriptedAnnotator]],
+        staff_db: Callable[..., DbConnectionConfig],
+        make_registry: Callable[..., DbConnectionConfigs], first: str) -> None:
+    """A team finds a secret in the schema and adds it to ``secret_columns``: the running
+    tools stop showing its values at once (the cache and the context index drop them when next
+    read), whichever reads first, not at the next ``annotate-schema``."""
+    from nl2sql.context_engine.engine import ContextEngine
+
+    ops, _model = annotated(secret_columns=["!*.apikey"])
+    assert set(_files_holding(ops.data_dir, SECRETS)) == {"staff.db_info.json",
+                                                          "staff.context_index.json"}
+    assert API_KEY in format_schema(ops.db_info("staff"))
+    registry = make_registry(staff_db())  # the same data dir, dbs.yaml without the exception
+    now = OpsContext(registry)
+    try:
+        question = f"who has the key {API_KEY}?"
+        if first == "context":
+            context = ContextEngine(registry).context(question, db_id="staff")
+            assert context.value_hints == [] and API_KEY not in context.render()
+        info = now.db_info("staff")
+        assert info.table("staff").column("apiKey").secret
+        assert API_KEY not in format_schema(info) and "<withheld>" in format_schema(info)
+        assert db_search_schema_op(now, question, db_id="staff").context.value_hints == []
+        assert _files_holding(registry.data_dir, SECRETS) == {}
+    finally:
+        now.close()

@@ -43,7 +43,7 @@ from nl2sql.store.store import Store
 from nl2sql.annotation.drift import compare_schemas
 from nl2sql.inspection import DbSchemaExtractor
 from nl2sql.annotation.options import STEP_NAMES, AnnotatorOptions
-from nl2sql.annotation.secret_columns import mark_secret_columns
+from nl2sql.schema.secret_columns import mark_secret_columns
 from nl2sql.context_engine.embeddings import Embedded
 from nl2sql.context_engine.embeddings_ahead import EmbeddingsAhead
 from nl2sql.context_engine.index import COLLECTED_VALUES_PER_COLUMN, build_index, embed_text

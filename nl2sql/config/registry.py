@@ -122,7 +122,7 @@ class DbConnectionConfig(BaseModel):
     allowed_functions: tuple[str, ...] = ()
     # Columns whose values annotation never reads, beside the built-in rule (passwords,
     # tokens, keys...): ``table.column`` or ``column`` patterns, ``!`` before one that is
-    # not a secret (nl2sql.annotation.secret_columns).
+    # not a secret (nl2sql.schema.secret_columns).
     secret_columns: tuple[str, ...] = ()
     # Refuse to use the database when its login can write or is privileged (it is reported
     # either way).

@@ -59,11 +59,14 @@ class Loaded:
     index: DbIndex
     _info: DbInfo | None = None
     _full_sql: str | None = None
+    #: dbs.yaml's ``secret_columns`` of the database (``load_db_info`` applies a change).
+    secret_columns: tuple[str, ...] = ()
 
     @property
     def info(self) -> DbInfo:
         if self._info is None:
-            self._info = without_placeholders(load_db_info(self.data_dir, self.db_id))
+            self._info = without_placeholders(load_db_info(self.data_dir, self.db_id,
+                                                           self.secret_columns))
         return self._info
 
     @property
@@ -79,13 +82,17 @@ class Loaded:
         return self._full_sql
 
 
-def load_index(data_dir: Path, db_id: str,
-               info: DbInfo | None = None) -> tuple[DbIndex, DbInfo | None]:
+def load_index(data_dir: Path, db_id: str, info: DbInfo | None = None,
+               secret_columns: tuple[str, ...] = ()) -> tuple[DbIndex, DbInfo | None]:
     """The stored index of ``db_id``; rebuilt (and stored again) from the cache when missing,
-    unreadable or stale. Returns the cache too when it had to be read."""
+    unreadable or stale, or made before dbs.yaml's ``secret_columns`` changed (the cache is
+    then marked again first: ``load_db_info``). Returns the cache too when it had to be
+    read."""
     import numpy as np
 
     data = read_index(data_dir, db_id)
+    if data is not None and data.secret_columns != list(secret_columns):
+        data = None
     vectors = None
     if data is not None:
         try:
@@ -96,7 +103,7 @@ def load_index(data_dir: Path, db_id: str,
             data = None
     if data is None:
         log.info("building the context index of %s", db_id)
-        info = info or without_placeholders(load_db_info(data_dir, db_id))
+        info = info or without_placeholders(load_db_info(data_dir, db_id, secret_columns))
         data = build_index(info, data_dir)
         vectors = data.vectors()
     return DbIndex(data, vectors), info
@@ -125,7 +132,7 @@ class ContextEngine:
     def loaded(self, db_id: str) -> Loaded:
         """The index (and lazily the cache) of ``db_id``; raises the cache errors when it has
         no readable cache."""
-        self.configs.get(db_id)
+        config = self.configs.get(db_id)
         path = cache_path(self.data_dir, db_id)
         try:
             mtime = path.stat().st_mtime_ns
@@ -137,8 +144,10 @@ class ContextEngine:
             if current is not None and current.signature == mtime:
                 return current
             with gc_paused():
-                index, info = load_index(self.data_dir, db_id)
-            current = Loaded(mtime, db_id, self.data_dir, index, info)
+                index, info = load_index(self.data_dir, db_id,
+                                         secret_columns=config.secret_columns)
+            current = Loaded(mtime, db_id, self.data_dir, index, info,
+                             secret_columns=config.secret_columns)
             self._loaded[db_id] = current
             return current
 

@@ -103,6 +103,8 @@ class IndexData:
     tables: list[TableEntry]
     full_tokens: int = 0  # of the whole annotated schema (``format_schema``)
     version: int = INDEX_VERSION
+    #: The cache's ``DbInfo.secret_columns`` (dbs.yaml's): built before they changed, stale.
+    secret_columns: list[str] = field(default_factory=list)
     #: The ``.npy`` file of the table embeddings a build stored (not a field: not in the JSON).
     _stored_vectors = b""
 
@@ -333,6 +335,7 @@ def _build(info: DbInfo, data_dir: Path, *, collected: Values | None = None,
 
     data = IndexData(db_id=info.db_id, signature=cache_signature(data_dir, info.db_id),
                      description=info.description or "", tables=entries,
+                     secret_columns=list(info.secret_columns),
                      full_tokens=(len(format_schema(info, rendered=rendered)) + 3) // 4)
     try:
         path = embeddings_path(data_dir, info.db_id)

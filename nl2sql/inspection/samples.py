@@ -23,14 +23,13 @@ from nl2sql.errors import QueryRejectedError
 from nl2sql.inspection.base import create_inspector
 from nl2sql.inspection.statistics import Relation
 from nl2sql.schema.models import ColumnInfo, TableInfo
+from nl2sql.schema.secret_columns import WITHHELD
 from nl2sql.sql_guard.user_functions import UserFunctions
 from nl2sql.workspace import csv_dialect
 
 log = logging.getLogger(__name__)
 
 ELLIPSIS = "..."
-#: A secret column's cell in the sample rows (``ColumnInfo.secret``): its values are not read.
-WITHHELD = "<withheld>"
 
 
 @dataclass(frozen=True)

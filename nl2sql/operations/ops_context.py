@@ -154,7 +154,8 @@ class OpsContext:
             cached = self._db_infos.get(db_id)
             if cached and cached[0] == key:
                 return cached[1]
-        info = without_placeholders(load_db_info(self.data_dir, db_id))
+        info = without_placeholders(load_db_info(self.data_dir, db_id,
+                                                 self.configs.get(db_id).secret_columns))
         with self._lock:
             self._db_infos[db_id] = (key, info)
         return info

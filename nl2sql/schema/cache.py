@@ -6,15 +6,20 @@ this file, never the database catalog.
 
 from __future__ import annotations
 
+import logging
 import os
 import stat
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from nl2sql.errors import SchemaCacheError, SchemaCacheMissingError
 from nl2sql.schema.models import DbInfo
+from nl2sql.schema.secret_columns import mark_secret_columns
+
+log = logging.getLogger(__name__)
 
 
 def cache_path(data_dir: Path, db_id: str) -> Path:
@@ -79,7 +84,24 @@ def has_cache(data_dir: Path, db_id: str) -> bool:
     return cache_path(data_dir, db_id).is_file()
 
 
-def load_db_info(data_dir: Path, db_id: str) -> DbInfo:
+def load_db_info(data_dir: Path, db_id: str,
+                 secret_columns: Sequence[str] | None = None) -> DbInfo:
+    """The cache of ``db_id``. With ``secret_columns`` (dbs.yaml's, as the database's config
+    has them now): when they changed since annotation, the columns are marked again at once
+    and a new secret's sample cells and values dropped, in the file too (so the context index,
+    rebuilt from it, drops them as well): the next ``annotate-schema`` is not waited for."""
+    info = _read_db_info(data_dir, db_id)
+    if secret_columns is not None and info.secret_columns != list(secret_columns):
+        mark_secret_columns(info, secret_columns)
+        try:
+            save_db_info(info, data_dir)
+        except OSError as exc:  # a read-only data dir: applied in memory only
+            log.warning("the schema cache of %s was not updated for its secret_columns: %s",
+                        db_id, exc)
+    return info
+
+
+def _read_db_info(data_dir: Path, db_id: str) -> DbInfo:
     path = cache_path(data_dir, db_id)
     try:
         text = path.read_text(encoding="utf-8")

@@ -116,7 +116,7 @@ class ColumnInfo(_Model):
     json_keys: list[str] | None = None
     #: A generated (computed) column's expression, as the database reports it (``net + tax``).
     generated: str | None = None
-    #: Holds secrets (a password, a token, a card number: ``nl2sql.annotation.secret_columns``):
+    #: Holds secrets (a password, a token, a card number: ``nl2sql.schema.secret_columns``):
     #: annotation reads none of its values (samples say ``<withheld>``; no enum screening, no
     #: value index), and the schema says so.
     secret: bool = False
@@ -275,6 +275,9 @@ class DbInfo(_Model):
     schema_name: str | None = None
     extracted_at: datetime = Field(default_factory=utc_now)
     annotation_runs: list[AnnotationRun] = Field(default_factory=list)
+    #: dbs.yaml's ``secret_columns`` that the columns' ``secret`` marks follow (changed ones
+    #: are applied when the runtime next reads the cache: ``schema.cache.load_db_info``).
+    secret_columns: list[str] = Field(default_factory=list)
 
     _positions: dict[str, int] = PrivateAttr(default_factory=dict)
     _positions_of: list[TableInfo] | None = PrivateAttr(default=None)

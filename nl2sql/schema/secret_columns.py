@@ -18,13 +18,18 @@ number, date, time or true/false) whose name says credential (``password``, ``pa
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 from collections.abc import Sequence
 from fnmatch import fnmatchcase
 
 from nl2sql.schema.models import ColumnInfo, DbInfo, TableInfo
 
-__all__ = ["is_secret_name", "mark_secret_columns"]
+__all__ = ["WITHHELD", "is_secret_name", "mark_secret_columns"]
+
+#: A secret column's cell in the sample rows (``ColumnInfo.secret``): its values are not read.
+WITHHELD = "<withheld>"
 
 #: A name word that says credential, alone.
 _WORDS = frozenset({
@@ -60,15 +65,35 @@ def is_secret_name(name: str, data_type: str | None = None) -> bool:
 
 def mark_secret_columns(db_info: DbInfo, patterns: Sequence[str] = ()) -> None:
     """Set ``secret`` on every column of ``db_info`` by the built-in rule and ``patterns``
-    (dbs.yaml's ``secret_columns``), dropping any value a marked column kept (an earlier run's
-    enum values)."""
+    (dbs.yaml's ``secret_columns``, recorded as ``db_info.secret_columns``), dropping any
+    value a marked column kept: an earlier run's enum values, its sample cells."""
+    db_info.secret_columns = list(patterns)
     for table in db_info.tables:
+        withheld = []
         for column in table.columns:
             column.secret = _is_secret(table, column, patterns)
             if column.secret:
                 column.is_enum, column.enum_values, column.enum_candidates = False, [], None
                 column.domain_values = column.distinct_count = None
                 column.enum_decision = column.enum_reasoning = column.enum_model = None
+                column.json_keys = None
+                withheld.append(column.name)
+        if withheld and table.sample_data_csv:
+            table.sample_data_csv = _withheld_cells(table.sample_data_csv, withheld)
+
+
+def _withheld_cells(sample_csv: str, names: list[str]) -> str:
+    """The sample rows with the cells of the columns ``names`` said ``WITHHELD``."""
+    rows = list(csv.reader(io.StringIO(sample_csv)))
+    if not rows:
+        return sample_csv
+    positions = [i for i, name in enumerate(rows[0]) if name in names]
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(rows[0])
+    for row in rows[1:]:
+        writer.writerow([WITHHELD if i in positions else cell for i, cell in enumerate(row)])
+    return buffer.getvalue()
 
 
 def _is_secret(table: TableInfo, column: ColumnInfo, patterns: Sequence[str]) -> bool:
