@@ -166,7 +166,7 @@ def test_mistakes_in_the_latest_spec_are_named(ops: OpsContext, tmp_path: Path) 
     model = tmp_path / "latest.yml"
     count = "      - {name: order_count, type: simple, agg: count, expr: order_id}\n"
     model.write_text(LATEST.replace(count, count + (
-        "      - {name: median_value, type: simple, agg: median, expr: order_id}\n")) + """
+        "      - {name: mode_value, type: simple, agg: mode, expr: order_id}\n")) + """
   - {name: loose, type: simple, agg: sum, expr: quantity}
   - {name: share_to_date, type: cumulative, input_metric: paid_share}
   - {name: no_inputs, type: derived, expr: a + b}
@@ -178,7 +178,7 @@ def test_mistakes_in_the_latest_spec_are_named(ops: OpsContext, tmp_path: Path) 
     assert ("metric 'share_to_date': input_metric 'paid_share' is a ratio metric; a "
             "cumulative metric adds up a simple one") in problems
     assert "metric 'no_inputs': a derived metric needs an expr and its input metrics" in problems
-    assert ("metric 'median_value': measure 'median_value' aggregates with 'median', which "
+    assert ("metric 'mode_value': measure 'mode_value' aggregates with 'mode', which "
             "nl2sql does not compile") in problems
     with pytest.raises(MetricQueryError, match="Metric 'share_to_date' cannot be used"):
         metrics_query_op(ops, "bookstore", metrics=["share_to_date"])

@@ -74,6 +74,7 @@ class _Dimension(_Entry):
 class _Measure(_Entry):
     agg: str
     expr: Any = None
+    agg_params: dict[str, Any] | None = None
     agg_time_dimension: str | None = None
     create_metric: bool = False
 
@@ -323,8 +324,20 @@ def _table(entry: _SemanticModel, path: Path) -> Table:
     for measure in entry.measures:
         table.measures[measure.name] = Measure(
             measure.name, measure.agg.strip().lower(), _text(measure.expr) or measure.name,
-            time_dimension=measure.agg_time_dimension or table.time_dimension)
+            time_dimension=measure.agg_time_dimension or table.time_dimension,
+            **_percentile(measure.agg_params))
     return table
+
+
+def _percentile(params: Any) -> dict[str, Any]:
+    """A percentile measure's ``agg_params``: ``percentile`` (0 to 1) and
+    ``use_discrete_percentile``; ``use_approximate_percentile`` is computed exactly."""
+    if not isinstance(params, dict):
+        return {}
+    value = params.get("percentile")
+    return {"percentile": float(value) if isinstance(value, (int, float))
+            and not isinstance(value, bool) else None,
+            "discrete": bool(params.get("use_discrete_percentile"))}
 
 
 def _model_table(model: _Model, path: Path) -> Table:
@@ -377,7 +390,8 @@ def _model_metric(entry: _Metric, table: Table, path: Path, params: dict[str, An
     table.measures[entry.name] = Measure(
         entry.name, str(params.get("agg") or "").strip().lower(),
         _text(params.get("expr")) or entry.name,
-        time_dimension=params.get("agg_time_dimension") or table.time_dimension)
+        time_dimension=params.get("agg_time_dimension") or table.time_dimension,
+        **_percentile(params.get("agg_params")))
     return Metric(name=entry.name, kind="simple", file=path, label=entry.label or "",
                   description=entry.description or "", filters=_filters(entry.filter),
                   measure=(table.name, entry.name), fill_nulls_with=_fill(entry.params, None))

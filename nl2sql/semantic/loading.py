@@ -211,10 +211,15 @@ def _measure_reason(model: SemanticModel, metric: Metric) -> str | None:
     table = model.tables.get(table_name)
     if table is None or name not in table.measures:
         return f"measure '{name}' is not defined"
-    agg = table.measures[name].agg
+    measure = table.measures[name]
+    agg = measure.agg
     if agg is not None and agg not in AGGREGATIONS:
         return (f"measure '{name}' aggregates with '{agg}', which nl2sql does not compile "
                 f"({', '.join(AGGREGATIONS)})")
+    if agg == "percentile" and not (measure.percentile is not None
+                                    and 0 <= measure.percentile <= 1):
+        return (f"measure '{name}' (percentile) needs agg_params: {{percentile: ...}}, a "
+                f"number from 0 to 1 (0.9 for the 90th)")
     return None
 
 

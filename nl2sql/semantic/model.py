@@ -20,7 +20,8 @@ from typing import Literal
 #: Time grains a time dimension is truncated to, finest first.
 GRAINS = ("day", "week", "month", "quarter", "year")
 #: Aggregations a measure may use (dbt's names; Cube's are mapped to these).
-AGGREGATIONS = ("sum", "count", "count_distinct", "average", "min", "max", "sum_boolean")
+AGGREGATIONS = ("sum", "count", "count_distinct", "average", "min", "max", "sum_boolean",
+                "percentile", "median")
 #: Longest join path followed from a measure's table to a dimension's.
 MAX_HOPS = 4
 Naming = Literal["dbt", "cube"]
@@ -57,6 +58,10 @@ class Measure:
     expr: str | None  # None with count: every row
     time_dimension: str | None = None  # the dimension ``metric_time`` means for it
     filters: tuple[str, ...] = ()  # SQL over the table's own columns (Cube measure filters)
+    #: ``percentile``: which (0 to 1; dbt's ``agg_params: {percentile: 0.9}``), and whether
+    #: it is a value of the rows (``use_discrete_percentile``) rather than interpolated.
+    percentile: float | None = None
+    discrete: bool = False
 
 
 @dataclass(frozen=True)

@@ -164,7 +164,7 @@ class PartBuilder:
             measure = rows[name]
             value = None if measure.expr is None else exp.column(
                 self.sources.identifier(measure.expr), "fanned")
-            return aggregate(measure, value, [])
+            return aggregate(measure, value, [], self.sources.dialect)
 
         if values is None:
             outputs += [exp.alias_(ref(part, name), self.sources.identifier(column))
@@ -210,7 +210,7 @@ class PartBuilder:
             return true_division(value)
         return aggregate(measure, value, [self.sources.table_expr(part.table, f, joins.alias,
                                                                   where)
-                                          for f in measure.filters])
+                                          for f in measure.filters], self.sources.dialect)
 
     def group_by(self, part: Part, gb: GroupBy, joins: Joins) -> exp.Expression:
         if gb.metric_time:
@@ -269,7 +269,7 @@ def _checked(grain: str, dimension: Dimension, gb: GroupBy) -> str:
 
 
 def aggregate(measure: Measure, value: exp.Expression | None,
-              filters: list[exp.Expression]) -> exp.Expression:
+              filters: list[exp.Expression], dialect: str) -> exp.Expression:
     """``SUM(x)``, ``COUNT(DISTINCT x)``...; a measure's own filters keep only the rows they
     hold (``SUM(CASE WHEN <filter> THEN x END)``)."""
     if measure.agg == "sum_boolean" and value is not None:
@@ -291,5 +291,30 @@ def aggregate(measure: Measure, value: exp.Expression | None,
             return exp.Avg(this=value)
         case "min":
             return exp.Min(this=value)
+        case "percentile" | "median":
+            return _percentile(measure, value, dialect)
         case _:
             return exp.Max(this=value)
+
+
+def _percentile(measure: Measure, value: exp.Expression, dialect: str) -> exp.Expression:
+    """``PERCENTILE_CONT(p) WITHIN GROUP (ORDER BY x)`` (``_DISC``: a value of the rows), as
+    each engine computes it exactly (sqlglot writes Spark's as ``PERCENTILE_APPROX``)."""
+    if dialect not in _PERCENTILE_DIALECTS:
+        raise MetricQueryError(f"measure '{measure.name}' ({measure.agg}): this database has no "
+                               f"percentile aggregate (PostgreSQL, DuckDB and Spark do); "
+                               f"write SQL instead.")
+    fraction = exp.Literal.number(0.5 if measure.agg == "median" else measure.percentile)
+    discrete = measure.agg == "percentile" and measure.discrete
+    function: exp.Expression
+    if dialect == "spark":
+        function = exp.Anonymous(this="percentile_disc" if discrete else "percentile_cont",
+                                 expressions=[fraction])
+    else:
+        function = (exp.PercentileDisc if discrete else exp.PercentileCont)(this=fraction)
+    return exp.WithinGroup(this=function,
+                           expression=exp.Order(expressions=[exp.Ordered(this=value)]))
+
+
+#: The dialects whose engines have an exact percentile aggregate.
+_PERCENTILE_DIALECTS = frozenset({"postgres", "duckdb", "spark"})
