@@ -28,7 +28,7 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 
 from nl2sql.errors import MetricQueryError
-from nl2sql.semantic.model import GRAINS, Metric, MetricInput, SemanticModel, Window
+from nl2sql.semantic.model import GRAINS, Metric, MetricInput, NonAdditive, SemanticModel, Window
 from nl2sql.semantic.names import GroupBy, metric_named, parse_order, resolve
 from nl2sql.semantic.parts import Part, PartBuilder, Ref, condition_names, parse_condition
 from nl2sql.semantic.sources import Sources, parse_expression, true_division
@@ -147,7 +147,8 @@ class _Plan:
         self.sources = compiler.sources
         self.group_bys = group_bys
         self.where = where
-        self.parts: dict[tuple[str, tuple[str, ...], str | None], Part] = {}
+        self.parts: dict[tuple[str, tuple[str, ...], str | None, NonAdditive | None],
+                         Part] = {}
         self.offsets: list[tuple[str, GroupBy, Window]] = []  # (CTE, time group-by, offset)
         self.windows: list[_Windowed] = []
         self.combined = False  # cumulative, offset or window: the combined form
@@ -219,9 +220,9 @@ class _Plan:
         table, measure = self.compiler.model.measure(ref)
         self.compiler.tables.add(table.name)
         time = measure.time_dimension  # metric_time may be grouped by or filtered on
-        key = (table.name, filters, time)
+        key = (table.name, filters, time, measure.non_additive)
         if key not in self.parts:
-            self.parts[key] = Part(table, filters, time)
+            self.parts[key] = Part(table, filters, time, non_additive=measure.non_additive)
         part = self.parts[key]
         part.column(measure.name)
         return part, measure.name

@@ -30,8 +30,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from nl2sql.errors import MetricQueryError
-from nl2sql.semantic.model import (GRAINS, Dimension, Link, Measure, Metric, MetricInput, Problem,
-                                  DbtSavedQuery, Table, Window)
+from nl2sql.semantic.model import (GRAINS, Dimension, Link, Measure, Metric, MetricInput,
+                                  NonAdditive, Problem, DbtSavedQuery, Table, Window)
 from nl2sql.semantic.names import group_by_name, order_name, read_templates
 
 _REF = re.compile(r"""^\s*ref\(\s*['"]([^'"]+)['"](?:\s*,\s*['"]([^'"]+)['"])?\s*\)\s*$""")
@@ -75,6 +75,7 @@ class _Measure(_Entry):
     agg: str
     expr: Any = None
     agg_params: dict[str, Any] | None = None
+    non_additive_dimension: Any = None
     agg_time_dimension: str | None = None
     create_metric: bool = False
 
@@ -325,8 +326,22 @@ def _table(entry: _SemanticModel, path: Path) -> Table:
         table.measures[measure.name] = Measure(
             measure.name, measure.agg.strip().lower(), _text(measure.expr) or measure.name,
             time_dimension=measure.agg_time_dimension or table.time_dimension,
+            non_additive=_non_additive(measure.non_additive_dimension),
             **_percentile(measure.agg_params))
     return table
+
+
+def _non_additive(value: Any) -> NonAdditive | None:
+    """``non_additive_dimension: {name, window_choice, window_groupings}`` (checked when
+    the model loads: ``loading``)."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        return NonAdditive("", "")
+    groupings = value.get("window_groupings") or []
+    return NonAdditive(str(value.get("name") or ""),
+                       str(value.get("window_choice") or "").strip().lower(),
+                       tuple(str(g) for g in groupings) if isinstance(groupings, list) else ("",))
 
 
 def _percentile(params: Any) -> dict[str, Any]:
@@ -391,6 +406,7 @@ def _model_metric(entry: _Metric, table: Table, path: Path, params: dict[str, An
         entry.name, str(params.get("agg") or "").strip().lower(),
         _text(params.get("expr")) or entry.name,
         time_dimension=params.get("agg_time_dimension") or table.time_dimension,
+        non_additive=_non_additive(params.get("non_additive_dimension")),
         **_percentile(params.get("agg_params")))
     return Metric(name=entry.name, kind="simple", file=path, label=entry.label or "",
                   description=entry.description or "", filters=_filters(entry.filter),

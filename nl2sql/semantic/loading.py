@@ -25,8 +25,8 @@ from nl2sql.config.registry import DbConnectionConfig
 from nl2sql.errors import MetricQueryError, SemanticModelError
 from nl2sql.semantic.cube import add_proxies, add_views, cube_links, read_cubes
 from nl2sql.semantic.dbt import dbt_links, has_semantics, read_dbt, read_saved_queries
-from nl2sql.semantic.model import (AGGREGATIONS, DbtSavedQuery, Metric, Problem, SemanticModel,
-                                   Table)
+from nl2sql.semantic.model import (AGGREGATIONS, DbtSavedQuery, Measure, Metric, Problem,
+                                   SemanticModel, Table)
 from nl2sql.semantic.names import metric_named, resolve
 
 SUFFIXES = (".yml", ".yaml", ".json", ".js")
@@ -220,6 +220,25 @@ def _measure_reason(model: SemanticModel, metric: Metric) -> str | None:
                                     and 0 <= measure.percentile <= 1):
         return (f"measure '{name}' (percentile) needs agg_params: {{percentile: ...}}, a "
                 f"number from 0 to 1 (0.9 for the 90th)")
+    return _non_additive_reason(table, measure)
+
+
+def _non_additive_reason(table: Table, measure: Measure) -> str | None:
+    """Why a measure's ``non_additive_dimension`` cannot be honoured, or None."""
+    rule = measure.non_additive
+    if rule is None:
+        return None
+    where = f"measure '{measure.name}': its non_additive_dimension"
+    dimension = table.dimensions.get(rule.dimension)
+    if dimension is None or not dimension.is_time:
+        return (f"{where} needs name: one of the time dimensions of '{table.name}' "
+                f"({', '.join(d.name for d in table.dimensions.values() if d.is_time)})")
+    if rule.choice not in ("min", "max"):
+        return f"{where} needs window_choice: min (each period's first) or max (its last)"
+    unknown = [g for g in rule.groupings if g not in table.entities]
+    if unknown:
+        return (f"{where}: window_groupings {', '.join(unknown)} are not entities of "
+                f"'{table.name}' ({', '.join(table.entities)})")
     return None
 
 

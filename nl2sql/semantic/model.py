@@ -51,6 +51,18 @@ class Dimension:
 
 
 @dataclass(frozen=True)
+class NonAdditive:
+    """dbt's ``non_additive_dimension``: a measure (a balance, a subscription's value) read
+    only from the rows at the first (``min``) or last (``max``) value of a time dimension
+    within each period of the query (and each ``groupings`` entity's own), never added up
+    over that dimension."""
+
+    dimension: str
+    choice: str  # "min" or "max"
+    groupings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Measure:
     name: str
     #: One of ``AGGREGATIONS``; None when ``expr`` is an aggregate already (Cube ``number``).
@@ -62,6 +74,7 @@ class Measure:
     #: it is a value of the rows (``use_discrete_percentile``) rather than interpolated.
     percentile: float | None = None
     discrete: bool = False
+    non_additive: NonAdditive | None = None
 
 
 @dataclass(frozen=True)

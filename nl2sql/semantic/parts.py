@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from sqlglot import exp
 
 from nl2sql.errors import MetricQueryError
-from nl2sql.semantic.model import GRAINS, Dimension, Link, Measure, Table
+from nl2sql.semantic.model import GRAINS, Dimension, Link, Measure, NonAdditive, Table
 from nl2sql.semantic.names import GroupBy, read_templates, resolve
 from nl2sql.semantic.sources import Sources, parse_expression, true_division
 from nl2sql.semantic.time_sql import TimeSql
@@ -34,6 +34,8 @@ class Part:
     time_dimension: str | None
     columns: dict[str, str] = field(default_factory=dict)  # measure -> column name
     name: str = ""  # its CTE's name, when it is one
+    #: Its measures' ``non_additive_dimension`` (measures with another are parts of their own).
+    non_additive: NonAdditive | None = None
 
     def column(self, measure: str) -> str:
         if measure not in self.columns:
@@ -119,13 +121,17 @@ class PartBuilder:
 
             outputs += [exp.alias_(value(ref), self.sources.identifier(name))
                         for name, value in values.items()]
-        select = self._from(part, joins, outputs, conditions)
+        select = self._from(part, joins, outputs, conditions, group_bys)
         return select.group_by(*[key.copy() for key in keys], copy=False) if keys else select
 
     def _from(self, part: Part, joins: Joins, outputs: list[exp.Expression],
-              conditions: list[exp.Expression]) -> exp.Select:
-        select = exp.select(*outputs).from_(self.sources.relation(part.table, joins.alias),
-                                            copy=False)
+              conditions: list[exp.Expression], group_bys: list[GroupBy]) -> exp.Select:
+        relation = self.sources.relation(part.table, joins.alias)
+        if part.non_additive is not None:
+            relation, condition = self._non_additive(part, part.non_additive, joins.alias,
+                                                     relation, group_bys)
+            conditions = [condition, *conditions]
+        select = exp.select(*outputs).from_(relation, copy=False)
         for clause in joins.clauses:
             select = select.join(clause, copy=False)
         return select.where(exp.and_(*conditions), copy=False) if conditions else select
@@ -152,7 +158,7 @@ class PartBuilder:
         rows: dict[str, Measure] = {}
         for measure in part.columns:  # every measure ``values`` reads is one of them
             rows[measure] = self._row_measure(part, measure, joins, inner)
-        distinct = self._from(part, joins, inner, conditions).distinct(copy=False)
+        distinct = self._from(part, joins, inner, conditions, group_bys).distinct(copy=False)
         fanned = exp.Subquery(this=distinct, alias=exp.TableAlias(this=self.sources.identifier(
             "fanned")))
         outer_keys = [exp.column(self.sources.identifier(f"g{i}"), "fanned")
@@ -175,6 +181,40 @@ class PartBuilder:
         select = exp.select(*outputs).from_(fanned, copy=False)
         return select.group_by(*[key.copy() for key in outer_keys], copy=False) \
             if keys else select
+
+    def _non_additive(self, part: Part, rule: NonAdditive, alias: str, relation: exp.Expression,
+                      group_bys: list[GroupBy]) -> tuple[exp.Expression, exp.Expression]:
+        """The part's table with each row's window value (the first or last value of the
+        non-additive time dimension within the query's period and the rule's entities, as
+        dbt's MetricFlow reads it), under the same alias, and the condition keeping only the
+        rows at it."""
+        table = part.table
+        where = f"the non_additive_dimension of '{table.name}'"
+        dimension = table.dimensions[rule.dimension]
+        value = self.sources.table_expr(table, dimension.expr, alias, where)
+        partition: list[exp.Expression] = []
+        for gb in group_bys:
+            if gb.metric_time:
+                own = table.dimensions.get(part.time_dimension or "")
+                if own is None:
+                    raise MetricQueryError(f"'{gb.name}': {where} needs the measure's time "
+                                           f"dimension in '{table.name}' itself.")
+            elif gb.table == table.name and gb.grain is not None and not gb.path[:-1]:
+                own = table.dimensions[gb.dimension or ""]
+            else:
+                continue
+            period = self.sources.table_expr(table, own.expr, alias, where)
+            partition.append(self.time_sql.truncate(period, gb.grain or own.grain or "day"))
+        partition += [self.sources.table_expr(table, table.entities[name][1], alias, where)
+                      for name in rule.groupings]
+        chosen = (exp.Max if rule.choice == "max" else exp.Min)(this=value.copy())
+        window = exp.Window(this=chosen, partition_by=partition or None)
+        marker = self.sources.identifier(_WINDOW_VALUE)
+        inner = exp.select(exp.Column(this=exp.Star(), table=self.sources.identifier(alias)),
+                           exp.alias_(window, marker)).from_(relation, copy=False)
+        derived = exp.Subquery(this=inner,
+                               alias=exp.TableAlias(this=self.sources.identifier(alias)))
+        return derived, exp.EQ(this=value, expression=exp.column(marker.copy(), alias))
 
     def _row_measure(self, part: Part, name: str, joins: Joins,
                      inner: list[exp.Expression]) -> Measure:
@@ -316,5 +356,7 @@ def _percentile(measure: Measure, value: exp.Expression, dialect: str) -> exp.Ex
                            expression=exp.Order(expressions=[exp.Ordered(this=value)]))
 
 
+#: The column of a non-additive measure's window value (``PartBuilder._non_additive``).
+_WINDOW_VALUE = "nl2sql_window_value"
 #: The dialects whose engines have an exact percentile aggregate.
 _PERCENTILE_DIALECTS = frozenset({"postgres", "duckdb", "spark"})
