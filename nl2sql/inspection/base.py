@@ -374,7 +374,8 @@ class DbSchemaInspector(ABC):
             try:
                 inspector.get_columns(name, schema=schema)
             except (DBAPIError, UnreflectableTableError) as exc:  # MySQL: the latter
-                some = self._some_columns(inspector.bind, schema, name, exc)  # type: ignore[arg-type]
+                bind: Connection = inspector.bind  # type: ignore[assignment]
+                some = self._some_columns(bind, schema, name, exc)
                 if some is not None:
                     log.info("%s: described from the %d column(s) the login may read (a "
                              "column grant)", name, len(some.columns))

@@ -109,7 +109,8 @@ class MysqlSchemaInspector(DbSchemaInspector):
         FULL COLUMNS``. Hand-written: SQLAlchemy reflects a MySQL table only from ``SHOW CREATE
         TABLE``; its own path for a view (``MySQLDialect._setup_parser``: the columns written
         as DDL, then its parser) turns them into reflection dicts here too."""
-        if getattr(getattr(refusal, "orig", None), "args", (None,))[0] != 1142:
+        code = (getattr(getattr(refusal, "orig", None), "args", ()) or (None,))[0]
+        if code != 1142:
             return None
         qualified = self.qualified_name(name) if schema is None else \
             f"{self.quote(schema)}.{self.quote(name)}"
@@ -124,7 +125,8 @@ class MysqlSchemaInspector(DbSchemaInspector):
         # (its DESCRIBE rows: Field, Type, Null, Key, Default, Extra; a false Null: NOT NULL)
         ddl = parser._describe_to_create(name, [(r[0], r[1], r[3] == "YES", r[4], r[5], r[6])
                                                 for r in rows])
-        columns = parser.parse(ddl, conn.dialect._connection_charset).columns  # type: ignore[attr-defined]
+        charset = conn.dialect._connection_charset  # type: ignore[attr-defined]
+        columns = parser.parse(ddl, charset).columns
         for column, row in zip(columns, rows):
             column["comment"] = row[8] or None
         return SomeColumns(columns, [row[0] for row in rows if row[4] == "PRI"])

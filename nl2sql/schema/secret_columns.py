@@ -7,6 +7,8 @@ such columns (``ColumnInfo.secret``) right after extraction, before anything rea
 marked column is left out of the sample rows' query (its cells say ``<withheld>``) and out of
 enum screening and the value index, and the schema says its values are withheld. The column
 itself stays in the schema: "staff without a password" is still a question with an answer.
+The runtime marks a cache again when dbs.yaml's patterns changed since it was made
+(``nl2sql.schema.cache.load_db_info``), dropping what a new secret column kept.
 
 What counts as a secret: a column of a type that can hold one (text, binary, JSON: not a
 number, date, time or true/false) whose name says credential (``password``, ``passwd``,
