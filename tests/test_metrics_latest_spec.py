@@ -244,3 +244,26 @@ def test_a_manifest_of_the_latest_spec(ops: OpsContext, tmp_path: Path) -> None:
     assert metrics_list_op(ops, "bookstore").problems == []
     for query, expected in zip(queries, legacy):
         assert _rows(ops, query) == expected and expected, query
+
+
+def test_a_metrics_time_granularity_is_the_grain_of_a_bare_metric_time(
+        ops: OpsContext, tmp_path: Path) -> None:
+    """dbt 1.9's ``time_granularity: month`` on a metric: "revenue over time" grouped by
+    ``metric_time`` (no grain) is monthly, as MetricFlow answers, not one row per day; a grain
+    named in the query still wins, and a grain that is none is a named problem."""
+    text = bookstore_semantic_model_path().read_text()
+    marker = "  - name: revenue\n    label: Revenue\n"
+    assert marker in text
+    model = tmp_path / "monthly.yml"
+    model.write_text(text.replace(marker, marker + "    time_granularity: month\n")
+                     + "  - {name: odd, type: simple, time_granularity: fortnight,\n"
+                       "     type_params: {measure: revenue}}\n")
+    _use(ops, model)
+    problems = metrics_list_op(ops, "bookstore").problems
+    assert any("metric 'odd': time_granularity 'fortnight' is not one of" in p for p in problems)
+    months = [line.split(",")[0] for line in _rows(ops, {"metrics": ["revenue"],
+                                                         "dimensions": ["metric_time"]})]
+    assert months and all(day.endswith("-01") for day in months)
+    assert len(months) == len(set(months)) < 40  # one row a month, not one a day
+    days = _rows(ops, {"metrics": ["revenue"], "dimensions": ["metric_time__day"]})
+    assert len(days) > len(months)

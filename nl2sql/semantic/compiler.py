@@ -62,6 +62,11 @@ def compile_query(model: SemanticModel, query: MetricQuery, *, dialect: str,
         raise MetricQueryError("Name at least one metric (metrics_list shows them).")
     metrics = [metric_named(model, name) for name in dict.fromkeys(query.metrics)]
     group_bys = [resolve(model, name) for name in dict.fromkeys(query.group_by)]
+    defaults = {m.time_granularity for m in metrics if m.time_granularity}
+    if len(defaults) == 1:  # dbt's time_granularity: the grain of a bare metric_time
+        grain = defaults.pop()
+        group_bys = [replace(gb, grain=grain) if gb.metric_time and gb.grain is None else gb
+                     for gb in group_bys]
     for text in query.where:
         for name in condition_names(parse_condition(text, dialect)):
             resolve(model, name)  # an unknown name fails before any SQL is built

@@ -274,9 +274,21 @@ def _read_metrics(entries: list[Any], path: Path, problems: list[Problem],
                 metrics.append(_model_metric(entry, table, path, params))
             else:
                 metrics.append(_metric(entry, path))
+            metrics[-1].time_granularity = _time_granularity(entry)
         except (ValidationError, ValueError) as exc:
             problems.append(Problem(path, "metric", _name(raw, number), _reason(exc)))
     return metrics
+
+
+def _time_granularity(entry: _Metric) -> str | None:
+    """A metric's ``time_granularity`` (dbt 1.9 on): ``metric_time`` without a grain means it."""
+    value = (entry.model_extra or {}).get("time_granularity")
+    if value in (None, ""):
+        return None
+    grain = str(value).strip().lower()
+    if grain not in GRAINS:
+        raise ValueError(f"time_granularity {value!r} is not one of {', '.join(GRAINS)}")
+    return grain
 
 
 def _listed(value: Any) -> list[Any]:

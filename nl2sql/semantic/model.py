@@ -155,6 +155,8 @@ class Metric:
     #: cumulative, dbt: by a grain coarser than a day, each period's ``first`` day's value (dbt's
     #: default), its ``last`` or ``average``; None (Cube): the value at the period's end.
     period_agg: str | None = None
+    #: dbt's ``time_granularity``: the grain of ``metric_time`` named without one.
+    time_granularity: str | None = None
     view: str | None = None  # Cube: the view exposing it (its group-bys are the view's)
     listed: bool = True  # False: Cube's public: false (queried by name, never offered)
 
