@@ -267,3 +267,24 @@ def test_a_metrics_time_granularity_is_the_grain_of_a_bare_metric_time(
     assert len(months) == len(set(months)) < 40  # one row a month, not one a day
     days = _rows(ops, {"metrics": ["revenue"], "dimensions": ["metric_time__day"]})
     assert len(days) > len(months)
+
+
+def test_an_input_offset_to_the_start_of_a_period_is_named_not_ignored(
+        ops: OpsContext, tmp_path: Path) -> None:
+    """``offset_to_grain: month`` (the value as of the month's start) was dropped, and the
+    derived metric answered the plain value under its name; it is a named problem now."""
+    model = tmp_path / "offsets.yml"
+    model.write_text(bookstore_semantic_model_path().read_text() + """
+  - name: revenue_since_month_start
+    type: derived
+    type_params:
+      expr: revenue - month_start_revenue
+      metrics:
+        - {name: revenue}
+        - {name: revenue, alias: month_start_revenue, offset_to_grain: month}
+""")
+    _use(ops, model)
+    listed = metrics_list_op(ops, "bookstore")
+    assert "revenue_since_month_start" not in [m.name for m in listed.metrics]
+    assert any("metric 'revenue_since_month_start': input 'revenue': offset_to_grain is not "
+               "compiled" in p for p in listed.problems), listed.problems

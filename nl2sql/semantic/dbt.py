@@ -485,6 +485,9 @@ def _input(value: Any, what: str) -> MetricInput:
     if isinstance(value, str) and value.strip():
         return MetricInput(value.strip())
     if isinstance(value, dict) and value.get("name"):
+        if value.get("offset_to_grain"):  # ignored, it would answer the metric unshifted
+            raise ValueError(f"input {value['name']!r}: offset_to_grain is not compiled by "
+                             f"nl2sql (offset_window is)")
         return MetricInput(str(value["name"]).strip(), alias=value.get("alias") or None,
                            filters=_filters(value.get("filter")),
                            offset=window(value.get("offset_window")))
