@@ -81,6 +81,7 @@ class _Member(_Visible):
     type: str = "string"
     title: str | None = None
     description: str | None = None
+    multi_stage: bool = False  # Cube's multi-stage calculations: not compiled (``_staged``)
 
     @field_validator("type")
     @classmethod
@@ -102,6 +103,21 @@ class _Dimension(_Member):
 class _Measure(_Member):
     filters: list[dict[str, Any]] = Field(default_factory=list)
     rolling_window: dict[str, Any] | None = None
+    time_shift: Any = None
+    group_by: Any = None
+    reduce_by: Any = None
+    add_group_by: Any = None
+
+
+def _staged(member: _Member) -> None:
+    """Refuse what a multi-stage calculation changes (a ``time_shift`` to the year before, a
+    ``reduce_by``): read as a plain member it would answer another figure under its name. (A
+    ``sub_query`` dimension names a measure: refused where its SQL is read.)"""
+    staged = [key for key in ("multi_stage", "time_shift", "group_by", "reduce_by",
+                              "add_group_by") if getattr(member, key, None)]
+    if staged:
+        raise ValueError(f"{', '.join(staged)}: multi-stage calculations are not compiled by "
+                         f"nl2sql")
 
 
 class _Join(BaseModel):
@@ -219,9 +235,16 @@ def _table(cube: _Cube, path: Path, broken: dict[tuple[str, str], str]) -> Table
                   description=cube.description or "")
     sql_of: dict[str, str] = {}
     members = [*cube.dimensions, *cube.segments]
+    measure_names = {m.name for m in cube.measures}
     for dim in members:
         try:
+            _staged(dim)
             sql_of[dim.name] = _dimension_sql(dim)
+            for match in REFERENCE.finditer(sql_of[dim.name]):
+                if _member(match) in measure_names:  # a column of that name it is not
+                    del sql_of[dim.name]
+                    raise ValueError(f"{match.group(0)} is a measure (a sub_query dimension, "
+                                     f"which nl2sql does not read)")
         except ValueError as exc:
             broken["dimension", dim.name] = str(exc)
         # a proxy: its whole SQL another cube's member
@@ -243,6 +266,7 @@ def _table(cube: _Cube, path: Path, broken: dict[tuple[str, str], str]) -> Table
     for measure in cube.measures:
         agg = _AGGREGATIONS.get(measure.type.lower())
         try:
+            _staged(measure)
             filters = tuple(_own_sql(sql, sql_of, set()) for sql in _filters(measure)
                             if not _crosses(sql))
             if agg is not None or not _references(measure, measures):
@@ -359,6 +383,7 @@ def _metric(cube: _Cube, measure: _Measure, table: Table) -> Metric:
     kind = measure.type.lower()
     if kind not in _AGGREGATIONS and kind not in _EXPRESSIONS:
         raise ValueError(f"measure type '{measure.type}' is not compiled by nl2sql")
+    _staged(measure)
     if measure.name in table.measures:
         metric.measure = (cube.name, measure.name)
         metric.filters = tuple(_condition(sql, cube.name) for sql in _filters(measure)
