@@ -333,6 +333,7 @@ def _table(entry: _SemanticModel, path: Path) -> Table:
         _add_dimension(table, dim.name, dim.type, _text(dim.expr) or dim.name,
                        (dim.type_params or {}).get("time_granularity"), dim.label,
                        dim.description)
+    table.validity = _validity(entry)
     table.time_dimension = (entry.defaults or {}).get("agg_time_dimension")
     for measure in entry.measures:
         table.measures[measure.name] = Measure(
@@ -354,6 +355,22 @@ def _non_additive(value: Any) -> NonAdditive | None:
     return NonAdditive(str(value.get("name") or ""),
                        str(value.get("window_choice") or "").strip().lower(),
                        tuple(str(g) for g in groupings) if isinstance(groupings, list) else ("",))
+
+
+def _validity(entry: _SemanticModel) -> tuple[str, str] | None:
+    """A slowly changing dimension's validity window: the time dimensions with
+    ``validity_params: {is_start: true}`` and ``{is_end: true}`` (both, or it is not one)."""
+    ends: dict[str, str] = {}
+    for dim in entry.dimensions:
+        params = (dim.type_params or {}).get("validity_params") or {}
+        for end in ("is_start", "is_end"):
+            if isinstance(params, dict) and params.get(end):
+                ends[end] = _text(dim.expr) or dim.name
+    if not ends:
+        return None
+    if len(ends) != 2:
+        raise ValueError("validity_params need a dimension with is_start and one with is_end")
+    return ends["is_start"], ends["is_end"]
 
 
 def _percentile(params: Any) -> dict[str, Any]:

@@ -110,6 +110,9 @@ class Table:
     proxies: dict[str, tuple[str, str]] = field(default_factory=dict)
     #: Cube: the dimensions with ``primary_key: true`` (what tells its rows apart).
     primary_key: tuple[str, ...] = ()
+    #: dbt's slowly changing dimension (``validity_params``): the expressions of the time
+    #: dimensions where each row's validity starts and ends (an open end: NULL).
+    validity: tuple[str, str] | None = None
 
     def key_of(self, entity: str) -> str | None:
         """The expression of ``entity`` when this table is its one row (primary, unique or

@@ -51,10 +51,13 @@ class Joins:
     """The FROM clause of one part: its table and the tables joined to it, one alias per
     path."""
 
-    def __init__(self, sources: Sources, table: Table) -> None:
+    def __init__(self, sources: Sources, table: Table, time: str | None = None) -> None:
         self.sources = sources
         self.table = table
         self.alias = table.name
+        #: The SQL of the rows' time (the measures' time dimension): a slowly changing
+        #: dimension's table is joined on the version valid at it.
+        self.time = time
         self.clauses: list[exp.Join] = []
         self._aliases: dict[tuple[tuple[str, str, str | None, str | None], ...], str] = {}
         self._taken = {table.name}
@@ -74,10 +77,31 @@ class Joins:
                 self._taken.add(alias)
                 self._aliases[key] = alias
                 condition = self.sources.join_condition(source, source_alias, link, alias)
+                if target.validity is not None:
+                    condition = exp.and_(condition, self._valid_at(target, alias))
                 self.clauses.append(exp.Join(this=self.sources.relation(target, alias),
                                              on=condition, side="LEFT"))
             source, source_alias = target, self._aliases[key]
         return source_alias
+
+    def _valid_at(self, target: Table, alias: str) -> exp.Expression:
+        """The version of a slowly changing dimension's row valid at the rows' time: ``start
+        <= time`` and ``time < end`` (or no end), as dbt's MetricFlow joins it."""
+        where = f"the validity window of '{target.name}'"
+        if self.time is None:
+            raise MetricQueryError(f"'{target.name}' keeps versions of its rows "
+                                   f"(validity_params): joining it needs the time of the rows "
+                                   f"of '{self.table.name}' (agg_time_dimension).")
+        dimension = self.table.dimensions.get(self.time)
+        if dimension is None:
+            raise MetricQueryError(f"{where}: '{self.time}' is not a dimension of "
+                                   f"'{self.table.name}'.")
+        time = self.sources.table_expr(self.table, dimension.expr, self.alias, where)
+        start, end = (self.sources.table_expr(target, sql, alias, where)
+                      for sql in target.validity or ())
+        return exp.and_(exp.LTE(this=start, expression=time),
+                        exp.or_(exp.GT(this=end, expression=time.copy()),
+                                exp.Is(this=end.copy(), expression=exp.Null())))
 
 
 def parse_condition(text: str, dialect: str) -> exp.Expression:
@@ -104,7 +128,7 @@ class PartBuilder:
                values: dict[str, Callable[[Ref], exp.Expression]] | None = None) -> exp.Select:
         """The part's SELECT: group-bys, then ``values`` (output name -> its expression over
         the part's aggregates, when the query is this one part) or one column per measure."""
-        joins = Joins(self.sources, part.table)
+        joins = Joins(self.sources, part.table, part.time_dimension)
         keys = [self.group_by(part, gb, joins) for gb in group_bys]
         conditions = [self.condition(part, text, joins) for text in [*where, *part.filters]]
         if joins.fanned:
