@@ -118,3 +118,19 @@ def gold_failures(ops: Any, db_id: str, kind: str, cases: Any, backend: str,
         if why:
             failures.append(f"{kind} {name}: {why}")
     return failures
+
+
+def ops_with_model(config: Any, folder: Path, model: str, naming: str = "postgres") -> Any:
+    """An ``OpsContext`` over ``config``'s database (its schema cache built in ``folder``)
+    with the dbt or Cube YAML ``model`` (in PostgreSQL's names, spelled for ``naming``) as its
+    semantic model."""
+    from conftest import build_cache, write_dbs_yaml
+    from nl2sql.config.registry import DbConnectionConfigs
+    from nl2sql.operations.ops_context import OpsContext
+
+    build_cache(config, folder / "data")
+    path = write_model(folder / "models" / "model.yml", model, naming)
+    entry = config.model_copy(update={"semantic_model": path.parent})
+    return OpsContext(DbConnectionConfigs.load(write_dbs_yaml(folder, [entry]),
+                                               data_dir=folder / "data",
+                                               workspace=folder / "workspace"))

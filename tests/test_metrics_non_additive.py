@@ -10,14 +10,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from metrics_samples import MONTH, as_numbers
+from metrics_samples import MONTH, as_numbers, differs_from_gold, ops_with_model
 
-from conftest import BACKENDS, build_cache, write_dbs_yaml
-from nl2sql.config.registry import DbConnectionConfigs
+from conftest import BACKENDS
 from nl2sql.evaluation.scoring import run_query
 from nl2sql.operations.metrics import metrics_list_op, metrics_query_op
-from nl2sql.operations.ops_context import OpsContext
-from nl2sql.workspace.result_compare import compare_results
 
 #: Three accounts' balances, not every account on every day: account 3 has no row on
 #: 2024-01-31 (its January ends on the 30th) and none in February before the 10th.
@@ -117,30 +114,15 @@ def _gold(backend: str) -> list[tuple[dict[str, object], str]]:
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_balance_is_read_at_each_periods_last_day_not_summed(
         backend: str, make_db: Callable[..., object], tmp_path: Path) -> None:
-    db = make_db(backend, "ledger", script=SCRIPT)
-    config = db.config  # type: ignore[attr-defined]
-    build_cache(config, tmp_path / "data")
-    (tmp_path / "models").mkdir()
-    (tmp_path / "models" / "ledger.yml").write_text(MODEL)
-    entry = config.model_copy(update={"semantic_model": tmp_path / "models"})
-    ops = OpsContext(DbConnectionConfigs.load(write_dbs_yaml(tmp_path, [entry]),
-                                              data_dir=tmp_path / "data",
-                                              workspace=tmp_path / "ws"))
+    config = make_db(backend, "ledger", script=SCRIPT).config  # type: ignore[attr-defined]
+    ops = ops_with_model(config, tmp_path, MODEL)
     try:
         listed = metrics_list_op(ops, "ledger")
         assert "broken" not in [m.name for m in listed.metrics]
         assert any("measure 'bad_rule': its non_additive_dimension needs name: one of the time "
                    "dimensions of 'balances' (balance_date)" in p for p in listed.problems)
-        failures = []
-        for query, gold in _gold(backend):
-            result = metrics_query_op(ops, "ledger", **query)
-            ours = run_query(ops, "ledger", result.sql_query, timeout=60, max_rows=100)
-            theirs = run_query(ops, "ledger", gold, timeout=60, max_rows=100)
-            assert theirs.error is None and ours.error is None, (gold, theirs.error, ours.error)
-            comparison = compare_results(as_numbers(theirs.rows), as_numbers(ours.rows))
-            if not comparison.equal:
-                failures.append(f"{query}: {comparison.reason}\n{result.sql_query}\n"
-                                f"ours {ours.rows}\ngold {theirs.rows}")
+        failures = [f"{query}: {why}" for query, gold in _gold(backend)
+                    if (why := differs_from_gold(ops, "ledger", query, gold))]
         assert not failures, "\n\n".join(failures)
         # January's closing balance: 150 + 20 + 700 (account 3's last day, the 30th)
         january = run_query(ops, "ledger", metrics_query_op(

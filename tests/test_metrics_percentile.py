@@ -9,10 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from metrics_samples import gold_failures, write_model
+from metrics_samples import gold_failures, ops_with_model
 
-from conftest import BACKENDS, SampleDb, build_cache, sample_fixture, spark_config, write_dbs_yaml
-from nl2sql.config.registry import DbConnectionConfig, DbConnectionConfigs
+from conftest import BACKENDS, SampleDb, sample_fixture, spark_config
+from nl2sql.config.registry import DbConnectionConfig
 from nl2sql.errors import MetricQueryError
 from nl2sql.operations.metrics import metrics_list_op, metrics_query_op
 from nl2sql.operations.ops_context import OpsContext
@@ -75,17 +75,8 @@ def _cases(backend: str) -> list[tuple[str, dict[str, object], None, str]]:
     ]
 
 
-def _ops(config: DbConnectionConfig, naming: str, folder: Path) -> OpsContext:
-    build_cache(config, folder / "data")
-    model = write_model(folder / "dbt" / "percentiles.yml", MODEL, naming)
-    entry = config.model_copy(update={"semantic_model": model})
-    return OpsContext(DbConnectionConfigs.load(write_dbs_yaml(folder, [entry]),
-                                               data_dir=folder / "data",
-                                               workspace=folder / "workspace"))
-
-
 def check(config: DbConnectionConfig, backend: str, naming: str, folder: Path) -> None:
-    ops = _ops(config, naming, folder)
+    ops = ops_with_model(config, folder, MODEL, naming)
     try:
         listed = metrics_list_op(ops, config.db_id)
         assert [m.name for m in listed.metrics] == [

@@ -10,14 +10,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from metrics_samples import as_numbers
+from metrics_samples import as_numbers, differs_from_gold, ops_with_model
 
-from conftest import BACKENDS, build_cache, write_dbs_yaml
-from nl2sql.config.registry import DbConnectionConfigs
+from conftest import BACKENDS
 from nl2sql.evaluation.scoring import run_query
 from nl2sql.operations.metrics import metrics_list_op, metrics_query_op
-from nl2sql.operations.ops_context import OpsContext
-from nl2sql.workspace.result_compare import compare_results
 
 SCRIPT = """
 CREATE TABLE sales_person_tiers (sales_person_id INTEGER NOT NULL, tier VARCHAR(10) NOT NULL,
@@ -72,19 +69,13 @@ GOLD = ("SELECT t.tier, SUM(s.amount) FROM sales s LEFT JOIN sales_person_tiers 
 def test_a_sale_meets_the_version_of_its_sellers_tier_valid_that_day(
         backend: str, make_db: Callable[..., object], tmp_path: Path) -> None:
     config = make_db(backend, "crm", script=SCRIPT).config  # type: ignore[attr-defined]
-    build_cache(config, tmp_path / "data")
-    (tmp_path / "models").mkdir()
-    (tmp_path / "models" / "crm.yml").write_text(MODEL)
-    entry = config.model_copy(update={"semantic_model": tmp_path / "models"})
-    ops = OpsContext(DbConnectionConfigs.load(write_dbs_yaml(tmp_path, [entry]),
-                                              data_dir=tmp_path / "data",
-                                              workspace=tmp_path / "ws"))
+    ops = ops_with_model(config, tmp_path, MODEL)
     try:
         assert metrics_list_op(ops, "crm").problems == []
-        result = metrics_query_op(ops, "crm", ["revenue"], ["sales_person__tier"])
+        query = {"metrics": ["revenue"], "dimensions": ["sales_person__tier"]}
+        assert differs_from_gold(ops, "crm", query, GOLD) is None
+        result = metrics_query_op(ops, "crm", **query)
         ours = as_numbers(run_query(ops, "crm", result.sql_query, timeout=60, max_rows=100).rows)
-        gold = as_numbers(run_query(ops, "crm", GOLD, timeout=60, max_rows=100).rows)
-        assert compare_results(gold, ours).equal, (ours, gold, result.sql_query)
         assert sorted(ours) == [("junior", 1130), ("lead", 7000), ("senior", 2200)]
     finally:
         ops.close()
