@@ -60,9 +60,10 @@ class Backend:
     guard_profile: str = "nl2sql.sql_guard.profiles:GuardProfile"
     #: The extra (pyproject optional dependencies) holding its driver; None: the base install.
     extra: str | None = None
-    #: ``"module:Class"`` of how its SQL truncates a timestamp to a grain and shifts a date
-    #: (metric queries); the default is standard ``DATE_TRUNC`` and interval arithmetic.
-    metric_time_sql: str = "nl2sql.semantic.time_sql:TimeSql"
+    #: ``"module:Class"`` of how its SQL truncates a timestamp to a grain, shifts a date and
+    #: takes a percentile (metric queries); the default is standard ``DATE_TRUNC``, interval
+    #: arithmetic and ``PERCENTILE_CONT ... WITHIN GROUP``.
+    metric_sql: str = "nl2sql.semantic.metric_sql:MetricSql"
     #: How its SQL tests that an array, or a MySQL ``SET``, holds a value (a value hint's
     #: condition): ``{column}`` and ``{value}`` are SQL text.
     element_test: str = "ARRAY_CONTAINS({column}, {value})"
@@ -73,7 +74,7 @@ class Backend:
 
     def load(self, which: str) -> Any:
         """The class named by ``connection_class``/``operations_class``/``inspector_class``/
-        ``guard_profile``/``metric_time_sql``; a driver that is not installed is a ConfigError
+        ``guard_profile``/``metric_sql``; a driver that is not installed is a ConfigError
         naming the extra."""
         module_name, _, attribute = getattr(self, which).partition(":")
         try:
@@ -114,7 +115,7 @@ BACKENDS: dict[str, Backend] = {
         inspector_class="nl2sql.inspection.sqlite:SqliteSchemaInspector",
         file_based=True, path_fields=("path",), required_fields=("path",),
         guard_profile="nl2sql.sql_guard.profiles:SqliteProfile",
-        metric_time_sql="nl2sql.semantic.time_sql:SqliteTimeSql"),
+        metric_sql="nl2sql.semantic.metric_sql:SqliteMetricSql"),
     "postgres": Backend(
         name="postgres", label="PostgreSQL", sqlglot_dialect="postgres",
         sqlalchemy_dialect="postgresql",
@@ -131,7 +132,8 @@ BACKENDS: dict[str, Backend] = {
         operations_class="nl2sql.db.spark:SparkOperations",
         inspector_class="nl2sql.inspection.spark:SparkSchemaInspector",
         required_fields=("remote",), default_port=15002,  # the port lives in `remote`
-        guard_profile="nl2sql.sql_guard.profiles:SparkProfile", extra="spark"),
+        guard_profile="nl2sql.sql_guard.profiles:SparkProfile", extra="spark",
+        metric_sql="nl2sql.semantic.metric_sql:SparkMetricSql"),
     "mysql": Backend(  # MySQL 8 and MariaDB 10.11+; the flavour is detected on connect
         name="mysql", label="MySQL", sqlglot_dialect="mysql", sqlalchemy_dialect="mysql",
         connection_class="nl2sql.db.mysql:MysqlConnection",
@@ -139,7 +141,7 @@ BACKENDS: dict[str, Backend] = {
         inspector_class="nl2sql.inspection.mysql:MysqlSchemaInspector",
         required_fields=("dbname",), default_port=3306, url_schemes=("mariadb",),
         guard_profile="nl2sql.sql_guard.profiles:MysqlProfile", extra="mysql",
-        metric_time_sql="nl2sql.semantic.time_sql:MysqlTimeSql",
+        metric_sql="nl2sql.semantic.metric_sql:MysqlMetricSql",
         element_test="FIND_IN_SET({value}, {column}) > 0"),
     "duckdb": Backend(  # a .duckdb file and/or CSV/Parquet/JSON files as views
         name="duckdb", label="DuckDB", sqlglot_dialect="duckdb",

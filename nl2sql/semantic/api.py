@@ -25,7 +25,7 @@ def compile_for(config: DbConnectionConfig, query: MetricQuery,
     sources = Sources(model, dialect, catalog, folds_case=backend.folds_unquoted_case)
     try:
         return compile_query(model, query, dialect=dialect,
-                             time_sql=backend.load("metric_time_sql")(dialect), sources=sources)
+                             metric_sql=backend.load("metric_sql")(dialect), sources=sources)
     except MetricQueryError as error:
         error.db_id = config.db_id
         raise

@@ -32,7 +32,7 @@ from nl2sql.semantic.model import GRAINS, Metric, MetricInput, NonAdditive, Sema
 from nl2sql.semantic.names import GroupBy, metric_named, parse_order, resolve
 from nl2sql.semantic.parts import Part, PartBuilder, Ref, condition_names, parse_condition
 from nl2sql.semantic.sources import Sources, parse_expression, true_division
-from nl2sql.semantic.time_sql import TimeSql, whole_multiple
+from nl2sql.semantic.metric_sql import MetricSql, whole_multiple
 
 #: A metric's value, given how to reach a measure of a part.
 Value = Callable[[Ref], exp.Expression]
@@ -57,7 +57,7 @@ class CompiledQuery:
 
 
 def compile_query(model: SemanticModel, query: MetricQuery, *, dialect: str,
-                  time_sql: TimeSql, sources: Sources) -> CompiledQuery:
+                  metric_sql: MetricSql, sources: Sources) -> CompiledQuery:
     if not query.metrics:
         raise MetricQueryError("Name at least one metric (metrics_list shows them).")
     metrics = [metric_named(model, name) for name in dict.fromkeys(query.metrics)]
@@ -70,7 +70,7 @@ def compile_query(model: SemanticModel, query: MetricQuery, *, dialect: str,
     for text in query.where:
         for name in condition_names(parse_condition(text, dialect)):
             resolve(model, name)  # an unknown name fails before any SQL is built
-    compiler = _Compiler(model, sources, time_sql)
+    compiler = _Compiler(model, sources, metric_sql)
     select = compiler.select([(m.name, m, ()) for m in metrics], group_bys, list(query.where))
     columns = [gb.name for gb in group_bys] + [m.name for m in metrics]
     orders = [parse_order(item, columns) for item in query.order_by] or \
@@ -97,11 +97,11 @@ def ordered(value: exp.Expression, dialect: str, descending: bool = False) -> ex
 
 
 class _Compiler:
-    def __init__(self, model: SemanticModel, sources: Sources, time_sql: TimeSql) -> None:
+    def __init__(self, model: SemanticModel, sources: Sources, metric_sql: MetricSql) -> None:
         self.model = model
         self.sources = sources
-        self.time_sql = time_sql
-        self.builder = PartBuilder(sources, time_sql)
+        self.metric_sql = metric_sql
+        self.builder = PartBuilder(sources, metric_sql)
         self.ctes: list[tuple[str, exp.Query]] = []
         self.tables: set[str] = set()
 
@@ -280,7 +280,7 @@ class _Plan:
         def total(ref: Ref) -> exp.Expression:
             partition = [self.key(gb) for gb in others]
             if gtd:
-                partition.append(self.compiler.time_sql.truncate(self.key(time), gtd))
+                partition.append(self.compiler.metric_sql.truncate(self.key(time), gtd))
             return exp.Window(
                 this=running(this=ref(part, measure)), partition_by=partition or None,
                 order=exp.Order(expressions=[ordered(self.key(time), self.sources.dialect)]),
@@ -324,7 +324,7 @@ class _Plan:
         for cte, time, offset in self.offsets:
             others = [gb for gb in self.group_bys if gb is not time]
             shifted = exp.EQ(this=exp.column(self.sources.identifier(time.name), cte),
-                             expression=self.compiler.time_sql.shift(self.key(time), offset, -1))
+                             expression=self.compiler.metric_sql.shift(self.key(time), offset, -1))
             select = self._join(select, cte, others, shifted)
 
         def ref(part: Part, measure: str) -> exp.Expression:
@@ -352,7 +352,7 @@ class _Plan:
         def col(alias: str, gb: GroupBy) -> exp.Column:
             return exp.column(self.sources.identifier(gb.name), alias)
 
-        time, time_sql = windowed.time, self.compiler.time_sql
+        time, metric_sql = windowed.time, self.compiler.metric_sql
         on: list[exp.Expression] = [exp.NullSafeEQ(this=col("b", gb), expression=col("a", gb))
                                     for gb in self.group_bys if gb is not time]
         added = exp.column(self.sources.identifier(_day_name(time) if windowed.days
@@ -360,10 +360,10 @@ class _Plan:
         on.append(exp.LTE(this=added, expression=col("a", time)))
         if windowed.window is not None:
             on.append(exp.GT(this=added.copy(),
-                             expression=time_sql.shift(col("a", time), windowed.window, -1)))
+                             expression=metric_sql.shift(col("a", time), windowed.window, -1)))
         if windowed.grain_to_date is not None:
             on.append(exp.GTE(this=added.copy(),
-                              expression=time_sql.truncate(col("a", time),
+                              expression=metric_sql.truncate(col("a", time),
                                                            windowed.grain_to_date)))
         column = self.sources.identifier(windowed.column)
         table = windowed.part.name

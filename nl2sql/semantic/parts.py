@@ -17,7 +17,7 @@ from nl2sql.errors import MetricQueryError
 from nl2sql.semantic.model import GRAINS, Dimension, Link, Measure, NonAdditive, Table
 from nl2sql.semantic.names import GroupBy, read_templates, resolve
 from nl2sql.semantic.sources import Sources, parse_expression, true_division
-from nl2sql.semantic.time_sql import TimeSql
+from nl2sql.semantic.metric_sql import MetricSql
 
 
 #: How a metric's value reaches a measure of a part: (part, measure) -> expression.
@@ -120,9 +120,9 @@ def condition_names(tree: exp.Expression) -> list[str]:
 
 
 class PartBuilder:
-    def __init__(self, sources: Sources, time_sql: TimeSql) -> None:
+    def __init__(self, sources: Sources, metric_sql: MetricSql) -> None:
         self.sources = sources
-        self.time_sql = time_sql
+        self.metric_sql = metric_sql
 
     def select(self, part: Part, group_bys: list[GroupBy], where: list[str],
                values: dict[str, Callable[[Ref], exp.Expression]] | None = None) -> exp.Select:
@@ -194,7 +194,7 @@ class PartBuilder:
             measure = rows[name]
             value = None if measure.expr is None else exp.column(
                 self.sources.identifier(measure.expr), "fanned")
-            return aggregate(measure, value, [], self.sources.dialect)
+            return aggregate(measure, value, [], self.metric_sql)
 
         if values is None:
             outputs += [exp.alias_(ref(part, name), self.sources.identifier(column))
@@ -228,7 +228,7 @@ class PartBuilder:
             else:
                 continue
             period = self.sources.table_expr(table, own.expr, alias, where)
-            partition.append(self.time_sql.truncate(period, gb.grain or own.grain or "day"))
+            partition.append(self.metric_sql.truncate(period, gb.grain or own.grain or "day"))
         partition += [self.sources.table_expr(table, table.entities[name][1], alias, where)
                       for name in rule.groupings]
         chosen = (exp.Max if rule.choice == "max" else exp.Min)(this=value.copy())
@@ -274,7 +274,7 @@ class PartBuilder:
             return true_division(value)
         return aggregate(measure, value, [self.sources.table_expr(part.table, f, joins.alias,
                                                                   where)
-                                          for f in measure.filters], self.sources.dialect)
+                                          for f in measure.filters], self.metric_sql)
 
     def group_by(self, part: Part, gb: GroupBy, joins: Joins) -> exp.Expression:
         if gb.metric_time:
@@ -309,7 +309,7 @@ class PartBuilder:
         value = self.sources.table_expr(table, dimension.expr, alias,
                                         f"dimension '{dimension.name}' of '{table.name}'")
         grain = gb.grain or dimension.grain
-        return self.time_sql.truncate(value, _checked(grain, dimension, gb)) \
+        return self.metric_sql.truncate(value, _checked(grain, dimension, gb)) \
             if dimension.is_time and grain else value
 
     def condition(self, part: Part, text: str, joins: Joins) -> exp.Expression:
@@ -333,7 +333,7 @@ def _checked(grain: str, dimension: Dimension, gb: GroupBy) -> str:
 
 
 def aggregate(measure: Measure, value: exp.Expression | None,
-              filters: list[exp.Expression], dialect: str) -> exp.Expression:
+              filters: list[exp.Expression], metric_sql: MetricSql) -> exp.Expression:
     """``SUM(x)``, ``COUNT(DISTINCT x)``...; a measure's own filters keep only the rows they
     hold (``SUM(CASE WHEN <filter> THEN x END)``)."""
     if measure.agg == "sum_boolean" and value is not None:
@@ -356,31 +356,24 @@ def aggregate(measure: Measure, value: exp.Expression | None,
         case "min":
             return exp.Min(this=value)
         case "percentile" | "median":
-            return _percentile(measure, value, dialect)
+            return _percentile(measure, value, metric_sql)
         case _:
             return exp.Max(this=value)
 
 
-def _percentile(measure: Measure, value: exp.Expression, dialect: str) -> exp.Expression:
-    """``PERCENTILE_CONT(p) WITHIN GROUP (ORDER BY x)`` (``_DISC``: a value of the rows), as
-    each engine computes it exactly (sqlglot writes Spark's as ``PERCENTILE_APPROX``)."""
-    if dialect not in _PERCENTILE_DIALECTS:
+def _percentile(measure: Measure, value: exp.Expression,
+                metric_sql: MetricSql) -> exp.Expression:
+    """The measure's percentile (``median``: the 50th, interpolated) as the engine computes
+    it exactly."""
+    fraction = 0.5 if measure.agg == "median" else measure.percentile or 0.0
+    found = metric_sql.percentile(value, fraction,
+                                  measure.agg == "percentile" and measure.discrete)
+    if found is None:
         raise MetricQueryError(f"measure '{measure.name}' ({measure.agg}): this database has no "
                                f"percentile aggregate (PostgreSQL, DuckDB and Spark do); "
                                f"write SQL instead.")
-    fraction = exp.Literal.number(0.5 if measure.agg == "median" else measure.percentile)
-    discrete = measure.agg == "percentile" and measure.discrete
-    function: exp.Expression
-    if dialect == "spark":
-        function = exp.Anonymous(this="percentile_disc" if discrete else "percentile_cont",
-                                 expressions=[fraction])
-    else:
-        function = (exp.PercentileDisc if discrete else exp.PercentileCont)(this=fraction)
-    return exp.WithinGroup(this=function,
-                           expression=exp.Order(expressions=[exp.Ordered(this=value)]))
+    return found
 
 
 #: The column of a non-additive measure's window value (``PartBuilder._non_additive``).
 _WINDOW_VALUE = "nl2sql_window_value"
-#: The dialects whose engines have an exact percentile aggregate.
-_PERCENTILE_DIALECTS = frozenset({"postgres", "duckdb", "spark"})

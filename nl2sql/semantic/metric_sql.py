@@ -1,11 +1,13 @@
-"""Time grains in each backend's SQL: truncating a timestamp to the first day of its week
-(ISO: Monday), month, quarter or year, and shifting such a date by a window.
+"""Each backend's SQL for metric queries where dialects differ: truncating a timestamp to the
+first day of its week (ISO: Monday), month, quarter or year, shifting such a date by a window,
+and an exact percentile aggregate.
 
-A backend's entry names its class (``Backend.metric_time_sql``), as it names its guard profile.
-``TimeSql`` is standard SQL (PostgreSQL, DuckDB, Spark: ``DATE_TRUNC``, and sqlglot's interval
-arithmetic); SQLite has neither and MySQL/MariaDB no ``DATE_TRUNC`` (sqlglot writes
-``TIMESTAMP_TRUNC`` and ``DATE_SUB(x, 3, MONTH)`` for SQLite, which it does not know), so they
-override the templates. Every grain is a DATE (SQLite: ISO text), so results group and join the
+A backend's entry names its class (``Backend.metric_sql``), as it names its guard profile.
+``MetricSql`` is standard SQL (PostgreSQL, DuckDB, Spark: ``DATE_TRUNC``, sqlglot's interval
+arithmetic, ``PERCENTILE_CONT(p) WITHIN GROUP (ORDER BY x)``); SQLite has neither and
+MySQL/MariaDB no ``DATE_TRUNC`` (sqlglot writes ``TIMESTAMP_TRUNC`` and ``DATE_SUB(x, 3,
+MONTH)`` for SQLite, which it does not know), so they override the templates, and neither has a
+percentile aggregate. Every grain is a DATE (SQLite: ISO text), so results group and join the
 same way on every backend.
 """
 
@@ -25,7 +27,7 @@ DAYS = {"day": 1, "week": 7}
 MONTHS = {"month": 1, "quarter": 3, "year": 12}
 
 
-class TimeSql:
+class MetricSql:
     """Standard SQL: ``CAST(DATE_TRUNC('month', CAST(x AS TIMESTAMP)) AS DATE)`` (the inner cast
     reads dates kept as ISO text too); shifts with sqlglot's ``DateAdd`` in the dialect."""
 
@@ -49,6 +51,15 @@ class TimeSql:
                             unit=exp.var(window.grain.upper()))
         return exp.cast(moved, exp.DataType.Type.DATE)
 
+    def percentile(self, value: exp.Expression, fraction: float,
+                   discrete: bool) -> exp.Expression | None:
+        """The exact ``fraction`` percentile of ``value`` (``discrete``: a value of the rows,
+        else interpolated); None where the engine has no such aggregate."""
+        function = (exp.PercentileDisc if discrete else exp.PercentileCont)(
+            this=exp.Literal.number(fraction))
+        return exp.WithinGroup(this=function,
+                               expression=exp.Order(expressions=[exp.Ordered(this=value)]))
+
     def _fill(self, template: str, value: exp.Expression) -> exp.Expression:
         tree = sqlglot.parse_one(template, read=self.dialect)
         for column in list(tree.find_all(exp.Column)):
@@ -57,8 +68,21 @@ class TimeSql:
         return tree
 
 
-class SqliteTimeSql(TimeSql):
-    """SQLite's date functions: ``DATE(x, 'start of month')``, ``DATE(x, '-3 months')``."""
+class SparkMetricSql(MetricSql):
+    """Spark: the standard, but its exact percentiles by name (sqlglot writes Spark's
+    ``PERCENTILE_CONT`` as the approximate ``PERCENTILE_APPROX``)."""
+
+    def percentile(self, value: exp.Expression, fraction: float,
+                   discrete: bool) -> exp.Expression | None:
+        function = exp.Anonymous(this="percentile_disc" if discrete else "percentile_cont",
+                                 expressions=[exp.Literal.number(fraction)])
+        return exp.WithinGroup(this=function,
+                               expression=exp.Order(expressions=[exp.Ordered(this=value)]))
+
+
+class SqliteMetricSql(MetricSql):
+    """SQLite's date functions: ``DATE(x, 'start of month')``, ``DATE(x, '-3 months')``; no
+    percentile aggregate."""
 
     TRUNCATE: ClassVar[dict[str, str]] = {
         "day": f"DATE({_VALUE})",
@@ -78,9 +102,18 @@ class SqliteTimeSql(TimeSql):
         return exp.Anonymous(this="DATE", expressions=[
             value.copy(), exp.Literal.string(f"{count:+d} {unit}")])
 
+    def percentile(self, value: exp.Expression, fraction: float,
+                   discrete: bool) -> exp.Expression | None:
+        return None
 
-class MysqlTimeSql(TimeSql):
-    """MySQL/MariaDB: ``MAKEDATE(YEAR(x), 1) + INTERVAL (MONTH(x) - 1) MONTH`` (a DATE)."""
+
+class MysqlMetricSql(MetricSql):
+    """MySQL/MariaDB: ``MAKEDATE(YEAR(x), 1) + INTERVAL (MONTH(x) - 1) MONTH`` (a DATE); no
+    percentile aggregate (MariaDB's ``PERCENTILE_CONT`` is a window function only)."""
+
+    def percentile(self, value: exp.Expression, fraction: float,
+                   discrete: bool) -> exp.Expression | None:
+        return None
 
     TRUNCATE: ClassVar[dict[str, str]] = {
         "day": f"DATE({_VALUE})",
