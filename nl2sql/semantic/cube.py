@@ -241,7 +241,7 @@ def _table(cube: _Cube, path: Path, broken: dict[tuple[str, str], str]) -> Table
             _staged(dim)
             sql_of[dim.name] = _dimension_sql(dim)
             for match in REFERENCE.finditer(sql_of[dim.name]):
-                if _member(match) in measure_names:  # a column of that name it is not
+                if _member(match) in measure_names:  # a measure, not a column: a sub_query
                     del sql_of[dim.name]
                     raise ValueError(f"{match.group(0)} is a measure (a sub_query dimension, "
                                      f"which nl2sql does not read)")

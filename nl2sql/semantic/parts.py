@@ -55,8 +55,8 @@ class Joins:
         self.sources = sources
         self.table = table
         self.alias = table.name
-        #: The SQL of the rows' time (the measures' time dimension): a slowly changing
-        #: dimension's table is joined on the version valid at it.
+        #: The rows' time dimension (the measures' ``agg_time_dimension``): a slowly
+        #: changing dimension's table is joined on the version valid at it.
         self.time = time
         self.clauses: list[exp.Join] = []
         self._aliases: dict[tuple[tuple[str, str, str | None, str | None], ...], str] = {}
