@@ -38,6 +38,9 @@ class MetricSql:
            for grain in ("week", "month", "quarter", "year")},
     }
 
+    #: Whether the engine has an exact percentile aggregate (``percentile``).
+    HAS_PERCENTILE: ClassVar[bool] = True
+
     def __init__(self, dialect: str) -> None:
         self.dialect = dialect
 
@@ -54,11 +57,16 @@ class MetricSql:
     def percentile(self, value: exp.Expression, fraction: float,
                    discrete: bool) -> exp.Expression | None:
         """The exact ``fraction`` percentile of ``value`` (``discrete``: a value of the rows,
-        else interpolated); None where the engine has no such aggregate."""
-        function = (exp.PercentileDisc if discrete else exp.PercentileCont)(
-            this=exp.Literal.number(fraction))
-        return exp.WithinGroup(this=function,
+        else interpolated), ``f(fraction) WITHIN GROUP (ORDER BY value)``; None where the
+        engine has no such aggregate."""
+        if not self.HAS_PERCENTILE:
+            return None
+        return exp.WithinGroup(this=self._percentile_function(fraction, discrete),
                                expression=exp.Order(expressions=[exp.Ordered(this=value)]))
+
+    def _percentile_function(self, fraction: float, discrete: bool) -> exp.Expression:
+        return (exp.PercentileDisc if discrete else exp.PercentileCont)(
+            this=exp.Literal.number(fraction))
 
     def _fill(self, template: str, value: exp.Expression) -> exp.Expression:
         tree = sqlglot.parse_one(template, read=self.dialect)
@@ -72,18 +80,16 @@ class SparkMetricSql(MetricSql):
     """Spark: the standard, but its exact percentiles by name (sqlglot writes Spark's
     ``PERCENTILE_CONT`` as the approximate ``PERCENTILE_APPROX``)."""
 
-    def percentile(self, value: exp.Expression, fraction: float,
-                   discrete: bool) -> exp.Expression | None:
-        function = exp.Anonymous(this="percentile_disc" if discrete else "percentile_cont",
-                                 expressions=[exp.Literal.number(fraction)])
-        return exp.WithinGroup(this=function,
-                               expression=exp.Order(expressions=[exp.Ordered(this=value)]))
+    def _percentile_function(self, fraction: float, discrete: bool) -> exp.Expression:
+        return exp.Anonymous(this="percentile_disc" if discrete else "percentile_cont",
+                             expressions=[exp.Literal.number(fraction)])
 
 
 class SqliteMetricSql(MetricSql):
     """SQLite's date functions: ``DATE(x, 'start of month')``, ``DATE(x, '-3 months')``; no
     percentile aggregate."""
 
+    HAS_PERCENTILE = False
     TRUNCATE: ClassVar[dict[str, str]] = {
         "day": f"DATE({_VALUE})",
         "week": f"DATE({_VALUE}, '-6 days', 'weekday 1')",
@@ -102,19 +108,12 @@ class SqliteMetricSql(MetricSql):
         return exp.Anonymous(this="DATE", expressions=[
             value.copy(), exp.Literal.string(f"{count:+d} {unit}")])
 
-    def percentile(self, value: exp.Expression, fraction: float,
-                   discrete: bool) -> exp.Expression | None:
-        return None
-
 
 class MysqlMetricSql(MetricSql):
     """MySQL/MariaDB: ``MAKEDATE(YEAR(x), 1) + INTERVAL (MONTH(x) - 1) MONTH`` (a DATE); no
     percentile aggregate (MariaDB's ``PERCENTILE_CONT`` is a window function only)."""
 
-    def percentile(self, value: exp.Expression, fraction: float,
-                   discrete: bool) -> exp.Expression | None:
-        return None
-
+    HAS_PERCENTILE = False
     TRUNCATE: ClassVar[dict[str, str]] = {
         "day": f"DATE({_VALUE})",
         "week": f"DATE_SUB(DATE({_VALUE}), INTERVAL WEEKDAY({_VALUE}) DAY)",
