@@ -148,6 +148,7 @@ metrics:
   - {name: loop_a, type: derived, type_params: {expr: loop_b + 1, metrics: [loop_b]}}
   - {name: loop_b, type: derived, type_params: {expr: loop_a + 1, metrics: [loop_a]}}
   - {name: conversion, type: conversion, type_params: {}}
+  - {name: funnel, type: funnel, type_params: {}}
   - {name: revenue, type: simple, type_params: {measure: copies}}
 """)
     (folder / "broken.yaml").write_text("metrics: [\n  - name: x\n")
@@ -159,7 +160,8 @@ metrics:
     assert "more.yml: metric 'half': 'type_params.denominator' must name a metric" in problems
     assert "metric 'ghost': measure 'no_such_measure' is in no semantic model" in problems
     assert "depends on itself (loop_a -> loop_b -> loop_a)" in problems
-    assert "metric 'conversion': metric type 'conversion' is not compiled" in problems
+    assert "metric 'conversion': a conversion metric needs the entity" in problems
+    assert "metric 'funnel': metric type 'funnel' is not compiled" in problems
     assert "metric 'revenue': defined twice" in problems
     assert "broken.yaml: file: " in problems and "notes.yml" not in problems
     assert all("\n" not in line and "Traceback" not in line for line in listed.problems)

@@ -14,7 +14,11 @@ NULL-safe equality: no FULL OUTER JOIN, which MySQL lacks), and on top:
   with a ``window`` the sum of the periods within it (a self-join of its part): each period's
   value at its end; a dbt metric's ``period_agg: first`` (dbt's default) by a grain coarser
   than a day takes each period's first day instead (the part's rows per day joined to the
-  periods, up to each one's first day).
+  periods, up to each one's first day);
+- conversion: the base events (each with the group-bys' values) joined to the conversion
+  events of the same entity within the window after them, each conversion event kept once,
+  for the latest base event before it, as MetricFlow matches them; the conversions per group
+  (0 where none came) over the base measure's value.
 Filters apply to rows, before aggregation; periods without rows are not listed (no time
 spine).
 """
@@ -28,15 +32,19 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 
 from nl2sql.errors import MetricQueryError
-from nl2sql.semantic.model import GRAINS, Metric, MetricInput, NonAdditive, SemanticModel, Window
+from nl2sql.semantic.model import (GRAINS, Metric, MetricInput, NonAdditive, SemanticModel,
+                                   Table, Window)
 from nl2sql.semantic.names import GroupBy, metric_named, parse_order, resolve
-from nl2sql.semantic.parts import Part, PartBuilder, Ref, condition_names, parse_condition
+from nl2sql.semantic.parts import (Part, PartBuilder, Ref, aggregate, condition_names,
+                                   parse_condition)
 from nl2sql.semantic.sources import Sources, parse_expression, true_division
 from nl2sql.semantic.metric_sql import MetricSql, whole_multiple
 
 #: A metric's value, given how to reach a measure of a part.
 Value = Callable[[Ref], exp.Expression]
 _RUNNING = {"sum": exp.Sum, "count": exp.Sum, "min": exp.Min, "max": exp.Max}
+#: Aggregations whose value over no rows is 0 (a group without conversions has 0 of them).
+_ZERO_WHEN_EMPTY = ("count", "count_distinct", "sum", "sum_boolean")
 
 
 @dataclass(frozen=True)
@@ -144,6 +152,16 @@ class _Windowed:
     name: str = ""  # its CTE, once made
 
 
+@dataclass
+class _Converted:
+    """A conversion metric's conversions per group, its CTE once made (``name``); ``filters``:
+    the base events' (the query's and the metric's)."""
+
+    metric: Metric
+    filters: tuple[str, ...]
+    name: str = ""
+
+
 class _Plan:
     """The parts, offsets and windows one SELECT needs, and how to combine them."""
 
@@ -156,6 +174,7 @@ class _Plan:
                          Part] = {}
         self.offsets: list[tuple[str, GroupBy, Window]] = []  # (CTE, time group-by, offset)
         self.windows: list[_Windowed] = []
+        self.conversions: list[_Converted] = []
         self.combined = False  # cumulative, offset or window: the combined form
         self.base = ""  # the combined rows' CTE
 
@@ -173,6 +192,8 @@ class _Plan:
 
     def _value(self, metric: Metric, filters: tuple[str, ...]) -> Value:
         filters = tuple(sorted(set(filters) | set(metric.filters)))
+        if metric.kind == "conversion":
+            return self._conversion(metric, filters)
         if metric.kind in ("simple", "cumulative"):
             assert metric.measure is not None
             part, measure = self._part(metric.measure, filters)
@@ -231,6 +252,26 @@ class _Plan:
         part = self.parts[key]
         part.column(measure.name)
         return part, measure.name
+
+    def _conversion(self, metric: Metric, filters: tuple[str, ...]) -> Value:
+        assert metric.measure is not None and metric.conversion is not None
+        part, base = self._part(metric.measure, filters)
+        table, counted = self.compiler.model.measure(metric.conversion.measure)
+        self.compiler.tables.add(table.name)
+        self.combined = True
+        converted = _Converted(metric, filters)
+        self.conversions.append(converted)
+
+        def conversions() -> exp.Expression:
+            value = exp.column(self.sources.identifier(_CONVERSIONS), converted.name)
+            return exp.Coalesce(this=value, expressions=[exp.Literal.number(0)]) \
+                if counted.agg in _ZERO_WHEN_EMPTY else value
+
+        if metric.conversion.calculation == "conversions":
+            return lambda ref: conversions()
+        return lambda ref: exp.Div(
+            this=exp.cast(conversions(), exp.DataType.Type.DOUBLE),
+            expression=exp.Nullif(this=ref(part, base), expression=exp.Literal.number(0)))
 
     def _time_group_by(self, what: str) -> GroupBy:
         times = [gb for gb in self.group_bys if gb.metric_time] or \
@@ -321,6 +362,10 @@ class _Plan:
                 windowed.days = days[id(windowed.part)]
             windowed.name = self.compiler.cte("windowed", self._window(windowed))
             select = self._join(select, windowed.name, self.group_bys)
+        for converted in self.conversions:
+            converted.name = self.compiler.cte("converted", self._converted(converted))
+            select = self._join(select, converted.name, self.group_bys) if names else \
+                select.join(exp.to_table(converted.name), join_type="CROSS", copy=False)
         for cte, time, offset in self.offsets:
             others = [gb for gb in self.group_bys if gb is not time]
             shifted = exp.EQ(this=exp.column(self.sources.identifier(time.name), cte),
@@ -343,6 +388,81 @@ class _Plan:
                              expression=self.key(gb)) for gb in group_bys]
         return select.join(exp.to_table(cte), on=exp.and_(*on, *more), join_type="LEFT",
                            copy=False)
+
+    def _converted(self, converted: _Converted) -> exp.Select:
+        """The conversions per group: the base events (``b``, with the group-bys' values)
+        joined to the conversion events (``c``, numbered) of the same entity (and equal
+        constant properties) on the same day or within the window after; each conversion
+        event kept with its latest base event (``nl2sql_rank`` 1), then aggregated by the
+        conversion measure."""
+        metric, model = converted.metric, self.compiler.model
+        conversion, builder, metric_sql = metric.conversion, self.compiler.builder, \
+            self.compiler.metric_sql
+        assert conversion is not None and metric.measure is not None
+        sources, names = self.sources, [gb.name for gb in self.group_bys]
+        base_table, base = model.measure(metric.measure)
+        table, counted = model.measure(conversion.measure)
+
+        def columns(of: Table, properties: list[str]) -> dict[str, str]:
+            found = {_ENTITY: of.entities[conversion.entity][1]}
+            for i, name in enumerate(properties):
+                dimension = of.dimensions.get(name)
+                found[f"{_PROPERTY}{i}"] = dimension.expr if dimension else of.entities[name][1]
+            return found
+
+        time = GroupBy(_TIME, metric_time=True)
+        pairs = conversion.constant_properties
+        events = columns(table, [p for _, p in pairs])
+        if counted.expr is not None:
+            events[_VALUE] = counted.expr
+        base_rows = builder.rows(Part(base_table, converted.filters, base.time_dimension),
+                                 [*self.group_bys, time], self.where,
+                                 columns(base_table, [p for p, _ in pairs]))
+        event_rows = builder.rows(Part(table, conversion.filters, counted.time_dimension),
+                                  [time], [], events)
+
+        def col(name: str, alias: str) -> exp.Column:
+            return exp.column(sources.identifier(name), alias)
+
+        numbered = exp.select(exp.Column(this=exp.Star(), table=sources.identifier("e")),
+                              exp.alias_(exp.Window(this=exp.RowNumber(), order=exp.Order(
+                                  expressions=[ordered(col(_ENTITY, "e"), sources.dialect),
+                                               ordered(col(_TIME, "e"), sources.dialect)])),
+                                  sources.identifier(_EVENT))
+                              ).from_(exp.Subquery(this=event_rows, alias=exp.TableAlias(
+                                  this=sources.identifier("e"))), copy=False)
+        day_b, day_c = (metric_sql.truncate(col(_TIME, alias), "day") for alias in "bc")
+        on: list[exp.Expression] = [exp.EQ(this=col(_ENTITY, "c"), expression=col(_ENTITY, "b")),
+                                    exp.GTE(this=day_c, expression=day_b)]
+        if conversion.window is not None:
+            on.append(exp.LTE(this=day_c.copy(),
+                              expression=metric_sql.shift(day_b, conversion.window)))
+        on += [exp.EQ(this=col(f"{_PROPERTY}{i}", "c"), expression=col(f"{_PROPERTY}{i}", "b"))
+               for i in range(len(pairs))]
+        latest = [ordered(col(_TIME, "b"), sources.dialect, descending=True),
+                  *[ordered(col(name, "b"), sources.dialect) for name in names]]
+        matched = exp.select(
+            *[exp.alias_(col(name, "b"), sources.identifier(name)) for name in names],
+            *([exp.alias_(col(_VALUE, "c"), sources.identifier(_VALUE))]
+              if counted.expr is not None else []),
+            exp.alias_(exp.Window(this=exp.RowNumber(),
+                                  partition_by=[col(_EVENT, "c")],
+                                  order=exp.Order(expressions=latest)),
+                       sources.identifier(_RANK)),
+        ).from_(exp.Subquery(this=base_rows, alias=exp.TableAlias(
+            this=sources.identifier("b"))), copy=False).join(
+            exp.Subquery(this=numbered, alias=exp.TableAlias(this=sources.identifier("c"))),
+            on=exp.and_(*on), copy=False)
+        value = None if counted.expr is None else col(_VALUE, "m")
+        keys = [col(name, "m") for name in names]
+        select = exp.select(
+            *[exp.alias_(key, sources.identifier(name)) for key, name in zip(keys, names)],
+            exp.alias_(aggregate(counted, value, [], metric_sql),
+                       sources.identifier(_CONVERSIONS)),
+        ).from_(exp.Subquery(this=matched, alias=exp.TableAlias(this=sources.identifier("m"))),
+                copy=False).where(exp.EQ(this=col(_RANK, "m"), expression=exp.Literal.number(1)),
+                                  copy=False)
+        return select.group_by(*[key.copy() for key in keys], copy=False) if keys else select
 
     def _window(self, windowed: _Windowed) -> exp.Select:
         """Each period's total over the rows within the window up to it: the part joined to
@@ -383,3 +503,9 @@ def _day_name(time: GroupBy) -> str:
     stem = time.name[:-len(time.grain) - 2] if time.grain and \
         time.name.endswith(f"__{time.grain}") else time.name
     return f"{stem}__{GRAINS[0]}"
+
+
+#: The columns of a conversion metric's events (``_Plan._converted``).
+_TIME, _ENTITY, _PROPERTY, _VALUE = "nl2sql_time", "nl2sql_entity", "nl2sql_property_", \
+    "nl2sql_value"
+_EVENT, _RANK, _CONVERSIONS = "nl2sql_event", "nl2sql_rank", "nl2sql_conversions"

@@ -3,9 +3,11 @@
 Read, in the legacy spec (dbt 1.6-1.11): ``semantic_models:`` (``model: ref('X')`` names table
 X; the manifest's ``node_relation`` its alias), entities, categorical and time dimensions,
 measures (``create_metric: true`` makes a simple metric of the same name),
-``defaults.agg_time_dimension``; ``metrics:`` of type simple, ratio, derived (``offset_window``)
-and cumulative (``window``, ``grain_to_date``), their parameters under ``type_params``, with
-their ``filter``s (``{{ Dimension('customer__country') }} = 'US'``).
+``defaults.agg_time_dimension``; ``metrics:`` of type simple, ratio, derived (``offset_window``),
+cumulative (``window``, ``grain_to_date``) and conversion (``conversion_type_params``: ``entity``,
+``base_measure``, ``conversion_measure``, ``window``, ``calculation``, ``constant_properties``),
+their parameters under ``type_params``, with their ``filter``s
+(``{{ Dimension('customer__country') }} = 'US'``).
 
 In the latest spec (dbt 1.12, Fusion): a ``models:`` entry with ``semantic_model:`` (``true`` or
 ``{enabled: true, name: ...}``) is a semantic model of that table: its columns' ``entity:`` and
@@ -13,9 +15,10 @@ In the latest spec (dbt 1.12, Fusion): a ``models:`` entry with ``semantic_model
 ``derived_semantics:`` (dimensions and entities over an ``expr``), ``agg_time_dimension`` and
 ``primary_entity``; its ``metrics:`` are simple metrics (``agg``, ``expr``: each is its own
 measure) and others over them. Metrics take their parameters as keys of their own
-(``numerator``, ``input_metrics``, ``input_metric``, ``window``...). Its manifest writes a simple
-metric's aggregation inline (``type_params.metric_aggregation_params``), a cumulative metric's
-input as ``cumulative_type_params.metric``.
+(``numerator``, ``input_metrics``, ``input_metric``, ``window``, a conversion's
+``base_metric``...). Its manifest writes a simple metric's aggregation inline
+(``type_params.metric_aggregation_params``), a cumulative metric's input as
+``cumulative_type_params.metric``.
 
 Each entry is read on its own: a mistake in one is a ``Problem`` naming it, and the others stay
 usable.
@@ -30,8 +33,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from nl2sql.errors import MetricQueryError
-from nl2sql.semantic.model import (GRAINS, Dimension, Link, Measure, Metric, MetricInput,
-                                  NonAdditive, Problem, DbtSavedQuery, Table, Window)
+from nl2sql.semantic.model import (GRAINS, Conversion, Dimension, Link, Measure, Metric,
+                                  MetricInput, NonAdditive, Problem, DbtSavedQuery, Table,
+                                  Window)
 from nl2sql.semantic.names import group_by_name, order_name, read_templates
 
 _REF = re.compile(r"""^\s*ref\(\s*['"]([^'"]+)['"](?:\s*,\s*['"]([^'"]+)['"])?\s*\)\s*$""")
@@ -554,7 +558,42 @@ def _metric(entry: _Metric, path: Path) -> Metric:
         if not metric.expr or not metric.inputs:
             raise ValueError("a derived metric needs an expr and its input metrics "
                              "(type_params.metrics, or input_metrics)")
+    elif kind == "conversion":
+        _conversion(metric, params.get("conversion_type_params") or params)
     else:
         raise ValueError(f"metric type '{entry.type}' is not compiled by nl2sql (simple, ratio, "
-                         f"derived and cumulative are)")
+                         f"derived, cumulative and conversion are)")
     return metric
+
+
+def _conversion(metric: Metric, params: dict[str, Any]) -> None:
+    """A conversion metric's parameters: ``type_params.conversion_type_params`` (legacy spec,
+    manifest) or the metric's own keys (latest spec: ``base_metric`` and ``conversion_metric``
+    name simple metrics instead of measures)."""
+    metric.kind = "conversion"
+    entity = _text(params.get("entity"))
+    if not entity:
+        raise ValueError("a conversion metric needs the entity whose events it follows")
+    calculation = str(params.get("calculation") or "conversion_rate").strip().lower()
+    if calculation not in ("conversion_rate", "conversions"):
+        raise ValueError(f"calculation {calculation!r} is not conversion_rate or conversions")
+    properties = []
+    for item in params.get("constant_properties") or []:
+        if not isinstance(item, dict) or not item.get("base_property") \
+                or not item.get("conversion_property"):
+            raise ValueError("each constant_properties entry needs base_property and "
+                             "conversion_property")
+        properties.append((str(item["base_property"]), str(item["conversion_property"])))
+    conversion = Conversion(("", ""), entity, calculation, window(params.get("window")),
+                            tuple(properties))
+    if params.get("base_metric") or params.get("conversion_metric"):
+        conversion.metrics = (_input(params.get("base_metric"), "base_metric"),
+                              _input(params.get("conversion_metric"), "conversion_metric"))
+    else:
+        base = _input(params.get("base_measure"), "conversion_type_params.base_measure")
+        converted = _input(params.get("conversion_measure"),
+                           "conversion_type_params.conversion_measure")
+        metric.measure = ("", base.metric)
+        metric.filters += base.filters
+        conversion.measure, conversion.filters = ("", converted.metric), converted.filters
+    metric.conversion = conversion

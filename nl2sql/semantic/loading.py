@@ -172,6 +172,8 @@ def _add_metrics(model: SemanticModel, metrics: list[Metric]) -> None:
                 found = f"input metric '{item.metric}': {inner}" if prefixed else inner
         if found is None and metric.input_metric is not None:
             found = _accumulates(metric, by_name[metric.input_metric.metric])
+        if found is None and metric.conversion is not None:
+            found = _converts(model, metric, by_name)
         reasons[name] = found
         return found
 
@@ -195,32 +197,78 @@ def _accumulates(metric: Metric, inner: Metric) -> str | None:
     return None
 
 
+def _converts(model: SemanticModel, metric: Metric, by_name: dict[str, Metric]) -> str | None:
+    """A conversion metric's two measures resolved (the latest spec's simple metrics read as
+    their measures and filters), its entity in both tables and its constant properties in
+    each; why it cannot be used, or None."""
+    conversion = metric.conversion
+    assert conversion is not None
+    if conversion.metrics is not None:
+        base, converted = conversion.metrics
+        inner = [by_name[item.metric] for item in conversion.metrics]
+        for item, found in zip(conversion.metrics, inner):
+            if found.kind != "simple" or found.measure is None:
+                return (f"{item.metric!r} is a {found.kind} metric; a conversion metric "
+                        f"follows the events of simple ones")
+        assert inner[0].measure is not None and inner[1].measure is not None
+        metric.measure, conversion.measure = inner[0].measure, inner[1].measure
+        metric.filters = (*inner[0].filters, *base.filters, *metric.filters)
+        conversion.filters = (*inner[1].filters, *converted.filters)
+    else:
+        conversion.measure, why = _resolved(model, conversion.measure)
+        if why is not None:
+            return f"conversion_measure: {why}"
+    assert metric.measure is not None
+    sides = [("base", model.measure(metric.measure)), ("conversion",
+                                                        model.measure(conversion.measure))]
+    for pair in conversion.constant_properties:
+        for (side, (table, _)), name in zip(sides, pair):
+            if name not in table.dimensions and name not in table.entities:
+                return (f"constant property {name!r} is not a dimension or entity of "
+                        f"'{table.name}' (the {side} events)")
+    for side, (table, measure) in sides:
+        if conversion.entity not in table.entities:
+            return (f"entity '{conversion.entity}' is not an entity of '{table.name}' (the "
+                    f"{side} events of measure '{measure.name}')")
+        if measure.time_dimension is None:
+            return (f"measure '{measure.name}' of '{table.name}' has no time dimension "
+                    f"(agg_time_dimension): its events need a time")
+    return None
+
+
 def _measure_reason(model: SemanticModel, metric: Metric) -> str | None:
     """Resolve a dbt metric's measure to its semantic model (dbt measure names are unique
     across a project); why it cannot be used, or None."""
     if metric.measure is None:
         return None
-    table_name, name = metric.measure
+    metric.measure, why = _resolved(model, metric.measure)
+    return why
+
+
+def _resolved(model: SemanticModel, ref: tuple[str, str]) -> tuple[tuple[str, str], str | None]:
+    """``ref`` with its semantic model found (by the measure's name when it names none), and
+    why its measure cannot be used, or None."""
+    table_name, name = ref
     if not table_name:
         owners = [t.name for t in model.tables.values() if name in t.measures]
         if not owners:
             broken = [p.name for p in model.problems if p.kind == "semantic model"]
-            return f"measure '{name}' is in no semantic model" + (
+            return ref, f"measure '{name}' is in no semantic model" + (
                 f" that could be read (broken: {', '.join(broken)})" if broken else "")
-        metric.measure = table_name, name = owners[0], name
+        ref = table_name, name = owners[0], name
     table = model.tables.get(table_name)
     if table is None or name not in table.measures:
-        return f"measure '{name}' is not defined"
+        return ref, f"measure '{name}' is not defined"
     measure = table.measures[name]
     agg = measure.agg
     if agg is not None and agg not in AGGREGATIONS:
-        return (f"measure '{name}' aggregates with '{agg}', which nl2sql does not compile "
-                f"({', '.join(AGGREGATIONS)})")
+        return ref, (f"measure '{name}' aggregates with '{agg}', which nl2sql does not compile "
+                     f"({', '.join(AGGREGATIONS)})")
     if agg == "percentile" and not (measure.percentile is not None
                                     and 0 <= measure.percentile <= 1):
-        return (f"measure '{name}' (percentile) needs agg_params: {{percentile: ...}}, a "
-                f"number from 0 to 1 (0.9 for the 90th)")
-    return _non_additive_reason(table, measure)
+        return ref, (f"measure '{name}' (percentile) needs agg_params: {{percentile: ...}}, a "
+                     f"number from 0 to 1 (0.9 for the 90th)")
+    return ref, _non_additive_reason(table, measure)
 
 
 def _non_additive_reason(table: Table, measure: Measure) -> str | None:

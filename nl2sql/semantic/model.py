@@ -3,7 +3,8 @@
 A dbt semantic model and a Cube cube are both a ``Table``: a relation (or a SELECT) with
 dimensions, measures and many-to-one ``Link``s to other tables (dbt: a foreign entity meeting
 a primary one; Cube: a declared join). A ``Metric`` is simple (one measure), ratio, derived
-(an expression over other metrics, each optionally shifted by an offset window) or cumulative.
+(an expression over other metrics, each optionally shifted by an offset window), cumulative or
+conversion (dbt: how many base events an entity followed by a conversion event).
 Expressions are kept as the source wrote them (SQL over the table's own columns; Cube's
 ``{CUBE}`` marks the table itself); the compiler parses them in the database's dialect.
 
@@ -25,7 +26,7 @@ AGGREGATIONS = ("sum", "count", "count_distinct", "average", "min", "max", "sum_
 #: Longest join path followed from a measure's table to a dimension's.
 MAX_HOPS = 4
 Naming = Literal["dbt", "cube"]
-MetricKind = Literal["simple", "ratio", "derived", "cumulative"]
+MetricKind = Literal["simple", "ratio", "derived", "cumulative", "conversion"]
 
 
 @dataclass(frozen=True)
@@ -136,6 +137,25 @@ class MetricInput:
 
 
 @dataclass
+class Conversion:
+    """dbt's conversion metric: the base events (``Metric.measure``'s rows, e.g. visits) an
+    ``entity`` (a user) followed by a conversion event (``measure``'s rows, a purchase) within
+    ``window`` (None: any time after), each conversion counted once, for the entity's latest
+    base event before it. ``calculation``: ``conversion_rate`` (conversions / base) or
+    ``conversions``. ``constant_properties``: (base, conversion) dimensions or entities that
+    must be equal (the same product viewed and bought)."""
+
+    measure: tuple[str, str]  # (table, measure) of the conversion events
+    entity: str
+    calculation: str = "conversion_rate"
+    window: Window | None = None
+    constant_properties: tuple[tuple[str, str], ...] = ()
+    filters: tuple[str, ...] = ()  # the conversion measure input's filter
+    #: dbt's latest spec: the simple metrics (base, conversion) named instead of measures.
+    metrics: tuple[MetricInput, MetricInput] | None = None
+
+
+@dataclass
 class Metric:
     name: str
     kind: MetricKind
@@ -143,7 +163,7 @@ class Metric:
     naming: Naming = "dbt"
     label: str = ""
     description: str = ""
-    #: simple and cumulative: (table, measure).
+    #: simple and cumulative: (table, measure); conversion: the base events' measure.
     measure: tuple[str, str] | None = None
     filters: tuple[str, ...] = ()  # conditions over group-by names (dbt ``filter``)
     numerator: MetricInput | None = None
@@ -160,12 +180,15 @@ class Metric:
     period_agg: str | None = None
     #: dbt's ``time_granularity``: the grain of ``metric_time`` named without one.
     time_granularity: str | None = None
+    conversion: Conversion | None = None
     view: str | None = None  # Cube: the view exposing it (its group-bys are the view's)
     listed: bool = True  # False: Cube's public: false (queried by name, never offered)
 
     def input_metrics(self) -> list[MetricInput]:
         if self.input_metric is not None:
             return [self.input_metric]
+        if self.conversion is not None and self.conversion.metrics is not None:
+            return list(self.conversion.metrics)
         if self.kind == "ratio":
             return [i for i in (self.numerator, self.denominator) if i is not None]
         return list(self.inputs) if self.kind == "derived" else []

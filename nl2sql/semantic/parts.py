@@ -148,6 +148,21 @@ class PartBuilder:
         select = self._from(part, joins, outputs, conditions, group_bys)
         return select.group_by(*[key.copy() for key in keys], copy=False) if keys else select
 
+    def rows(self, part: Part, group_bys: list[GroupBy], where: list[str],
+             columns: dict[str, str]) -> exp.Select:
+        """The part's rows, not aggregated (a conversion metric's events): each group-by's
+        value and each of ``columns`` (output name -> SQL over the table's own columns), under
+        ``where`` and the part's filters."""
+        joins = Joins(self.sources, part.table, part.time_dimension)
+        keys = [self.group_by(part, gb, joins) for gb in group_bys]
+        conditions = [self.condition(part, text, joins) for text in [*where, *part.filters]]
+        outputs = [exp.alias_(key, self.sources.identifier(gb.name))
+                   for key, gb in zip(keys, group_bys)]
+        outputs += [exp.alias_(self.sources.table_expr(part.table, sql, joins.alias,
+                                                       f"'{part.table.name}'"),
+                               self.sources.identifier(name)) for name, sql in columns.items()]
+        return self._from(part, joins, outputs, conditions, group_bys)
+
     def _from(self, part: Part, joins: Joins, outputs: list[exp.Expression],
               conditions: list[exp.Expression], group_bys: list[GroupBy]) -> exp.Select:
         relation = self.sources.relation(part.table, joins.alias)
