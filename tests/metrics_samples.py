@@ -72,6 +72,17 @@ YEAR = {"sqlite": "strftime('%Y-01-01', {})", "postgres": "CAST(date_trunc('year
         "spark": "trunc({}, 'YEAR')"}
 DAY = {"sqlite": "date({})", "postgres": "CAST({} AS DATE)", "mysql": "DATE({})",
        "duckdb": "CAST({} AS DATE)", "spark": "to_date({})"}
+#: Date parts written by hand (an ISO weekday: 1 Monday to 7 Sunday; the quarter; the year).
+DOW = {"sqlite": "CASE strftime('%w', {0}) WHEN '0' THEN 7 ELSE CAST(strftime('%w', {0}) AS "
+                 "INTEGER) END",
+       "postgres": "CAST(EXTRACT(ISODOW FROM {0}) AS INTEGER)", "mysql": "(WEEKDAY({0}) + 1)",
+       "duckdb": "isodow({0})", "spark": "((dayofweek({0}) + 5) % 7 + 1)"}
+QUARTER = {"sqlite": "((CAST(strftime('%m', {0}) AS INTEGER) - 1) / 3 + 1)",
+           "postgres": "CAST(EXTRACT(QUARTER FROM {0}) AS INTEGER)", "mysql": "QUARTER({0})",
+           "duckdb": "quarter({0})", "spark": "quarter({0})"}
+YEAR_NUMBER = {"sqlite": "CAST(strftime('%Y', {0}) AS INTEGER)",
+               "postgres": "CAST(EXTRACT(YEAR FROM {0}) AS INTEGER)", "mysql": "YEAR({0})",
+               "duckdb": "year({0})", "spark": "year({0})"}
 _DECIMAL = re.compile(r"^-?\d+\.\d+$")
 
 
@@ -84,10 +95,14 @@ def as_numbers(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
 
 def gold_sql(template: str, backend: str, naming: str) -> str:
     """Hand-written SQL in PostgreSQL's names, spelled for ``naming``, with ``{month}``,
-    ``{year}`` and ``{day}`` the invoice date's period in ``backend``'s own SQL."""
+    ``{year}`` and ``{day}`` the invoice date's period in ``backend``'s own SQL, ``{dow}``,
+    ``{quarter}`` and ``{year_number}`` its parts."""
     date = spelled("invoice_date", naming)
-    return spelled(template, naming).replace("{month}", MONTH[backend].format(date)).replace(
-        "{year}", YEAR[backend].format(date)).replace("{day}", DAY[backend].format(date))
+    sql = spelled(template, naming)
+    for name, spelling in (("month", MONTH), ("year", YEAR), ("day", DAY), ("dow", DOW),
+                           ("quarter", QUARTER), ("year_number", YEAR_NUMBER)):
+        sql = sql.replace(f"{{{name}}}", spelling[backend].format(date))
+    return sql
 
 
 def differs_from_gold(ops: Any, db_id: str, query: dict[str, Any], gold: str) -> str | None:

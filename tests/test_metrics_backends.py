@@ -19,9 +19,9 @@ from nl2sql.operations.ops_context import OpsContext
 
 chinook = sample_fixture("chinook", BACKENDS)
 
-#: (case, dbt query, Cube query, hand-written SQL in PostgreSQL's names; {month}/{year} of
-#: the invoice date).
-CASES: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
+#: (case, dbt query, Cube query (None: a dbt case), hand-written SQL in PostgreSQL's names;
+#: {month}/{year} of the invoice date, {dow}/{quarter}/{year_number} its parts).
+CASES: list[tuple[str, dict[str, Any], dict[str, Any] | None, str]] = [
     ("by a dimension through a join",
      {"metrics": ["revenue"], "dimensions": ["customer__country"]},
      {"metrics": ["invoices.revenue"], "dimensions": ["customers.country"]},
@@ -52,6 +52,14 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
      {"metrics": ["cumulative_revenue"], "dimensions": ["metric_time__month"]},
      {"metrics": ["invoices.cumulative_revenue"], "dimensions": ["invoices.invoice_date.month"]},
      "SELECT {month} AS m, SUM(SUM(total)) OVER (ORDER BY {month}) FROM invoice GROUP BY {month}"),
+    ("by a date part: the ISO weekday",
+     {"metrics": ["revenue"], "dimensions": ["metric_time__extract_dow"]}, None,
+     "SELECT {dow} AS d, SUM(total) FROM invoice GROUP BY {dow}"),
+    ("one year by quarter number, date parts through the invoice's date",
+     {"metrics": ["units_sold"], "dimensions": ["invoice__invoice_date__extract_quarter"],
+      "where": ["{{ TimeDimension('metric_time', date_part_name='year') }} = 2023"]}, None,
+     "SELECT {quarter} AS q, SUM(l.quantity) FROM invoice_line l JOIN invoice i "
+     "ON i.invoice_id = l.invoice_id WHERE {year_number} = 2023 GROUP BY {quarter}"),
 ]
 
 

@@ -45,7 +45,9 @@ ColumnName = Annotated[str | None, Field(description=(
 MetricNames = Annotated[list[str], Field(min_length=1, description=(
     "Metric names from metrics_list."))]
 GroupByNames = Annotated[list[str] | None, Field(description=(
-    "Group-bys from metrics_list, e.g. ['customer__country', 'metric_time__month']."))]
+    "Group-bys from metrics_list, e.g. ['customer__country', 'metric_time__month']; a date "
+    "part: 'metric_time__extract_dow' (1 Monday-7 Sunday), _year, _quarter, _month, _day, "
+    "_doy."))]
 MetricFilters = Annotated[list[str] | None, Field(description=(
     "Conditions on group-bys, e.g. [\"customer__country = 'US'\"]; a true/false group-by "
     "(a Cube segment) alone, e.g. [\"orders.completed\"]."))]

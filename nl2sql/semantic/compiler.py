@@ -73,7 +73,7 @@ def compile_query(model: SemanticModel, query: MetricQuery, *, dialect: str,
     defaults = {m.time_granularity for m in metrics if m.time_granularity}
     if len(defaults) == 1:  # dbt's time_granularity: the grain of a bare metric_time
         grain = defaults.pop()
-        group_bys = [replace(gb, grain=grain) if gb.metric_time and gb.grain is None else gb
+        group_bys = [replace(gb, grain=grain) if gb.is_time and gb.grain is None else gb
                      for gb in group_bys]
     for text in query.where:
         for name in condition_names(parse_condition(text, dialect)):
@@ -274,7 +274,7 @@ class _Plan:
             expression=exp.Nullif(this=ref(part, base), expression=exp.Literal.number(0)))
 
     def _time_group_by(self, what: str) -> GroupBy:
-        times = [gb for gb in self.group_bys if gb.metric_time] or \
+        times = [gb for gb in self.group_bys if gb.metric_time and gb.is_time] or \
             [gb for gb in self.group_bys if gb.is_time]
         if len(times) != 1:
             raise MetricQueryError(f"{what} needs one time group-by (metric_time__month...); "

@@ -1,6 +1,6 @@
 """Each backend's SQL for metric queries where dialects differ: truncating a timestamp to the
-first day of its week (ISO: Monday), month, quarter or year, shifting such a date by a window,
-and an exact percentile aggregate.
+first day of its week (ISO: Monday), month, quarter or year, a part of the date (the year, the
+ISO weekday...), shifting such a date by a window, and an exact percentile aggregate.
 
 A backend's entry names its class (``Backend.metric_sql``), as it names its guard profile.
 ``MetricSql`` is standard SQL (PostgreSQL, DuckDB, Spark: ``DATE_TRUNC``, sqlglot's interval
@@ -38,6 +38,12 @@ class MetricSql:
            for grain in ("week", "month", "quarter", "year")},
     }
 
+    #: date part -> SQL over ``nl2sql_value``, an integer (``dow``: 1 Monday to 7 Sunday).
+    DATE_PART: ClassVar[dict[str, str]] = {
+        part: f"CAST(EXTRACT({field} FROM CAST({_VALUE} AS TIMESTAMP)) AS INTEGER)"
+        for part, field in (("year", "YEAR"), ("quarter", "QUARTER"), ("month", "MONTH"),
+                            ("day", "DAY"), ("dow", "ISODOW"), ("doy", "DOY"))}
+
     #: Whether the engine has an exact percentile aggregate (``percentile``).
     HAS_PERCENTILE: ClassVar[bool] = True
 
@@ -46,6 +52,9 @@ class MetricSql:
 
     def truncate(self, value: exp.Expression, grain: str) -> exp.Expression:
         return self._fill(self.TRUNCATE[grain], value)
+
+    def date_part(self, value: exp.Expression, part: str) -> exp.Expression:
+        return self._fill(self.DATE_PART[part], value)
 
     def shift(self, value: exp.Expression, window: Window, sign: int = 1) -> exp.Expression:
         """``value`` moved by ``window`` (earlier with ``sign`` -1), as a DATE."""
@@ -78,7 +87,11 @@ class MetricSql:
 
 class SparkMetricSql(MetricSql):
     """Spark: the standard, but its exact percentiles by name (sqlglot writes Spark's
-    ``PERCENTILE_CONT`` as the approximate ``PERCENTILE_APPROX``)."""
+    ``PERCENTILE_CONT`` as the approximate ``PERCENTILE_APPROX``) and its ISO weekday field."""
+
+    DATE_PART: ClassVar[dict[str, str]] = {
+        **MetricSql.DATE_PART,
+        "dow": f"CAST(EXTRACT(DOW_ISO FROM CAST({_VALUE} AS TIMESTAMP)) AS INTEGER)"}
 
     def _percentile_function(self, fraction: float, discrete: bool) -> exp.Expression:
         return exp.Anonymous(this="percentile_disc" if discrete else "percentile_cont",
@@ -97,6 +110,13 @@ class SqliteMetricSql(MetricSql):
         "quarter": (f"DATE({_VALUE}, 'start of month', '-' || "
                     f"((CAST(STRFTIME('%m', {_VALUE}) AS INTEGER) - 1) % 3) || ' months')"),
         "year": f"DATE({_VALUE}, 'start of year')",
+    }
+
+    DATE_PART: ClassVar[dict[str, str]] = {
+        **{part: f"CAST(STRFTIME('{code}', {_VALUE}) AS INTEGER)"
+           for part, code in (("year", "%Y"), ("month", "%m"), ("day", "%d"), ("doy", "%j"))},
+        "quarter": f"(CAST(STRFTIME('%m', {_VALUE}) AS INTEGER) + 2) / 3",
+        "dow": f"(CAST(STRFTIME('%w', {_VALUE}) AS INTEGER) + 6) % 7 + 1",
     }
 
     def shift(self, value: exp.Expression, window: Window, sign: int = 1) -> exp.Expression:
@@ -121,6 +141,11 @@ class MysqlMetricSql(MetricSql):
         "quarter": (f"DATE_ADD(MAKEDATE(YEAR({_VALUE}), 1), "
                     f"INTERVAL (QUARTER({_VALUE}) - 1) QUARTER)"),
         "year": f"MAKEDATE(YEAR({_VALUE}), 1)",
+    }
+    DATE_PART: ClassVar[dict[str, str]] = {
+        "year": f"YEAR({_VALUE})", "quarter": f"QUARTER({_VALUE})", "month": f"MONTH({_VALUE})",
+        "day": f"DAYOFMONTH({_VALUE})", "dow": f"WEEKDAY({_VALUE}) + 1",
+        "doy": f"DAYOFYEAR({_VALUE})",
     }
 
 

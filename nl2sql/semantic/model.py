@@ -20,6 +20,10 @@ from typing import Literal
 
 #: Time grains a time dimension is truncated to, finest first.
 GRAINS = ("day", "week", "month", "quarter", "year")
+#: Parts of a date a dbt group-by extracts (``metric_time__extract_dow``: 1 Monday to 7 Sunday),
+#: each with the finest grain its time dimension must hold.
+DATE_PARTS = {"year": "year", "quarter": "quarter", "month": "month", "day": "day",
+              "dow": "day", "doy": "day"}
 #: Aggregations a measure may use (dbt's names; Cube's are mapped to these).
 AGGREGATIONS = ("sum", "count", "count_distinct", "average", "min", "max", "sum_boolean",
                 "percentile", "median")

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from nl2sql.errors import MetricQueryError, did_you_mean
-from nl2sql.semantic.model import GRAINS, Metric, SemanticModel, Table
+from nl2sql.semantic.model import DATE_PARTS, GRAINS, Metric, SemanticModel, Table
 
 METRIC_TIME = "metric_time"
 _JINJA = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
@@ -36,10 +36,13 @@ class GroupBy:
     entity: str | None = None
     metric_time: bool = False
     via: tuple[str, ...] = ()  # a Cube view's join path to the table (cube names from its root)
+    #: dbt's ``__extract_year``...: a part of the date (one of ``DATE_PARTS``), not a period.
+    date_part: str | None = None
 
     @property
     def is_time(self) -> bool:
-        return self.metric_time or self.grain is not None
+        """A period of time (a grain or ``metric_time``); a date part is not one."""
+        return (self.metric_time or self.grain is not None) and self.date_part is None
 
 
 def read_templates(condition: str) -> str:
@@ -48,8 +51,9 @@ def read_templates(condition: str) -> str:
     Each template is read as the call it is (Python's parser; Jinja's call syntax is the same),
     with MetricFlow's arguments: ``Dimension(name, entity_path)``, ``TimeDimension(name,
     time_granularity_name, entity_path, date_part_name)``, ``Entity(name, entity_path)``,
-    ``.grain('month')``; an ``entity_path`` goes before the name's own entities. What nl2sql
-    cannot honour (a date part, a ``Metric(...)`` filter) is an error, never dropped."""
+    ``.grain('month')``, ``.date_part('year')`` (``date_part_name='year'``: the name
+    ``metric_time__extract_year``); an ``entity_path`` goes before the name's own entities. What
+    nl2sql cannot honour (a ``Metric(...)`` filter) is an error, never dropped."""
     return _JINJA.sub(lambda match: _template_name(match.group(1), condition), condition)
 
 
@@ -80,8 +84,8 @@ def _template_name(source: str, condition: str) -> str:
         for method, args in methods:
             if method == "grain" and len(args) == 1:
                 template = template.at(args[0])
-            elif method == "date_part":
-                raise TypeError(_DATE_PART)
+            elif method == "date_part" and len(args) == 1:
+                template = template.part(args[0])
             elif method != "descending":
                 raise TypeError(f".{method}() is not read")
     except TypeError as error:
@@ -139,10 +143,13 @@ class _Template:
 
     path: tuple[str, ...]
     grain: str | None = None
+    date_part: str | None = None
 
     @property
     def name(self) -> str:
-        return "__".join(self.path + ((self.grain,) if self.grain else ()))
+        suffix = (self.grain,) if self.grain else (f"extract_{self.date_part}",) \
+            if self.date_part else ()
+        return "__".join(self.path + suffix)
 
     def at(self, grain: object) -> _Template:
         wanted = grain.lower() if isinstance(grain, str) else None
@@ -150,7 +157,17 @@ class _Template:
             raise TypeError(f"grain {grain!r} is not one of {', '.join(GRAINS)}")
         if self.grain not in (None, wanted):
             raise TypeError(f"two grains ({self.grain} and {wanted})")
+        if self.date_part is not None:
+            raise TypeError("a grain and a date part")
         return _Template(self.path, wanted)
+
+    def part(self, date_part: object) -> _Template:
+        wanted = date_part.lower() if isinstance(date_part, str) else None
+        if wanted not in DATE_PARTS:
+            raise TypeError(f"date part {date_part!r} is not one of {', '.join(DATE_PARTS)}")
+        if self.grain is not None:
+            raise TypeError("a grain and a date part")
+        return _Template(self.path, None, wanted)
 
 
 def _named(name: object, entity_path: object) -> _Template:
@@ -158,7 +175,8 @@ def _named(name: object, entity_path: object) -> _Template:
             or not all(isinstance(entity, str) for entity in entity_path):
         raise TypeError("it takes a name and a list of entity names")
     parts, grain = _split_grain(name.split("__"))
-    return _Template((*entity_path, *parts), grain)
+    date_part = _date_part(parts)
+    return _Template((*entity_path, *(parts[:-1] if date_part else parts)), grain, date_part)
 
 
 def _dimension(dimension_name: object, entity_path: object = (),
@@ -169,17 +187,13 @@ def _dimension(dimension_name: object, entity_path: object = (),
 def _time_dimension(time_dimension_name: object, time_granularity_name: object = None,
                     entity_path: object = (), date_part_name: object = None,
                     descending: object = None, grain: object = None) -> _Template:
-    if date_part_name is not None:
-        raise TypeError(_DATE_PART)
     template = _named(time_dimension_name, entity_path)
     for wanted in (time_granularity_name, grain):
         if wanted is not None:
             template = template.at(wanted)
-    return template
+    return template if date_part_name is None else template.part(date_part_name)
 
 
-_DATE_PART = "date parts are not read (compare the grain's first day instead: " \
-    "TimeDimension('metric_time', 'year') = '2024-01-01')"
 _CALLS = {"Dimension": _dimension, "dimension": _dimension,
           "TimeDimension": _time_dimension, "time_dimension": _time_dimension,
           "Entity": _dimension, "entity": _dimension}
@@ -194,12 +208,12 @@ def resolve(model: SemanticModel, name: str) -> GroupBy:
         raise MetricQueryError(f"Unknown group-by '{text}'. {hint}metrics_list shows each "
                                f"metric's dimensions; a time dimension takes a grain "
                                f"({', '.join(GRAINS)}).")
-    if found.grain is not None:
+    if found.grain is not None or found.date_part is not None:
         table = model.tables.get(found.table or "")
         dimension = table.dimensions.get(found.dimension or "") if table else None
         if dimension is not None and not dimension.is_time:
             raise MetricQueryError(f"'{text}': {found.dimension} is not a time dimension; "
-                                   f"drop the grain.")
+                                   f"drop the {'grain' if found.grain else 'date part'}.")
     return found
 
 
@@ -207,6 +221,13 @@ def _split_grain(parts: list[str]) -> tuple[list[str], str | None]:
     if len(parts) > 1 and parts[-1].lower() in GRAINS:
         return parts[:-1], parts[-1].lower()
     return parts, None
+
+
+def _date_part(parts: list[str]) -> str | None:
+    """The date part a dbt name's last piece extracts (``extract_year``), if it does."""
+    last = parts[-1].lower() if len(parts) > 1 else ""
+    found = last.removeprefix("extract_")
+    return found if last.startswith("extract_") and found in DATE_PARTS else None
 
 
 def _cube(model: SemanticModel, name: str) -> GroupBy | None:
@@ -225,18 +246,23 @@ def _cube(model: SemanticModel, name: str) -> GroupBy | None:
 
 def _dbt(model: SemanticModel, name: str) -> GroupBy | None:
     parts, grain = _split_grain(name.split("__"))
+    date_part = _date_part(parts)
+    if date_part is not None:
+        parts = parts[:-1]
     if parts == [METRIC_TIME]:
-        return GroupBy(name, grain=grain, metric_time=True)
+        return GroupBy(name, grain=grain, metric_time=True, date_part=date_part)
     if len(parts) == 1:
         table = _keyed_by(model, parts[0])
-        return GroupBy(name, table=table.name, entity=parts[0]) if table and not grain else None
+        return GroupBy(name, table=table.name, entity=parts[0]) \
+            if table and not grain and not date_part else None
     *path, dimension = parts
     table = _keyed_by(model, path[-1])
     if table is None or dimension not in table.dimensions:
         return None
-    if grain is None and table.dimensions[dimension].is_time:
+    if grain is None and date_part is None and table.dimensions[dimension].is_time:
         grain = table.dimensions[dimension].grain
-    return GroupBy(name, table=table.name, dimension=dimension, grain=grain, path=tuple(path))
+    return GroupBy(name, table=table.name, dimension=dimension, grain=grain, path=tuple(path),
+                   date_part=date_part)
 
 
 def _keyed_by(model: SemanticModel, entity: str) -> Table | None:

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field, replace
 from sqlglot import exp
 
 from nl2sql.errors import MetricQueryError
-from nl2sql.semantic.model import GRAINS, Dimension, Link, Measure, NonAdditive, Table
+from nl2sql.semantic.model import (DATE_PARTS, GRAINS, Dimension, Link, Measure, NonAdditive,
+                                   Table)
 from nl2sql.semantic.names import GroupBy, read_templates, resolve
 from nl2sql.semantic.sources import Sources, parse_expression, true_division
 from nl2sql.semantic.metric_sql import MetricSql
@@ -233,6 +234,9 @@ class PartBuilder:
         value = self.sources.table_expr(table, dimension.expr, alias, where)
         partition: list[exp.Expression] = []
         for gb in group_bys:
+            if gb.date_part is not None:
+                raise MetricQueryError(f"'{gb.name}': {where} is read per period; group by a "
+                                       f"grain (metric_time__month...) instead of a date part.")
             if gb.metric_time:
                 own = table.dimensions.get(part.time_dimension or "")
                 if own is None:
@@ -299,8 +303,9 @@ class PartBuilder:
                     f"(agg_time_dimension); group by another dimension or add one.")
             if "__" in part.time_dimension:  # nl2sql's extension: through an entity
                 through = resolve(self.sources.model, part.time_dimension)
-                return self.group_by(part, replace(through, name=gb.name,
-                                                   grain=gb.grain or through.grain), joins)
+                return self.group_by(part, replace(
+                    through, name=gb.name, date_part=gb.date_part,
+                    grain=None if gb.date_part else gb.grain or through.grain), joins)
             table, alias = part.table, joins.alias
             dimension = table.dimensions.get(part.time_dimension)
             if dimension is None:
@@ -323,6 +328,12 @@ class PartBuilder:
             dimension = table.dimensions[gb.dimension or ""]
         value = self.sources.table_expr(table, dimension.expr, alias,
                                         f"dimension '{dimension.name}' of '{table.name}'")
+        if gb.date_part is not None:
+            finest = DATE_PARTS[gb.date_part]
+            if dimension.grain and GRAINS.index(finest) < GRAINS.index(dimension.grain):
+                raise MetricQueryError(f"'{gb.name}': {dimension.name} holds "
+                                       f"{dimension.grain}s; its {gb.date_part} is not known.")
+            return self.metric_sql.date_part(value, gb.date_part)
         grain = gb.grain or dimension.grain
         return self.metric_sql.truncate(value, _checked(grain, dimension, gb)) \
             if dimension.is_time and grain else value
