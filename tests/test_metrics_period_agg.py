@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime as dt
 import sqlite3
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
