@@ -19,8 +19,9 @@ NULL-safe equality: no FULL OUTER JOIN, which MySQL lacks), and on top:
   events of the same entity within the window after them, each conversion event kept once,
   for the latest base event before it, as MetricFlow matches them; the conversions per group
   (0 where none came) over the base measure's value.
-Filters apply to rows, before aggregation; periods without rows are not listed (no time
-spine).
+Filters apply to rows, before aggregation; periods without rows are not listed, but with a
+metric's ``join_to_timespine`` every period from the first to the last is (its value
+``fill_nulls_with``).
 """
 
 from __future__ import annotations
@@ -175,6 +176,7 @@ class _Plan:
         self.offsets: list[tuple[str, GroupBy, Window]] = []  # (CTE, time group-by, offset)
         self.windows: list[_Windowed] = []
         self.conversions: list[_Converted] = []
+        self.spine = False  # a metric joins to the time spine: every period is listed
         self.combined = False  # cumulative, offset or window: the combined form
         self.base = ""  # the combined rows' CTE
 
@@ -185,6 +187,8 @@ class _Plan:
     # -- metric values -------------------------------------------------------------------------
     def value(self, metric: Metric, filters: tuple[str, ...]) -> Value:
         computed = self._value(metric, filters)
+        if metric.join_to_timespine and self._spine_time() is not None:
+            self.spine = self.combined = True
         if metric.fill_nulls_with is None:
             return computed
         fill = exp.Literal.number(metric.fill_nulls_with)
@@ -273,6 +277,11 @@ class _Plan:
             this=exp.cast(conversions(), exp.DataType.Type.DOUBLE),
             expression=exp.Nullif(this=ref(part, base), expression=exp.Literal.number(0)))
 
+    def _spine_time(self) -> GroupBy | None:
+        """The one time group-by a time spine lists every period of (None: not one)."""
+        times = [gb for gb in self.group_bys if gb.is_time]
+        return times[0] if len(times) == 1 else None
+
     def _time_group_by(self, what: str) -> GroupBy:
         times = [gb for gb in self.group_bys if gb.metric_time and gb.is_time] or \
             [gb for gb in self.group_bys if gb.is_time]
@@ -346,6 +355,9 @@ class _Plan:
             self.base = self.compiler.cte("keys", exp.union(
                 *[exp.select(*[exp.column(n.copy()) for n in names]).from_(part.name, copy=False)
                   for part in parts], distinct=True))
+        time = self._spine_time() if self.spine else None
+        if time is not None:
+            self.base = self._filled(self.base, time)
         select = exp.select().from_(self.base, copy=False)
         for part in parts:
             if part.name != self.base:
@@ -388,6 +400,46 @@ class _Plan:
                              expression=self.key(gb)) for gb in group_bys]
         return select.join(exp.to_table(cte), on=exp.and_(*on, *more), join_type="LEFT",
                            copy=False)
+
+    def _filled(self, keys: str, time: GroupBy) -> str:
+        """The CTE of the combined rows (``keys``) and a row for each period between their
+        first and last without one (its other group-bys NULL), as MetricFlow's time spine
+        lists them; periods are counted by a cross join of digits (up to 10,000 from the
+        first: no recursive CTE, which MySQL caps at 1,000 rows and Spark lacks), and no row
+        of ``keys`` is ever dropped."""
+        sources, cte = self.sources, self.compiler.cte
+        column = sources.identifier(time.name)
+        digits = cte("digits", exp.union(*[exp.select(exp.alias_(exp.Literal.number(i), "d"))
+                                           for i in range(10)], distinct=False))
+        bounds = cte("bounds", exp.select(
+            exp.alias_(exp.Min(this=exp.column(column.copy(), keys)), "first_period"),
+            exp.alias_(exp.Max(this=exp.column(column.copy(), keys)), "last_period"),
+        ).from_(keys, copy=False))
+        places = ("ones", "tens", "hundreds", "thousands")
+        count: exp.Expression = exp.column("d", places[0])
+        for i, place in enumerate(places[1:], 1):
+            count = exp.Add(this=count, expression=exp.Mul(this=exp.column("d", place),
+                                                           expression=exp.Literal.number(10 ** i)))
+        period = self.compiler.metric_sql.shift_by(exp.column("first_period", bounds), count,
+                                                   time.grain or "day")
+        numbered = exp.select(exp.alias_(period, column.copy())).from_(bounds, copy=False)
+        for place in places:
+            numbered = numbered.join(exp.alias_(exp.to_table(digits), place, table=True),
+                                     join_type="CROSS", copy=False)
+        periods = cte("periods", numbered.where(
+            exp.LTE(this=period.copy(), expression=exp.column("last_period", bounds)),
+            copy=False))
+        held = exp.select(exp.Literal.number(1)).from_(
+            exp.alias_(exp.to_table(keys), "held", table=True), copy=False).where(
+            exp.EQ(this=exp.column(column.copy(), "held"),
+                   expression=exp.column(column.copy(), periods)), copy=False)
+        missing = exp.select(*[exp.alias_(exp.column(column.copy(), periods) if gb is time
+                                          else exp.Null(), sources.identifier(gb.name))
+                               for gb in self.group_bys]).from_(periods, copy=False).where(
+            exp.not_(exp.Exists(this=held)), copy=False)
+        present = exp.select(*[exp.column(sources.identifier(gb.name), keys)
+                               for gb in self.group_bys]).from_(keys, copy=False)
+        return cte("filled", exp.union(present, missing, distinct=False))
 
     def _converted(self, converted: _Converted) -> exp.Select:
         """The conversions per group: the base events (``b``, with the group-bys' values)

@@ -443,7 +443,8 @@ def _model_metric(entry: _Metric, table: Table, path: Path, params: dict[str, An
         **_percentile(params.get("agg_params")))
     return Metric(name=entry.name, kind="simple", file=path, label=entry.label or "",
                   description=entry.description or "", filters=_filters(entry.filter),
-                  measure=(table.name, entry.name), fill_nulls_with=_fill(entry.params, None))
+                  measure=(table.name, entry.name), fill_nulls_with=_fill(entry.params, None),
+                  join_to_timespine=_spine(entry.params, None))
 
 
 def _fill(params: dict[str, Any], measure: Any) -> int | float | None:
@@ -456,6 +457,16 @@ def _fill(params: dict[str, Any], measure: Any) -> int | float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"fill_nulls_with {value!r} is not a number")
     return value
+
+
+def _spine(params: dict[str, Any], measure: Any) -> bool:
+    """``join_to_timespine``: on the metric (latest spec, manifest) or its measure input."""
+    value = params.get("join_to_timespine")
+    if value is None and isinstance(measure, dict):
+        value = measure.get("join_to_timespine")
+    if value not in (None, True, False):
+        raise ValueError(f"join_to_timespine {value!r} is not true or false")
+    return bool(value)
 
 
 def dbt_links(tables: list[Table]) -> None:
@@ -546,6 +557,7 @@ def _metric(entry: _Metric, path: Path) -> Metric:
                 raise ValueError(f"period_agg {metric.period_agg!r} is not first, last or "
                                  f"average")
         metric.fill_nulls_with = _fill(params, measure)
+        metric.join_to_timespine = _spine(params, measure)
     elif kind == "ratio":
         metric.kind = "ratio"
         metric.numerator = _input(params.get("numerator"), "type_params.numerator")

@@ -194,6 +194,7 @@ def _accumulates(metric: Metric, inner: Metric) -> str | None:
     assert metric.input_metric is not None
     metric.measure = inner.measure
     metric.filters = (*inner.filters, *metric.input_metric.filters, *metric.filters)
+    metric.join_to_timespine = metric.join_to_timespine or inner.join_to_timespine
     return None
 
 

@@ -63,6 +63,16 @@ class MetricSql:
                             unit=exp.var(window.grain.upper()))
         return exp.cast(moved, exp.DataType.Type.DATE)
 
+    def shift_by(self, value: exp.Expression, count: exp.Expression,
+                 grain: str) -> exp.Expression:
+        """``value`` (a period's first day) moved ``count`` (an expression) periods of
+        ``grain`` later, as a DATE (sqlglot writes each dialect's date arithmetic)."""
+        unit, size = ("DAY", DAYS[grain]) if grain in DAYS else ("MONTH", MONTHS[grain])
+        moved = exp.DateAdd(this=value.copy(), unit=exp.var(unit), expression=count if size == 1
+                            else exp.Mul(this=exp.paren(count),
+                                         expression=exp.Literal.number(size)))
+        return exp.cast(moved, exp.DataType.Type.DATE)
+
     def percentile(self, value: exp.Expression, fraction: float,
                    discrete: bool) -> exp.Expression | None:
         """The exact ``fraction`` percentile of ``value`` (``discrete``: a value of the rows,

@@ -179,6 +179,9 @@ class Metric:
     window: Window | None = None  # cumulative: trailing window (None: since the start)
     grain_to_date: str | None = None  # cumulative: restart every grain (month-to-date)
     fill_nulls_with: int | float | None = None  # dbt: its value where no row adds up
+    #: dbt's ``join_to_timespine``: grouped by time, every period from the first to the last
+    #: is listed, one without rows with ``fill_nulls_with`` (or NULL).
+    join_to_timespine: bool = False
     #: cumulative, dbt: by a grain coarser than a day, each period's ``first`` day's value (dbt's
     #: default), its ``last`` or ``average``; None (Cube): the value at the period's end.
     period_agg: str | None = None
