@@ -269,10 +269,12 @@ def test_a_metrics_time_granularity_is_the_grain_of_a_bare_metric_time(
     assert len(days) > len(months)
 
 
-def test_an_input_offset_to_the_start_of_a_period_is_named_not_ignored(
+def test_an_input_offset_to_the_start_of_a_period_is_its_value_there(
         ops: OpsContext, tmp_path: Path) -> None:
     """``offset_to_grain: month`` (the value as of the month's start) was dropped, and the
-    derived metric answered the plain value under its name; it is a named problem now."""
+    derived metric answered the plain value under its name; then a named problem; now each
+    day's value is its own minus the month's first day's (none when that day sold nothing), and
+    each month's minus its quarter's first month's."""
     model = tmp_path / "offsets.yml"
     model.write_text(bookstore_semantic_model_path().read_text() + """
   - name: revenue_since_month_start
@@ -282,9 +284,48 @@ def test_an_input_offset_to_the_start_of_a_period_is_named_not_ignored(
       metrics:
         - {name: revenue}
         - {name: revenue, alias: month_start_revenue, offset_to_grain: month}
+  - name: revenue_since_quarter_start
+    type: derived
+    type_params:
+      expr: revenue - quarter_start_revenue
+      metrics:
+        - {name: revenue}
+        - {name: revenue, alias: quarter_start_revenue, offset_to_grain: quarter}
+  - name: both_offsets
+    type: derived
+    type_params:
+      expr: revenue
+      metrics:
+        - {name: revenue, offset_to_grain: month, offset_window: 1 month}
 """)
     _use(ops, model)
     listed = metrics_list_op(ops, "bookstore")
-    assert "revenue_since_month_start" not in [m.name for m in listed.metrics]
-    assert any("metric 'revenue_since_month_start': input 'revenue': offset_to_grain is not "
-               "compiled" in p for p in listed.problems), listed.problems
+    assert [p for p in listed.problems if "both_offsets" in p] == [
+        f"{model}: metric 'both_offsets': input 'revenue': offset_window and offset_to_grain "
+        f"together; use one"]
+
+    def values(metric: str, grain: str) -> dict[str, float | None]:
+        rows = _rows(ops, {"metrics": [metric], "dimensions": [f"metric_time__{grain}"]})
+        return {day: float(value) if value else None
+                for day, value in (row.split(",") for row in rows)}
+
+    daily = values("revenue", "day")
+    since = values("revenue_since_month_start", "day")
+    assert since.keys() == daily.keys()
+    expected = {day: None if daily.get(day[:8] + "01") is None else
+                round(value - daily[day[:8] + "01"], 6) for day, value in daily.items()}
+    assert {day: None if v is None else round(v, 6) for day, v in since.items()} == expected
+    assert sum(v is not None for v in since.values()) > 10  # some months sold on the 1st
+
+    monthly = values("revenue", "month")
+    quarterly = values("revenue_since_quarter_start", "month")
+
+    def quarter_start(month: str) -> str:
+        return f"{month[:5]}{(int(month[5:7]) - 1) // 3 * 3 + 1:02d}-01"
+
+    assert {m: None if v is None else round(v, 6) for m, v in quarterly.items()} == {
+        m: None if monthly.get(quarter_start(m)) is None else
+        round(value - monthly[quarter_start(m)], 6) for m, value in monthly.items()}
+    with pytest.raises(MetricQueryError, match="a week does not start a month; group by day"):
+        metrics_query_op(ops, "bookstore", metrics=["revenue_since_month_start"],
+                         dimensions=["metric_time__week"])

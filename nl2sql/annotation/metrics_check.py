@@ -139,7 +139,8 @@ def check_query(model: SemanticModel, metric: Metric) -> MetricQuery:
     it needs periods (an offset input, a cumulative window): ``metric_time__day``, or for a
     Cube measure its cube's first time dimension."""
     needs_time = metric.window is not None or any(
-        item.offset is not None for item in metric.input_metrics())
+        item.offset is not None or item.offset_to_grain is not None
+        for item in metric.input_metrics())
     if not needs_time:
         return MetricQuery((metric.name,))
     if metric.naming == "cube" and metric.measure is not None:

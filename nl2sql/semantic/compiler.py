@@ -9,7 +9,8 @@ NULL-safe equality: no FULL OUTER JOIN, which MySQL lacks), and on top:
 - ratio: ``CAST(numerator AS DOUBLE) / NULLIF(denominator, 0)``;
 - derived: its expression over the inputs (``/`` dividing as a ratio does, whatever the
   backend's integer division); an input with ``offset_window`` is compiled on its
-  own and joined on the period ``offset`` earlier;
+  own and joined on the period ``offset`` earlier, one with ``offset_to_grain`` on the first
+  period of the grain (the month) holding each period;
 - cumulative: a running total over the time group-by (restarting every ``grain_to_date``), or
   with a ``window`` the sum of the periods within it (a self-join of its part): each period's
   value at its end; a dbt metric's ``period_agg: first`` (dbt's default) by a grain coarser
@@ -39,7 +40,7 @@ from nl2sql.semantic.names import GroupBy, metric_named, parse_order, resolve
 from nl2sql.semantic.parts import (Part, PartBuilder, Ref, aggregate, condition_names,
                                    parse_condition)
 from nl2sql.semantic.sources import Sources, parse_expression, true_division
-from nl2sql.semantic.metric_sql import MetricSql, whole_multiple
+from nl2sql.semantic.metric_sql import MONTHS, MetricSql, whole_multiple
 
 #: A metric's value, given how to reach a measure of a part.
 Value = Callable[[Ref], exp.Expression]
@@ -173,7 +174,8 @@ class _Plan:
         self.where = where
         self.parts: dict[tuple[str, tuple[str, ...], str | None, NonAdditive | None],
                          Part] = {}
-        self.offsets: list[tuple[str, GroupBy, Window]] = []  # (CTE, time group-by, offset)
+        #: (CTE, time group-by, the period it looks up for a period of the combined rows)
+        self.offsets: list[tuple[str, GroupBy, Callable[[exp.Expression], exp.Expression]]] = []
         self.windows: list[_Windowed] = []
         self.conversions: list[_Converted] = []
         self.spine = False  # a metric joins to the time spine: every period is listed
@@ -206,7 +208,7 @@ class _Plan:
             return lambda ref: ref(part, measure)
         def input_value(item: MetricInput) -> Value:
             return self._input(item.metric, tuple(sorted(set(filters) | set(item.filters))),
-                               item.offset)
+                               item.offset, item.offset_to_grain)
 
         if metric.kind == "ratio":
             # each side on its own: a ratio of one metric filtered over itself names the same
@@ -232,18 +234,34 @@ class _Plan:
 
         return derived
 
-    def _input(self, name: str, filters: tuple[str, ...], offset: Window | None) -> Value:
+    def _input(self, name: str, filters: tuple[str, ...], offset: Window | None,
+               to_grain: str | None = None) -> Value:
         metric = metric_named(self.compiler.model, name)
-        if offset is None:
+        metric_sql = self.compiler.metric_sql
+        if offset is not None:
+            time = self._time_group_by(f"'{name}' offset by {offset}")
+            if not whole_multiple(offset, time.grain or "day"):
+                raise MetricQueryError(f"'{name}' offset by {offset}: not a whole number of "
+                                       f"{time.grain}s; group by a finer grain.")
+
+            def looked_up(period: exp.Expression) -> exp.Expression:
+                return metric_sql.shift(period, offset, -1)
+        elif to_grain is not None:
+            time = self._time_group_by(f"'{name}' offset to the {to_grain}'s start")
+            grain = time.grain or "day"
+            if not (grain in ("day", to_grain) or (grain in MONTHS and to_grain in MONTHS and
+                                                   GRAINS.index(grain) < GRAINS.index(to_grain))):
+                raise MetricQueryError(f"'{name}' offset to the {to_grain}'s start: a {grain} "
+                                       f"does not start a {to_grain}; group by day.")
+
+            def looked_up(period: exp.Expression) -> exp.Expression:
+                return metric_sql.truncate(period, to_grain)
+        else:
             return self.value(metric, filters)
-        time = self._time_group_by(f"'{name}' offset by {offset}")
-        if not whole_multiple(offset, time.grain or "day"):
-            raise MetricQueryError(f"'{name}' offset by {offset}: not a whole number of "
-                                   f"{time.grain}s; group by a finer grain.")
         self.combined = True
         inner = self.compiler.select([("value", metric, filters)], self.group_bys, self.where)
         cte = self.compiler.cte("shifted", inner)
-        self.offsets.append((cte, time, offset))
+        self.offsets.append((cte, time, looked_up))
         return lambda ref: exp.column("value", cte)
 
     def _part(self, ref: tuple[str, str], filters: tuple[str, ...]) -> tuple[Part, str]:
@@ -378,10 +396,10 @@ class _Plan:
             converted.name = self.compiler.cte("converted", self._converted(converted))
             select = self._join(select, converted.name, self.group_bys) if names else \
                 select.join(exp.to_table(converted.name), join_type="CROSS", copy=False)
-        for cte, time, offset in self.offsets:
+        for cte, time, looked_up in self.offsets:
             others = [gb for gb in self.group_bys if gb is not time]
             shifted = exp.EQ(this=exp.column(self.sources.identifier(time.name), cte),
-                             expression=self.compiler.metric_sql.shift(self.key(time), offset, -1))
+                             expression=looked_up(self.key(time)))
             select = self._join(select, cte, others, shifted)
 
         def ref(part: Part, measure: str) -> exp.Expression:

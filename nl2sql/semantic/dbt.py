@@ -517,12 +517,17 @@ def _input(value: Any, what: str) -> MetricInput:
     if isinstance(value, str) and value.strip():
         return MetricInput(value.strip())
     if isinstance(value, dict) and value.get("name"):
-        if value.get("offset_to_grain"):  # ignored, it would answer the metric unshifted
-            raise ValueError(f"input {value['name']!r}: offset_to_grain is not compiled by "
-                             f"nl2sql (offset_window is)")
+        to_grain = str(value.get("offset_to_grain") or "").strip().lower() or None
+        if to_grain is not None and to_grain not in GRAINS:
+            raise ValueError(f"input {value['name']!r}: offset_to_grain {to_grain!r} is not "
+                             f"one of {', '.join(GRAINS)}")
+        offset = window(value.get("offset_window"))
+        if offset is not None and to_grain is not None:
+            raise ValueError(f"input {value['name']!r}: offset_window and offset_to_grain "
+                             f"together; use one")
         return MetricInput(str(value["name"]).strip(), alias=value.get("alias") or None,
-                           filters=_filters(value.get("filter")),
-                           offset=window(value.get("offset_window")))
+                           filters=_filters(value.get("filter")), offset=offset,
+                           offset_to_grain=to_grain)
     raise ValueError(f"'{what}' must name a metric (a name or {{name: ...}})")
 
 

@@ -134,6 +134,9 @@ class MetricInput:
     alias: str | None = None
     filters: tuple[str, ...] = ()  # conditions over group-by names
     offset: Window | None = None  # the value of ``offset`` earlier (derived metrics)
+    #: dbt's ``offset_to_grain``: the value of the first period of the grain (the month)
+    #: holding each period, e.g. each day's month-start value.
+    offset_to_grain: str | None = None
 
     @property
     def label(self) -> str:
