@@ -1,6 +1,7 @@
 """Cube's multi-stage calculations (``multi_stage: true`` with ``time_shift`` to the year
 before, ``reduce_by``, ``group_by``) were read as plain members: the prior year's count
-answered this year's under its name. Each is a named problem now (as a ``sub_query`` dimension
+answered this year's under its name. A ``time_shift`` is compiled now (the count a year earlier,
+or later with ``type: next``); the others are named problems (as a ``sub_query`` dimension
 already was), and the cube's other members keep working."""
 
 from __future__ import annotations
@@ -26,7 +27,17 @@ cubes:
         sql: "{count}"
         multi_stage: true
         time_shift: [{time_dimension: ordered_at, interval: 1 year, type: prior}]
+      - name: count_next_month
+        type: number
+        sql: "{count}"
+        multiStage: true
+        timeShift: {interval: 1 month, type: next}
       - {name: count_share, type: number, sql: "{count}", multiStage: true, reduceBy: [status]}
+      - name: count_by_calendar
+        type: number
+        sql: "{count}"
+        multi_stage: true
+        time_shift: [{name: retail_year}]
 """
 
 
@@ -36,13 +47,33 @@ def test_multi_stage_members_are_named_not_read_as_plain_ones(bookstore_ops: Ops
     config = bookstore_ops.config("bookstore").model_copy(update={"semantic_model": tmp_path})
     bookstore_ops.configs.databases["bookstore"] = config
     listed = metrics_list_op(bookstore_ops, "bookstore")
-    assert [m.name for m in listed.metrics] == ["orders.count"]
+    assert sorted(m.name for m in listed.metrics) == [
+        "orders.count", "orders.count_next_month", "orders.count_prior_year"]
     problems = "\n".join(listed.problems)
-    for member, what in (("count_prior_year", "multi_stage, time_shift"),
-                         ("count_share", "multi_stage, reduce_by"),
-                         ):
-        assert f"{member}" in problems and f"{what}: multi-stage calculations are not " \
-                                            f"compiled" in problems, problems
+    assert "count_share" in problems and "multi_stage, reduce_by: multi-stage calculations " \
+                                         "are not compiled" in problems, problems
+    assert "count_by_calendar" in problems and "a named shift (a calendar's) is not compiled" \
+        in problems, problems
     assert "lifetime_orders" in problems and "{count} is a measure (a sub_query " in problems
     result = metrics_query_op(bookstore_ops, "bookstore", ["orders.count"], ["orders.status"])
     assert result.row_count > 1
+
+    def counts(metric: str, grain: str) -> dict[str, int | None]:
+        result = metrics_query_op(bookstore_ops, "bookstore", [metric],
+                                  [f"orders.ordered_at.{grain}"])
+        rows = (bookstore_ops.workspace / result.csv_filename).read_text().splitlines()[1:]
+        return {period: int(value) if value else None
+                for period, value in (row.split(",") for row in rows)}
+
+    years = counts("orders.count", "year")
+    assert len(years) > 1
+    assert counts("orders.count_prior_year", "year") == {
+        year: years.get(f"{int(year[:4]) - 1}{year[4:]}") for year in years}
+    months = counts("orders.count", "month")
+
+    def next_month(month: str) -> str:
+        year, number = int(month[:4]), int(month[5:7])
+        return f"{year + number // 12}-{number % 12 + 1:02d}-01"
+
+    assert counts("orders.count_next_month", "month") == {
+        month: months.get(next_month(month)) for month in months}

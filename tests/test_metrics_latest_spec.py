@@ -329,3 +329,25 @@ def test_an_input_offset_to_the_start_of_a_period_is_its_value_there(
     with pytest.raises(MetricQueryError, match="a week does not start a month; group by day"):
         metrics_query_op(ops, "bookstore", metrics=["revenue_since_month_start"],
                          dimensions=["metric_time__week"])
+
+def test_a_derived_metric_of_one_shifted_input_is_last_years_value(
+        ops: OpsContext, tmp_path: Path) -> None:
+    """``expr: revenue_last_year`` over the one input ``revenue`` shifted a year: refused ("needs
+    an input without an offset_window"), and an expression that was one input alone read the
+    unshifted column; each year lists the year before's revenue now."""
+    model = tmp_path / "last_year.yml"
+    model.write_text(bookstore_semantic_model_path().read_text() + """
+  - name: revenue_last_year
+    type: derived
+    type_params:
+      expr: revenue_last_year
+      metrics:
+        - {name: revenue, alias: revenue_last_year, offset_window: 1 year}
+""")
+    _use(ops, model)
+    years = dict(row.split(",") for row in _rows(ops, {"metrics": ["revenue"],
+                                                       "dimensions": ["metric_time__year"]}))
+    last = dict(row.split(",") for row in _rows(ops, {"metrics": ["revenue_last_year"],
+                                                      "dimensions": ["metric_time__year"]}))
+    assert len(years) > 1 and last.keys() == years.keys()
+    assert last == {year: years.get(f"{int(year[:4]) - 1}{year[4:]}", "") for year in years}

@@ -229,6 +229,8 @@ class _Plan:
             for column in list(tree.find_all(exp.Column)):
                 if not column.table and column.name in inputs:
                     value = inputs[column.name](ref)
+                    if column is tree:  # the expression is one input alone (``revenue_prior``)
+                        return value
                     column.replace(exp.paren(value) if isinstance(value, exp.Binary) else value)
             return tree
 
@@ -259,6 +261,7 @@ class _Plan:
         else:
             return self.value(metric, filters)
         self.combined = True
+        self.value(metric, filters)  # its own periods are the rows (when no input is unshifted)
         inner = self.compiler.select([("value", metric, filters)], self.group_bys, self.where)
         cte = self.compiler.cte("shifted", inner)
         self.offsets.append((cte, time, looked_up))

@@ -4,7 +4,8 @@ A cube is a ``Table`` (``sql_table`` or ``sql``); each measure is a metric named
 ``cube.measure``: count, count_distinct(_approx), sum, avg, min and max are simple,
 ``rolling_window`` (or the older ``running_total``) cumulative, and ``number`` a derived metric
 over the measures it references (``{revenue} / NULLIF({count}, 0)``) or an aggregate expression
-of its own. Joins are links: ``many_to_one`` (``belongs_to``) from the cube, ``one_to_many``
+of its own; a multi-stage one with a ``time_shift`` reads its measures a year (its interval)
+earlier or later. Joins are links: ``many_to_one`` (``belongs_to``) from the cube, ``one_to_many``
 (``has_many``) from the other cube back to it, ``one_to_one`` both ways. ``{CUBE}``,
 ``{CUBE.column}`` and ``{dimension}`` in SQL are resolved here or by the compiler; Jinja
 templates are not read (JavaScript models are, turned into this form by ``cube_js``).
@@ -27,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from nl2sql.semantic.dbt import _reason, window
 from nl2sql.semantic.model import (Dimension, DimensionAlias, Link, Measure, Metric,
-                                  MetricInput, Problem, SemanticModel, Table)
+                                  MetricInput, Problem, SemanticModel, Table, Window)
 
 #: The start of a ``case`` label's placeholder in a dimension's SQL (``_label_sql``).
 LABEL = "nl2sql_label_"
@@ -110,11 +111,15 @@ class _Measure(_Member):
 
 
 def _staged(member: _Member) -> None:
-    """Refuse what a multi-stage calculation changes (a ``time_shift`` to the year before, a
-    ``reduce_by``): read as a plain member it would answer another figure under its name. (A
-    ``sub_query`` dimension names a measure: refused where its SQL is read.)"""
+    """Refuse what a multi-stage calculation changes (a ``reduce_by``, a ``group_by``): read as
+    a plain member it would answer another figure under its name. A ``time_shift`` alone is
+    compiled (``_time_shift``). (A ``sub_query`` dimension names a measure: refused where its
+    SQL is read.)"""
     staged = [key for key in ("multi_stage", "time_shift", "group_by", "reduce_by",
                               "add_group_by") if getattr(member, key, None)]
+    if isinstance(member, _Measure) and member.time_shift and \
+            set(staged) <= {"multi_stage", "time_shift"}:
+        return
     if staged:
         raise ValueError(f"{', '.join(staged)}: multi-stage calculations are not compiled by "
                          f"nl2sql")
@@ -399,12 +404,35 @@ def _metric(cube: _Cube, measure: _Measure, table: Table) -> Metric:
         return metric
     names = _references(measure, {m.name for m in cube.measures})
     metric.kind = "derived"
-    metric.inputs = tuple(MetricInput(f"{cube.name}.{name}", alias=name) for name in names)
+    offset = _time_shift(measure)
+    metric.inputs = tuple(MetricInput(f"{cube.name}.{name}", alias=name, offset=offset)
+                          for name in names)
     metric.expr = REFERENCE.sub(lambda m: m.group(0) if _member(m) not in names else _member(m),
                                 str(measure.sql))
     if "{" in metric.expr:
         raise ValueError(f"sql {measure.sql!r} mixes measures with other references")
     return metric
+
+
+def _time_shift(measure: _Measure) -> Window | None:
+    """A multi-stage measure's ``time_shift`` (``[{interval: 1 year, type: prior}]``, one
+    shift; its ``time_dimension`` is the query's one time dimension): how much earlier its
+    measures are read (``next``: a negative window, later); None without one."""
+    if not measure.time_shift:
+        return None
+    shifts = measure.time_shift if isinstance(measure.time_shift, list) else [measure.time_shift]
+    if len(shifts) != 1 or not isinstance(shifts[0], dict):
+        raise ValueError("time_shift: one {interval, type} entry is compiled by nl2sql")
+    shift = {_snake(str(key)): value for key, value in shifts[0].items()}
+    if shift.get("name") or not shift.get("interval"):
+        raise ValueError("time_shift: a named shift (a calendar's) is not compiled by nl2sql; "
+                         "give interval and type")
+    moved = window(shift["interval"])
+    kind = str(shift.get("type") or "prior").lower()
+    if moved is None or moved.count is None or kind not in ("prior", "next"):
+        raise ValueError(f"time_shift: interval {shift['interval']!r} with type {kind!r} (prior "
+                         f"or next)")
+    return moved if kind == "prior" else Window(-moved.count, moved.grain)
 
 
 class _ViewCube(BaseModel):
