@@ -351,3 +351,22 @@ def test_a_derived_metric_of_one_shifted_input_is_last_years_value(
                                                       "dimensions": ["metric_time__year"]}))
     assert len(years) > 1 and last.keys() == years.keys()
     assert last == {year: years.get(f"{int(year[:4]) - 1}{year[4:]}", "") for year in years}
+
+
+def test_a_derived_metric_that_is_one_filtered_input(ops: OpsContext, tmp_path: Path) -> None:
+    """``expr: web_revenue`` over ``revenue`` filtered to the web channel (a common dbt way to
+    name a filtered metric): the expression, one input alone, was left as the bare name ("no such
+    column: web_revenue"), not that input's value; it is the web channel's revenue now."""
+    model = tmp_path / "web.yml"
+    model.write_text(bookstore_semantic_model_path().read_text() + """
+  - name: web_revenue
+    type: derived
+    type_params:
+      expr: web_revenue
+      metrics:
+        - {name: revenue, alias: web_revenue, filter: "{{ Dimension('order__channel') }} = 'web'"}
+""")
+    _use(ops, model)
+    by_channel = dict(row.split(",") for row in _rows(ops, {"metrics": ["revenue"],
+                                                            "dimensions": ["order__channel"]}))
+    assert _rows(ops, {"metrics": ["web_revenue"]}) == [by_channel["web"]]
