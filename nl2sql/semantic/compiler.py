@@ -157,7 +157,8 @@ class _Windowed:
 @dataclass
 class _Converted:
     """A conversion metric's conversions per group, its CTE once made (``name``); ``filters``:
-    the base events' (the query's and the metric's)."""
+    the base events' (the metric's own and those a derived metric over it passes down; the
+    query's ``where`` applies to them too)."""
 
     metric: Metric
     filters: tuple[str, ...]
