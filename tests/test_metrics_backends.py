@@ -60,6 +60,12 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any] | None, str]] = [
       "where": ["{{ TimeDimension('metric_time', date_part_name='year') }} = 2023"]}, None,
      "SELECT {quarter} AS q, SUM(l.quantity) FROM invoice_line l JOIN invoice i "
      "ON i.invoice_id = l.invoice_id WHERE {year_number} = 2023 GROUP BY {quarter}"),
+    ("a metric filter: the revenue of customers whose revenue is over 40, by country",
+     {"metrics": ["revenue"], "dimensions": ["customer__country"],
+      "where": ["{{ Metric('revenue', group_by=['customer']) }} > 40"]}, None,
+     "SELECT c.country, SUM(i.total) FROM invoice i JOIN customer c "
+     "ON c.customer_id = i.customer_id WHERE i.customer_id IN (SELECT customer_id FROM invoice "
+     "GROUP BY customer_id HAVING SUM(total) > 40) GROUP BY c.country"),
 ]
 
 

@@ -370,3 +370,35 @@ def test_a_derived_metric_that_is_one_filtered_input(ops: OpsContext, tmp_path: 
     by_channel = dict(row.split(",") for row in _rows(ops, {"metrics": ["revenue"],
                                                             "dimensions": ["order__channel"]}))
     assert _rows(ops, {"metrics": ["web_revenue"]}) == [by_channel["web"]]
+
+
+def test_a_metric_filtered_on_another_metric_per_customer(ops: OpsContext,
+                                                          tmp_path: Path) -> None:
+    """dbt's metric filters, ``{{ Metric('order_count', group_by=['customer']) }} >= 3`` (the
+    revenue of repeat customers): named as not supported; now each order is kept when its
+    customer's order count holds, equal to the same filter written by hand as the customers'
+    ids. A metric filtered on its own value says so."""
+    model = tmp_path / "repeat.yml"
+    model.write_text(bookstore_semantic_model_path().read_text() + """
+  - name: repeat_customer_revenue
+    type: simple
+    type_params: {measure: revenue}
+    filter:
+      - "{{ Dimension('order__status') }} != 'cancelled'"
+      - "{{ Metric('order_count', group_by=['customer']) }} >= 3"
+  - name: self_filtered
+    type: simple
+    type_params: {measure: orders}
+    filter: "{{ Metric('self_filtered', group_by=['customer']) }} >= 3"
+""")
+    _use(ops, model)
+    counts = dict(row.split(",") for row in _rows(ops, {"metrics": ["order_count"],
+                                                        "dimensions": ["customer"]}))
+    repeat = [customer for customer, count in counts.items() if int(count) >= 3]
+    assert 0 < len(repeat) < len(counts)
+    by_hand = _rows(ops, {"metrics": ["revenue"],
+                          "where": [f"customer IN ({', '.join(repeat)})"]})
+    assert _rows(ops, {"metrics": ["repeat_customer_revenue"]}) == by_hand
+    with pytest.raises(MetricQueryError, match="Metric 'self_filtered' is filtered on its own "
+                                               "value"):
+        metrics_query_op(ops, "bookstore", metrics=["self_filtered"])

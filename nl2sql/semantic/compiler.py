@@ -37,8 +37,8 @@ from nl2sql.errors import MetricQueryError
 from nl2sql.semantic.model import (GRAINS, Metric, MetricInput, NonAdditive, SemanticModel,
                                    Table, Window)
 from nl2sql.semantic.names import GroupBy, metric_named, parse_order, resolve
-from nl2sql.semantic.parts import (Part, PartBuilder, Ref, aggregate, condition_names,
-                                   parse_condition)
+from nl2sql.semantic.parts import (METRIC_VALUE, Part, PartBuilder, Ref, aggregate,
+                                   condition_names, parse_condition)
 from nl2sql.semantic.sources import Sources, parse_expression, true_division
 from nl2sql.semantic.metric_sql import MONTHS, MetricSql, whole_multiple
 
@@ -111,9 +111,23 @@ class _Compiler:
         self.model = model
         self.sources = sources
         self.metric_sql = metric_sql
-        self.builder = PartBuilder(sources, metric_sql)
+        self.builder = PartBuilder(sources, metric_sql, self._metric_values)
         self.ctes: list[tuple[str, exp.Query]] = []
         self.tables: set[str] = set()
+        self._filtering: set[str] = set()  # the metrics of the metric filters being compiled
+
+    def _metric_values(self, name: str, entity: GroupBy) -> exp.Select:
+        """Metric ``name`` per ``entity``, for a metric filter (``MetricValues``)."""
+        if name in self._filtering:
+            raise MetricQueryError(f"Metric '{name}' is filtered on its own value "
+                                   f"(Metric('{name}', ...) in its filter); filter on another "
+                                   f"metric.")
+        self._filtering.add(name)
+        try:
+            return self.select([(METRIC_VALUE, metric_named(self.model, name), ())], [entity],
+                               [])
+        finally:
+            self._filtering.discard(name)
 
     def cte(self, prefix: str, query: exp.Query) -> str:
         """Add a CTE named ``prefix`` (``prefix_2``... when taken); its name. Prefixes are

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from nl2sql.errors import MetricQueryError, did_you_mean
 from nl2sql.semantic.model import DATE_PARTS, GRAINS, Metric, SemanticModel, Table
@@ -38,6 +38,9 @@ class GroupBy:
     via: tuple[str, ...] = ()  # a Cube view's join path to the table (cube names from its root)
     #: dbt's ``__extract_year``...: a part of the date (one of ``DATE_PARTS``), not a period.
     date_part: str | None = None
+    #: A metric filter's metric (``Metric('revenue', group_by=['customer'])``): its value for
+    #: the row's ``entity``, not the entity's key.
+    metric: str | None = None
 
     @property
     def is_time(self) -> bool:
@@ -52,8 +55,10 @@ def read_templates(condition: str) -> str:
     with MetricFlow's arguments: ``Dimension(name, entity_path)``, ``TimeDimension(name,
     time_granularity_name, entity_path, date_part_name)``, ``Entity(name, entity_path)``,
     ``.grain('month')``, ``.date_part('year')`` (``date_part_name='year'``: the name
-    ``metric_time__extract_year``); an ``entity_path`` goes before the name's own entities. What
-    nl2sql cannot honour (a ``Metric(...)`` filter) is an error, never dropped."""
+    ``metric_time__extract_year``), ``Metric('revenue', group_by=['customer'])`` (the name
+    ``revenue__metric_for__customer``: the metric's value for the row's customer); an
+    ``entity_path`` goes before the name's own entities. What nl2sql cannot honour is an error,
+    never dropped."""
     return _JINJA.sub(lambda match: _template_name(match.group(1), condition), condition)
 
 
@@ -75,8 +80,7 @@ def _template_name(source: str, condition: str) -> str:
         node = node.func.value
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
             and node.func.id in _CALLS):
-        raise _unread(condition, "uses a template nl2sql does not read (filters on "
-                                 "Metric(...) are not supported)")
+        raise _unread(condition, "uses a template nl2sql does not read")
     keywords = {k.arg or "": _literal(k.value, condition) for k in node.keywords}
     call = _CALLS[node.func.id]
     try:
@@ -194,14 +198,38 @@ def _time_dimension(time_dimension_name: object, time_granularity_name: object =
     return template if date_part_name is None else template.part(date_part_name)
 
 
+@dataclass(frozen=True)
+class _MetricTemplate:
+    """``Metric('revenue', group_by=['customer'])``: the metric per entity, as a name."""
+
+    metric: str
+    by: str
+
+    @property
+    def name(self) -> str:
+        return f"{self.metric}{METRIC_FOR}{self.by}"
+
+
+def _metric(metric_name: object, group_by: object = ()) -> _MetricTemplate:
+    by = [group_by] if isinstance(group_by, str) else group_by
+    if not isinstance(metric_name, str) or not isinstance(by, (list, tuple)) or len(by) != 1 \
+            or not isinstance(by[0], str):
+        raise TypeError("it takes a metric's name and group_by: one entity (['customer'])")
+    return _MetricTemplate(metric_name.strip(), by[0].strip())
+
+
+#: Between a metric and the entity it is computed for in a metric filter's name.
+METRIC_FOR = "__metric_for__"
 _CALLS = {"Dimension": _dimension, "dimension": _dimension,
           "TimeDimension": _time_dimension, "time_dimension": _time_dimension,
-          "Entity": _dimension, "entity": _dimension}
+          "Entity": _dimension, "entity": _dimension, "Metric": _metric, "metric": _metric}
 
 
 def resolve(model: SemanticModel, name: str) -> GroupBy:
     """The meaning of group-by ``name``; ``MetricQueryError`` naming the closest known name."""
     text = name.strip()
+    if METRIC_FOR in text:
+        return _metric_filter(model, text)
     found = _cube(model, text) if "." in text else _dbt(model, text)
     if found is None:
         hint = did_you_mean(text, all_names(model))
@@ -215,6 +243,18 @@ def resolve(model: SemanticModel, name: str) -> GroupBy:
             raise MetricQueryError(f"'{text}': {found.dimension} is not a time dimension; "
                                    f"drop the {'grain' if found.grain else 'date part'}.")
     return found
+
+
+def _metric_filter(model: SemanticModel, name: str) -> GroupBy:
+    """``revenue__metric_for__customer``: metric ``revenue`` per ``customer`` (an entity), for a
+    filter on each row's customer."""
+    metric, by = name.split(METRIC_FOR, 1)
+    metric_named(model, metric)  # an unknown or broken one says so
+    entity = resolve(model, by)
+    if entity.entity is None or entity.metric is not None:
+        raise MetricQueryError(f"'{name}': a metric filter is computed per entity "
+                               f"(group_by=['customer']), not per '{by}'.")
+    return replace(entity, name=name, metric=metric)
 
 
 def _split_grain(parts: list[str]) -> tuple[list[str], str | None]:

@@ -64,6 +64,26 @@ class Joins:
         self._taken = {table.name}
         #: A join walked back (one row of the table meets many): see ``PartBuilder._fanned``.
         self.fanned = False
+        self._metric_filters: dict[tuple[str, str], str] = {}  # (metric, entity) -> alias
+
+    def metric_filter(self, gb: GroupBy, key: exp.Expression,
+                      values: Callable[[], exp.Select]) -> str:
+        """The alias of ``values`` (a metric per entity, from ``MetricValues``) LEFT JOINed on
+        its entity column equal to ``key`` (the row's entity), once per metric and entity."""
+        assert gb.metric is not None and gb.entity is not None
+        found = self._metric_filters.get((gb.metric, gb.entity))
+        if found is None:
+            found, n = "metric_filter", 2
+            while found in self._taken:
+                found, n = f"metric_filter_{n}", n + 1
+            self._taken.add(found)
+            self._metric_filters[gb.metric, gb.entity] = found
+            entity = exp.column(self.sources.identifier(gb.entity), found)
+            self.clauses.append(exp.Join(
+                this=exp.Subquery(this=values(), alias=exp.TableAlias(
+                    this=self.sources.identifier(found))),
+                on=exp.EQ(this=entity, expression=key), side="LEFT"))
+        return found
 
     def alias_for(self, links: list[Link]) -> str:
         key: tuple[tuple[str, str, str | None, str | None], ...] = ()
@@ -120,10 +140,19 @@ def condition_names(tree: exp.Expression) -> list[str]:
                               for column in tree.find_all(exp.Column)))
 
 
+#: A metric's value per entity for a metric filter: (metric, the entity's group-by) -> a
+#: SELECT of the entity (named as the group-by) and ``METRIC_VALUE``.
+MetricValues = Callable[[str, GroupBy], exp.Select]
+#: The column of a metric filter's value.
+METRIC_VALUE = "nl2sql_metric_value"
+
+
 class PartBuilder:
-    def __init__(self, sources: Sources, metric_sql: MetricSql) -> None:
+    def __init__(self, sources: Sources, metric_sql: MetricSql,
+                 metric_values: MetricValues | None = None) -> None:
         self.sources = sources
         self.metric_sql = metric_sql
+        self.metric_values = metric_values
 
     def select(self, part: Part, group_bys: list[GroupBy], where: list[str],
                values: dict[str, Callable[[Ref], exp.Expression]] | None = None) -> exp.Select:
@@ -296,6 +325,15 @@ class PartBuilder:
                                           for f in measure.filters], self.metric_sql)
 
     def group_by(self, part: Part, gb: GroupBy, joins: Joins) -> exp.Expression:
+        if gb.metric is not None:  # a metric filter: the metric for the row's entity
+            entity = replace(gb, metric=None, name=gb.entity or "")
+            key = self.group_by(part, entity, joins)
+            if self.metric_values is None:
+                raise MetricQueryError(f"'{gb.name}': a metric filter is read in a metric "
+                                       f"query's where only.")
+            alias = joins.metric_filter(gb, key, lambda: self.metric_values(  # type: ignore[misc]
+                gb.metric or "", entity))
+            return exp.column(self.sources.identifier(METRIC_VALUE), alias)
         if gb.metric_time:
             if part.time_dimension is None:
                 raise MetricQueryError(
