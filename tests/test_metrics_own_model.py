@@ -460,6 +460,7 @@ cubes:
     dimensions:
       - {name: x, sql: "{buyers.nothing}", type: string}
       - {name: y, sql: "{sales.total}", type: number, sub_query: true}
+      - {name: z, sql: "{sales.total}", type: number}
 """
     build_cache(chinook.config, tmp_path / "data")
     path = write_model(tmp_path / "cube" / "semantic.yml", CUBE, chinook.naming)
@@ -494,9 +495,11 @@ cubes:
     assert sorted((p.name, p.reason) for p in model.problems if p.kind == "cube") == [
         ("loop_a", "extends itself: loop_a -> loop_b -> loop_a"),
         ("loop_b", "extends itself: loop_b -> loop_a -> loop_b"),
-        ("odd", "dimension 'x': {buyers.nothing} is not a dimension of a cube"),
-        ("odd", "dimension 'y': {sales.total} is a measure (a sub_query dimension, which "
-                "nl2sql does not read)"),
+        ("odd", "dimension 'x': {buyers.nothing} is not a dimension or measure of a cube"),
+        ("odd", "dimension 'y': {sales.total} per row needs the cube's primary key (one "
+                "dimension with primary_key: true)"),
+        ("odd", "dimension 'z': {sales.total} is a measure: a dimension reads it per row "
+                "with sub_query: true"),
         ("orphan", "extends unknown cube 'nowhere'")]
 
 

@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from nl2sql.semantic.dbt import _reason, window
 from nl2sql.semantic.model import (Dimension, DimensionAlias, Link, Measure, Metric,
-                                  MetricInput, Problem, SemanticModel, Table, Window)
+                                  MetricInput, Problem, Proxy, SemanticModel, Table, Window)
 
 #: The start of a ``case`` label's placeholder in a dimension's SQL (``_label_sql``).
 LABEL = "nl2sql_label_"
@@ -93,6 +93,7 @@ class _Member(_Visible):
 class _Dimension(_Member):
     case: dict[str, Any] | None = None
     primary_key: bool = False
+    sub_query: bool = False  # its SQL is a measure, read per row (``PartBuilder._measured``)
 
     @property
     def hidden(self) -> bool:
@@ -113,8 +114,8 @@ class _Measure(_Member):
 def _staged(member: _Member) -> None:
     """Refuse what a multi-stage calculation changes (a ``reduce_by``, a ``group_by``): read as
     a plain member it would answer another figure under its name. A ``time_shift`` alone is
-    compiled (``_time_shift``). (A ``sub_query`` dimension names a measure: refused where its
-    SQL is read.)"""
+    compiled (``_time_shift``). (A ``sub_query`` dimension names a measure: read as that
+    measure per row where its SQL is read.)"""
     staged = [key for key in ("multi_stage", "time_shift", "group_by", "reduce_by",
                               "add_group_by") if getattr(member, key, None)]
     if isinstance(member, _Measure) and member.time_shift and \
@@ -247,15 +248,25 @@ def _table(cube: _Cube, path: Path, broken: dict[tuple[str, str], str]) -> Table
             sql_of[dim.name] = _dimension_sql(dim)
             for match in REFERENCE.finditer(sql_of[dim.name]):
                 if _member(match) in measure_names:  # a measure, not a column: a sub_query
-                    del sql_of[dim.name]
-                    raise ValueError(f"{match.group(0)} is a measure (a sub_query dimension, "
-                                     f"which nl2sql does not read)")
+                    sql = sql_of.pop(dim.name)
+                    if not dim.sub_query:
+                        raise ValueError(_SUB_QUERY.format(measure=match.group(0)))
+                    if not REFERENCE.fullmatch(sql.strip()):
+                        raise ValueError(f"{match.group(0)} is a measure within an expression "
+                                         f"(a sub_query dimension is read as one measure, "
+                                         f"{{orders.count}})")
+                    table.dimensions[dim.name] = Dimension(
+                        dim.name, "", label=dim.title or "", description=dim.description or "",
+                        listed=not dim.hidden, metric=f"{cube.name}.{_member(match)}")
+                    break
         except ValueError as exc:
             broken["dimension", dim.name] = str(exc)
         # a proxy: its whole SQL another cube's member
         if (proxy := REFERENCE.fullmatch(sql_of.get(dim.name, "").strip())) and \
                 proxy.group(2) and proxy.group(1) not in ("CUBE", cube.name):
-            table.proxies[dim.name] = (proxy.group(1), proxy.group(2))
+            table.proxies[dim.name] = Proxy(proxy.group(1), proxy.group(2), Dimension(
+                dim.name, "", label=dim.title or "", description=dim.description or "",
+                listed=not dim.hidden), dim.sub_query)
             del sql_of[dim.name]
     for dim in (dim for dim in members if dim.name in sql_of):
         try:
@@ -472,7 +483,7 @@ def _expose(model: SemanticModel, view: _View, item: _ViewCube) -> None:
     if unknown:
         raise ValueError(f"join_path '{item.join_path}' names unknown cube '{unknown[0]}'")
     cube = model.tables[via[-1]]
-    members = [*cube.dimensions, *cube.proxies, *cube.measures]
+    members = list(dict.fromkeys([*cube.dimensions, *cube.proxies, *cube.measures]))
     if item.includes == "*":
         wanted: list[str | dict[str, Any]] = [m for m in members if m not in item.excludes]
     elif isinstance(item.includes, str):
@@ -501,19 +512,37 @@ def _expose(model: SemanticModel, view: _View, item: _ViewCube) -> None:
 
 
 def add_proxies(model: SemanticModel, tables: list[Table]) -> None:
-    """Each proxy dimension as a name for the member it names (joined by the shortest path);
-    one naming an unknown cube or member is a problem of its cube."""
+    """Each proxy dimension as a name for the member it names (joined by the shortest path),
+    or with ``sub_query`` as that measure per row; one naming an unknown cube or member, or a
+    measure per row of a cube without one primary key, is a problem of its cube."""
     for table in tables:
-        for name, (cube, member) in table.proxies.items():
+        for name, proxy in table.proxies.items():
+            cube, member = proxy.cube, proxy.member
             target = model.tables.get(cube)
+            if target is not None and member in target.measures:
+                if proxy.sub_query:
+                    table.dimensions[name] = replace(proxy.shown, metric=f"{cube}.{member}")
+                else:
+                    model.problems.append(Problem(table.file, "cube", table.name,
+                                                  f"dimension '{name}': " + _SUB_QUERY.format(
+                                                      measure=f"{{{cube}.{member}}}")))
+                continue
             if target is None or member not in target.dimensions:
-                why = ("is a measure (a sub_query dimension, which nl2sql does not read)"
-                       if target is not None and member in target.measures else
-                       "is not a dimension of a cube")
                 model.problems.append(Problem(table.file, "cube", table.name,
-                                              f"dimension '{name}': {{{cube}.{member}}} {why}"))
+                                              f"dimension '{name}': {{{cube}.{member}}} is not "
+                                              f"a dimension or measure of a cube"))
                 continue
             model.dimension_aliases[f"{table.name}.{name}"] = DimensionAlias(cube, member, ())
+        measured = [d for d in table.dimensions.values() if d.metric is not None]
+        for dimension in measured if len(table.primary_key) != 1 else []:
+            del table.dimensions[dimension.name]
+            model.problems.append(Problem(table.file, "cube", table.name, (
+                f"dimension '{dimension.name}': {{{dimension.metric}}} per row needs the "
+                f"cube's primary key (one dimension with primary_key: true)")))
+
+
+#: A dimension naming a measure without ``sub_query: true`` (Cube refuses it too).
+_SUB_QUERY = "{measure} is a measure: a dimension reads it per row with sub_query: true"
 
 
 def cube_links(tables: list[Table], document_joins: dict[str, list[_Join]]) -> list[Problem]:

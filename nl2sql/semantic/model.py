@@ -53,6 +53,9 @@ class Dimension:
     label: str = ""
     description: str = ""
     listed: bool = True  # False: Cube's public: false (a group-by by name, never offered)
+    #: Cube's ``sub_query`` dimension: the value of this metric (a measure) per row of its
+    #: cube (by the cube's primary key), not SQL of the row (``expr`` is empty).
+    metric: str | None = None
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,18 @@ class Measure:
     percentile: float | None = None
     discrete: bool = False
     non_additive: NonAdditive | None = None
+
+
+@dataclass(frozen=True)
+class Proxy:
+    """A Cube dimension whose SQL is another cube's member alone (``{users.city}``): that
+    dimension under this name, or with ``sub_query`` that measure per row (``{orders.count}``);
+    ``shown``: its title, description and ``public``."""
+
+    cube: str
+    member: str
+    shown: Dimension
+    sub_query: bool = False
 
 
 @dataclass(frozen=True)
@@ -111,8 +126,8 @@ class Table:
     links: list[Link] = field(default_factory=list)
     description: str = ""
     time_dimension: str | None = None  # dbt's agg_time_dimension for its measures
-    #: Cube proxy dimensions: name -> (cube, dimension) of the one member its SQL names.
-    proxies: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: Cube proxy dimensions: name -> the member its SQL names alone.
+    proxies: dict[str, Proxy] = field(default_factory=dict)
     #: Cube: the dimensions with ``primary_key: true`` (what tells its rows apart).
     primary_key: tuple[str, ...] = ()
     #: dbt's slowly changing dimension (``validity_params``): the expressions of the time

@@ -66,19 +66,19 @@ class Joins:
         self.fanned = False
         self._metric_filters: dict[tuple[str, str], str] = {}  # (metric, entity) -> alias
 
-    def metric_filter(self, gb: GroupBy, key: exp.Expression,
+    def metric_filter(self, metric: str, by: GroupBy, key: exp.Expression,
                       values: Callable[[], exp.Select]) -> str:
-        """The alias of ``values`` (a metric per entity, from ``MetricValues``) LEFT JOINed on
-        its entity column equal to ``key`` (the row's entity), once per metric and entity."""
-        assert gb.metric is not None and gb.entity is not None
-        found = self._metric_filters.get((gb.metric, gb.entity))
+        """The alias of ``values`` (``metric`` per ``by``, an entity or a cube's primary key,
+        from ``MetricValues``) LEFT JOINed on its ``by`` column equal to ``key`` (the row's),
+        once per metric and ``by``."""
+        found = self._metric_filters.get((metric, by.name))
         if found is None:
             found, n = "metric_filter", 2
             while found in self._taken:
                 found, n = f"metric_filter_{n}", n + 1
             self._taken.add(found)
-            self._metric_filters[gb.metric, gb.entity] = found
-            entity = exp.column(self.sources.identifier(gb.entity), found)
+            self._metric_filters[metric, by.name] = found
+            entity = exp.column(self.sources.identifier(by.name), found)
             self.clauses.append(exp.Join(
                 this=exp.Subquery(this=values(), alias=exp.TableAlias(
                     this=self.sources.identifier(found))),
@@ -327,13 +327,8 @@ class PartBuilder:
     def group_by(self, part: Part, gb: GroupBy, joins: Joins) -> exp.Expression:
         if gb.metric is not None:  # a metric filter: the metric for the row's entity
             entity = replace(gb, metric=None, name=gb.entity or "")
-            key = self.group_by(part, entity, joins)
-            if self.metric_values is None:
-                raise MetricQueryError(f"'{gb.name}': a metric filter is read in a metric "
-                                       f"query's where only.")
-            alias = joins.metric_filter(gb, key, lambda: self.metric_values(  # type: ignore[misc]
-                gb.metric or "", entity))
-            return exp.column(self.sources.identifier(METRIC_VALUE), alias)
+            return self._metric_value(gb.metric, entity, self.group_by(part, entity, joins),
+                                      joins, gb)
         if gb.metric_time:
             if part.time_dimension is None:
                 raise MetricQueryError(
@@ -364,6 +359,8 @@ class PartBuilder:
                 return self.sources.table_expr(table, table.key_of(gb.entity) or gb.entity,
                                                alias, f"entity '{gb.entity}'")
             dimension = table.dimensions[gb.dimension or ""]
+            if dimension.metric is not None:  # Cube's sub_query: a measure per row of ``table``
+                return self._measured(table, alias, dimension.metric, joins, gb)
         value = self.sources.table_expr(table, dimension.expr, alias,
                                         f"dimension '{dimension.name}' of '{table.name}'")
         if gb.date_part is not None:
@@ -375,6 +372,30 @@ class PartBuilder:
         grain = gb.grain or dimension.grain
         return self.metric_sql.truncate(value, _checked(grain, dimension, gb)) \
             if dimension.is_time and grain else value
+
+    def _measured(self, table: Table, alias: str, metric: str, joins: Joins,
+                  gb: GroupBy) -> exp.Expression:
+        """A Cube ``sub_query`` dimension's value on the rows of ``table`` (as ``alias``):
+        ``metric`` per the cube's primary key, joined on it."""
+        if len(table.primary_key) != 1:
+            raise MetricQueryError(f"'{gb.name}' is a measure per row of '{table.name}' (a "
+                                   f"sub_query dimension): it needs the cube's primary key, "
+                                   f"one dimension with primary_key: true.")
+        key = table.primary_key[0]
+        by = GroupBy(f"{table.name}.{key}", table=table.name, dimension=key)
+        value = self.sources.table_expr(table, table.dimensions[key].expr, alias,
+                                        f"the primary key of '{table.name}'")
+        return self._metric_value(metric, by, value, joins, gb)
+
+    def _metric_value(self, metric: str, by: GroupBy, key: exp.Expression, joins: Joins,
+                      gb: GroupBy) -> exp.Expression:
+        """``metric`` per ``by`` for the row whose ``by`` is ``key`` (``MetricValues``)."""
+        if self.metric_values is None:
+            raise MetricQueryError(f"'{gb.name}' is a metric's value: it is read in a metric "
+                                   f"query only.")
+        values = self.metric_values
+        alias = joins.metric_filter(metric, by, key, lambda: values(metric, by))
+        return exp.column(self.sources.identifier(METRIC_VALUE), alias)
 
     def condition(self, part: Part, text: str, joins: Joins) -> exp.Expression:
         """A filter with each group-by name replaced by its SQL for this part."""
