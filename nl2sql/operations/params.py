@@ -50,7 +50,8 @@ GroupByNames = Annotated[list[str] | None, Field(description=(
     "_doy."))]
 MetricFilters = Annotated[list[str] | None, Field(description=(
     "Conditions on group-bys, e.g. [\"customer__country = 'US'\"]; a true/false group-by "
-    "(a Cube segment) alone, e.g. [\"orders.completed\"]."))]
+    "(a Cube segment) alone, e.g. [\"orders.completed\"]; dbt: a metric per entity, e.g. "
+    "[\"order_count__metric_for__customer >= 3\"]."))]
 MetricOrder = Annotated[list[str] | None, Field(description=(
     "Columns to sort by, '-revenue' descending."))]
 RowLimit = Annotated[int | None, Field(ge=0, description="Most rows.")]
