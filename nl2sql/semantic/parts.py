@@ -64,7 +64,7 @@ class Joins:
         self._taken = {table.name}
         #: A join walked back (one row of the table meets many): see ``PartBuilder._fanned``.
         self.fanned = False
-        self._metric_filters: dict[tuple[str, str], str] = {}  # (metric, entity) -> alias
+        self._metric_filters: dict[tuple[str, str], str] = {}  # (metric, by) -> alias
 
     def metric_filter(self, metric: str, by: GroupBy, key: exp.Expression,
                       values: Callable[[], exp.Select]) -> str:
