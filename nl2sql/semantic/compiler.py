@@ -17,7 +17,8 @@ NULL-safe equality: no FULL OUTER JOIN, which MySQL lacks), and on top:
   than a day takes each period's first day instead (the part's rows per day joined to the
   periods, up to each one's first day);
 - conversion: the base events (each with the group-bys' values) joined to the conversion
-  events of the same entity within the window after them, each conversion event kept once,
+  events of the same entity on their day or after, before the window has passed (a 7-day
+  window: up to 6 days after, as MetricFlow joins them), each conversion event kept once,
   for the latest base event before it, as MetricFlow matches them; the conversions per group
   (0 where none came) over the base measure's value.
 Filters apply to rows, before aggregation; periods without rows are not listed, but with a
@@ -480,7 +481,8 @@ class _Plan:
     def _converted(self, converted: _Converted) -> exp.Select:
         """The conversions per group: the base events (``b``, with the group-bys' values)
         joined to the conversion events (``c``, numbered) of the same entity (and equal
-        constant properties) on the same day or within the window after; each conversion
+        constant properties) on the same day or after, before the window has passed (a
+        7-day window: up to 6 days after, as MetricFlow joins them); each conversion
         event kept with its latest base event (``nl2sql_rank`` 1), then aggregated by the
         conversion measure."""
         metric, model = converted.metric, self.compiler.model
@@ -522,9 +524,9 @@ class _Plan:
         day_b, day_c = (metric_sql.truncate(col(_TIME, alias), "day") for alias in "bc")
         on: list[exp.Expression] = [exp.EQ(this=col(_ENTITY, "c"), expression=col(_ENTITY, "b")),
                                     exp.GTE(this=day_c, expression=day_b)]
-        if conversion.window is not None:
-            on.append(exp.LTE(this=day_c.copy(),
-                              expression=metric_sql.shift(day_b, conversion.window)))
+        if conversion.window is not None:  # within 7 days: before the 7th day after (MetricFlow)
+            on.append(exp.LT(this=day_c.copy(),
+                             expression=metric_sql.shift(day_b, conversion.window)))
         on += [exp.EQ(this=col(f"{_PROPERTY}{i}", "c"), expression=col(f"{_PROPERTY}{i}", "b"))
                for i in range(len(pairs))]
         latest = [ordered(col(_TIME, "b"), sources.dialect, descending=True),
