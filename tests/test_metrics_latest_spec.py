@@ -272,9 +272,10 @@ def test_a_metrics_time_granularity_is_the_grain_of_a_bare_metric_time(
 def test_an_input_offset_to_the_start_of_a_period_is_its_value_there(
         ops: OpsContext, tmp_path: Path) -> None:
     """``offset_to_grain: month`` (the value as of the month's start) was dropped, and the
-    derived metric answered the plain value under its name; then a named problem; now each
-    day's value is its own minus the month's first day's (none when that day sold nothing), and
-    each month's minus its quarter's first month's."""
+    derived metric answered the plain value under its name; then a named problem; now, as
+    MetricFlow reads it, each period's value minus the metric on the day its month (quarter)
+    began: by day, by week (the month of the week's Monday) and by month (the quarter's first
+    day), none when that day sold nothing."""
     model = tmp_path / "offsets.yml"
     model.write_text(bookstore_semantic_model_path().read_text() + """
   - name: revenue_since_month_start
@@ -306,29 +307,24 @@ def test_an_input_offset_to_the_start_of_a_period_is_its_value_there(
 
     def values(metric: str, grain: str) -> dict[str, float | None]:
         rows = _rows(ops, {"metrics": [metric], "dimensions": [f"metric_time__{grain}"]})
-        return {day: float(value) if value else None
+        return {day: round(float(value), 6) if value else None
                 for day, value in (row.split(",") for row in rows)}
+
+    def minus(values: dict[str, float | None], start: dict[str, str]) -> dict[str, float | None]:
+        """Each period's value minus the day's revenue on ``start[period]`` (None: none)."""
+        return {period: None if daily.get(start[period]) is None or value is None
+                else round(value - daily[start[period]], 6) for period, value in values.items()}
 
     daily = values("revenue", "day")
     since = values("revenue_since_month_start", "day")
-    assert since.keys() == daily.keys()
-    expected = {day: None if daily.get(day[:8] + "01") is None else
-                round(value - daily[day[:8] + "01"], 6) for day, value in daily.items()}
-    assert {day: None if v is None else round(v, 6) for day, v in since.items()} == expected
+    assert since == minus(daily, {day: day[:8] + "01" for day in daily})
     assert sum(v is not None for v in since.values()) > 10  # some months sold on the 1st
-
+    weekly = values("revenue", "week")
+    assert values("revenue_since_month_start", "week") == minus(
+        weekly, {week: week[:8] + "01" for week in weekly})
     monthly = values("revenue", "month")
-    quarterly = values("revenue_since_quarter_start", "month")
-
-    def quarter_start(month: str) -> str:
-        return f"{month[:5]}{(int(month[5:7]) - 1) // 3 * 3 + 1:02d}-01"
-
-    assert {m: None if v is None else round(v, 6) for m, v in quarterly.items()} == {
-        m: None if monthly.get(quarter_start(m)) is None else
-        round(value - monthly[quarter_start(m)], 6) for m, value in monthly.items()}
-    with pytest.raises(MetricQueryError, match="a week does not start a month; group by day"):
-        metrics_query_op(ops, "bookstore", metrics=["revenue_since_month_start"],
-                         dimensions=["metric_time__week"])
+    assert values("revenue_since_quarter_start", "month") == minus(
+        monthly, {m: f"{m[:5]}{(int(m[5:7]) - 1) // 3 * 3 + 1:02d}-01" for m in monthly})
 
 def test_a_derived_metric_of_one_shifted_input_is_last_years_value(
         ops: OpsContext, tmp_path: Path) -> None:

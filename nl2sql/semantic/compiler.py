@@ -9,8 +9,8 @@ NULL-safe equality: no FULL OUTER JOIN, which MySQL lacks), and on top:
 - ratio: ``CAST(numerator AS DOUBLE) / NULLIF(denominator, 0)``;
 - derived: its expression over the inputs (``/`` dividing as a ratio does, whatever the
   backend's integer division); an input with ``offset_window`` is compiled on its
-  own and joined on the period ``offset`` earlier, one with ``offset_to_grain`` on the first
-  period of the grain (the month) holding each period;
+  own and joined on the period ``offset`` earlier, one with ``offset_to_grain`` per day, joined
+  on the day the grain (the month) holding each period began (MetricFlow's reading);
 - cumulative: a running total over the time group-by (restarting every ``grain_to_date``), or
   with a ``window`` the sum of the periods within it (a self-join of its part): each period's
   value at its end; a dbt metric's ``period_agg: first`` (dbt's default) by a grain coarser
@@ -41,7 +41,7 @@ from nl2sql.semantic.names import GroupBy, metric_named, parse_order, resolve
 from nl2sql.semantic.parts import (METRIC_VALUE, Part, PartBuilder, Ref, aggregate,
                                    condition_names, parse_condition)
 from nl2sql.semantic.sources import Sources, parse_expression, true_division
-from nl2sql.semantic.metric_sql import MONTHS, MetricSql, whole_multiple
+from nl2sql.semantic.metric_sql import MetricSql, whole_multiple
 
 #: A metric's value, given how to reach a measure of a part.
 Value = Callable[[Ref], exp.Expression]
@@ -169,6 +169,17 @@ class _Windowed:
     name: str = ""  # its CTE, once made
 
 
+@dataclass(frozen=True)
+class _Offset:
+    """An input read at another time: its CTE (the metric per ``column``, the time group-by or
+    its day), joined where ``column`` is ``looked_up`` of the combined rows' ``time``."""
+
+    cte: str
+    time: GroupBy
+    column: str
+    looked_up: Callable[[exp.Expression], exp.Expression]
+
+
 @dataclass
 class _Converted:
     """A conversion metric's conversions per group, its CTE once made (``name``); ``filters``:
@@ -190,8 +201,7 @@ class _Plan:
         self.where = where
         self.parts: dict[tuple[str, tuple[str, ...], str | None, NonAdditive | None],
                          Part] = {}
-        #: (CTE, time group-by, the period it looks up for a period of the combined rows)
-        self.offsets: list[tuple[str, GroupBy, Callable[[exp.Expression], exp.Expression]]] = []
+        self.offsets: list[_Offset] = []
         self.windows: list[_Windowed] = []
         self.conversions: list[_Converted] = []
         self.spine = False  # a metric joins to the time spine: every period is listed
@@ -261,16 +271,14 @@ class _Plan:
             if not whole_multiple(offset, time.grain or "day"):
                 raise MetricQueryError(f"'{name}' offset by {offset}: not a whole number of "
                                        f"{time.grain}s; group by a finer grain.")
+            read = time  # the metric per period, joined on the period ``offset`` earlier
 
             def looked_up(period: exp.Expression) -> exp.Expression:
                 return metric_sql.shift(period, offset, -1)
         elif to_grain is not None:
             time = self._time_group_by(f"'{name}' offset to the {to_grain}'s start")
-            grain = time.grain or "day"
-            if not (grain in ("day", to_grain) or (grain in MONTHS and to_grain in MONTHS and
-                                                   GRAINS.index(grain) < GRAINS.index(to_grain))):
-                raise MetricQueryError(f"'{name}' offset to the {to_grain}'s start: a {grain} "
-                                       f"does not start a {to_grain}; group by day.")
+            # as MetricFlow reads it: the metric on the day the period's month (to_grain) began
+            read = replace(time, grain=None, name=_day_name(time))
 
             def looked_up(period: exp.Expression) -> exp.Expression:
                 return metric_sql.truncate(period, to_grain)
@@ -278,9 +286,10 @@ class _Plan:
             return self.value(metric, filters)
         self.combined = True
         self.value(metric, filters)  # its own periods are the rows (when no input is unshifted)
-        inner = self.compiler.select([("value", metric, filters)], self.group_bys, self.where)
+        group_bys = [read if gb is time else gb for gb in self.group_bys]
+        inner = self.compiler.select([("value", metric, filters)], group_bys, self.where)
         cte = self.compiler.cte("shifted", inner)
-        self.offsets.append((cte, time, looked_up))
+        self.offsets.append(_Offset(cte, time, read.name, looked_up))
         return lambda ref: exp.column("value", cte)
 
     def _part(self, ref: tuple[str, str], filters: tuple[str, ...]) -> tuple[Part, str]:
@@ -415,11 +424,11 @@ class _Plan:
             converted.name = self.compiler.cte("converted", self._converted(converted))
             select = self._join(select, converted.name, self.group_bys) if names else \
                 select.join(exp.to_table(converted.name), join_type="CROSS", copy=False)
-        for cte, time, looked_up in self.offsets:
-            others = [gb for gb in self.group_bys if gb is not time]
-            shifted = exp.EQ(this=exp.column(self.sources.identifier(time.name), cte),
-                             expression=looked_up(self.key(time)))
-            select = self._join(select, cte, others, shifted)
+        for offset in self.offsets:
+            others = [gb for gb in self.group_bys if gb is not offset.time]
+            shifted = exp.EQ(this=exp.column(self.sources.identifier(offset.column), offset.cte),
+                             expression=offset.looked_up(self.key(offset.time)))
+            select = self._join(select, offset.cte, others, shifted)
 
         def ref(part: Part, measure: str) -> exp.Expression:
             return exp.column(self.sources.identifier(part.columns[measure]), part.name)
