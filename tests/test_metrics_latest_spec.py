@@ -396,7 +396,7 @@ def test_a_metric_filtered_on_another_metric_per_customer(ops: OpsContext,
                           "where": [f"customer IN ({', '.join(repeat)})"]})
     assert _rows(ops, {"metrics": ["repeat_customer_revenue"]}) == by_hand
     assert _rows(ops, {"metrics": ["revenue"],  # the plain name a tool call writes
-                       "where": ["order_count__metric_for__customer >= 3"]}) == by_hand
+                       "where": ["customer__order_count >= 3"]}) == by_hand
     with pytest.raises(MetricQueryError, match="Metric 'self_filtered' is filtered on its own "
                                                "value"):
         metrics_query_op(ops, "bookstore", metrics=["self_filtered"])

@@ -51,7 +51,7 @@ GroupByNames = Annotated[list[str] | None, Field(description=(
 MetricFilters = Annotated[list[str] | None, Field(description=(
     "Conditions on group-bys, e.g. [\"customer__country = 'US'\"]; a true/false group-by "
     "(a Cube segment) alone, e.g. [\"orders.completed\"]; dbt: a metric per entity, e.g. "
-    "[\"order_count__metric_for__customer >= 3\"]."))]
+    "[\"customer__order_count >= 3\"]."))]
 MetricOrder = Annotated[list[str] | None, Field(description=(
     "Columns to sort by, '-revenue' descending."))]
 RowLimit = Annotated[int | None, Field(ge=0, description="Most rows.")]

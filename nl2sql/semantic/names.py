@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from nl2sql.errors import MetricQueryError, did_you_mean
 from nl2sql.semantic.model import DATE_PARTS, GRAINS, Metric, SemanticModel, Table
@@ -38,8 +38,8 @@ class GroupBy:
     via: tuple[str, ...] = ()  # a Cube view's join path to the table (cube names from its root)
     #: dbt's ``__extract_year``...: a part of the date (one of ``DATE_PARTS``), not a period.
     date_part: str | None = None
-    #: A metric filter's metric (``Metric('revenue', group_by=['customer'])``): its value for
-    #: the row's ``entity``, not the entity's key.
+    #: A metric filter's metric (``Metric('revenue', group_by=['customer'])``, the name
+    #: ``customer__revenue``): its value for the row's ``entity``, not the entity's key.
     metric: str | None = None
 
     @property
@@ -56,7 +56,7 @@ def read_templates(condition: str) -> str:
     time_granularity_name, entity_path, date_part_name)``, ``Entity(name, entity_path)``,
     ``.grain('month')``, ``.date_part('year')`` (``date_part_name='year'``: the name
     ``metric_time__extract_year``), ``Metric('revenue', group_by=['customer'])`` (the name
-    ``revenue__metric_for__customer``: the metric's value for the row's customer); an
+    ``customer__revenue``, as MetricFlow names it: the metric's value for the row's customer); an
     ``entity_path`` goes before the name's own entities. What nl2sql cannot honour is an error,
     never dropped."""
     return _JINJA.sub(lambda match: _template_name(match.group(1), condition), condition)
@@ -207,19 +207,17 @@ class _MetricTemplate:
 
     @property
     def name(self) -> str:
-        return f"{self.metric}{METRIC_FOR}{self.by}"
+        return f"{self.by}__{self.metric}"
 
 
 def _metric(metric_name: object, group_by: object = ()) -> _MetricTemplate:
     by = [group_by] if isinstance(group_by, str) else group_by
     if not isinstance(metric_name, str) or not isinstance(by, (list, tuple)) or len(by) != 1 \
-            or not isinstance(by[0], str):
+            or not isinstance(by[0], str) or "__" in by[0]:
         raise TypeError("it takes a metric's name and group_by: one entity (['customer'])")
     return _MetricTemplate(metric_name.strip(), by[0].strip())
 
 
-#: Between a metric and the entity it is computed for in a metric filter's name.
-METRIC_FOR = "__metric_for__"
 _CALLS = {"Dimension": _dimension, "dimension": _dimension,
           "TimeDimension": _time_dimension, "time_dimension": _time_dimension,
           "Entity": _dimension, "entity": _dimension, "Metric": _metric, "metric": _metric}
@@ -228,8 +226,6 @@ _CALLS = {"Dimension": _dimension, "dimension": _dimension,
 def resolve(model: SemanticModel, name: str) -> GroupBy:
     """The meaning of group-by ``name``; ``MetricQueryError`` naming the closest known name."""
     text = name.strip()
-    if METRIC_FOR in text:
-        return _metric_filter(model, text)
     found = _cube(model, text) if "." in text else _dbt(model, text)
     if found is None:
         hint = did_you_mean(text, all_names(model))
@@ -243,18 +239,6 @@ def resolve(model: SemanticModel, name: str) -> GroupBy:
             raise MetricQueryError(f"'{text}': {found.dimension} is not a time dimension; "
                                    f"drop the {'grain' if found.grain else 'date part'}.")
     return found
-
-
-def _metric_filter(model: SemanticModel, name: str) -> GroupBy:
-    """``revenue__metric_for__customer``: metric ``revenue`` per ``customer`` (an entity), for a
-    filter on each row's customer."""
-    metric, by = name.split(METRIC_FOR, 1)
-    metric_named(model, metric)  # an unknown or broken one says so
-    entity = resolve(model, by)
-    if entity.entity is None or entity.metric is not None:
-        raise MetricQueryError(f"'{name}': a metric filter is computed per entity "
-                               f"(group_by=['customer']), not per '{by}'.")
-    return replace(entity, name=name, metric=metric)
 
 
 def _split_grain(parts: list[str]) -> tuple[list[str], str | None]:
@@ -297,6 +281,11 @@ def _dbt(model: SemanticModel, name: str) -> GroupBy | None:
             if table and not grain and not date_part else None
     *path, dimension = parts
     table = _keyed_by(model, path[-1])
+    if table is not None and len(parts) == 2 and not grain and not date_part and \
+            dimension not in table.dimensions and (dimension in model.metrics or
+                                                   model.broken(dimension)):
+        metric_named(model, dimension)  # a broken one says why
+        return GroupBy(name, table=table.name, entity=path[0], metric=dimension)
     if table is None or dimension not in table.dimensions:
         return None
     if grain is None and date_part is None and table.dimensions[dimension].is_time:
