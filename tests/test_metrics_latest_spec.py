@@ -382,6 +382,7 @@ def test_a_metric_filtered_on_another_metric_per_customer(ops: OpsContext,
     filter:
       - "{{ Dimension('order__status') }} != 'cancelled'"
       - "{{ Metric('order_count', group_by=['customer']) }} >= 3"
+  - {name: customer_count, type: simple, type_params: {measure: customers}}
   - name: self_filtered
     type: simple
     type_params: {measure: orders}
@@ -397,6 +398,11 @@ def test_a_metric_filtered_on_another_metric_per_customer(ops: OpsContext,
     assert _rows(ops, {"metrics": ["repeat_customer_revenue"]}) == by_hand
     assert _rows(ops, {"metrics": ["revenue"],  # the plain name a tool call writes
                        "where": ["customer__order_count >= 3"]}) == by_hand
+    # and a group-by: customers per number of orders (MetricFlow's metrics as dimensions)
+    histogram = _rows(ops, {"metrics": ["customer_count"],
+                            "dimensions": ["customer__order_count"]})
+    assert {row.split(",")[0]: int(row.split(",")[1]) for row in histogram if row[0] != ","} == {
+        str(n): list(map(int, counts.values())).count(n) for n in set(map(int, counts.values()))}
     with pytest.raises(MetricQueryError, match="Metric 'self_filtered' is filtered on its own "
                                                "value"):
         metrics_query_op(ops, "bookstore", metrics=["self_filtered"])
