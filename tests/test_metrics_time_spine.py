@@ -4,7 +4,8 @@ without an invoice (most of Chinook's days), so a line chart drew straight acros
 now lists every period from the first to the last (``fill_nulls_with: 0`` there), by day, week
 and month, beside another group-by (a missing period gets one row, its other group-bys NULL, as
 MetricFlow's spine gives it), and under a running total; the periods with rows keep their
-values. Checked against the plain metric's rows on every backend and Spark."""
+values. A filter on the time spans its dates: "every day of December" lists the days after the
+last invoice too. Checked against the plain metric's rows on every backend and Spark."""
 
 from __future__ import annotations
 
@@ -74,6 +75,14 @@ def check(config: DbConnectionConfig, naming: str, folder: Path,
                 running = [v for _, v in _rows(ops, {"metrics": ["filled_running_revenue"],
                                                      "dimensions": [time]})]
                 assert len(running) == len(every) and running == sorted(running) and running[0] > 0
+                # every day of December, up to the 31st: past the last invoice (the 22nd)
+                december = {_day(t): v for t, v in _rows(ops, {
+                    "metrics": ["daily_revenue"], "dimensions": [time],
+                    "where": [f"{time} >= '2025-12-01'", f"{time} <= '2025-12-31'"]})}
+                assert sorted(december) == _periods(dt.date(2025, 12, 1), dt.date(2025, 12, 31),
+                                                    "day")
+                assert december == {t: filled.get(t, 0) for t in december}
+                assert max(plain) == dt.date(2025, 12, 22) and december[max(december)] == 0
 
         if "month" not in grains:  # a second engine's dialect: the spine's SQL is shared
             return

@@ -28,6 +28,7 @@ metric's ``join_to_timespine`` every period from the first to the last is (its v
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -46,6 +47,8 @@ from nl2sql.semantic.metric_sql import MetricSql, whole_multiple
 #: A metric's value, given how to reach a measure of a part.
 Value = Callable[[Ref], exp.Expression]
 _RUNNING = {"sum": exp.Sum, "count": exp.Sum, "min": exp.Min, "max": exp.Max}
+#: A text literal that is a date (a time filter's bound widens a time spine to it).
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 #: Aggregations whose value over no rows is 0 (a group without conversions has 0 of them).
 _ZERO_WHEN_EMPTY = ("count", "count_distinct", "sum", "sum_boolean")
 
@@ -450,24 +453,34 @@ class _Plan:
     def _filled(self, keys: str, time: GroupBy) -> str:
         """The CTE of the combined rows (``keys``) and a row for each period between their
         first and last without one (its other group-bys NULL), as MetricFlow's time spine
-        lists them; periods are counted by a cross join of digits (up to 10,000 from the
-        first: no recursive CTE, which MySQL caps at 1,000 rows and Spark lacks), and no row
-        of ``keys`` is ever dropped."""
-        sources, cte = self.sources, self.compiler.cte
-        column = sources.identifier(time.name)
+        lists them; a filter on the time group-by alone widens the span to its dates and
+        keeps only its periods ("every day of March" lists March's last days without rows
+        too). Periods are counted by a cross join of digits (up to 10,000 from the first: no
+        recursive CTE, which MySQL caps at 1,000 rows and Spark lacks), and no row of
+        ``keys`` is ever dropped."""
+        sources, cte, metric_sql = self.sources, self.compiler.cte, self.compiler.metric_sql
+        column, grain = sources.identifier(time.name), time.grain or "day"
         digits = cte("digits", exp.union(*[exp.select(exp.alias_(exp.Literal.number(i), "d"))
                                            for i in range(10)], distinct=False))
+        spanned = self._time_conditions(time)
+        ends: exp.Query = exp.select(exp.alias_(exp.column(column.copy(), keys), "period")
+                                     ).from_(keys, copy=False)
+        for tree in spanned:  # a filter's dates widen the span: the periods it asks for
+            for literal in tree.find_all(exp.Literal):
+                if literal.is_string and _DATE.match(literal.this):
+                    ends = exp.union(ends, exp.select(exp.alias_(
+                        metric_sql.truncate(literal.copy(), grain), "period")), distinct=False)
         bounds = cte("bounds", exp.select(
-            exp.alias_(exp.Min(this=exp.column(column.copy(), keys)), "first_period"),
-            exp.alias_(exp.Max(this=exp.column(column.copy(), keys)), "last_period"),
-        ).from_(keys, copy=False))
+            exp.alias_(exp.Min(this=exp.column("period", "ends")), "first_period"),
+            exp.alias_(exp.Max(this=exp.column("period", "ends")), "last_period"),
+        ).from_(exp.Subquery(this=ends, alias=exp.TableAlias(this=exp.to_identifier("ends"))),
+                copy=False))
         places = ("ones", "tens", "hundreds", "thousands")
         count: exp.Expression = exp.column("d", places[0])
         for i, place in enumerate(places[1:], 1):
             count = exp.Add(this=count, expression=exp.Mul(this=exp.column("d", place),
                                                            expression=exp.Literal.number(10 ** i)))
-        period = self.compiler.metric_sql.shift_by(exp.column("first_period", bounds), count,
-                                                   time.grain or "day")
+        period = metric_sql.shift_by(exp.column("first_period", bounds), count, grain)
         numbered = exp.select(exp.alias_(period, column.copy())).from_(bounds, copy=False)
         for place in places:
             numbered = numbered.join(exp.alias_(exp.to_table(digits), place, table=True),
@@ -475,6 +488,9 @@ class _Plan:
         periods = cte("periods", numbered.where(
             exp.LTE(this=period.copy(), expression=exp.column("last_period", bounds)),
             copy=False))
+        for tree in spanned:  # and choose among them
+            for name in list(tree.find_all(exp.Column)):
+                name.replace(exp.column(column.copy(), periods))
         held = exp.select(exp.Literal.number(1)).from_(
             exp.alias_(exp.to_table(keys), "held", table=True), copy=False).where(
             exp.EQ(this=exp.column(column.copy(), "held"),
@@ -482,10 +498,16 @@ class _Plan:
         missing = exp.select(*[exp.alias_(exp.column(column.copy(), periods) if gb is time
                                           else exp.Null(), sources.identifier(gb.name))
                                for gb in self.group_bys]).from_(periods, copy=False).where(
-            exp.not_(exp.Exists(this=held)), copy=False)
+            exp.and_(exp.not_(exp.Exists(this=held)), *spanned), copy=False)
         present = exp.select(*[exp.column(sources.identifier(gb.name), keys)
                                for gb in self.group_bys]).from_(keys, copy=False)
         return cte("filled", exp.union(present, missing, distinct=False))
+
+    def _time_conditions(self, time: GroupBy) -> list[exp.Expression]:
+        """The query's filters on the time group-by alone (``metric_time__day >=
+        '2024-03-01'``), parsed: the time spine's periods span their dates and hold them."""
+        trees = [parse_condition(text, self.sources.dialect) for text in self.where]
+        return [tree for tree in trees if condition_names(tree) == [time.name]]
 
     def _converted(self, converted: _Converted) -> exp.Select:
         """The conversions per group: the base events (``b``, with the group-bys' values)
