@@ -92,7 +92,8 @@ def test_saved_queries_are_checked_listed_and_run(shop: OpsContext) -> None:
     output = shop.annotate_output  # type: ignore[attr-defined]
     assert "saved queries: 2 of 5 run" in output
     assert "saved query 'lost_metric': Unknown metric 'profit'" in output
-    assert "saved query 'bad_filter': the filter" in output and "Metric(...)" in output
+    assert "saved query 'bad_filter': the filter" in output and \
+        "Metric() takes a metric's name and group_by: one entity" in output
     assert "saved query 'unknown_column':" in output
     listed = metrics_list_op(shop, "shop")
     assert [q.name for q in listed.saved_metric_queries] == [

@@ -214,7 +214,9 @@ def _metric(metric_name: object, group_by: object = ()) -> _MetricTemplate:
     by = [group_by] if isinstance(group_by, str) else group_by
     if not isinstance(metric_name, str) or not isinstance(by, (list, tuple)) or len(by) != 1 \
             or not isinstance(by[0], str) or "__" in by[0]:
-        raise TypeError("it takes a metric's name and group_by: one entity (['customer'])")
+        # "_metric()" reads as the template's own name (``_template_name`` replaces it)
+        raise TypeError("_metric() takes a metric's name and group_by: one entity "
+                        "(['customer'])")
     return _MetricTemplate(metric_name.strip(), by[0].strip())
 
 
