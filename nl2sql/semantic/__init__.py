@@ -4,10 +4,13 @@ the database's SQL. (``nl2sql.metrics()`` is the public function listing them, h
 package's other name.)
 
 Reading: ``loading.py`` (files, caching, problems; ``semantic_model(config)``), ``dbt.py``,
-``cube.py``, into the neutral ``model.py``. Compiling: ``names.py`` (group-by names), ``sources.py`` (tables, expressions,
-join paths), ``parts.py`` (one aggregating SELECT), ``compiler.py`` (combining them, ratio,
-derived, cumulative), ``metric_sql.py`` (each backend's time grains), ``api.py`` (``compile_for``
-one configured database). ``listing.py`` says what a metric can be grouped by. The compiled SQL runs through the same read-only path as any query
+``cube.py`` (and ``cube_js.py``), into the neutral ``model.py``. Compiling: ``names.py``
+(group-by names), ``sources.py`` (tables, expressions, join paths), ``parts.py`` (one
+aggregating SELECT), ``compiler.py`` (combining them, ratio, derived, cumulative),
+``conversion.py`` (a conversion metric's matched events), ``time_spine.py`` (every period
+listed), ``metric_sql.py`` (each backend's time grains and date parts), ``api.py``
+(``compile_for`` one configured database). ``listing.py`` says what a metric can be grouped
+by. The compiled SQL runs through the same read-only path as any query
 (``nl2sql.operations.metrics``).
 """
 

@@ -28,29 +28,24 @@ metric's ``join_to_timespine`` every period from the first to the last is (its v
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from sqlglot import exp
-from sqlglot.dialects.dialect import Dialect
 
 from nl2sql.errors import MetricQueryError
-from nl2sql.semantic.model import (GRAINS, Metric, MetricInput, NonAdditive, SemanticModel,
-                                   Table, Window)
+from nl2sql.semantic.model import GRAINS, Metric, MetricInput, NonAdditive, SemanticModel, Window
 from nl2sql.semantic.names import GroupBy, metric_named, parse_order, resolve
-from nl2sql.semantic.parts import (METRIC_VALUE, Part, PartBuilder, Ref, aggregate,
-                                   condition_names, parse_condition)
-from nl2sql.semantic.sources import Sources, parse_expression, true_division
+from nl2sql.semantic.parts import (METRIC_VALUE, Part, PartBuilder, Ref, condition_names,
+                                   parse_condition)
+from nl2sql.semantic.sources import Sources, ordered, parse_expression, true_division
+from nl2sql.semantic.conversion import CONVERSIONS, conversions, counted
 from nl2sql.semantic.metric_sql import MetricSql, whole_multiple
+from nl2sql.semantic.time_spine import filled
 
 #: A metric's value, given how to reach a measure of a part.
 Value = Callable[[Ref], exp.Expression]
 _RUNNING = {"sum": exp.Sum, "count": exp.Sum, "min": exp.Min, "max": exp.Max}
-#: A text literal that is a date (a time filter's bound widens a time spine to it).
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
-#: Aggregations whose value over no rows is 0 (a group without conversions has 0 of them).
-_ZERO_WHEN_EMPTY = ("count", "count_distinct", "sum", "sum_boolean")
 
 
 @dataclass(frozen=True)
@@ -100,14 +95,6 @@ def compile_query(model: SemanticModel, query: MetricQuery, *, dialect: str,
         select = select.with_(sources.identifier(name), as_=cte, copy=False)
     return CompiledQuery(select.sql(dialect=dialect, pretty=True), tuple(m.name for m in metrics),
                          tuple(columns), tuple(sorted(compiler.tables)))
-
-
-def ordered(value: exp.Expression, dialect: str, descending: bool = False) -> exp.Ordered:
-    """``value`` [DESC] with the dialect's own place for NULLs (sqlglot would otherwise spell
-    out another dialect's, e.g. a ``CASE`` for MySQL)."""
-    nulls = Dialect.get_or_raise(dialect).NULL_ORDERING
-    first = nulls == ("nulls_are_large" if descending else "nulls_are_small")
-    return exp.Ordered(this=value, desc=descending, nulls_first=first)
 
 
 class _Compiler:
@@ -309,16 +296,15 @@ class _Plan:
     def _conversion(self, metric: Metric, filters: tuple[str, ...]) -> Value:
         assert metric.measure is not None and metric.conversion is not None
         part, base = self._part(metric.measure, filters)
-        table, counted = self.compiler.model.measure(metric.conversion.measure)
+        table, measure = self.compiler.model.measure(metric.conversion.measure)
         self.compiler.tables.add(table.name)
         self.combined = True
         converted = _Converted(metric, filters)
         self.conversions.append(converted)
 
         def conversions() -> exp.Expression:
-            value = exp.column(self.sources.identifier(_CONVERSIONS), converted.name)
-            return exp.Coalesce(this=value, expressions=[exp.Literal.number(0)]) \
-                if counted.agg in _ZERO_WHEN_EMPTY else value
+            return counted(exp.column(self.sources.identifier(CONVERSIONS), converted.name),
+                           measure)
 
         if metric.conversion.calculation == "conversions":
             return lambda ref: conversions()
@@ -406,7 +392,8 @@ class _Plan:
                   for part in parts], distinct=True))
         time = self._spine_time() if self.spine else None
         if time is not None:
-            self.base = self._filled(self.base, time)
+            self.base = filled(self.base, time, self.group_bys, self.where, self.sources,
+                               self.compiler.metric_sql, self.compiler.cte)
         select = exp.select().from_(self.base, copy=False)
         for part in parts:
             if part.name != self.base:
@@ -424,7 +411,9 @@ class _Plan:
             windowed.name = self.compiler.cte("windowed", self._window(windowed))
             select = self._join(select, windowed.name, self.group_bys)
         for converted in self.conversions:
-            converted.name = self.compiler.cte("converted", self._converted(converted))
+            converted.name = self.compiler.cte("converted", conversions(
+                converted.metric, converted.filters, self.group_bys, self.where,
+                self.compiler.model, self.compiler.builder))
             select = self._join(select, converted.name, self.group_bys) if names else \
                 select.join(exp.to_table(converted.name), join_type="CROSS", copy=False)
         for offset in self.offsets:
@@ -449,141 +438,6 @@ class _Plan:
                              expression=self.key(gb)) for gb in group_bys]
         return select.join(exp.to_table(cte), on=exp.and_(*on, *more), join_type="LEFT",
                            copy=False)
-
-    def _filled(self, keys: str, time: GroupBy) -> str:
-        """The CTE of the combined rows (``keys``) and a row for each period between their
-        first and last without one (its other group-bys NULL), as MetricFlow's time spine
-        lists them; a filter on the time group-by alone widens the span to its dates and
-        keeps only its periods ("every day of March" lists March's last days without rows
-        too). Periods are counted by a cross join of digits (up to 10,000 from the first: no
-        recursive CTE, which MySQL caps at 1,000 rows and Spark lacks), and no row of
-        ``keys`` is ever dropped."""
-        sources, cte, metric_sql = self.sources, self.compiler.cte, self.compiler.metric_sql
-        column, grain = sources.identifier(time.name), time.grain or "day"
-        digits = cte("digits", exp.union(*[exp.select(exp.alias_(exp.Literal.number(i), "d"))
-                                           for i in range(10)], distinct=False))
-        spanned = self._time_conditions(time)
-        ends: exp.Query = exp.select(exp.alias_(exp.column(column.copy(), keys), "period")
-                                     ).from_(keys, copy=False)
-        for tree in spanned:  # a filter's dates widen the span: the periods it asks for
-            for literal in tree.find_all(exp.Literal):
-                if literal.is_string and _DATE.match(literal.this):
-                    ends = exp.union(ends, exp.select(exp.alias_(
-                        metric_sql.truncate(literal.copy(), grain), "period")), distinct=False)
-        bounds = cte("bounds", exp.select(
-            exp.alias_(exp.Min(this=exp.column("period", "ends")), "first_period"),
-            exp.alias_(exp.Max(this=exp.column("period", "ends")), "last_period"),
-        ).from_(exp.Subquery(this=ends, alias=exp.TableAlias(this=exp.to_identifier("ends"))),
-                copy=False))
-        places = ("ones", "tens", "hundreds", "thousands")
-        count: exp.Expression = exp.column("d", places[0])
-        for i, place in enumerate(places[1:], 1):
-            count = exp.Add(this=count, expression=exp.Mul(this=exp.column("d", place),
-                                                           expression=exp.Literal.number(10 ** i)))
-        period = metric_sql.shift_by(exp.column("first_period", bounds), count, grain)
-        numbered = exp.select(exp.alias_(period, column.copy())).from_(bounds, copy=False)
-        for place in places:
-            numbered = numbered.join(exp.alias_(exp.to_table(digits), place, table=True),
-                                     join_type="CROSS", copy=False)
-        periods = cte("periods", numbered.where(
-            exp.LTE(this=period.copy(), expression=exp.column("last_period", bounds)),
-            copy=False))
-        for tree in spanned:  # and choose among them
-            for name in list(tree.find_all(exp.Column)):
-                name.replace(exp.column(column.copy(), periods))
-        held = exp.select(exp.Literal.number(1)).from_(
-            exp.alias_(exp.to_table(keys), "held", table=True), copy=False).where(
-            exp.EQ(this=exp.column(column.copy(), "held"),
-                   expression=exp.column(column.copy(), periods)), copy=False)
-        missing = exp.select(*[exp.alias_(exp.column(column.copy(), periods) if gb is time
-                                          else exp.Null(), sources.identifier(gb.name))
-                               for gb in self.group_bys]).from_(periods, copy=False).where(
-            exp.and_(exp.not_(exp.Exists(this=held)), *spanned), copy=False)
-        present = exp.select(*[exp.column(sources.identifier(gb.name), keys)
-                               for gb in self.group_bys]).from_(keys, copy=False)
-        return cte("filled", exp.union(present, missing, distinct=False))
-
-    def _time_conditions(self, time: GroupBy) -> list[exp.Expression]:
-        """The query's filters on the time group-by alone (``metric_time__day >=
-        '2024-03-01'``), parsed: the time spine's periods span their dates and hold them."""
-        trees = [parse_condition(text, self.sources.dialect) for text in self.where]
-        return [tree for tree in trees if condition_names(tree) == [time.name]]
-
-    def _converted(self, converted: _Converted) -> exp.Select:
-        """The conversions per group: the base events (``b``, with the group-bys' values)
-        joined to the conversion events (``c``, numbered) of the same entity (and equal
-        constant properties) on the same day or after, before the window has passed (a
-        7-day window: up to 6 days after, as MetricFlow joins them); each conversion
-        event kept with its latest base event (``nl2sql_rank`` 1), then aggregated by the
-        conversion measure."""
-        metric, model = converted.metric, self.compiler.model
-        conversion, builder, metric_sql = metric.conversion, self.compiler.builder, \
-            self.compiler.metric_sql
-        assert conversion is not None and metric.measure is not None
-        sources, names = self.sources, [gb.name for gb in self.group_bys]
-        base_table, base = model.measure(metric.measure)
-        table, counted = model.measure(conversion.measure)
-
-        def columns(of: Table, properties: list[str]) -> dict[str, str]:
-            found = {_ENTITY: of.entities[conversion.entity][1]}
-            for i, name in enumerate(properties):
-                dimension = of.dimensions.get(name)
-                found[f"{_PROPERTY}{i}"] = dimension.expr if dimension else of.entities[name][1]
-            return found
-
-        time = GroupBy(_TIME, metric_time=True)
-        pairs = conversion.constant_properties
-        events = columns(table, [p for _, p in pairs])
-        if counted.expr is not None:
-            events[_VALUE] = counted.expr
-        base_rows = builder.rows(Part(base_table, converted.filters, base.time_dimension),
-                                 [*self.group_bys, time], self.where,
-                                 columns(base_table, [p for p, _ in pairs]))
-        event_rows = builder.rows(Part(table, conversion.filters, counted.time_dimension),
-                                  [time], [], events)
-
-        def col(name: str, alias: str) -> exp.Column:
-            return exp.column(sources.identifier(name), alias)
-
-        numbered = exp.select(exp.Column(this=exp.Star(), table=sources.identifier("e")),
-                              exp.alias_(exp.Window(this=exp.RowNumber(), order=exp.Order(
-                                  expressions=[ordered(col(_ENTITY, "e"), sources.dialect),
-                                               ordered(col(_TIME, "e"), sources.dialect)])),
-                                  sources.identifier(_EVENT))
-                              ).from_(exp.Subquery(this=event_rows, alias=exp.TableAlias(
-                                  this=sources.identifier("e"))), copy=False)
-        day_b, day_c = (metric_sql.truncate(col(_TIME, alias), "day") for alias in "bc")
-        on: list[exp.Expression] = [exp.EQ(this=col(_ENTITY, "c"), expression=col(_ENTITY, "b")),
-                                    exp.GTE(this=day_c, expression=day_b)]
-        if conversion.window is not None:  # within 7 days: before the 7th day after (MetricFlow)
-            on.append(exp.LT(this=day_c.copy(),
-                             expression=metric_sql.shift(day_b, conversion.window)))
-        on += [exp.EQ(this=col(f"{_PROPERTY}{i}", "c"), expression=col(f"{_PROPERTY}{i}", "b"))
-               for i in range(len(pairs))]
-        latest = [ordered(col(_TIME, "b"), sources.dialect, descending=True),
-                  *[ordered(col(name, "b"), sources.dialect) for name in names]]
-        matched = exp.select(
-            *[exp.alias_(col(name, "b"), sources.identifier(name)) for name in names],
-            *([exp.alias_(col(_VALUE, "c"), sources.identifier(_VALUE))]
-              if counted.expr is not None else []),
-            exp.alias_(exp.Window(this=exp.RowNumber(),
-                                  partition_by=[col(_EVENT, "c")],
-                                  order=exp.Order(expressions=latest)),
-                       sources.identifier(_RANK)),
-        ).from_(exp.Subquery(this=base_rows, alias=exp.TableAlias(
-            this=sources.identifier("b"))), copy=False).join(
-            exp.Subquery(this=numbered, alias=exp.TableAlias(this=sources.identifier("c"))),
-            on=exp.and_(*on), copy=False)
-        value = None if counted.expr is None else col(_VALUE, "m")
-        keys = [col(name, "m") for name in names]
-        select = exp.select(
-            *[exp.alias_(key, sources.identifier(name)) for key, name in zip(keys, names)],
-            exp.alias_(aggregate(counted, value, [], metric_sql),
-                       sources.identifier(_CONVERSIONS)),
-        ).from_(exp.Subquery(this=matched, alias=exp.TableAlias(this=sources.identifier("m"))),
-                copy=False).where(exp.EQ(this=col(_RANK, "m"), expression=exp.Literal.number(1)),
-                                  copy=False)
-        return select.group_by(*[key.copy() for key in keys], copy=False) if keys else select
 
     def _window(self, windowed: _Windowed) -> exp.Select:
         """Each period's total over the rows within the window up to it: the part joined to
@@ -624,9 +478,3 @@ def _day_name(time: GroupBy) -> str:
     stem = time.name[:-len(time.grain) - 2] if time.grain and \
         time.name.endswith(f"__{time.grain}") else time.name
     return f"{stem}__{GRAINS[0]}"
-
-
-#: The columns of a conversion metric's events (``_Plan._converted``).
-_TIME, _ENTITY, _PROPERTY, _VALUE = "nl2sql_time", "nl2sql_entity", "nl2sql_property_", \
-    "nl2sql_value"
-_EVENT, _RANK, _CONVERSIONS = "nl2sql_event", "nl2sql_rank", "nl2sql_conversions"

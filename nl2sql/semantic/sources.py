@@ -16,6 +16,7 @@ from functools import lru_cache
 
 import sqlglot
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError
 
 from nl2sql.errors import MetricQueryError
@@ -62,6 +63,15 @@ def true_division(tree: exp.Expression) -> exp.Expression:
         division.set("this", exp.cast(division.this, exp.DataType.Type.DOUBLE))
         division.set("typed", False)
     return tree
+
+
+
+def ordered(value: exp.Expression, dialect: str, descending: bool = False) -> exp.Ordered:
+    """``value`` [DESC] with the dialect's own place for NULLs (sqlglot would otherwise spell
+    out another dialect's, e.g. a ``CASE`` for MySQL)."""
+    nulls = Dialect.get_or_raise(dialect).NULL_ORDERING
+    first = nulls == ("nulls_are_large" if descending else "nulls_are_small")
+    return exp.Ordered(this=value, desc=descending, nulls_first=first)
 
 
 @lru_cache(maxsize=4096)  # a semantic model's expressions, parsed once (callers get copies)
