@@ -519,7 +519,8 @@ def add_proxies(model: SemanticModel, tables: list[Table]) -> None:
         for name, proxy in table.proxies.items():
             cube, member = proxy.cube, proxy.member
             target = model.tables.get(cube)
-            if target is not None and member in target.measures:
+            if target is not None and (member in target.measures or  # or a number over them
+                                       f"{cube}.{member}" in model.metrics):
                 if proxy.sub_query:
                     table.dimensions[name] = replace(proxy.shown, metric=f"{cube}.{member}")
                 else:
