@@ -39,6 +39,7 @@ cubes:
         multiStage: true
         timeShift: {interval: 1 month, type: next}
       - {name: count_share, type: number, sql: "{count}", multiStage: true, reduceBy: [status]}
+      - {name: count_twice, type: number, sql: "{count} * 2"}
       - name: count_by_calendar
         type: number
         sql: "{count}"
@@ -51,6 +52,7 @@ cubes:
       - {name: country, sql: country, type: string}
       - {name: order_count, sql: "{orders.count}", type: number, sub_query: true,
          title: Orders placed}
+      - {name: orders_doubled, sql: "{orders.count_twice}", type: number, sub_query: true}
     measures:
       - {name: count, type: count}
 """
@@ -63,7 +65,8 @@ def test_multi_stage_members_are_named_not_read_as_plain_ones(bookstore_ops: Ops
     bookstore_ops.configs.databases["bookstore"] = config
     listed = metrics_list_op(bookstore_ops, "bookstore")
     assert sorted(m.name for m in listed.metrics) == [
-        "customers.count", "orders.count", "orders.count_next_month", "orders.count_prior_year"]
+        "customers.count", "orders.count", "orders.count_next_month", "orders.count_prior_year",
+        "orders.count_twice"]
     problems = "\n".join(listed.problems)
     assert "count_share" in problems and "multi_stage, reduce_by: multi-stage calculations " \
                                          "are not compiled" in problems, problems
@@ -107,9 +110,8 @@ def test_a_sub_query_dimension_is_its_measure_per_row(bookstore_ops: OpsContext,
         m for m in metrics_list_op(bookstore_ops, "bookstore").metrics
         if m.name == "customers.count").dimensions
 
-    def rows(metric: str) -> dict[str, int]:
-        result = metrics_query_op(bookstore_ops, "bookstore", [metric],
-                                  ["customers.order_count"])
+    def rows(metric: str, by: str = "customers.order_count") -> dict[str, int]:
+        result = metrics_query_op(bookstore_ops, "bookstore", [metric], [by])
         lines = (bookstore_ops.workspace / result.csv_filename).read_text().splitlines()[1:]
         return {key: int(value) for key, value in (line.split(",") for line in lines)}
 
@@ -122,3 +124,6 @@ def test_a_sub_query_dimension_is_its_measure_per_row(bookstore_ops: OpsContext,
     assert {k: v for k, v in customers.items() if k} == histogram
     assert customers.get("", 0) > 0  # customers without an order: no count to group by
     assert rows("orders.count") == {str(n): n * histogram[str(n)] for n in set(counts)}
+    doubled = rows("customers.count", "customers.orders_doubled")  # a number measure per row
+    assert {k: v for k, v in doubled.items() if k} == {str(2 * n): histogram[str(n)]
+                                                       for n in set(counts)}
