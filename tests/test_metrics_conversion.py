@@ -241,3 +241,48 @@ def test_the_latest_spec_names_simple_metrics_and_their_filters(
         assert rows == {(r,): (want[r] / visits[r],) for r in visits}
     finally:
         ops.close()
+
+
+EVENTS = """
+semantic_models:
+  - name: events
+    model: ref('events')
+    defaults: {agg_time_dimension: happened_on}
+    entities:
+      - {name: event, type: primary, expr: event_id}
+      - {name: user, type: foreign, expr: user_id}
+    dimensions:
+      - {name: happened_on, type: time, type_params: {time_granularity: day}}
+      - {name: kind, type: categorical}
+    measures:
+      - {name: events, agg: count, expr: event_id}
+      - {name: users, agg: count_distinct, expr: user_id}
+metrics:
+  - name: signup_to_purchase_7d
+    type: conversion
+    type_params:
+      conversion_type_params:
+        entity: user
+        base_measure: {name: events, filter: "{{ Dimension('event__kind') }} = 'signup'"}
+        conversion_measure: {name: users, filter: "{{ Dimension('event__kind') }} = 'purchase'"}
+        window: 7 days
+"""
+
+
+def test_one_events_table_its_kinds_as_base_and_conversion(
+        make_db: Callable[..., object], tmp_path: Path) -> None:
+    """The common shape of a product's events: one table, a kind per row; the base and the
+    conversion are its measures under filters, the conversions counted as distinct users (two
+    purchases of one user count once)."""
+    script = ("CREATE TABLE events (event_id INTEGER PRIMARY KEY, user_id INTEGER, "
+              "kind VARCHAR(10), happened_on DATE);\n"
+              "INSERT INTO events VALUES (1, 1, 'signup', '2024-01-01'), "
+              "(2, 1, 'purchase', '2024-01-03'), (3, 2, 'signup', '2024-01-02'), "
+              "(4, 2, 'purchase', '2024-01-20'), (5, 3, 'signup', '2024-01-05'), "
+              "(6, 3, 'purchase', '2024-01-05'), (7, 3, 'purchase', '2024-01-06');")
+    config = make_db("sqlite", "shop", script=script).config  # type: ignore[attr-defined]
+    ops = ops_with_model(config, tmp_path, EVENTS)
+    try:
+        assert _rows(ops, {"metrics": ["signup_to_purchase_7d"]}) == {(): (2 / 3,)}
+    finally:
+        ops.close()
