@@ -842,10 +842,10 @@ def spark_chinook(spark_server: SparkConnectServer) -> str:
     session = spark_server.session()
     try:
         with closing(sqlite3.connect(SAMPLE_DATA / "chinook" / "chinook.sqlite")) as source:
-            load_sqlite(session, source, "chinook")
+            load_sqlite(session, source, SHARED_SPARK_SAMPLES[0])
     finally:
         session.stop()
-    return "chinook"
+    return SHARED_SPARK_SAMPLES[0]
 
 
 @pytest.fixture(scope="session")
@@ -856,10 +856,10 @@ def spark_northwind(spark_server: SparkConnectServer) -> str:
         with closing(sqlite3.connect(":memory:")) as source:
             source.executescript(
                 (SAMPLE_DATA / "northwind" / "northwind_sqlite.sql").read_text(encoding="utf-8"))
-            load_sqlite(session, source, "northwind")
+            load_sqlite(session, source, SHARED_SPARK_SAMPLES[1])
     finally:
         session.stop()
-    return "northwind"
+    return SHARED_SPARK_SAMPLES[1]
 
 
 # -- a local OpenAI-compatible model server ---------------------------------------------------
@@ -879,14 +879,29 @@ def stub_openai(monkeypatch: pytest.MonkeyPatch) -> Iterator[StubOpenAI]:
         yield stub
 
 
+#: The Spark databases the session's samples are loaded into (``spark_chinook``...).
+SHARED_SPARK_SAMPLES = ("chinook", "northwind")
+#: The schema caches of the shared Spark samples (loaded once a session, never altered: see
+#: ``spark_db``), by the config read: extracting one takes Spark 4-6 s, and several tests
+#: build one for each of their folders.
+_SHARED_SPARK_CACHES: dict[str, Any] = {}
+
+
 def build_cache(config: DbConnectionConfig, data_dir: Path) -> None:
     """The structure-only schema cache of ``config`` (no annotation) under ``data_dir``."""
     from nl2sql.schema.cache import save_db_info
     from nl2sql.db.base import create_connection
     from nl2sql.inspection import DbSchemaExtractor
 
-    connection = create_connection(config)
-    try:
-        save_db_info(DbSchemaExtractor(connection).extract(config.db_id), data_dir)
-    finally:
-        connection.dispose()
+    shared = config.type is DatabaseType.SPARK and config.database in SHARED_SPARK_SAMPLES
+    key = config.model_dump_json()
+    info = _SHARED_SPARK_CACHES.get(key) if shared else None
+    if info is None:
+        connection = create_connection(config)
+        try:
+            info = DbSchemaExtractor(connection).extract(config.db_id)
+        finally:
+            connection.dispose()
+        if shared:
+            _SHARED_SPARK_CACHES[key] = info
+    save_db_info(info.model_copy(deep=True), data_dir)
