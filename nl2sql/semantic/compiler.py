@@ -326,6 +326,11 @@ class _Plan:
         return times[0]
 
     def _cumulative(self, metric: Metric, part: Part, measure: str) -> Value:
+        if not any(gb.is_time for gb in self.group_bys) and any(
+                gb.date_part or gb.custom_grain for gb in self.group_bys):
+            raise MetricQueryError(f"Cumulative metric '{metric.name}' runs over periods: group "
+                                   f"by a grain (metric_time__month...), not only a date part "
+                                   f"or a custom granularity.")
         if not any(gb.is_time for gb in self.group_bys) and metric.window is None:
             return lambda ref: ref(part, measure)  # no periods: the total of every row
         time = self._time_group_by(f"Cumulative metric '{metric.name}'")

@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from nl2sql.errors import MetricQueryError
 from nl2sql.semantic.model import (GRAINS, Conversion, Dimension, Link, Measure, Metric,
                                   MetricInput, NonAdditive, Problem, DbtSavedQuery, Table,
-                                  Window)
+                                  TimeSpine, Window)
 from nl2sql.semantic.names import group_by_name, order_name, read_templates
 
 _REF = re.compile(r"""^\s*ref\(\s*['"]([^'"]+)['"](?:\s*,\s*['"]([^'"]+)['"])?\s*\)\s*$""")
@@ -218,8 +218,31 @@ def has_semantics(document: dict[str, Any]) -> bool:
     ``saved_queries:`` or a model with ``semantic_model:`` (a file of plain ``models:`` or
     ``sources:`` holds none)."""
     return any(key in document for key in ("semantic_models", "metrics", "saved_queries")) or any(
-        isinstance(m, dict) and m.get("semantic_model") not in (None, False)
+        isinstance(m, dict) and (m.get("semantic_model") not in (None, False) or
+                                 isinstance(m.get("time_spine"), dict))
         for m in _listed(document.get("models")))
+
+
+def read_time_spines(document: dict[str, Any], path: Path) -> tuple[list[TimeSpine],
+                                                                    list[Problem]]:
+    """The file's time spine models with custom granularities (``time_spine:
+    {standard_granularity_column: date_day, custom_granularities: [{name: fiscal_quarter,
+    column_name: fiscal_qtr}]}``); one without its day column is a problem."""
+    spines, problems = [], []
+    for number, raw in enumerate(_listed(document.get("models")), 1):
+        if not isinstance(raw, dict) or not isinstance(raw.get("time_spine"), dict):
+            continue
+        spine, name = raw["time_spine"], _name(raw, number)
+        day = _text(spine.get("standard_granularity_column"))
+        grains = {str(g["name"]).strip().lower(): str(g.get("column_name") or g["name"])
+                  for g in spine.get("custom_granularities") or []
+                  if isinstance(g, dict) and g.get("name")}
+        if not day:
+            problems.append(Problem(path, "time spine", name, "its time_spine needs "
+                                                              "standard_granularity_column"))
+        elif grains:
+            spines.append(TimeSpine(Table(name=name, file=path, relation=name), day, grains))
+    return spines, problems
 
 
 def read_dbt(document: dict[str, Any], path: Path) -> tuple[list[Table], list[Metric],

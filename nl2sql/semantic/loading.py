@@ -24,7 +24,8 @@ from nl2sql.config.dbs_yaml import yaml_error
 from nl2sql.config.registry import DbConnectionConfig
 from nl2sql.errors import MetricQueryError, SemanticModelError
 from nl2sql.semantic.cube import add_proxies, add_views, cube_links, read_cubes
-from nl2sql.semantic.dbt import dbt_links, has_semantics, read_dbt, read_saved_queries
+from nl2sql.semantic.dbt import (dbt_links, has_semantics, read_dbt, read_saved_queries,
+                                 read_time_spines)
 from nl2sql.semantic.model import (AGGREGATIONS, DbtSavedQuery, Measure, Metric, Problem,
                                    SemanticModel, Table)
 from nl2sql.semantic.names import metric_named, resolve
@@ -93,6 +94,9 @@ def read_files(path: Path, files: list[Path]) -> SemanticModel:
             metrics += found
             queries, problems = read_saved_queries(document, file)
             saved += queries
+            model.problems += problems
+            spines, problems = read_time_spines(document, file)
+            model.time_spines += spines
             model.problems += problems
     cubes = read_cubes(cube_documents)
     model.problems += cubes.problems

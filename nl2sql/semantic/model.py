@@ -261,6 +261,17 @@ class DimensionAlias:
     via: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class TimeSpine:
+    """dbt's time spine model (``time_spine:`` on a model, dbt 1.9): a table of days
+    (``table``, its ``day`` column) whose other columns are custom granularities, a fiscal
+    quarter say (``grains``: name -> column), grouped by as ``metric_time__fiscal_quarter``."""
+
+    table: Table
+    day: str
+    grains: dict[str, str]
+
+
 @dataclass
 class SemanticModel:
     """Every table and metric read from a database's ``semantic_model:`` path, and what could
@@ -276,6 +287,12 @@ class SemanticModel:
     #: Cube views' dimensions by their ``view.name`` (their measures are ``metrics``), and
     #: proxy dimensions by their ``cube.name``.
     dimension_aliases: dict[str, DimensionAlias] = field(default_factory=dict)
+    #: dbt's time spines with custom granularities (the first naming a grain is read).
+    time_spines: list[TimeSpine] = field(default_factory=list)
+
+    def custom_grain(self, name: str) -> TimeSpine | None:
+        """The time spine holding custom granularity ``name`` (``fiscal_quarter``), if any."""
+        return next((s for s in self.time_spines if name in s.grains), None)
 
     def joins_back(self, table: str) -> list[Link]:
         """The Cube joins to ``table`` walked back, from the one side to the many: a link to

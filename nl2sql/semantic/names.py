@@ -41,11 +41,16 @@ class GroupBy:
     #: A metric filter's metric (``Metric('revenue', group_by=['customer'])``, the name
     #: ``customer__revenue``): its value for the row's ``entity``, not the entity's key.
     metric: str | None = None
+    #: A dbt time spine's custom granularity (``metric_time__fiscal_quarter``): the spine's
+    #: column for the row's day.
+    custom_grain: str | None = None
 
     @property
     def is_time(self) -> bool:
-        """A period of time (a grain or ``metric_time``); a date part is not one."""
-        return (self.metric_time or self.grain is not None) and self.date_part is None
+        """A period of time (a grain or ``metric_time``); a date part or a custom granularity
+        (a label from the time spine) is not one."""
+        return (self.metric_time or self.grain is not None) and self.date_part is None \
+            and self.custom_grain is None
 
 
 def read_templates(condition: str) -> str:
@@ -234,12 +239,14 @@ def resolve(model: SemanticModel, name: str) -> GroupBy:
         raise MetricQueryError(f"Unknown group-by '{text}'. {hint}metrics_list shows each "
                                f"metric's dimensions; a time dimension takes a grain "
                                f"({', '.join(GRAINS)}).")
-    if found.grain is not None or found.date_part is not None:
+    if found.grain is not None or found.date_part is not None or found.custom_grain:
         table = model.tables.get(found.table or "")
         dimension = table.dimensions.get(found.dimension or "") if table else None
         if dimension is not None and not dimension.is_time:
+            what = "grain" if found.grain else "date part" if found.date_part else \
+                "custom granularity"
             raise MetricQueryError(f"'{text}': {found.dimension} is not a time dimension; "
-                                   f"drop the {'grain' if found.grain else 'date part'}.")
+                                   f"drop the {what}.")
     return found
 
 
@@ -273,27 +280,31 @@ def _cube(model: SemanticModel, name: str) -> GroupBy | None:
 def _dbt(model: SemanticModel, name: str) -> GroupBy | None:
     parts, grain = _split_grain(name.split("__"))
     date_part = _date_part(parts)
-    if date_part is not None:
+    custom = parts[-1].lower() if len(parts) > 1 and grain is None and date_part is None and \
+        model.custom_grain(parts[-1].lower()) else None
+    if date_part is not None or custom is not None:
         parts = parts[:-1]
     if parts == [METRIC_TIME]:
-        return GroupBy(name, grain=grain, metric_time=True, date_part=date_part)
+        return GroupBy(name, grain=grain, metric_time=True, date_part=date_part,
+                       custom_grain=custom)
     if len(parts) == 1:
         table = _keyed_by(model, parts[0])
         return GroupBy(name, table=table.name, entity=parts[0]) \
-            if table and not grain and not date_part else None
+            if table and not grain and not date_part and not custom else None
     *path, dimension = parts
     table = _keyed_by(model, path[-1])
-    if table is not None and len(parts) == 2 and not grain and not date_part and \
+    if table is not None and len(parts) == 2 and not grain and not date_part and not custom and \
             dimension not in table.dimensions and (dimension in model.metrics or
                                                    model.broken(dimension)):
         metric_named(model, dimension)  # a broken one says why
         return GroupBy(name, table=table.name, entity=path[0], metric=dimension)
     if table is None or dimension not in table.dimensions:
         return None
-    if grain is None and date_part is None and table.dimensions[dimension].is_time:
+    if grain is None and date_part is None and custom is None and \
+            table.dimensions[dimension].is_time:
         grain = table.dimensions[dimension].grain
     return GroupBy(name, table=table.name, dimension=dimension, grain=grain, path=tuple(path),
-                   date_part=date_part)
+                   date_part=date_part, custom_grain=custom)
 
 
 def _keyed_by(model: SemanticModel, entity: str) -> Table | None:

@@ -15,7 +15,7 @@ from sqlglot import exp
 
 from nl2sql.errors import MetricQueryError
 from nl2sql.semantic.model import (DATE_PARTS, GRAINS, Dimension, Link, Measure, NonAdditive,
-                                   Table)
+                                   Table, TimeSpine)
 from nl2sql.semantic.names import GroupBy, read_templates, resolve
 from nl2sql.semantic.sources import Sources, parse_expression, true_division
 from nl2sql.semantic.metric_sql import MetricSql
@@ -65,6 +65,24 @@ class Joins:
         #: A join walked back (one row of the table meets many): see ``PartBuilder._fanned``.
         self.fanned = False
         self._metric_filters: dict[tuple[str, str], str] = {}  # (metric, by) -> alias
+        self._spines: dict[tuple[str, str], str] = {}  # (spine, the day's SQL) -> alias
+
+    def time_spine(self, spine: TimeSpine, day: exp.Expression) -> str:
+        """The alias of ``spine``'s table LEFT JOINed on its day column equal to ``day`` (the
+        rows' day), once per spine and day."""
+        key = (spine.table.name, day.sql())
+        found = self._spines.get(key)
+        if found is None:
+            found, n = "time_spine", 2
+            while found in self._taken:
+                found, n = f"time_spine_{n}", n + 1
+            self._taken.add(found)
+            self._spines[key] = found
+            own = self.sources.table_expr(spine.table, spine.day, found,
+                                          f"the time spine '{spine.table.name}'")
+            self.clauses.append(exp.Join(this=self.sources.relation(spine.table, found),
+                                         on=exp.EQ(this=own, expression=day), side="LEFT"))
+        return found
 
     def metric_filter(self, metric: str, by: GroupBy, key: exp.Expression,
                       values: Callable[[], exp.Select]) -> str:
@@ -263,9 +281,9 @@ class PartBuilder:
         value = self.sources.table_expr(table, dimension.expr, alias, where)
         partition: list[exp.Expression] = []
         for gb in group_bys:
-            if gb.date_part is not None:
+            if gb.date_part is not None or gb.custom_grain is not None:
                 raise MetricQueryError(f"'{gb.name}': {where} is read per period; group by a "
-                                       f"grain (metric_time__month...) instead of a date part.")
+                                       f"grain (metric_time__month...) instead.")
             if gb.metric_time:
                 own = table.dimensions.get(part.time_dimension or "")
                 if own is None:
@@ -337,8 +355,9 @@ class PartBuilder:
             if "__" in part.time_dimension:  # nl2sql's extension: through an entity
                 through = resolve(self.sources.model, part.time_dimension)
                 return self.group_by(part, replace(
-                    through, name=gb.name, date_part=gb.date_part,
-                    grain=None if gb.date_part else gb.grain or through.grain), joins)
+                    through, name=gb.name, date_part=gb.date_part, custom_grain=gb.custom_grain,
+                    grain=None if gb.date_part or gb.custom_grain else gb.grain or through.grain),
+                    joins)
             table, alias = part.table, joins.alias
             dimension = table.dimensions.get(part.time_dimension)
             if dimension is None:
@@ -363,6 +382,12 @@ class PartBuilder:
                 return self._measured(table, alias, dimension.metric, joins, gb)
         value = self.sources.table_expr(table, dimension.expr, alias,
                                         f"dimension '{dimension.name}' of '{table.name}'")
+        if gb.custom_grain is not None:  # the time spine's label for the row's day
+            spine = self.sources.model.custom_grain(gb.custom_grain)
+            assert spine is not None  # resolve() found it
+            alias = joins.time_spine(spine, self.metric_sql.truncate(value, "day"))
+            return self.sources.table_expr(spine.table, spine.grains[gb.custom_grain], alias,
+                                           f"the time spine '{spine.table.name}'")
         if gb.date_part is not None:
             finest = DATE_PARTS[gb.date_part]
             if dimension.grain and GRAINS.index(finest) < GRAINS.index(dimension.grain):

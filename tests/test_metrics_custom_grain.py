@@ -1,0 +1,92 @@
+"""dbt's custom granularities (dbt 1.9): a time spine model whose other columns label each day,
+a fiscal quarter starting in February say, grouped by as ``metric_time__fiscal_quarter`` (or
+through a dimension, ``order__ordered_on__fiscal_quarter``) and filtered on. "Revenue by fiscal
+quarter" was an unknown group-by; each day's rows now take the spine's label for that day, on
+every backend, equal to the fiscal quarters counted in Python."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from metrics_samples import as_numbers, ops_with_model
+
+from conftest import BACKENDS
+from nl2sql.errors import MetricQueryError
+from nl2sql.evaluation.scoring import run_query
+from nl2sql.operations.metrics import metrics_list_op, metrics_query_op
+
+#: (order_id, day, amount)
+ORDERS = [(1, "2024-01-15", 10), (2, "2024-01-31", 20), (3, "2024-02-01", 30),
+          (4, "2024-03-10", 40), (5, "2024-04-30", 50), (6, "2024-05-01", 60),
+          (7, "2024-06-15", 70)]
+
+
+def fiscal_quarter(day: dt.date) -> str:
+    """The fiscal year starts on 1 February: FY25-Q1 is February to April 2024."""
+    months = (day.month - 2) % 12
+    return f"FY{(day.year + (day.month >= 2)) % 100:02d}-Q{months // 3 + 1}"
+
+
+SPINE_DAYS = [dt.date(2024, 1, 1) + dt.timedelta(n) for n in range(182)]
+SCRIPT = "\n".join([
+    "CREATE TABLE orders (order_id INTEGER PRIMARY KEY, ordered_on DATE, amount INTEGER);",
+    "INSERT INTO orders VALUES " + ", ".join(f"({i}, '{d}', {a})" for i, d, a in ORDERS) + ";",
+    "CREATE TABLE time_spine_daily (date_day DATE PRIMARY KEY, fiscal_qtr VARCHAR(8));",
+    "INSERT INTO time_spine_daily VALUES " + ", ".join(
+        f"('{d}', '{fiscal_quarter(d)}')" for d in SPINE_DAYS) + ";",
+])
+
+MODEL = """
+semantic_models:
+  - name: orders
+    model: ref('orders')
+    defaults: {agg_time_dimension: ordered_on}
+    entities:
+      - {name: order, type: primary, expr: order_id}
+    dimensions:
+      - {name: ordered_on, type: time, type_params: {time_granularity: day}}
+    measures:
+      - {name: revenue, agg: sum, expr: amount}
+metrics:
+  - {name: revenue, type: simple, type_params: {measure: revenue}}
+  - name: running_revenue
+    type: cumulative
+    type_params: {measure: revenue}
+models:
+  - name: time_spine_daily
+    time_spine:
+      standard_granularity_column: date_day
+      custom_granularities:
+        - {name: fiscal_quarter, column_name: fiscal_qtr}
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_revenue_by_fiscal_quarter_from_the_time_spine(
+        backend: str, make_db: Callable[..., object], tmp_path: Path) -> None:
+    config = make_db(backend, "shop", script=SCRIPT).config  # type: ignore[attr-defined]
+    ops = ops_with_model(config, tmp_path, MODEL)
+    expected = Counter()
+    for _, day, amount in ORDERS:
+        expected[fiscal_quarter(dt.date.fromisoformat(day))] += amount
+    assert sorted(expected) == ["FY24-Q4", "FY25-Q1", "FY25-Q2"]
+
+    def rows(**query: object) -> dict:
+        result = metrics_query_op(ops, "shop", **query)  # type: ignore[arg-type]
+        found = run_query(ops, "shop", result.sql_query, timeout=60, max_rows=100).rows
+        return {row[0]: row[1] for row in as_numbers(found)}
+
+    try:
+        assert metrics_list_op(ops, "shop").problems == []
+        for name in ("metric_time__fiscal_quarter", "order__ordered_on__fiscal_quarter"):
+            assert rows(metrics=["revenue"], dimensions=[name]) == dict(expected), name
+        assert rows(metrics=["revenue"], dimensions=["metric_time__fiscal_quarter"],
+                    where=["metric_time__fiscal_quarter = 'FY25-Q1'"]) == {"FY25-Q1": 120}
+        with pytest.raises(MetricQueryError, match="runs over periods: group by a grain"):
+            metrics_query_op(ops, "shop", ["running_revenue"], ["metric_time__fiscal_quarter"])
+    finally:
+        ops.close()
