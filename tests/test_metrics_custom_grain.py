@@ -81,7 +81,10 @@ def test_revenue_by_fiscal_quarter_from_the_time_spine(
         return {row[0]: row[1] for row in as_numbers(found)}
 
     try:
-        assert metrics_list_op(ops, "shop").problems == []
+        listed = metrics_list_op(ops, "shop")
+        assert listed.problems == [] and listed.custom_grains == ["fiscal_quarter"]
+        assert "a time dimension takes a grain: __day ... __year, __fiscal_quarter for dbt" \
+            in listed.render()
         for name in ("metric_time__fiscal_quarter", "order__ordered_on__fiscal_quarter"):
             assert rows(metrics=["revenue"], dimensions=[name]) == dict(expected), name
         assert rows(metrics=["revenue"], dimensions=["metric_time__fiscal_quarter"],

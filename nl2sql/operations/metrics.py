@@ -46,14 +46,18 @@ class MetricsList(BaseModel):
     #: What in the semantic model cannot be used (one line each: file, entry, reason).
     problems: list[str] = Field(default_factory=list)
     has_semantic_model: bool = False
+    #: The dbt time spine's custom granularities, a grain of any time dimension too
+    #: (``metric_time__fiscal_quarter``).
+    custom_grains: list[str] = Field(default_factory=list)
 
     def render(self) -> str:
         if not self.has_semantic_model:
             return (f"Database {self.db_id} has no semantic model ('semantic_model:' in "
                     f"dbs.yaml): no governed metrics; write SQL.")
+        custom = "".join(f", __{grain}" for grain in self.custom_grains)
         lines = [f"{len(self.metrics)} metric(s) of {self.db_id} (query them with "
-                 f"metrics_query; a time dimension takes a grain: __day ... __year for dbt, "
-                 f".day ... .year for Cube):"]
+                 f"metrics_query; a time dimension takes a grain: __day ... __year{custom} for "
+                 f"dbt, .day ... .year for Cube):"]
         for metric in self.metrics:
             about = f": {metric.description.strip()}" if metric.description.strip() else ""
             label = f" ({metric.label})" if metric.label and metric.label != metric.name else ""
@@ -91,7 +95,8 @@ def metrics_list_op(ctx: OpsContext, db_id: DbId) -> MetricsList:
         db_id=db_id, has_semantic_model=True, problems=[p.line() for p in model.problems],
         metrics=[MetricSummary(**info.as_dict()) for info in describe(model)],
         saved_metric_queries=[SavedMetricQuery.of(query)
-                              for query in model.saved_metric_queries.values()])
+                              for query in model.saved_metric_queries.values()],
+        custom_grains=sorted({grain for spine in model.time_spines for grain in spine.grains}))
 
 
 def metrics_query_op(ctx: OpsContext, db_id: DbId, metrics: MetricNames,
