@@ -89,6 +89,9 @@ def test_revenue_by_fiscal_quarter_from_the_time_spine(
             assert rows(metrics=["revenue"], dimensions=[name]) == dict(expected), name
         assert rows(metrics=["revenue"], dimensions=["metric_time__fiscal_quarter"],
                     where=["metric_time__fiscal_quarter = 'FY25-Q1'"]) == {"FY25-Q1": 120}
+        assert rows(metrics=["revenue"], dimensions=["metric_time__fiscal_quarter"], where=[
+            "{{ TimeDimension('metric_time', 'fiscal_quarter') }} = 'FY25-Q2'"]) == {
+            "FY25-Q2": 130}
         with pytest.raises(MetricQueryError, match="runs over periods: group by a grain"):
             metrics_query_op(ops, "shop", ["running_revenue"], ["metric_time__fiscal_quarter"])
     finally:

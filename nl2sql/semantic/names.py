@@ -20,6 +20,9 @@ from nl2sql.errors import MetricQueryError, did_you_mean
 from nl2sql.semantic.model import DATE_PARTS, GRAINS, Metric, SemanticModel, Table
 
 METRIC_TIME = "metric_time"
+#: A custom granularity's name in a template (``TimeDimension('metric_time', 'fiscal_year')``):
+#: the name it makes is checked against the time spines when it is resolved.
+_CUSTOM_GRAIN = re.compile(r"^[a-z][a-z0-9_]*$")
 _JINJA = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
 
 
@@ -162,8 +165,9 @@ class _Template:
 
     def at(self, grain: object) -> _Template:
         wanted = grain.lower() if isinstance(grain, str) else None
-        if wanted not in GRAINS:
-            raise TypeError(f"grain {grain!r} is not one of {', '.join(GRAINS)}")
+        if wanted not in GRAINS and not (wanted and _CUSTOM_GRAIN.match(wanted)):
+            raise TypeError(f"grain {grain!r} is not one of {', '.join(GRAINS)} or a custom "
+                            f"granularity's name")
         if self.grain not in (None, wanted):
             raise TypeError(f"two grains ({self.grain} and {wanted})")
         if self.date_part is not None:
