@@ -22,7 +22,7 @@ from nl2sql.operations.metrics import metrics_list_op, metrics_query_op
 #: (order_id, day, amount)
 ORDERS = [(1, "2024-01-15", 10), (2, "2024-01-31", 20), (3, "2024-02-01", 30),
           (4, "2024-03-10", 40), (5, "2024-04-30", 50), (6, "2024-05-01", 60),
-          (7, "2024-06-15", 70)]
+          (7, "2024-06-15", 70), (8, "2024-07-31", 80)]
 
 
 def fiscal_quarter(day: dt.date) -> str:
@@ -31,7 +31,7 @@ def fiscal_quarter(day: dt.date) -> str:
     return f"FY{(day.year + (day.month >= 2)) % 100:02d}-Q{months // 3 + 1}"
 
 
-SPINE_DAYS = [dt.date(2024, 1, 1) + dt.timedelta(n) for n in range(182)]
+SPINE_DAYS = [dt.date(2024, 1, 1) + dt.timedelta(n) for n in range(240)]
 SCRIPT = "\n".join([
     "CREATE TABLE orders (order_id INTEGER PRIMARY KEY, ordered_on DATE, amount INTEGER);",
     "INSERT INTO orders VALUES " + ", ".join(f"({i}, '{d}', {a})" for i, d, a in ORDERS) + ";",
@@ -91,8 +91,64 @@ def test_revenue_by_fiscal_quarter_from_the_time_spine(
                     where=["metric_time__fiscal_quarter = 'FY25-Q1'"]) == {"FY25-Q1": 120}
         assert rows(metrics=["revenue"], dimensions=["metric_time__fiscal_quarter"], where=[
             "{{ TimeDimension('metric_time', 'fiscal_quarter') }} = 'FY25-Q2'"]) == {
-            "FY25-Q2": 130}
+            "FY25-Q2": 210}
         with pytest.raises(MetricQueryError, match="runs over periods: group by a grain"):
             metrics_query_op(ops, "shop", ["running_revenue"], ["metric_time__fiscal_quarter"])
+    finally:
+        ops.close()
+
+
+CUBES = """
+cubes:
+  - name: orders
+    sql_table: orders
+    dimensions:
+      - {name: order_id, sql: order_id, type: number, primary_key: true}
+      - name: ordered_on
+        sql: ordered_on
+        type: time
+        granularities:
+          - {name: fiscal_quarter, interval: 1 quarter, offset: 1 month}
+          - {name: sunday_week, interval: 1 week, offset: -1 day}
+      - name: odd_day
+        sql: ordered_on
+        type: time
+        granularities:
+          - {name: fortnight, interval: 2 weeks, origin: '2024-01-01'}
+    measures:
+      - {name: revenue, sql: amount, type: sum}
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_cube_custom_granularities_start_periods_at_their_offset(
+        backend: str, make_db: Callable[..., object], tmp_path: Path) -> None:
+    """Cube's ``granularities`` on a time dimension (a fiscal quarter from 1 February, weeks
+    from Sunday): each period's first day, as Cube groups them; the 31st of a month less a month
+    does not spill into the next quarter."""
+    config = make_db(backend, "shop", script=SCRIPT).config  # type: ignore[attr-defined]
+    ops = ops_with_model(config, tmp_path, CUBES)
+
+    def rows(grain: str) -> dict[str, float]:
+        result = metrics_query_op(ops, "shop", ["orders.revenue"], [f"orders.ordered_on.{grain}"])
+        found = run_query(ops, "shop", result.sql_query, timeout=60, max_rows=100).rows
+        return {str(row[0])[:10]: row[1] for row in as_numbers(found)}
+
+    def quarter_start(day: dt.date) -> str:  # fiscal quarters from 1 February
+        months = (day.year * 12 + day.month - 2) // 3 * 3 + 1
+        return str(dt.date(months // 12, months % 12 + 1, 1))
+
+    try:
+        problems = metrics_list_op(ops, "shop").problems
+        assert len(problems) == 1 and "dimension 'odd_day': granularity 'fortnight': interval " \
+            "'2 weeks' is not one day/week/month/quarter/year" in problems[0]
+        quarters, weeks = Counter(), Counter()
+        for _, day, amount in ORDERS:
+            date = dt.date.fromisoformat(day)
+            quarters[quarter_start(date)] += amount
+            weeks[str(date - dt.timedelta((date.weekday() + 1) % 7))] += amount
+        assert rows("fiscal_quarter") == dict(quarters)
+        assert sorted(quarters) == ["2023-11-01", "2024-02-01", "2024-05-01"]
+        assert rows("sunday_week") == dict(weeks)
     finally:
         ops.close()

@@ -27,7 +27,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from nl2sql.semantic.dbt import _reason, window
-from nl2sql.semantic.model import (Dimension, DimensionAlias, Link, Measure, Metric,
+from nl2sql.semantic.model import (GRAINS, Dimension, DimensionAlias, Link, Measure, Metric,
                                   MetricInput, Problem, Proxy, SemanticModel, Table, Window)
 
 #: The start of a ``case`` label's placeholder in a dimension's SQL (``_label_sql``).
@@ -94,6 +94,7 @@ class _Dimension(_Member):
     case: dict[str, Any] | None = None
     primary_key: bool = False
     sub_query: bool = False  # its SQL is a measure, read per row (``PartBuilder._measured``)
+    granularities: list[Any] = Field(default_factory=list)
 
     @property
     def hidden(self) -> bool:
@@ -273,7 +274,8 @@ def _table(cube: _Cube, path: Path, broken: dict[tuple[str, str], str]) -> Table
             table.dimensions[dim.name] = Dimension(
                 dim.name, _own_sql(sql_of[dim.name], sql_of, set()),
                 is_time=dim.type.lower() == "time", label=dim.title or "",
-                description=dim.description or "", listed=not dim.hidden)
+                description=dim.description or "", listed=not dim.hidden,
+                granularities=tuple(_granularity(g) for g in dim.granularities))
         except ValueError as exc:
             broken["dimension", dim.name] = str(exc)
     table.primary_key = tuple(d.name for d in cube.dimensions
@@ -292,6 +294,29 @@ def _table(cube: _Cube, path: Path, broken: dict[tuple[str, str], str]) -> Table
         except ValueError as exc:
             broken["measure", measure.name] = str(exc)
     return table
+
+
+#: A Cube interval or offset: ``1 year``, ``-1 day``, ``3 months``.
+_INTERVAL = re.compile(r"^\s*(-?\d+)\s+([a-z]+?)s?\s*$", re.IGNORECASE)
+
+
+def _granularity(raw: Any) -> tuple[str, str, Window]:
+    """A custom granularity ``{name: fiscal_year, interval: 1 year, offset: 1 month}``: one of a
+    grain, starting ``offset`` later (no offset: the grain itself)."""
+    if not isinstance(raw, dict) or not raw.get("name") or not raw.get("interval"):
+        raise ValueError("each of its granularities needs a name and an interval")
+    name = str(raw["name"])
+    interval = _INTERVAL.match(str(raw["interval"]))
+    if interval is None or interval.group(2).lower() not in GRAINS or interval.group(1) != "1":
+        raise ValueError(f"granularity '{name}': interval {raw['interval']!r} is not one "
+                         f"{'/'.join(GRAINS)} (other intervals and an origin are not compiled)")
+    if raw.get("origin"):
+        raise ValueError(f"granularity '{name}': an origin is not compiled (an offset is)")
+    offset = _INTERVAL.match(str(raw.get("offset") or "0 day"))
+    if offset is None or offset.group(2).lower() not in GRAINS:
+        raise ValueError(f"granularity '{name}': offset {raw.get('offset')!r} is not a number "
+                         f"of {'/'.join(GRAINS)}s")
+    return name, interval.group(2).lower(), Window(int(offset.group(1)), offset.group(2).lower())
 
 
 def _dimension_sql(dim: _Dimension) -> str:

@@ -56,6 +56,14 @@ class Dimension:
     #: Cube's ``sub_query`` dimension: the value of this metric (a measure) per row of its
     #: cube (by the cube's primary key), not SQL of the row (``expr`` is empty).
     metric: str | None = None
+    #: Cube's custom granularities of a time dimension: (name, grain, offset), periods of the
+    #: grain starting the offset later (``fiscal_year``: a year from 1 February).
+    granularities: tuple[tuple[str, str, Window], ...] = ()
+
+    def granularity(self, name: str) -> tuple[str, Window] | None:
+        """The (grain, offset) of custom granularity ``name``, if it has one."""
+        return next(((grain, offset) for own, grain, offset in self.granularities
+                     if own == name), None)
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from nl2sql.errors import MetricQueryError, did_you_mean
-from nl2sql.semantic.model import DATE_PARTS, GRAINS, Metric, SemanticModel, Table
+from nl2sql.semantic.model import DATE_PARTS, GRAINS, Metric, SemanticModel, Table, Window
 
 METRIC_TIME = "metric_time"
 #: A custom granularity's name in a template (``TimeDimension('metric_time', 'fiscal_year')``):
@@ -47,6 +47,8 @@ class GroupBy:
     #: A dbt time spine's custom granularity (``metric_time__fiscal_quarter``): the spine's
     #: column for the row's day.
     custom_grain: str | None = None
+    #: A Cube custom granularity's offset: periods of ``grain`` starting this much later.
+    shift: Window | None = None
 
     @property
     def is_time(self) -> bool:
@@ -269,16 +271,25 @@ def _date_part(parts: list[str]) -> str | None:
 
 def _cube(model: SemanticModel, name: str) -> GroupBy | None:
     parts, grain = _split_grain(name.split("."))
+    custom = parts.pop() if len(parts) == 3 else None  # a custom granularity's name
     if len(parts) != 2:
         return None
     exposed = model.dimension_aliases.get(".".join(parts))
     if exposed is not None:
-        return GroupBy(name, table=exposed.table, dimension=exposed.dimension, grain=grain,
-                       via=exposed.via)
-    table = model.tables.get(parts[0])
-    if table is None or table.naming != "cube" or parts[1] not in table.dimensions:
+        found = GroupBy(name, table=exposed.table, dimension=exposed.dimension, grain=grain,
+                        via=exposed.via)
+    else:
+        table = model.tables.get(parts[0])
+        if table is None or table.naming != "cube" or parts[1] not in table.dimensions:
+            return None
+        found = GroupBy(name, table=table.name, dimension=parts[1], grain=grain)
+    if custom is None:
+        return found
+    dimension = model.tables[found.table or ""].dimensions[found.dimension or ""]
+    granularity = dimension.granularity(custom)
+    if granularity is None:
         return None
-    return GroupBy(name, table=table.name, dimension=parts[1], grain=grain)
+    return replace(found, grain=granularity[0], shift=granularity[1])
 
 
 def _dbt(model: SemanticModel, name: str) -> GroupBy | None:

@@ -15,10 +15,10 @@ from sqlglot import exp
 
 from nl2sql.errors import MetricQueryError
 from nl2sql.semantic.model import (DATE_PARTS, GRAINS, Dimension, Link, Measure, NonAdditive,
-                                   Table, TimeSpine)
+                                   Table, TimeSpine, Window)
 from nl2sql.semantic.names import GroupBy, read_templates, resolve
 from nl2sql.semantic.sources import Sources, parse_expression, true_division
-from nl2sql.semantic.metric_sql import MetricSql
+from nl2sql.semantic.metric_sql import MONTHS, MetricSql
 
 
 #: How a metric's value reaches a measure of a part: (part, measure) -> expression.
@@ -395,8 +395,18 @@ class PartBuilder:
                                        f"{dimension.grain}s; its {gb.date_part} is not known.")
             return self.metric_sql.date_part(value, gb.date_part)
         grain = gb.grain or dimension.grain
+        if gb.shift is not None and dimension.is_time and grain:  # a fiscal year from February
+            return self._shifted(value, grain, gb.shift)
         return self.metric_sql.truncate(value, _checked(grain, dimension, gb)) \
             if dimension.is_time and grain else value
+
+    def _shifted(self, value: exp.Expression, grain: str, offset: Window) -> exp.Expression:
+        """The first day of ``value``'s period of ``grain`` starting ``offset`` later (Cube's
+        custom granularity): ``truncate(day - offset) + offset``, from the value's month (or
+        day) start, so that a month's shift never overflows (31 March less a month)."""
+        start = self.metric_sql.truncate(value, "month" if offset.grain in MONTHS else "day")
+        moved = self.metric_sql.truncate(self.metric_sql.shift(start, offset, -1), grain)
+        return self.metric_sql.shift(moved, offset, 1)
 
     def _measured(self, table: Table, alias: str, metric: str, joins: Joins,
                   gb: GroupBy) -> exp.Expression:
