@@ -83,8 +83,8 @@ def test_revenue_by_fiscal_quarter_from_the_time_spine(
     try:
         listed = metrics_list_op(ops, "shop")
         assert listed.problems == [] and listed.custom_grains == ["fiscal_quarter"]
-        assert "a time dimension takes a grain: __day ... __year, __fiscal_quarter for dbt" \
-            in listed.render()
+        assert "a time dimension takes a grain: __day ... __year for dbt, .day ... .year for " \
+            "Cube; custom: fiscal_quarter)" in listed.render()
         for name in ("metric_time__fiscal_quarter", "order__ordered_on__fiscal_quarter"):
             assert rows(metrics=["revenue"], dimensions=[name]) == dict(expected), name
         assert rows(metrics=["revenue"], dimensions=["metric_time__fiscal_quarter"],
@@ -139,7 +139,9 @@ def test_cube_custom_granularities_start_periods_at_their_offset(
         return str(dt.date(months // 12, months % 12 + 1, 1))
 
     try:
-        problems = metrics_list_op(ops, "shop").problems
+        listed = metrics_list_op(ops, "shop")
+        assert listed.custom_grains == ["fiscal_quarter", "sunday_week"]
+        problems = listed.problems
         assert len(problems) == 1 and "dimension 'odd_day': granularity 'fortnight': interval " \
             "'2 weeks' is not one day/week/month/quarter/year" in problems[0]
         quarters, weeks = Counter(), Counter()

@@ -46,18 +46,19 @@ class MetricsList(BaseModel):
     #: What in the semantic model cannot be used (one line each: file, entry, reason).
     problems: list[str] = Field(default_factory=list)
     has_semantic_model: bool = False
-    #: The dbt time spine's custom granularities, a grain of any time dimension too
-    #: (``metric_time__fiscal_quarter``).
+    #: Custom granularities, grains beside day ... year: the dbt time spine's (of any time
+    #: dimension: ``metric_time__fiscal_quarter``) and Cube time dimensions' own
+    #: (``orders.created_at.fiscal_year``).
     custom_grains: list[str] = Field(default_factory=list)
 
     def render(self) -> str:
         if not self.has_semantic_model:
             return (f"Database {self.db_id} has no semantic model ('semantic_model:' in "
                     f"dbs.yaml): no governed metrics; write SQL.")
-        custom = "".join(f", __{grain}" for grain in self.custom_grains)
+        custom = f"; custom: {', '.join(self.custom_grains)}" if self.custom_grains else ""
         lines = [f"{len(self.metrics)} metric(s) of {self.db_id} (query them with "
-                 f"metrics_query; a time dimension takes a grain: __day ... __year{custom} for "
-                 f"dbt, .day ... .year for Cube):"]
+                 f"metrics_query; a time dimension takes a grain: __day ... __year for dbt, "
+                 f".day ... .year for Cube{custom}):"]
         for metric in self.metrics:
             about = f": {metric.description.strip()}" if metric.description.strip() else ""
             label = f" ({metric.label})" if metric.label and metric.label != metric.name else ""
@@ -96,7 +97,10 @@ def metrics_list_op(ctx: OpsContext, db_id: DbId) -> MetricsList:
         metrics=[MetricSummary(**info.as_dict()) for info in describe(model)],
         saved_metric_queries=[SavedMetricQuery.of(query)
                               for query in model.saved_metric_queries.values()],
-        custom_grains=sorted({grain for spine in model.time_spines for grain in spine.grains}))
+        custom_grains=sorted({grain for spine in model.time_spines for grain in spine.grains} |
+                             {own for table in model.tables.values()
+                              for dimension in table.dimensions.values()
+                              for own, _, _ in dimension.granularities}))
 
 
 def metrics_query_op(ctx: OpsContext, db_id: DbId, metrics: MetricNames,
