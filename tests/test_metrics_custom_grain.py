@@ -7,6 +7,7 @@ every backend, equal to the fiscal quarters counted in Python."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -14,7 +15,8 @@ from pathlib import Path
 import pytest
 from metrics_samples import as_numbers, ops_with_model
 
-from conftest import BACKENDS
+from conftest import BACKENDS, spark_db
+from nl2sql.config.registry import DbConnectionConfig
 from nl2sql.errors import MetricQueryError
 from nl2sql.evaluation.scoring import run_query
 from nl2sql.operations.metrics import metrics_list_op, metrics_query_op
@@ -68,8 +70,20 @@ models:
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_revenue_by_fiscal_quarter_from_the_time_spine(
         backend: str, make_db: Callable[..., object], tmp_path: Path) -> None:
-    config = make_db(backend, "shop", script=SCRIPT).config  # type: ignore[attr-defined]
-    ops = ops_with_model(config, tmp_path, MODEL)
+    check_time_spine(make_db(backend, "shop", script=SCRIPT).config,  # type: ignore[attr-defined]
+                     tmp_path)
+
+
+@pytest.mark.spark
+def test_custom_granularities_on_spark(request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    script = re.sub(r"'(\d{4}-\d\d-\d\d)'", r"DATE '\1'", SCRIPT.replace(" PRIMARY KEY", ""))
+    config = spark_db(request, "shop", script=script).config
+    check_time_spine(config, tmp_path / "dbt")
+    check_cube(config, tmp_path / "cube")
+
+
+def check_time_spine(config: DbConnectionConfig, folder: Path) -> None:
+    ops = ops_with_model(config, folder, MODEL)
     expected = Counter()
     for _, day, amount in ORDERS:
         expected[fiscal_quarter(dt.date.fromisoformat(day))] += amount
@@ -126,8 +140,12 @@ def test_cube_custom_granularities_start_periods_at_their_offset(
     """Cube's ``granularities`` on a time dimension (a fiscal quarter from 1 February, weeks
     from Sunday): each period's first day, as Cube groups them; the 31st of a month less a month
     does not spill into the next quarter."""
-    config = make_db(backend, "shop", script=SCRIPT).config  # type: ignore[attr-defined]
-    ops = ops_with_model(config, tmp_path, CUBES)
+    check_cube(make_db(backend, "shop", script=SCRIPT).config,  # type: ignore[attr-defined]
+               tmp_path)
+
+
+def check_cube(config: DbConnectionConfig, folder: Path) -> None:
+    ops = ops_with_model(config, folder, CUBES)
 
     def rows(grain: str) -> dict[str, float]:
         result = metrics_query_op(ops, "shop", ["orders.revenue"], [f"orders.ordered_on.{grain}"])
