@@ -3,12 +3,12 @@ first day of its week (ISO: Monday), month, quarter or year, a part of the date 
 ISO weekday...), shifting such a date by a window, and an exact percentile aggregate.
 
 A backend's entry names its class (``Backend.metric_sql``), as it names its guard profile.
-``MetricSql`` is standard SQL (PostgreSQL, DuckDB, Spark: ``DATE_TRUNC``, sqlglot's interval
-arithmetic, ``PERCENTILE_CONT(p) WITHIN GROUP (ORDER BY x)``); SQLite has neither and
-MySQL/MariaDB no ``DATE_TRUNC`` (sqlglot writes ``TIMESTAMP_TRUNC`` and ``DATE_SUB(x, 3,
-MONTH)`` for SQLite, which it does not know), so they override the templates, and neither has a
-percentile aggregate. Every grain is a DATE (SQLite: ISO text), so results group and join the
-same way on every backend.
+``MetricSql`` is standard SQL (PostgreSQL, DuckDB, Spark: ``DATE_TRUNC``, ``EXTRACT``,
+``PERCENTILE_CONT(p) WITHIN GROUP (ORDER BY x)``); SQLite has none of them and MySQL/MariaDB
+no ``DATE_TRUNC`` (sqlglot writes ``TIMESTAMP_TRUNC`` for SQLite, which it does not know), so
+they override the templates, and neither has a percentile aggregate. Shifting a date is
+sqlglot's date arithmetic in every dialect. Every grain is a DATE (SQLite: ISO text), so
+results group and join the same way on every backend.
 """
 
 from __future__ import annotations
@@ -58,19 +58,23 @@ class MetricSql:
 
     def shift(self, value: exp.Expression, window: Window, sign: int = 1) -> exp.Expression:
         """``value`` moved by ``window`` (earlier with ``sign`` -1), as a DATE."""
-        count = sign * (window.count or 0)
-        moved = exp.DateAdd(this=value.copy(), expression=exp.Literal.number(count),
-                            unit=exp.var(window.grain.upper()))
-        return exp.cast(moved, exp.DataType.Type.DATE)
+        unit, size = _unit(window.grain)
+        return self._moved(value, exp.Literal.number(sign * (window.count or 0) * size), unit)
 
     def shift_by(self, value: exp.Expression, count: exp.Expression,
                  grain: str) -> exp.Expression:
         """``value`` (a period's first day) moved ``count`` (an expression) periods of
-        ``grain`` later, as a DATE (sqlglot writes each dialect's date arithmetic)."""
-        unit, size = ("DAY", DAYS[grain]) if grain in DAYS else ("MONTH", MONTHS[grain])
-        moved = exp.DateAdd(this=value.copy(), unit=exp.var(unit), expression=count if size == 1
-                            else exp.Mul(this=exp.paren(count),
-                                         expression=exp.Literal.number(size)))
+        ``grain`` later, as a DATE."""
+        unit, size = _unit(grain)
+        return self._moved(value, count if size == 1 else exp.Mul(
+            this=exp.paren(count), expression=exp.Literal.number(size)), unit)
+
+    def _moved(self, value: exp.Expression, count: exp.Expression, unit: str) -> exp.Expression:
+        """``value`` plus ``count`` days or months, as a DATE: sqlglot writes each dialect's
+        date arithmetic (``DATE(x, '-12 MONTH')`` on SQLite, ``ADD_MONTHS`` on Spark). Days
+        and months only (a week is 7 days, a quarter 3 months); shifted values are a period's
+        first day, so a month never overflows ('2021-03-31' less a month is '2021-03-03')."""
+        moved = exp.DateAdd(this=value.copy(), expression=count, unit=exp.var(unit))
         return exp.cast(moved, exp.DataType.Type.DATE)
 
     def percentile(self, value: exp.Expression, fraction: float,
@@ -109,7 +113,7 @@ class SparkMetricSql(MetricSql):
 
 
 class SqliteMetricSql(MetricSql):
-    """SQLite's date functions: ``DATE(x, 'start of month')``, ``DATE(x, '-3 months')``; no
+    """SQLite's date functions: ``DATE(x, 'start of month')``, ``STRFTIME('%m', x)``; no
     percentile aggregate."""
 
     HAS_PERCENTILE = False
@@ -128,15 +132,6 @@ class SqliteMetricSql(MetricSql):
         "quarter": f"(CAST(STRFTIME('%m', {_VALUE}) AS INTEGER) + 2) / 3",
         "dow": f"(CAST(STRFTIME('%w', {_VALUE}) AS INTEGER) + 6) % 7 + 1",
     }
-
-    def shift(self, value: exp.Expression, window: Window, sign: int = 1) -> exp.Expression:
-        # Days and months only (a week is 7 days, a quarter 3 months). Grains are first days,
-        # so a month never overflows ('2021-03-31' - 1 month would be '2021-03-03').
-        unit, size = ("days", DAYS[window.grain]) if window.grain in DAYS else \
-            ("months", MONTHS[window.grain])
-        count = sign * (window.count or 0) * size
-        return exp.Anonymous(this="DATE", expressions=[
-            value.copy(), exp.Literal.string(f"{count:+d} {unit}")])
 
 
 class MysqlMetricSql(MetricSql):
@@ -157,6 +152,11 @@ class MysqlMetricSql(MetricSql):
         "day": f"DAYOFMONTH({_VALUE})", "dow": f"WEEKDAY({_VALUE}) + 1",
         "doy": f"DAYOFYEAR({_VALUE})",
     }
+
+
+def _unit(grain: str) -> tuple[str, int]:
+    """The unit a grain is counted in (``DAY`` or ``MONTH``) and how many make one."""
+    return ("DAY", DAYS[grain]) if grain in DAYS else ("MONTH", MONTHS[grain])
 
 
 def whole_multiple(window: Window, grain: str) -> bool:
