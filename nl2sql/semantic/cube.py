@@ -102,6 +102,12 @@ class _Dimension(_Member):
         ``shown: true``)."""
         return super().hidden or (self.primary_key and True not in (self.public, self.shown))
 
+    def read(self, expr: str, **more: Any) -> Dimension:
+        """The dimension as the model keeps it: SQL ``expr`` (or ``more``'s metric), shown
+        with its title and description, listed unless private."""
+        return Dimension(self.name, expr, label=self.title or "",
+                         description=self.description or "", listed=not self.hidden, **more)
+
 
 class _Measure(_Member):
     filters: list[dict[str, Any]] = Field(default_factory=list)
@@ -256,25 +262,21 @@ def _table(cube: _Cube, path: Path, broken: dict[tuple[str, str], str]) -> Table
                         raise ValueError(f"{match.group(0)} is a measure within an expression "
                                          f"(a sub_query dimension is read as one measure, "
                                          f"{{orders.count}})")
-                    table.dimensions[dim.name] = Dimension(
-                        dim.name, "", label=dim.title or "", description=dim.description or "",
-                        listed=not dim.hidden, metric=f"{cube.name}.{_member(match)}")
+                    table.dimensions[dim.name] = dim.read(
+                        "", metric=f"{cube.name}.{_member(match)}")
                     break
         except ValueError as exc:
             broken["dimension", dim.name] = str(exc)
         # a proxy: its whole SQL another cube's member
         if (proxy := REFERENCE.fullmatch(sql_of.get(dim.name, "").strip())) and \
                 proxy.group(2) and proxy.group(1) not in ("CUBE", cube.name):
-            table.proxies[dim.name] = Proxy(proxy.group(1), proxy.group(2), Dimension(
-                dim.name, "", label=dim.title or "", description=dim.description or "",
-                listed=not dim.hidden), dim.sub_query)
+            table.proxies[dim.name] = Proxy(proxy.group(1), proxy.group(2), dim.read(""),
+                                            dim.sub_query)
             del sql_of[dim.name]
     for dim in (dim for dim in members if dim.name in sql_of):
         try:
-            table.dimensions[dim.name] = Dimension(
-                dim.name, _own_sql(sql_of[dim.name], sql_of, set()),
-                is_time=dim.type.lower() == "time", label=dim.title or "",
-                description=dim.description or "", listed=not dim.hidden,
+            table.dimensions[dim.name] = dim.read(
+                _own_sql(sql_of[dim.name], sql_of, set()), is_time=dim.type.lower() == "time",
                 granularities=tuple(_granularity(g) for g in dim.granularities))
         except ValueError as exc:
             broken["dimension", dim.name] = str(exc)

@@ -73,11 +73,7 @@ class Joins:
         key = (spine.table.name, day.sql())
         found = self._spines.get(key)
         if found is None:
-            found, n = "time_spine", 2
-            while found in self._taken:
-                found, n = f"time_spine_{n}", n + 1
-            self._taken.add(found)
-            self._spines[key] = found
+            found = self._spines[key] = self._fresh("time_spine")
             own = self.sources.table_expr(spine.table, spine.day, found,
                                           f"the time spine '{spine.table.name}'")
             self.clauses.append(exp.Join(this=self.sources.relation(spine.table, found),
@@ -91,17 +87,21 @@ class Joins:
         once per metric and ``by``."""
         found = self._metric_filters.get((metric, by.name))
         if found is None:
-            found, n = "metric_filter", 2
-            while found in self._taken:
-                found, n = f"metric_filter_{n}", n + 1
-            self._taken.add(found)
-            self._metric_filters[metric, by.name] = found
+            found = self._metric_filters[metric, by.name] = self._fresh("metric_filter")
             entity = exp.column(self.sources.identifier(by.name), found)
             self.clauses.append(exp.Join(
                 this=exp.Subquery(this=values(), alias=exp.TableAlias(
                     this=self.sources.identifier(found))),
                 on=exp.EQ(this=entity, expression=key), side="LEFT"))
         return found
+
+    def _fresh(self, name: str) -> str:
+        """``name`` as a new alias of this FROM clause (``name_2``... when taken)."""
+        alias, n = name, 2
+        while alias in self._taken:
+            alias, n = f"{name}_{n}", n + 1
+        self._taken.add(alias)
+        return alias
 
     def alias_for(self, links: list[Link]) -> str:
         key: tuple[tuple[str, str, str | None, str | None], ...] = ()
@@ -110,11 +110,7 @@ class Joins:
             key = (*key, (source.name, link.target, link.entity, link.condition))
             target = self.sources.model.tables[link.target]
             if key not in self._aliases:
-                alias, n = target.name, 2
-                while alias in self._taken:
-                    alias, n = f"{target.name}_{n}", n + 1
-                self._taken.add(alias)
-                self._aliases[key] = alias
+                alias = self._aliases[key] = self._fresh(target.name)
                 condition = self.sources.join_condition(source, source_alias, link, alias)
                 if target.validity is not None:
                     condition = exp.and_(condition, self._valid_at(target, alias))
